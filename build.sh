@@ -1,0 +1,243 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# libionic build driver for Debian 12.
+#
+#   ./build.sh deps    install the Debian packages the build, the tests and
+#                      the demo need (only those missing)
+#   ./build.sh build   configure build/ (Ninja, warnings are errors) and build
+#   ./build.sh test    deps + build + ctest in build/, then the same with
+#                      AddressSanitizer + UBSan in build-san/
+#   ./build.sh demo    deps + build + ibv_devinfo and an ibv_rc_pingpong
+#                      exchange on the emulated device (ionic-sim)
+#   ./build.sh clean   remove build/ and build-san/
+#
+# Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
+# build-san/ in the source tree), IONIC_CTEST_JOBS (parallel ctest jobs,
+# default 1), IONIC_SANITIZE (default address,undefined),
+# IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+cd "$ROOT"
+BUILD=${IONIC_BUILD_DIR:-$ROOT/build}
+SANBUILD=${IONIC_SAN_BUILD_DIR:-$ROOT/build-san}
+SANITIZE=${IONIC_SANITIZE:-address,undefined}
+CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
+
+DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
+      ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
+      procps)
+
+say() { printf '\n==> %s\n' "$*"; }
+die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+	sed -n '4,18p' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
+}
+
+installed() {
+	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = \
+		"install ok installed" ]
+}
+
+cmd_deps() {
+	local missing=() p sudo=()
+	command -v dpkg-query >/dev/null ||
+		die "dpkg-query not found: this script supports Debian 12 only"
+	for p in "${DEPS[@]}"; do
+		installed "$p" || missing+=("$p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		echo "build.sh: all ${#DEPS[@]} required packages are installed"
+		return 0
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null ||
+			die "missing packages (${missing[*]}); run as root or install sudo"
+		sudo=(sudo)
+	fi
+	say "Installing missing packages: ${missing[*]}"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		--no-install-recommends "${missing[@]}" </dev/null
+}
+
+# configure DIR [cmake args...]
+configure() {
+	local dir=$1
+	shift
+	if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null; then
+		die "cmake and ninja are needed: run ./build.sh deps"
+	fi
+	# A tree configured with another generator cannot be reused.
+	if [ -f "$dir/CMakeCache.txt" ] &&
+		! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then
+		echo "build.sh: $dir was configured with another generator; recreating it"
+		rm -rf "$dir"
+	fi
+	cmake -S "$ROOT" -B "$dir" -G Ninja -DIONIC_WERROR=ON "$@"
+}
+
+cmd_build() {
+	say "Configuring and building in $BUILD"
+	configure "$BUILD"
+	ninja -C "$BUILD"
+}
+
+# run_ctest DIR: run the suite; its summary line is the last thing printed.
+run_ctest() {
+	(cd "$1" && ctest --output-on-failure --no-tests=error \
+		-j "$CTEST_JOBS" </dev/null)
+}
+
+cmd_test() {
+	local failed=()
+	cmd_deps
+	cmd_build
+	say "Running the tests in $BUILD"
+	run_ctest "$BUILD" || failed+=("$BUILD")
+
+	say "Configuring and building with -fsanitize=$SANITIZE in $SANBUILD"
+	configure "$SANBUILD" -DIONIC_SANITIZE="$SANITIZE"
+	ninja -C "$SANBUILD"
+	say "Running the tests in $SANBUILD (sanitizers)"
+	# The emulator is LD_PRELOADed ahead of the instrumented code, so the
+	# runtime cannot be first in the link order; leaks are checked per
+	# test (tests/CMakeLists.txt sets ASAN_OPTIONS for each).
+	ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=0} \
+	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+		run_ctest "$SANBUILD" || failed+=("$SANBUILD")
+
+	if [ ${#failed[@]} -ne 0 ]; then
+		echo "build.sh: test failures in: ${failed[*]}" >&2
+		return 1
+	fi
+}
+
+# --- demo -----------------------------------------------------------------
+
+DEMO_PIDS=()
+DEMO_TMP=""
+demo_cleanup() {
+	local pid
+	for pid in "${DEMO_PIDS[@]}"; do
+		# Each launcher runs in a session of its own: end the whole group.
+		kill -TERM -- "-$pid" 2>/dev/null || true
+	done
+	for pid in "${DEMO_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	DEMO_PIDS=()
+	[ -n "$DEMO_TMP" ] && rm -rf "$DEMO_TMP"
+	DEMO_TMP=""
+}
+
+demo_cleanup_server() {
+	kill -TERM -- "-$1" 2>/dev/null || true
+}
+
+port_listening() {
+	ss -ltnH "sport = :$1" 2>/dev/null | grep -q .
+}
+
+free_port() {
+	local p
+	for _ in $(seq 1 50); do
+		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		port_listening "$p" || { echo "$p"; return 0; }
+	done
+	die "no free TCP port found"
+}
+
+cmd_demo() {
+	cmd_deps
+	cmd_build
+	local sim="$BUILD/sim/ionic-sim" port spid cpid rc=0 srv=0
+	[ -x "$sim" ] || die "$sim was not built (the emulator is not available in this tree yet)"
+	command -v ibv_devinfo >/dev/null || die "ibv_devinfo missing: ./build.sh deps"
+
+	say "ibv_devinfo -v on the emulated ionic device"
+	"$sim" -- ibv_devinfo -v </dev/null
+
+	port=${IONIC_DEMO_PORT:-$(free_port)}
+	DEMO_TMP=$(mktemp -d /tmp/ionic-demo.XXXXXX)
+	trap demo_cleanup EXIT
+	trap 'demo_cleanup; exit 130' INT
+	trap 'demo_cleanup; exit 143' TERM
+
+	say "ibv_rc_pingpong over the emulated fabric (TCP port $port)"
+	setsid "$sim" -- ibv_rc_pingpong -g 1 -n 1000 -c -p "$port" \
+		>"$DEMO_TMP/server.log" 2>&1 </dev/null &
+	spid=$!
+	DEMO_PIDS+=("$spid")
+	for _ in $(seq 1 200); do
+		port_listening "$port" && break
+		if ! kill -0 "$spid" 2>/dev/null; then
+			cat "$DEMO_TMP/server.log"
+			die "the pingpong server exited before listening"
+		fi
+		sleep 0.1
+	done
+	port_listening "$port" || {
+		cat "$DEMO_TMP/server.log"
+		die "the pingpong server did not listen on port $port within 20 s"
+	}
+
+	# In the background too, so that a signal reaches the trap at once.
+	setsid timeout 120 "$sim" -- ibv_rc_pingpong -g 1 -n 1000 -c \
+		-p "$port" 127.0.0.1 >"$DEMO_TMP/client.log" 2>&1 </dev/null &
+	cpid=$!
+	DEMO_PIDS+=("$cpid")
+	wait "$cpid" || rc=$?
+	if [ $rc -eq 0 ]; then
+		for _ in $(seq 1 300); do
+			kill -0 "$spid" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	if kill -0 "$spid" 2>/dev/null; then
+		echo "build.sh: the pingpong server did not finish; stopping it" >&2
+		[ $rc -ne 0 ] || rc=1
+		demo_cleanup_server "$spid"
+	fi
+	wait "$spid" 2>/dev/null || srv=$?
+	DEMO_PIDS=()
+	[ $rc -ne 0 ] || rc=$srv
+
+	echo "--- server"
+	cat "$DEMO_TMP/server.log"
+	echo "--- client"
+	cat "$DEMO_TMP/client.log"
+	if grep -q 'invalid data' "$DEMO_TMP/server.log" "$DEMO_TMP/client.log"; then
+		echo "build.sh: data corruption reported by ibv_rc_pingpong -c" >&2
+		rc=1
+	fi
+	if [ $rc -ne 0 ] ||
+		! grep -q 'bytes in .* seconds = ' "$DEMO_TMP/client.log"; then
+		die "the pingpong exchange failed (exit $rc)"
+	fi
+	say "Throughput (client / server)"
+	grep -h -E '(bytes|iters) in .* seconds = ' "$DEMO_TMP/client.log" \
+		"$DEMO_TMP/server.log"
+	demo_cleanup
+	trap - EXIT INT TERM
+}
+
+cmd_clean() {
+	rm -rf "$BUILD" "$SANBUILD"
+	echo "build.sh: removed $BUILD and $SANBUILD"
+}
+
+case ${1:-} in
+deps) cmd_deps ;;
+build) cmd_build ;;
+test) cmd_test ;;
+demo) cmd_demo ;;
+clean) cmd_clean ;;
+-h | --help | help) usage ;;
+*)
+	usage >&2
+	exit 2
+	;;
+esac

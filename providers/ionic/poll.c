@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ibv_poll_cq over a vCQ (ionic-device.md §5-§8, §12, §16.7, §16.8).
+ *
+ * Each hardware CQ is polled in three phases under its lock:
+ *  A. send completions left over from an earlier poll whose output was
+ *     full (QPs on cq->poll_sq);
+ *  B. new CQEs in ring order: RECV CQEs complete one receive, SEND_MSN
+ *     and SEND_NPG CQEs mark send WQEs done and then drain the SQ in order;
+ *  C. software flush of queues on cq->flush_sq / cq->flush_rq.
+ * then the reservation step returns credits to the device if needed.
+ *
+ * Exactly one WC per signalled or failed send WQE and per receive WQE;
+ * when a queue flushes, exactly one WC per WQE still outstanding.  A CQE
+ * that breaks the device contract is consumed and skipped, never left in
+ * place (upstream stalls the CQ forever on it: D16).
+ *
+ * Hot path: no allocation, no system call, logging only in VERBS_DEBUG.
+ */
+#include <errno.h>
+
+#include "cq.h"
+#include "qp_priv.h"
+#include "table.h"
+
+enum ibv_wc_status ionic_map_status(uint32_t sts)
+{
+	static const uint8_t map[] = {
+		[IONIC_STS_OK] = IBV_WC_SUCCESS,
+		[IONIC_STS_LOCAL_LEN_ERR] = IBV_WC_LOC_LEN_ERR,
+		[IONIC_STS_LOCAL_QP_OPER_ERR] = IBV_WC_LOC_QP_OP_ERR,
+		[IONIC_STS_LOCAL_PROT_ERR] = IBV_WC_LOC_PROT_ERR,
+		[IONIC_STS_WQE_FLUSHED_ERR] = IBV_WC_WR_FLUSH_ERR,
+		[IONIC_STS_MEM_MGMT_OPER_ERR] = IBV_WC_MW_BIND_ERR,
+		[IONIC_STS_BAD_RESP_ERR] = IBV_WC_BAD_RESP_ERR,
+		[IONIC_STS_LOCAL_ACC_ERR] = IBV_WC_LOC_ACCESS_ERR,
+		[IONIC_STS_REMOTE_INV_REQ_ERR] = IBV_WC_REM_INV_REQ_ERR,
+		[IONIC_STS_REMOTE_ACC_ERR] = IBV_WC_REM_ACCESS_ERR,
+		[IONIC_STS_REMOTE_OPER_ERR] = IBV_WC_REM_OP_ERR,
+		[IONIC_STS_RETRY_EXCEEDED] = IBV_WC_RETRY_EXC_ERR,
+		[IONIC_STS_RNR_RETRY_EXCEEDED] = IBV_WC_RNR_RETRY_EXC_ERR,
+		[IONIC_STS_XRC_VIO_ERR] = IBV_WC_GENERAL_ERR,
+		/* as the kernel does; upstream says GENERAL_ERR (D25) */
+		[IONIC_STS_LOCAL_SGL_INV_ERR] = IBV_WC_LOC_QP_OP_ERR,
+	};
+
+	if (sts >= sizeof(map) / sizeof(map[0]))
+		return IBV_WC_GENERAL_ERR;
+	/* an error CQE must never read as success */
+	return sts == IONIC_STS_OK ? IBV_WC_GENERAL_ERR : map[sts];
+}
+
+/* ---- send side ------------------------------------------------------ */
+
+/* Has the WQE at the SQ consumer index completed? */
+static inline bool ionic_sq_head_done(const struct ionic_sq *sq)
+{
+	const struct ionic_sq_meta *meta = &sq->meta[sq->q.cons];
+
+	if (ionic_queue_empty(&sq->q))
+		return false;
+	/* a remote WQE is acknowledged once the MSN has moved past it */
+	if (meta->remote)
+		return meta->seq != sq->msn_cons;
+	return meta->local_comp;
+}
+
+/* More send WCs can be produced right now (without new CQEs)? */
+static inline bool ionic_sq_more(const struct ionic_sq *sq)
+{
+	return !sq->flush && ionic_sq_head_done(sq);
+}
+
+static inline void ionic_send_wc(struct ionic_vcq *vcq, struct ionic_qp *qp,
+				 const struct ionic_sq_meta *meta,
+				 enum ibv_wc_status status, struct ibv_wc *wc)
+{
+	wc->wr_id = meta->wr_id;
+	wc->status = status;
+	wc->opcode = meta->ibop;
+	wc->vendor_err = status == IBV_WC_SUCCESS ||
+			 status == IBV_WC_WR_FLUSH_ERR ? 0 : meta->len;
+	wc->byte_len = status == IBV_WC_SUCCESS ? meta->len : 0;
+	wc->imm_data = 0;
+	wc->qp_num = qp->qpid;
+	wc->src_qp = 0;
+	wc->wc_flags = 0;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+	if (vcq->want_ts)
+		vcq->cur_ts = meta->ts;
+}
+
+/*
+ * Retire completed send WQEs in order; successful unsignalled ones
+ * silently.  Returns the number of WCs written (at most nwc).  An error
+ * WC puts the SQ into software flush.  Caller holds CQ and SQ locks.
+ */
+static int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			   struct ionic_qp *qp, struct ibv_wc *wc, int nwc)
+{
+	struct ionic_sq *sq = &qp->sq;
+	int npolled = 0;
+
+	while (npolled < nwc && !sq->flush && ionic_sq_head_done(sq)) {
+		const struct ionic_sq_meta *meta = &sq->meta[sq->q.cons];
+
+		sq->q.cons = ionic_queue_next(&sq->q, sq->q.cons);
+		cq->reserve_pending++;
+
+		if (likely(meta->ibsts == IBV_WC_SUCCESS)) {
+			if (!meta->signal)
+				continue;
+			ionic_send_wc(vcq, qp, meta, IBV_WC_SUCCESS,
+				      &wc[npolled++]);
+			continue;
+		}
+
+		/* every later WQE of this SQ completes as flushed */
+		ionic_send_wc(vcq, qp, meta, meta->ibsts, &wc[npolled++]);
+		sq->flush = true;
+		ionic_qp_queue_sq_flush(qp);
+	}
+
+	/* the device reported a flush: start once nothing else completes */
+	if (unlikely(sq->flush_rcvd) && !sq->flush && !ionic_sq_head_done(sq)) {
+		sq->flush = true;
+		ionic_qp_queue_sq_flush(qp);
+	}
+	return npolled;
+}
+
+/* Flush: one WR_FLUSH_ERR WC for every outstanding WQE, oldest first. */
+static int ionic_flush_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			    struct ionic_qp *qp, struct ibv_wc *wc, int nwc)
+{
+	struct ionic_sq *sq = &qp->sq;
+	int npolled = 0;
+
+	while (npolled < nwc && !ionic_queue_empty(&sq->q)) {
+		const struct ionic_sq_meta *meta = &sq->meta[sq->q.cons];
+
+		sq->q.cons = ionic_queue_next(&sq->q, sq->q.cons);
+		/* flushed WQEs return their credit too (upstream: D15) */
+		cq->reserve_pending++;
+		ionic_send_wc(vcq, qp, meta, IBV_WC_WR_FLUSH_ERR,
+			      &wc[npolled++]);
+	}
+	return npolled;
+}
+
+static inline uint64_t ionic_cqe_ts(__le64 idx_ts)
+{
+	return le64toh(idx_ts) >> IONIC_CQE_TIMESTAMP_SHIFT;
+}
+
+/* SEND_MSN CQE: every remote WQE with seq < msg_msn is complete. */
+static void ionic_comp_msn(struct ionic_vcq *vcq, struct ionic_qp *qp,
+			   const struct ionic_cqe *cqe, uint32_t qtf)
+{
+	struct ionic_sq *sq = &qp->sq;
+	uint16_t mask = sq->q.mask;
+	uint16_t seq, last;
+
+	/* a flushing SQ completes in software; the device is ignored */
+	if (sq->flush)
+		return;
+
+	seq = be32toh(cqe->send.msg_msn) & mask;
+	last = (seq - 1) & mask;
+
+	/* the newest covered WQE must be outstanding: progress, not past */
+	if (unlikely(((sq->msn_prod - sq->msn_cons) & mask) <=
+		     ((last - sq->msn_cons) & mask))) {
+		verbs_err_datapath(&qp->ctx->vctx,
+				   "QP %u: MSN %u outside [%u, %u), CQE skipped",
+				   qp->qpid, seq, sq->msn_cons, sq->msn_prod);
+		return;
+	}
+
+	if (vcq->want_ts) {
+		uint64_t ts = ionic_cqe_ts(cqe->send.npg_wqe_idx_timestamp);
+		uint16_t s;
+
+		/* walk MSNs, index metadata through msn_idx (upstream: D2) */
+		for (s = sq->msn_cons; s != seq; s = (s + 1) & mask)
+			sq->meta[sq->msn_idx[s]].ts = ts;
+	}
+
+	sq->msn_cons = seq;
+
+	if (unlikely(qtf & IONIC_CQE_ERROR)) {
+		struct ionic_sq_meta *meta = &sq->meta[sq->msn_idx[last]];
+		uint32_t sts = be32toh(cqe->status_length);
+
+		meta->len = sts;
+		meta->ibsts = ionic_map_status(sts);
+	}
+}
+
+/* SEND_NPG CQE: exactly one WQE, named by its slot, is complete. */
+static void ionic_comp_npg(struct ionic_vcq *vcq, struct ionic_qp *qp,
+			   const struct ionic_cqe *cqe, uint32_t qtf)
+{
+	struct ionic_sq *sq = &qp->sq;
+	struct ionic_sq_meta *meta;
+	uint32_t sts = be32toh(cqe->status_length);
+	uint16_t slot;
+
+	if (sq->flush)
+		return;
+
+	/* a flush indicator names no WQE */
+	if (unlikely(qtf & IONIC_CQE_ERROR) &&
+	    sts == IONIC_STS_WQE_FLUSHED_ERR) {
+		sq->flush_rcvd = true;
+		return;
+	}
+
+	slot = le64toh(cqe->send.npg_wqe_idx_timestamp) & sq->q.mask;
+	if (unlikely(((slot - sq->q.cons) & sq->q.mask) >=
+		     ionic_queue_length(&sq->q))) {
+		verbs_err_datapath(&qp->ctx->vctx,
+				   "QP %u: NPG slot %u not outstanding, CQE skipped",
+				   qp->qpid, slot);
+		return;
+	}
+
+	meta = &sq->meta[slot];
+	meta->local_comp = true;
+	if (vcq->want_ts)
+		meta->ts = ionic_cqe_ts(cqe->send.npg_wqe_idx_timestamp);
+
+	if (unlikely(qtf & IONIC_CQE_ERROR)) {
+		meta->len = sts;
+		meta->ibsts = ionic_map_status(sts);
+		/* completed by this CQE even if it was MSN-tracked */
+		meta->remote = false;
+	}
+}
+
+/* ---- receive side --------------------------------------------------- */
+
+static inline void ionic_recv_wc_base(struct ionic_qp *qp, uint64_t wr_id,
+				      struct ibv_wc *wc)
+{
+	wc->wr_id = wr_id;
+	wc->opcode = IBV_WC_RECV;
+	wc->vendor_err = 0;
+	wc->byte_len = 0;
+	wc->imm_data = 0;
+	wc->qp_num = qp->qpid;
+	wc->src_qp = 0;
+	wc->wc_flags = 0;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+}
+
+/*
+ * RECV CQE.  Returns 1 if a WC was written, 0 if the CQE produced none
+ * (flush indicator, flushing RQ, or a CQE that breaks the contract).
+ */
+static int ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			   struct ionic_qp *qp, const struct ionic_cqe *cqe,
+			   uint32_t qtf, struct ibv_wc *wc)
+{
+	struct ionic_rq *rq = &qp->rq;
+	struct ionic_rq_meta *meta;
+	uint32_t sts = be32toh(cqe->status_length);
+	uint32_t src_qpn_op, op;
+	uint16_t slot;
+
+	if (rq->flush)
+		return 0;
+
+	if (unlikely(qtf & IONIC_CQE_ERROR) &&
+	    sts == IONIC_STS_WQE_FLUSHED_ERR) {
+		rq->flush = true;
+		ionic_qp_queue_rq_flush(qp);
+		return 0;
+	}
+
+	slot = le64toh(cqe->recv.wqe_idx_timestamp) & IONIC_CQE_WQE_IDX_MASK;
+	if (unlikely(slot > rq->q.mask || !rq->meta[slot].posted ||
+		     ionic_queue_empty(&rq->q))) {
+		verbs_err_datapath(&qp->ctx->vctx,
+				   "QP %u: RECV slot %u not posted, CQE skipped",
+				   qp->qpid, slot);
+		return 0;
+	}
+
+	/* completions are in order; remember if the device named another */
+	if (unlikely(slot != rq->q.cons))
+		rq->ooo = true;
+
+	meta = &rq->meta[slot];
+	meta->posted = false;
+	rq->q.cons = ionic_queue_next(&rq->q, rq->q.cons);
+	cq->reserve_pending++;
+
+	ionic_recv_wc_base(qp, meta->wr_id, wc);
+	if (vcq->want_ts)
+		vcq->cur_ts = ionic_cqe_ts(cqe->recv.wqe_idx_timestamp);
+
+	if (unlikely(qtf & IONIC_CQE_ERROR)) {
+		wc->status = ionic_map_status(sts);
+		wc->vendor_err = sts;
+		rq->flush = true;
+		ionic_qp_queue_rq_flush(qp);
+		return 1;
+	}
+
+	wc->status = IBV_WC_SUCCESS;
+	wc->byte_len = sts;
+	src_qpn_op = be32toh(cqe->recv.src_qpn_op);
+	wc->src_qp = src_qpn_op & IONIC_CQE_RECV_SRC_QPN_MASK;
+	op = (src_qpn_op >> IONIC_CQE_RECV_OP_SHIFT) & IONIC_CQE_RECV_OP_MASK;
+
+	switch (op) {
+	case IONIC_CQE_RECV_OP_RDMA_IMM:
+		wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+		/* fall through */
+	case IONIC_CQE_RECV_OP_SEND_IMM:
+		/* already in network order, as ibv_wc wants it */
+		wc->imm_data = cqe->recv.imm_data_rkey;
+		wc->wc_flags = IBV_WC_WITH_IMM;
+		break;
+	case IONIC_CQE_RECV_OP_SEND_INV:
+		wc->invalidated_rkey = be32toh(cqe->recv.imm_data_rkey);
+		wc->wc_flags = IBV_WC_WITH_INV;
+		break;
+	default:
+		break;
+	}
+
+	if (qp->is_ud) {
+		/* UD buffers start with the 40-byte GRH area; SL = VLAN PCP */
+		wc->wc_flags |= IBV_WC_GRH;
+		wc->sl = be16toh(cqe->recv.vlan_tag) >> 13;
+	}
+	return 1;
+}
+
+/* Flush: one WR_FLUSH_ERR WC per posted receive, oldest first. */
+static int ionic_flush_recv(struct ionic_cq *cq, struct ionic_qp *qp,
+			    struct ibv_wc *wc, int nwc)
+{
+	struct ionic_rq *rq = &qp->rq;
+	unsigned int scanned = 0;
+	uint16_t pos;
+	int npolled = 0;
+
+	/*
+	 * Posted slots are [cons, prod) unless the device once completed
+	 * out of order; then they can be anywhere in the ring, oldest first
+	 * starting just after prod.  Either way one WC per posted slot.
+	 */
+	pos = rq->ooo ? ionic_queue_next(&rq->q, rq->q.prod) : rq->q.cons;
+
+	while (npolled < nwc && !ionic_queue_empty(&rq->q)) {
+		struct ionic_rq_meta *meta = &rq->meta[pos];
+
+		/* never spin: a whole lap without a posted slot is a bug */
+		if (unlikely(scanned++ > rq->q.mask)) {
+			rq->q.cons = rq->q.prod;
+			break;
+		}
+		pos = ionic_queue_next(&rq->q, pos);
+		if (!meta->posted)
+			continue;
+
+		meta->posted = false;
+		rq->q.cons = ionic_queue_next(&rq->q, rq->q.cons);
+		cq->reserve_pending++;
+		ionic_recv_wc_base(qp, meta->wr_id, &wc[npolled]);
+		wc[npolled++].status = IBV_WC_WR_FLUSH_ERR;
+	}
+	if (ionic_queue_empty(&rq->q))
+		rq->ooo = false;
+	return npolled;
+}
+
+/* ---- one hardware CQ ------------------------------------------------ */
+
+/* Phase A: send completions that did not fit in an earlier call. */
+static int ionic_poll_phase_a(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			      struct ibv_wc *wc, int nwc)
+{
+	int npolled = 0;
+
+	while (npolled < nwc && !ionic_list_empty(&cq->poll_sq)) {
+		struct ionic_qp *qp = container_of(cq->poll_sq.next,
+						   struct ionic_qp, cq_poll_sq);
+		bool more;
+
+		ionic_lock(&qp->sq.lock);
+		npolled += ionic_poll_send(vcq, cq, qp, wc + npolled,
+					   nwc - npolled);
+		more = ionic_sq_more(&qp->sq);
+		ionic_unlock(&qp->sq.lock);
+
+		if (more)
+			break;
+		ionic_list_del(&qp->cq_poll_sq);
+	}
+	return npolled;
+}
+
+/* Phase B: new CQEs.  Every valid CQE examined is consumed. */
+static int ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			      struct ibv_wc *wc, int nwc)
+{
+	struct ionic_ctx *ctx = vcq->ctx;
+	int npolled = 0;
+
+	while (npolled < nwc) {
+		struct ionic_cqe *cqe = ionic_queue_at_prod(&cq->q);
+		struct ionic_qp *qp;
+		uint32_t qtf, qid;
+
+		if (!ionic_cqe_valid(cqe, cq->color))
+			break;
+		/* the colour is written last: read the rest only after it */
+		ionic_from_device_barrier();
+
+		qtf = be32toh(cqe->qid_type_flags);
+		qid = (qtf >> IONIC_CQE_QID_SHIFT) & IONIC_CQE_QID_MASK;
+		qp = ionic_qp_table_lookup(ctx->qp_table, qid);
+
+		switch ((qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK) {
+		case IONIC_CQE_TYPE_RECV:
+			if (unlikely(!qp || qp->recv_cq != cq))
+				goto skip;
+			ionic_lock(&qp->rq.lock);
+			npolled += ionic_comp_recv(vcq, cq, qp, cqe, qtf,
+						   &wc[npolled]);
+			ionic_unlock(&qp->rq.lock);
+			break;
+		case IONIC_CQE_TYPE_SEND_MSN:
+		case IONIC_CQE_TYPE_SEND_NPG:
+			if (unlikely(!qp || qp->send_cq != cq))
+				goto skip;
+			ionic_lock(&qp->sq.lock);
+			if (((qtf >> IONIC_CQE_TYPE_SHIFT) &
+			     IONIC_CQE_TYPE_MASK) == IONIC_CQE_TYPE_SEND_MSN)
+				ionic_comp_msn(vcq, qp, cqe, qtf);
+			else
+				ionic_comp_npg(vcq, qp, cqe, qtf);
+			npolled += ionic_poll_send(vcq, cq, qp, wc + npolled,
+						   nwc - npolled);
+			/* the rest goes out first next time (phase A) */
+			if (ionic_sq_more(&qp->sq))
+				ionic_list_add_once(&cq->poll_sq,
+						    &qp->cq_poll_sq);
+			ionic_unlock(&qp->sq.lock);
+			break;
+		default:
+skip:
+			/* cleaned CQEs (§5.8) are expected; others are not */
+			if (qid != IONIC_CQE_QID_CLEANED)
+				verbs_err_datapath(&ctx->vctx,
+						   "CQ %u: CQE type %u qid %u skipped",
+						   cq->cqid,
+						   (qtf >> IONIC_CQE_TYPE_SHIFT) &
+							   IONIC_CQE_TYPE_MASK,
+						   qid);
+			break;
+		}
+
+		cq->q.prod = ionic_queue_next(&cq->q, cq->q.prod);
+		if (!cq->q.prod)
+			cq->color = !cq->color;
+	}
+	return npolled;
+}
+
+/*
+ * Phase C: software flush.  A queue that went to ERR by modify_qp first
+ * reports what phase B found complete (flush_req), then flushes the rest.
+ */
+static int ionic_poll_phase_c(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			      struct ibv_wc *wc, int nwc)
+{
+	struct ionic_list *pos, *next;
+	int npolled = 0;
+
+	cq->flush = false;
+
+	for (pos = cq->flush_sq.next; pos != &cq->flush_sq; pos = next) {
+		struct ionic_qp *qp = container_of(pos, struct ionic_qp,
+						   cq_flush_sq);
+		struct ionic_sq *sq = &qp->sq;
+		bool done;
+
+		next = pos->next;
+		if (npolled >= nwc) {
+			cq->flush = true;
+			break;
+		}
+
+		ionic_lock(&sq->lock);
+		if (sq->flush_req && !sq->flush) {
+			npolled += ionic_poll_send(vcq, cq, qp, wc + npolled,
+						   nwc - npolled);
+			if (!ionic_sq_more(sq)) {
+				sq->flush_req = false;
+				sq->flush = true;
+			}
+		}
+		if (sq->flush)
+			npolled += ionic_flush_send(vcq, cq, qp, wc + npolled,
+						    nwc - npolled);
+		done = !sq->flush_req &&
+		       (!sq->flush || ionic_queue_empty(&sq->q));
+		ionic_unlock(&sq->lock);
+
+		if (done) {
+			ionic_list_del(pos);
+		} else {
+			cq->flush = true;
+			break;
+		}
+	}
+
+	for (pos = cq->flush_rq.next; pos != &cq->flush_rq; pos = next) {
+		struct ionic_qp *qp = container_of(pos, struct ionic_qp,
+						   cq_flush_rq);
+		struct ionic_rq *rq = &qp->rq;
+		bool done;
+
+		next = pos->next;
+		if (npolled >= nwc) {
+			cq->flush = true;
+			break;
+		}
+
+		ionic_lock(&rq->lock);
+		/* receives complete in phase B directly: nothing is deferred */
+		if (rq->flush_req) {
+			rq->flush_req = false;
+			rq->flush = true;
+		}
+		if (rq->flush)
+			npolled += ionic_flush_recv(cq, qp, wc + npolled,
+						    nwc - npolled);
+		done = !rq->flush || ionic_queue_empty(&rq->q);
+		ionic_unlock(&rq->lock);
+
+		if (done) {
+			ionic_list_del(pos);
+		} else {
+			cq->flush = true;
+			break;
+		}
+	}
+	return npolled;
+}
+
+static int ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			    struct ibv_wc *wc, int nwc)
+{
+	int npolled;
+
+	ionic_lock(&cq->lock);
+
+	npolled = ionic_poll_phase_a(vcq, cq, wc, nwc);
+	if (npolled < nwc)
+		npolled += ionic_poll_phase_b(vcq, cq, wc + npolled,
+					      nwc - npolled);
+	/* only after phase B saw every valid CQE, i.e. output not full */
+	if (unlikely(cq->flush) && npolled < nwc)
+		npolled += ionic_poll_phase_c(vcq, cq, wc + npolled,
+					      nwc - npolled);
+
+	ionic_cq_reserve(vcq->ctx, cq, 0);
+	ionic_unlock(&cq->lock);
+	return npolled;
+}
+
+int ionic_vcq_poll(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc)
+{
+	unsigned int start = vcq->poll_idx;
+	int i, npolled = 0;
+
+	/* alternate the pipeline polled first so neither starves */
+	vcq->poll_idx ^= vcq->udma_mask == 0x3;
+
+	for (i = 0; i < IONIC_MAX_UDMA && npolled < nwc; i++) {
+		unsigned int idx = i ^ start;
+
+		if (!(vcq->udma_mask & (1u << idx)))
+			continue;
+		npolled += ionic_poll_hw_cq(vcq, &vcq->cq[idx], wc + npolled,
+					    nwc - npolled);
+	}
+	return npolled;
+}
+
+int ionic_poll_cq(struct ibv_cq *ibcq, int nwc, struct ibv_wc *wc)
+{
+	if (unlikely(nwc < 1))
+		return 0;
+	return ionic_vcq_poll(to_ionic_vcq(ibcq), nwc, wc);
+}

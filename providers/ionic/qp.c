@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * QP verbs: create (legacy and extended), modify, query, destroy; the
+ * software flush setup on ERR and the reset on RESET (ionic-device.md
+ * §3.8, §5.8, §12, §13, §16.2, §16.3, §16.10).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qp.h"
+#include "qp_priv.h"
+#include "table.h"
+
+IBV_DRV_CMD(ionic_cmd_create_qp, ibv_create_qp_ex, ionic_qp_req,
+	    ib_uverbs_ex_create_qp_resp, ionic_qp_resp);
+
+#define IONIC_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD |		\
+			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |	\
+			    IBV_QP_INIT_ATTR_CREATE_FLAGS)
+
+/*
+ * The operations each QP type accepts in send_ops_flags: exactly those
+ * the WQE preparer (wqe.c) and the extended API (wr.c) implement, so a
+ * client asking for more gets EOPNOTSUPP at creation (and can skip) rather
+ * than a failing WR later.  Upstream's RC set adds RDMA_WRITE(_WITH_IMM),
+ * RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, LOCAL_INV, BIND_MW
+ * and SEND_WITH_INV: add each here together with its opcode row.
+ */
+#define IONIC_RC_SEND_OPS (IBV_QP_EX_WITH_SEND | \
+			   IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define IONIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | \
+			   IBV_QP_EX_WITH_SEND_WITH_IMM)
+
+/* Strides beyond 64 KiB cannot be described by the ring geometry. */
+#define IONIC_STRIDE_LOG2_MAX 16
+
+/*
+ * CMB placement preference sent to the kernel.  The provider does not map
+ * controller memory yet, so it never asks for it: the rings stay in host
+ * memory and the WQE layout has no express-doorbell trailer.  (With CMB,
+ * this returns pd->sq_cmb / pd->rq_cmb and the sizing below already
+ * handles EXPDB.)
+ */
+static uint8_t ionic_qp_cmb_pref(struct ionic_pd *pd, bool sq)
+{
+	(void)pd;
+	(void)sq;
+	return 0;
+}
+
+static unsigned int ionic_ctx_max_stride(struct ionic_ctx *ctx)
+{
+	return ctx->max_stride > IONIC_STRIDE_LOG2_MAX ?
+		       IONIC_STRIDE_LOG2_MAX : ctx->max_stride;
+}
+
+static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
+			 struct ionic_pd *pd, const struct ibv_qp_cap *cap,
+			 uint8_t *cmb, bool lockfree)
+{
+	struct ionic_sq *sq = &qp->sq;
+	unsigned int max_stride = ionic_ctx_max_stride(ctx);
+	uint32_t size = 0;
+	int rc;
+
+	if (cap->max_send_wr > IONIC_QUEUE_DEPTH_MAX ||
+	    cap->max_send_sge > ionic_send_max_sge(max_stride, 0, false) ||
+	    cap->max_inline_data > ionic_send_max_inline(max_stride, false))
+		return EINVAL;
+
+	sq->spec = ionic_queue_spec(cap->max_send_sge, ctx->spec);
+
+	/*
+	 * An express doorbell costs one SGE and 8 inline bytes, and needs a
+	 * WQE size the device offers; otherwise fall back to plain sizing.
+	 */
+	sq->expdb = false;
+	if (*cmb & IONIC_CMB_EXPDB) {
+		size = ionic_send_min_size(cap->max_send_sge,
+					   cap->max_inline_data, sq->spec,
+					   true);
+		sq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask);
+		if (!sq->expdb)
+			*cmb &= ~IONIC_CMB_EXPDB;
+	}
+	if (!sq->expdb)
+		size = ionic_send_min_size(cap->max_send_sge,
+					   cap->max_inline_data, sq->spec,
+					   false);
+
+	rc = ionic_queue_geometry(&sq->q, cap->max_send_wr, size,
+				  ctx->page_shift);
+	if (rc)
+		return rc;
+	if (sq->q.stride_log2 > max_stride)
+		return EINVAL;
+
+	sq->max_sge = ionic_send_max_sge(sq->q.stride_log2, sq->spec,
+					 sq->expdb);
+	sq->max_inline = ionic_send_max_inline(sq->q.stride_log2, sq->expdb);
+
+	sq->meta = calloc((size_t)sq->q.mask + 1, sizeof(*sq->meta));
+	sq->msn_idx = calloc((size_t)sq->q.mask + 1, sizeof(*sq->msn_idx));
+	if (!sq->meta || !sq->msn_idx)
+		return ENOMEM;
+
+	rc = ionic_queue_alloc(&sq->q, pd, IONIC_PD_TAG_SQ);
+	if (rc)
+		return rc;
+
+	sq->color = true;
+	return ionic_lock_init(&sq->lock, lockfree);
+}
+
+static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
+			 struct ionic_pd *pd, const struct ibv_qp_cap *cap,
+			 uint8_t *cmb, bool lockfree)
+{
+	struct ionic_rq *rq = &qp->rq;
+	unsigned int max_stride = ionic_ctx_max_stride(ctx);
+	uint32_t size = 0;
+	int rc;
+
+	if (cap->max_recv_wr > IONIC_QUEUE_DEPTH_MAX ||
+	    cap->max_recv_sge > ionic_recv_max_sge(max_stride, 0, false))
+		return EINVAL;
+
+	rq->spec = ionic_queue_spec(cap->max_recv_sge, ctx->spec);
+
+	/*
+	 * Test the size the ring will really use (rounded to a power of two):
+	 * upstream tests the unrounded size and needlessly drops EXPDB (D8).
+	 */
+	rq->expdb = false;
+	if (*cmb & IONIC_CMB_EXPDB) {
+		size = ionic_recv_min_size(cap->max_recv_sge, rq->spec, true);
+		size = 1u << ionic_bitlen(size - 1);
+		rq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask);
+		if (!rq->expdb)
+			*cmb &= ~IONIC_CMB_EXPDB;
+	}
+	if (!rq->expdb)
+		size = ionic_recv_min_size(cap->max_recv_sge, rq->spec, false);
+
+	rc = ionic_queue_geometry(&rq->q, cap->max_recv_wr, size,
+				  ctx->page_shift);
+	if (rc)
+		return rc;
+	if (rq->q.stride_log2 > max_stride)
+		return EINVAL;
+
+	rq->max_sge = ionic_recv_max_sge(rq->q.stride_log2, rq->spec,
+					 rq->expdb);
+
+	rq->meta = calloc((size_t)rq->q.mask + 1, sizeof(*rq->meta));
+	if (!rq->meta)
+		return ENOMEM;
+
+	rc = ionic_queue_alloc(&rq->q, pd, IONIC_PD_TAG_RQ);
+	if (rc)
+		return rc;
+
+	return ionic_lock_init(&rq->lock, lockfree);
+}
+
+static void ionic_qp_free(struct ionic_qp *qp)
+{
+	if (qp->sq.q.ptr) {
+		ionic_queue_free(&qp->sq.q);
+		ionic_lock_destroy(&qp->sq.lock);
+	}
+	if (qp->rq.q.ptr) {
+		ionic_queue_free(&qp->rq.q);
+		ionic_lock_destroy(&qp->rq.lock);
+	}
+	free(qp->sq.meta);
+	free(qp->sq.msn_idx);
+	free(qp->rq.meta);
+	free(qp);
+}
+
+static void ionic_qp_fill_cap(const struct ionic_qp *qp,
+			      struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.q.mask;
+	cap->max_recv_wr = qp->rq.q.mask;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_recv_sge = qp->rq.max_sge;
+	cap->max_inline_data = qp->sq.max_inline;
+}
+
+static int ionic_qp_check_attr(struct ibv_qp_init_attr_ex *attr)
+{
+	uint64_t ops;
+
+	if (attr->comp_mask & ~(uint32_t)IONIC_QP_COMP_MASK)
+		return EOPNOTSUPP;
+	/* every QP needs a protection domain */
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	/* zero create flags are "nothing special": clients set the bit */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ops = attr->qp_type == IBV_QPT_UD ? IONIC_UD_SEND_OPS :
+						    IONIC_RC_SEND_OPS;
+		if (attr->send_ops_flags & ~ops)
+			return EOPNOTSUPP;
+	}
+	if (!attr->send_cq || !attr->recv_cq)
+		return EINVAL;
+	return 0;
+}
+
+struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct ionic_ctx *ctx = to_ionic_ctx(ibctx);
+	struct ionic_cmd_create_qp cmd;
+	struct ionic_cmd_create_qp_resp resp;
+	struct ibv_qp_init_attr_ex kattr;
+	struct ionic_vcq *send_vcq, *recv_vcq;
+	struct ionic_qp *qp;
+	struct ionic_pd *pd;
+	uint8_t sq_cmb, rq_cmb, udma;
+	bool lockfree;
+	int rc;
+
+	rc = ionic_qp_check_attr(attr);
+	if (rc)
+		goto err;
+
+	pd = to_ionic_pd(attr->pd);
+	lockfree = pd->td != NULL;
+	send_vcq = to_ionic_vcq(attr->send_cq);
+	recv_vcq = to_ionic_vcq(attr->recv_cq);
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		rc = ENOMEM;
+		goto err;
+	}
+	qp->ctx = ctx;
+	qp->is_ud = attr->qp_type == IBV_QPT_UD;
+	qp->sig_all = !!attr->sq_sig_all;
+	qp->version = (uint8_t)ctx->version;
+	ionic_list_init(&qp->cq_poll_sq);
+	ionic_list_init(&qp->cq_flush_sq);
+	ionic_list_init(&qp->cq_flush_rq);
+
+	sq_cmb = ionic_qp_cmb_pref(pd, true);
+	rq_cmb = ionic_qp_cmb_pref(pd, false);
+
+	rc = ionic_sq_init(ctx, qp, pd, &attr->cap, &sq_cmb, lockfree);
+	if (rc)
+		goto err_qp;
+	rc = ionic_rq_init(ctx, qp, pd, &attr->cap, &rq_cmb, lockfree);
+	if (rc)
+		goto err_qp;
+
+	/* reserved bytes must be zero or a 7.x kernel refuses (D18) */
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	ionic_queue_qdesc(&qp->sq.q, &cmd.drv_payload.sq);
+	ionic_queue_qdesc(&qp->rq.q, &cmd.drv_payload.rq);
+	cmd.drv_payload.sq_spec = qp->sq.spec;
+	cmd.drv_payload.rq_spec = qp->rq.spec;
+	cmd.drv_payload.sq_cmb = sq_cmb;
+	cmd.drv_payload.rq_cmb = rq_cmb;
+	cmd.drv_payload.udma_mask = pd->udma_mask;
+
+	/*
+	 * The kernel learns nothing from send_ops_flags or zero create
+	 * flags, and their comp_mask bits could make libibverbs pick the
+	 * extended command: send only what the kernel needs.
+	 */
+	kattr = *attr;
+	kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	rc = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, &kattr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (rc)
+		goto err_qp;
+
+	qp->qpid = resp.drv_payload.qpid;
+	udma = resp.drv_payload.udma_idx;
+
+	/* the QP completes only into cq[udma] of both vCQs: it must exist */
+	if (udma >= IONIC_MAX_UDMA ||
+	    !(send_vcq->udma_mask & (1u << udma)) ||
+	    !(recv_vcq->udma_mask & (1u << udma))) {
+		verbs_err(&ctx->vctx, "QP %u on pipeline %u outside its CQs",
+			  qp->qpid, udma);
+		rc = EINVAL;
+		goto err_cmd;
+	}
+	/* nothing was asked, so controller memory cannot be honoured */
+	if ((resp.drv_payload.sq_cmb | resp.drv_payload.rq_cmb) &
+	    IONIC_CMB_ENABLE) {
+		verbs_err(&ctx->vctx, "QP %u: unrequested CMB placement",
+			  qp->qpid);
+		rc = EINVAL;
+		goto err_cmd;
+	}
+
+	qp->udma_idx = udma;
+	qp->send_cq = &send_vcq->cq[udma];
+	qp->recv_cq = &recv_vcq->cq[udma];
+	qp->sq.q.dbell = ionic_dbell_val(qp->qpid, 0, 0);
+	qp->rq.q.dbell = ionic_dbell_val(qp->qpid, 0, 0);
+
+	rc = ionic_qp_table_reserve(ctx->qp_table, qp->qpid);
+	if (rc)
+		goto err_cmd;
+	pthread_mutex_lock(&ctx->mutex);
+	rc = ionic_qp_table_insert(ctx->qp_table, qp->qpid, qp);
+	pthread_mutex_unlock(&ctx->mutex);
+	if (rc)
+		goto err_cmd;
+
+	/*
+	 * Pollers find the QP through the table under a CQ lock only: a
+	 * lock/unlock pair publishes the fully initialised QP to them.
+	 */
+	ionic_lock(&qp->send_cq->lock);
+	ionic_unlock(&qp->send_cq->lock);
+	ionic_lock(&qp->recv_cq->lock);
+	ionic_unlock(&qp->recv_cq->lock);
+
+	ionic_qp_init_wr(qp);
+	ionic_qp_fill_cap(qp, &attr->cap);
+	return &qp->vqp.qp;
+
+err_cmd:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_qp:
+	ionic_qp_free(qp);
+err:
+	errno = rc;
+	return NULL;
+}
+
+struct ibv_qp *ionic_create_qp(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = ibpd,
+	};
+	struct ibv_qp *ibqp;
+
+	ibqp = ionic_create_qp_ex(ibpd->context, &ex);
+	if (ibqp)
+		attr->cap = ex.cap;
+	return ibqp;
+}
+
+/*
+ * ERR: both queues flush in software.  The flush starts at the next poll
+ * of each CQ, after that poll has reaped the CQEs already written, so WQEs
+ * that really completed report success rather than a flush (D21).
+ */
+static void ionic_qp_request_flush(struct ionic_qp *qp)
+{
+	ionic_lock(&qp->send_cq->lock);
+	ionic_lock(&qp->sq.lock);
+	if (!qp->sq.flush) {
+		qp->sq.flush_req = true;
+		ionic_qp_queue_sq_flush(qp);
+	}
+	ionic_unlock(&qp->sq.lock);
+	ionic_unlock(&qp->send_cq->lock);
+
+	ionic_lock(&qp->recv_cq->lock);
+	ionic_lock(&qp->rq.lock);
+	if (!qp->rq.flush) {
+		qp->rq.flush_req = true;
+		ionic_qp_queue_rq_flush(qp);
+	}
+	ionic_unlock(&qp->rq.lock);
+	ionic_unlock(&qp->recv_cq->lock);
+}
+
+/*
+ * Drop pending CQEs and work-list entries of the send side.  WQEs still
+ * outstanding will never complete: give their CQ credits back.
+ */
+static void ionic_qp_detach_send(struct ionic_qp *qp)
+{
+	qp->send_cq->reserve_pending += ionic_queue_length(&qp->sq.q);
+	ionic_cq_clean(qp->send_cq, qp->qpid);
+	if (ionic_list_linked(&qp->cq_poll_sq))
+		ionic_list_del(&qp->cq_poll_sq);
+	if (ionic_list_linked(&qp->cq_flush_sq))
+		ionic_list_del(&qp->cq_flush_sq);
+}
+
+static void ionic_qp_detach_recv(struct ionic_qp *qp)
+{
+	qp->recv_cq->reserve_pending += ionic_queue_length(&qp->rq.q);
+	ionic_cq_clean(qp->recv_cq, qp->qpid);
+	if (ionic_list_linked(&qp->cq_flush_rq))
+		ionic_list_del(&qp->cq_flush_rq);
+}
+
+/*
+ * RESET: the device restarts its indexes and MSN at 0, so does the host;
+ * the SQ colour returns to 1 as at creation (upstream keeps it, D9).
+ */
+static void ionic_qp_reset(struct ionic_qp *qp)
+{
+	struct ionic_sq *sq = &qp->sq;
+	struct ionic_rq *rq = &qp->rq;
+
+	ionic_lock(&qp->send_cq->lock);
+	ionic_lock(&sq->lock);
+	ionic_qp_detach_send(qp);
+	sq->q.prod = sq->q.cons = 0;
+	sq->prod_rung = 0;
+	sq->msn_prod = sq->msn_cons = 0;
+	sq->color = true;
+	sq->flush = sq->flush_rcvd = sq->flush_req = false;
+	ionic_unlock(&sq->lock);
+	ionic_unlock(&qp->send_cq->lock);
+
+	ionic_lock(&qp->recv_cq->lock);
+	ionic_lock(&rq->lock);
+	ionic_qp_detach_recv(qp);
+	rq->q.prod = rq->q.cons = 0;
+	rq->prod_rung = 0;
+	rq->flush = rq->flush_req = false;
+	memset(rq->meta, 0, ((size_t)rq->q.mask + 1) * sizeof(*rq->meta));
+	/* no slot may look device-owned (FENCE) to the next post */
+	memset(rq->q.ptr, 0, rq->q.size);
+	ionic_unlock(&rq->lock);
+	ionic_unlock(&qp->recv_cq->lock);
+}
+
+int ionic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct ionic_qp *qp = to_ionic_qp(ibqp);
+	struct ibv_modify_qp cmd;
+	int rc;
+
+	if (!attr_mask)
+		return 0;
+
+	memset(&cmd, 0, sizeof(cmd));
+	rc = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (rc)
+		return rc;
+
+	if (attr_mask & IBV_QP_STATE) {
+		if (attr->qp_state == IBV_QPS_ERR)
+			ionic_qp_request_flush(qp);
+		else if (attr->qp_state == IBV_QPS_RESET)
+			ionic_qp_reset(qp);
+	}
+	return 0;
+}
+
+int ionic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ionic_qp *qp = to_ionic_qp(ibqp);
+	struct ibv_query_qp cmd;
+	int rc;
+
+	memset(&cmd, 0, sizeof(cmd));
+	rc = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			      sizeof(cmd));
+	/* leave the caller's buffers alone when the query failed (D20) */
+	if (rc)
+		return rc;
+
+	/* the provider knows the real capacities, the kernel only requests */
+	ionic_qp_fill_cap(qp, &init_attr->cap);
+	ionic_qp_fill_cap(qp, &attr->cap);
+	init_attr->sq_sig_all = qp->sig_all;
+	return 0;
+}
+
+int ionic_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct ionic_qp *qp = to_ionic_qp(ibqp);
+	struct ionic_ctx *ctx = qp->ctx;
+	int rc;
+
+	/* the kernel first: on failure the QP stays fully usable */
+	rc = ibv_cmd_destroy_qp(ibqp);
+	if (rc)
+		return rc;
+
+	pthread_mutex_lock(&ctx->mutex);
+	ionic_qp_table_remove(ctx->qp_table, qp->qpid);
+	pthread_mutex_unlock(&ctx->mutex);
+
+	/* after this no poller can reach the QP: not in the table, no CQEs */
+	ionic_lock(&qp->send_cq->lock);
+	ionic_qp_detach_send(qp);
+	ionic_unlock(&qp->send_cq->lock);
+
+	ionic_lock(&qp->recv_cq->lock);
+	ionic_qp_detach_recv(qp);
+	ionic_unlock(&qp->recv_cq->lock);
+
+	ionic_qp_free(qp);
+	return 0;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * Queue pair objects: SQ and RQ state, per-slot completion metadata, and
+ * the interfaces between qp.c (control path), wqe.c (WQE preparation),
+ * post.c (posting) and poll.c (completion).
+ */
+#ifndef IONIC_QP_PRIV_H
+#define IONIC_QP_PRIV_H
+
+#include "ionic.h"
+#include "cq_priv.h"
+#include "lock.h"
+#include "queue.h"
+
+/* Per-SQ-slot metadata: what the WC of that WQE reports. */
+struct ionic_sq_meta {
+	uint64_t wr_id;
+	uint64_t ts;            /* raw completion timestamp */
+	uint32_t len;           /* byte_len on success, status code on error */
+	uint16_t seq;           /* MSN assigned at post time, if remote */
+	uint8_t ibop;           /* enum ibv_wc_opcode */
+	uint8_t ibsts;          /* enum ibv_wc_status */
+	bool remote;            /* completes through MSN CQEs */
+	bool signal;            /* produce a WC on success */
+	bool local_comp;        /* its NPG CQE has arrived */
+};
+
+/*
+ * Per-RQ-slot metadata.  Receive completions name their ring slot, and
+ * both the normal and the flush path look the entry up by slot, so the two
+ * can never disagree (upstream defect D1).
+ */
+struct ionic_rq_meta {
+	uint64_t wr_id;
+	bool posted;
+};
+
+struct ionic_sq {
+	struct ionic_lock lock;
+	struct ionic_queue q;
+	struct ionic_sq_meta *meta;
+	uint16_t *msn_idx;      /* MSN -> ring slot of that remote WQE */
+	uint16_t msn_prod;      /* next MSN to assign */
+	uint16_t msn_cons;      /* MSNs acknowledged so far */
+	uint16_t prod_rung;     /* producer index of the last doorbell */
+	uint8_t spec;
+	bool color;             /* COLOR flag of the next WQE */
+	bool expdb;
+	bool flush;             /* software flush: device CQEs are ignored */
+	bool flush_rcvd;        /* device flush indicator seen */
+	bool flush_req;         /* went to ERR: flush once visible CQEs are reaped */
+	uint32_t max_sge;
+	uint32_t max_inline;
+};
+
+struct ionic_rq {
+	struct ionic_lock lock;
+	struct ionic_queue q;
+	struct ionic_rq_meta *meta;
+	uint16_t prod_rung;
+	uint8_t spec;
+	bool expdb;
+	bool flush;
+	bool flush_req;
+	bool ooo;               /* a completion named a slot other than cons */
+	uint32_t max_sge;
+};
+
+/* Extended send API (wr.c): the WR being built and the batch snapshot. */
+struct ionic_wrx {
+	struct ibv_send_wr wr;  /* template completed by a data setter */
+	struct ibv_sge sge;     /* for wr_set_sge / wr_set_inline_data */
+	bool pending;           /* a builder ran, no data setter yet */
+	int err;                /* sticky error of the batch */
+	uint16_t start_prod;    /* restored by wr_abort (upstream: D3) */
+	uint16_t start_msn;
+	bool start_color;
+};
+
+struct ionic_qp {
+	struct verbs_qp vqp;
+	struct ionic_ctx *ctx;
+	/* hardware CQs of the QP's pipeline in its send and receive vCQs */
+	struct ionic_cq *send_cq;
+	struct ionic_cq *recv_cq;
+	uint32_t qpid;
+	uint8_t udma_idx;
+	uint8_t version;        /* firmware RDMA version: opcode table */
+	bool is_ud;
+	bool sig_all;
+	struct ionic_sq sq;
+	struct ionic_rq rq;
+	/* membership of the send CQ's poll_sq / flush_sq, recv CQ's flush_rq */
+	struct ionic_list cq_poll_sq;
+	struct ionic_list cq_flush_sq;
+	struct ionic_list cq_flush_rq;
+	struct ionic_wrx wrx;
+};
+
+static inline struct ionic_qp *to_ionic_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct ionic_qp, vqp.qp);
+}
+
+/* ---- wqe.c: WQE preparation, usable without a device ---------------- */
+
+/*
+ * Prepare the send WQE for 'wr' at the SQ producer index and advance it
+ * (slot metadata, COLOR, MSN accounting).  The SQ must not be full.
+ * Returns 0 or EINVAL (nothing produced).
+ */
+int ionic_prep_send(struct ionic_qp *qp, const struct ibv_send_wr *wr);
+
+/*
+ * Prepare the receive WQE for 'wr' at the RQ producer index and advance
+ * it.  The RQ must not be full.  Returns 0, EINVAL, or ENOMEM if the slot
+ * is still owned by the device.
+ */
+int ionic_prep_recv(struct ionic_qp *qp, const struct ibv_recv_wr *wr);
+
+/* ---- wr.c: install the ibv_wr_* callbacks (VERBS_QP_EX) ------------- */
+void ionic_qp_init_wr(struct ionic_qp *qp);
+
+/* ---- poll.c: completion helpers shared with the control path ------- */
+
+/*
+ * Queue 'qp' on its send CQ's flush list (caller holds that CQ's lock and
+ * the SQ lock): used when the SQ is flushing and new WQEs are posted.
+ */
+static inline void ionic_qp_queue_sq_flush(struct ionic_qp *qp)
+{
+	ionic_list_add_once(&qp->send_cq->flush_sq, &qp->cq_flush_sq);
+	qp->send_cq->flush = true;
+}
+
+static inline void ionic_qp_queue_rq_flush(struct ionic_qp *qp)
+{
+	ionic_list_add_once(&qp->recv_cq->flush_rq, &qp->cq_flush_rq);
+	qp->recv_cq->flush = true;
+}
+
+/* ---- shared by post.c and wr.c -------------------------------------- */
+
+/*
+ * Take the CQ lock while holding 'qlock' without inverting the lock
+ * order: if the try-lock fails, release the queue, wait for the CQ, and
+ * take the queue again.  Queue state may have moved meanwhile; callers
+ * only use state they re-read afterwards.
+ */
+static inline void ionic_lock_cq_held(struct ionic_cq *cq,
+				      struct ionic_lock *qlock)
+{
+	if (likely(ionic_trylock(&cq->lock)))
+		return;
+	ionic_unlock(qlock);
+	ionic_lock(&cq->lock);
+	ionic_lock(qlock);
+}
+
+/* Spend credits and ring once for everything produced since last time. */
+static inline void ionic_ring_queue(struct ionic_ctx *ctx,
+				    struct ionic_cq *cq,
+				    struct ionic_queue *q, uint16_t *prod_rung,
+				    unsigned int qtype)
+{
+	uint16_t prod = q->prod;
+
+	if (prod == *prod_rung)
+		return;
+
+	/* each WQE may produce one CQE: reserve room before the device runs */
+	ionic_cq_reserve(ctx, cq, (prod - *prod_rung) & q->mask);
+	*prod_rung = prod;
+
+	ionic_to_device_barrier();
+	ionic_dbell_write(ctx->dbpage, qtype, q->dbell | prod);
+}
+
+#endif /* IONIC_QP_PRIV_H */

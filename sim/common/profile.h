@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ionic-sim firmware profile: every value the emulated firmware, driver and
+ * NIC report, chosen per run.  The launcher parses command-line options into
+ * a profile, writes the fake sysfs tree from it and hands it to the
+ * emulated processes through the environment as one "key=value,..."
+ * string (IONIC_SIM_PROFILE), so every process of a run agrees.
+ */
+#ifndef ISIM_PROFILE_H
+#define ISIM_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ISIM_ENV_PROFILE "IONIC_SIM_PROFILE"
+#define ISIM_ENV_NODE "IONIC_SIM_NODE"       /* fabric node id of this NIC */
+#define ISIM_ENV_FABRIC "IONIC_SIM_FABRIC"   /* fabric name (isolation) */
+#define ISIM_ENV_TRACE "IONIC_SIM_TRACE"     /* trace file path, optional */
+#define ISIM_ENV_RUNDIR "IONIC_SIM_RUNDIR"   /* launcher's private directory */
+
+struct isim_profile {
+	/* GET_CONTEXT (ionic_ctx_resp) */
+	uint16_t version;      /* firmware RDMA version: 1 or 2 */
+	uint8_t qp_opcodes;    /* count of supported SQ opcodes */
+	uint8_t admin_opcodes;
+	uint8_t sq_qtype, rq_qtype, cq_qtype, admin_qtype;
+	uint8_t max_stride;    /* log2 of the largest WQE */
+	uint8_t max_spec;
+	uint8_t udma_count;    /* 1 or 2 */
+	uint8_t udma_shift;    /* queue-group shift of qid <-> pipeline */
+	uint8_t expdb_mask;
+	uint8_t expdb_qtypes;
+	bool phc;              /* offer the PHC clock page */
+	uint32_t cmb_pages;    /* controller memory pages; 0 = none */
+	/* device limits (firmware identity) */
+	uint32_t qp_count;     /* QP ids per device (both pipelines) */
+	uint32_t cq_count;     /* CQ ids per device (both pipelines) */
+	uint32_t nmrs;         /* MR/MW indexes */
+	uint32_t nahs;
+	uint32_t npts;         /* page translation entries */
+	uint32_t eq_count;     /* num_comp_vectors = eq_count - 2 */
+	uint32_t dbid_count;
+	/* identity */
+	uint16_t vendor_part_id; /* 0x1002 PF, 0x1003 VF */
+	uint32_t hw_rev;
+	char fw_ver[32];
+	/* port */
+	uint32_t netdev_mtu;   /* active_mtu derives from it */
+	bool port_up;
+	/* uverbs driver ABI reported in sysfs (ionic: 1) */
+	uint32_t abi_version;
+};
+
+/* Pollara-class defaults, as far as the reference knows. */
+void isim_profile_defaults(struct isim_profile *p);
+/* Apply "key=value[,key=value...]"; returns 0 or -EINVAL with the bad key
+ * copied into 'bad' (if not NULL). Unknown keys are errors. */
+int isim_profile_parse(struct isim_profile *p, const char *spec, char *bad,
+		       size_t badlen);
+/* Serialise every field as a spec string accepted by isim_profile_parse. */
+int isim_profile_format(const struct isim_profile *p, char *buf, size_t len);
+/* Defaults + $IONIC_SIM_PROFILE. */
+int isim_profile_from_env(struct isim_profile *p);
+/* Print the keys, meanings and defaults (for --help). */
+void isim_profile_usage(void *stdio_file);
+
+/* Identity of fabric node 'node' (>= 1): MAC 02:1d:d8:00:hi:lo, GID 0 the
+ * IPv6 link-local address from its EUI-64, GID 1 ::ffff:198.18.hi.lo. */
+void isim_node_mac(uint32_t node, uint8_t mac[6]);
+void isim_node_gid(uint32_t node, unsigned int index, uint8_t gid[16]);
+/* Inverse: the node a destination GID belongs to, or 0 if none. */
+uint32_t isim_gid_to_node(const uint8_t gid[16]);
+
+#endif /* ISIM_PROFILE_H */

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim device engine: one thread per NIC, the emulated NIC's
+ * "hardware clock".  It sleeps in epoll on
+ *   - the doorbell trap eventfd (records popped in capture order),
+ *   - every QP's fabric endpoint (incoming packets),
+ *   - its own wake eventfd (stop, new timers from application threads),
+ * with the nearest QP deadline (RC ACK timeout, RNR wait) or backlog retry
+ * as the epoll timeout.  Each wake-up takes nic->lock once, does a bounded
+ * amount of work and releases it, so application threads issuing verbs
+ * commands are never starved.
+ *
+ * Stopping: isim_dev_stop() may be called with nic->lock held (device.h),
+ * so the thread never blocks on the lock unconditionally: it waits in
+ * short timed slices and checks the stop flag in between.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/trace.h"
+#include "device.h"
+#include "dqp.h"
+
+/* epoll tags: kind in the top bits, QP number below. */
+#define EV_DB (1ull << 60)
+#define EV_WAKE (2ull << 60)
+#define EV_QP (3ull << 60)
+#define EV_KIND_MASK (0xfull << 60)
+
+#define ENGINE_MAX_EVENTS 64
+#define ENGINE_DB_BATCH 256     /* doorbells per lock hold */
+#define ENGINE_RX_BATCH 32      /* packets per endpoint per lock hold */
+#define ENGINE_BACKLOG_MS 1     /* retry period of a busy fabric peer */
+#define ENGINE_LOCK_SLICE_NS 20000000ll
+
+struct isim_engine {
+	struct isim_nic *nic;
+	pthread_t thread;
+	bool running;
+	int epfd;
+	int wakefd;
+	int dbfd;
+	int stop;                   /* atomic */
+	bool db_more;               /* doorbells left over from the last batch */
+	struct isim_dev_qp *qps;    /* every device QP of the NIC */
+};
+
+uint64_t isim_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void isim_engine_wake(struct isim_engine *eng)
+{
+	uint64_t one = 1;
+
+	if (write(eng->wakefd, &one, sizeof(one)) < 0) {
+		/* Counter saturated: the engine is awake anyway. */
+	}
+}
+
+int isim_engine_add(struct isim_engine *eng, struct isim_dev_qp *d)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN,
+		.data.u64 = EV_QP | d->qp->qpn,
+	};
+
+	if (epoll_ctl(eng->epfd, EPOLL_CTL_ADD, d->ep.fd, &ev) < 0)
+		return -errno;
+	d->next = eng->qps;
+	eng->qps = d;
+	return 0;
+}
+
+void isim_engine_del(struct isim_engine *eng, struct isim_dev_qp *d)
+{
+	struct isim_dev_qp **pp;
+
+	epoll_ctl(eng->epfd, EPOLL_CTL_DEL, d->ep.fd, NULL);
+	for (pp = &eng->qps; *pp; pp = &(*pp)->next) {
+		if (*pp == d) {
+			*pp = d->next;
+			break;
+		}
+	}
+	d->next = NULL;
+}
+
+/* Take nic->lock unless a stop is requested; false means "exit". */
+static bool engine_lock(struct isim_engine *eng)
+{
+	struct timespec ts;
+	int rc;
+
+	for (;;) {
+		if (__atomic_load_n(&eng->stop, __ATOMIC_ACQUIRE))
+			return false;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += ENGINE_LOCK_SLICE_NS;
+		if (ts.tv_nsec >= 1000000000l) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000l;
+		}
+		rc = pthread_mutex_timedlock(&eng->nic->lock, &ts);
+		if (rc == 0) {
+			if (!__atomic_load_n(&eng->stop, __ATOMIC_ACQUIRE))
+				return true;
+			pthread_mutex_unlock(&eng->nic->lock);
+			return false;
+		}
+		if (rc != ETIMEDOUT)
+			return false;
+	}
+}
+
+static void engine_doorbells(struct isim_engine *eng)
+{
+	struct isim_db_rec rec;
+	int n;
+
+	eng->db_more = false;
+	for (n = 0; n < ENGINE_DB_BATCH; n++) {
+		if (!isim_dbtrap_pop(&rec))
+			return;
+		if (rec.size != 8) {
+			/* The doorbell is one 64-bit store (§1.2); anything
+			 * else on the page is not a doorbell. */
+			if (isim_trace_enabled())
+				isim_trace(ISIM_TR_DB, "off 0x%x size %u ignored",
+					   rec.offset, rec.size);
+			continue;
+		}
+		isim_dev_doorbell(eng->nic, rec.cookie, rec.offset, rec.value);
+	}
+	eng->db_more = true;
+}
+
+static void engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
+{
+	static __thread uint8_t buf[ISIM_PKT_MAX_SIZE + 64];
+	struct isim_qp *qp = isim_qp_lookup(eng->nic, qpn);
+	struct isim_dev_qp *d = qp ? to_isim_dqp(qp) : NULL;
+	struct isim_pkt pkt = { .buf = buf };
+	ssize_t n;
+	int i;
+
+	if (!d || !(events & (EPOLLIN | EPOLLERR)))
+		return;
+	for (i = 0; i < ENGINE_RX_BATCH; i++) {
+		n = isim_fab_recv(&d->ep, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		pkt.len = n;
+		if ((size_t)n > sizeof(buf) || !isim_pkt_valid(&pkt) ||
+		    (isim_pkt_dst_qpn(&pkt) != qpn)) {
+			d->drops++;
+			if (isim_trace_enabled())
+				isim_trace(ISIM_TR_PKT, "rx qp %u: malformed datagram (%zd bytes) dropped",
+					   qpn, n);
+			continue;
+		}
+		if (isim_trace_enabled())
+			isim_trace(ISIM_TR_PKT, "rx %s qp %u <- %u/%u psn %u msn %u len %u nak %u",
+				   isim_pkt_opname(isim_pkt_opcode(&pkt)), qpn,
+				   isim_pkt_src_node(&pkt), isim_pkt_src_qpn(&pkt),
+				   isim_pkt_psn(&pkt), isim_pkt_msn(&pkt),
+				   isim_pkt_paylen(&pkt), isim_pkt_hdr(&pkt)->nak);
+		if (isim_pkt_opmask(isim_pkt_opcode(&pkt)) & ISIM_PKT_M_REQ)
+			isim_resp_rx(d, &pkt);
+		else
+			isim_req_rx(d, &pkt);
+		/* The QP may have been reset/errored, never freed, here. */
+	}
+}
+
+/* Run expired timers and busy backlogs; return the epoll timeout (ms). */
+static int engine_timers(struct isim_engine *eng)
+{
+	uint64_t now = isim_now_ns(), next = 0;
+	struct isim_dev_qp *d;
+	int64_t ms;
+
+	for (d = eng->qps; d; d = d->next) {
+		if (d->req.deadline && d->req.deadline <= now)
+			isim_req_timer(d);
+		if (isim_fab_backlogged(&d->ep))
+			isim_fab_flush(&d->ep);
+	}
+	if (eng->db_more)
+		return 0;
+	for (d = eng->qps; d; d = d->next) {
+		if (d->req.deadline && (!next || d->req.deadline < next))
+			next = d->req.deadline;
+		if (isim_fab_backlogged(&d->ep) &&
+		    (!next || now + ENGINE_BACKLOG_MS * 1000000ull < next))
+			next = now + ENGINE_BACKLOG_MS * 1000000ull;
+	}
+	if (!next)
+		return -1;
+	now = isim_now_ns();
+	if (next <= now)
+		return 0;
+	ms = (int64_t)((next - now + 999999) / 1000000);
+	return ms > 60000 ? 60000 : (int)ms;
+}
+
+static void *engine_main(void *arg)
+{
+	struct isim_engine *eng = arg;
+	struct epoll_event evs[ENGINE_MAX_EVENTS];
+	uint64_t cnt;
+	int timeout = -1, n, i;
+
+
+	for (;;) {
+		n = epoll_wait(eng->epfd, evs, ENGINE_MAX_EVENTS, timeout);
+		if (n < 0)
+			n = 0; /* EINTR: just look at the timers */
+		if (!engine_lock(eng))
+			break;
+		for (i = 0; i < n; i++) {
+			switch (evs[i].data.u64 & EV_KIND_MASK) {
+			case EV_WAKE:
+				if (read(eng->wakefd, &cnt, sizeof(cnt)) < 0) {
+					/* nonblocking: already drained */
+				}
+				break;
+			case EV_DB:
+				/* Drain the signal first: a record pushed after
+				 * the pops below re-arms it. */
+				if (read(eng->dbfd, &cnt, sizeof(cnt)) < 0) {
+					/* spurious wake-up */
+				}
+				engine_doorbells(eng);
+				break;
+			case EV_QP:
+				engine_rx(eng, (uint32_t)evs[i].data.u64, evs[i].events);
+				break;
+			}
+		}
+		if (eng->db_more)
+			engine_doorbells(eng);
+		timeout = engine_timers(eng);
+		pthread_mutex_unlock(&eng->nic->lock);
+	}
+	return NULL;
+}
+
+static int engine_watch(struct isim_engine *eng, int fd, uint64_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	return epoll_ctl(eng->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int isim_dev_start(struct isim_nic *nic)
+{
+	struct isim_engine *eng;
+	sigset_t all, old;
+	int rc;
+
+	if (nic->engine)
+		return 0;
+	eng = calloc(1, sizeof(*eng));
+	if (!eng)
+		return -ENOMEM;
+	eng->nic = nic;
+	eng->epfd = epoll_create1(EPOLL_CLOEXEC);
+	eng->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	eng->dbfd = isim_dbtrap_eventfd();
+	if (eng->epfd < 0 || eng->wakefd < 0) {
+		rc = -errno;
+		goto err;
+	}
+	rc = engine_watch(eng, eng->wakefd, EV_WAKE);
+	if (!rc && eng->dbfd >= 0)
+		rc = engine_watch(eng, eng->dbfd, EV_DB);
+	if (rc)
+		goto err;
+
+	/* The engine must not take the application's signals (SIGINT,
+	 * SIGALRM, ...): it runs with all of them blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&eng->thread, NULL, engine_main, eng);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		goto err;
+	eng->running = true;
+	nic->engine = eng;
+	return 0;
+err:
+	if (eng->epfd >= 0)
+		close(eng->epfd);
+	if (eng->wakefd >= 0)
+		close(eng->wakefd);
+	free(eng);
+	return rc;
+}
+
+void isim_dev_stop(struct isim_nic *nic)
+{
+	struct isim_engine *eng = nic->engine;
+	struct isim_dev_qp *d;
+
+	if (!eng)
+		return;
+	__atomic_store_n(&eng->stop, 1, __ATOMIC_RELEASE);
+	isim_engine_wake(eng);
+	if (eng->running)
+		pthread_join(eng->thread, NULL);
+	/* QPs never destroyed (process exit): close their endpoints so
+	 * nothing is left behind, and forget the device state. */
+	while ((d = eng->qps)) {
+		eng->qps = d->next;
+		d->qp->dev = NULL;
+		isim_dqp_free(d);
+	}
+	close(eng->epfd);
+	close(eng->wakefd);
+	nic->engine = NULL;
+	free(eng);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ionic-sim device: memory access through keys.  The only code of the
+ * device that turns (key, va, length, access) into host pointers
+ * (ionic-kernel.md §11; statuses per ionic-device.md §5.6, §12):
+ *
+ *   no such valid key, MW used as lkey, other PD,
+ *   range outside the region, missing access right  -> LOCAL_PROT_ERR
+ *   more data than the receive SGL holds              -> LOCAL_LEN_ERR
+ *
+ * The memory is the application's own (same process): host pointer =
+ * mr->host + (va - mr->iova).  Caller holds nic->lock.
+ */
+#ifndef ISIM_DEV_MEM_H
+#define ISIM_DEV_MEM_H
+
+#include <stdint.h>
+
+#include "../../common/ionic_hw.h"
+#include "../kernel/objects.h"
+#include "wqe.h"
+
+/* Resolve [va, va + len) under 'key' needing the IBV_ACCESS_* bits in
+ * 'access' (0 for a local read).  len 0 always succeeds with *host NULL. */
+enum ionic_status isim_mem_resolve(struct isim_nic *nic, const struct isim_pd *pd,
+				   uint32_t key, uint64_t va, uint64_t len,
+				   uint32_t access, uint8_t **host);
+
+/* Check every SGE of a decoded WQE (nothing for inline data). */
+enum ionic_status isim_mem_check_sgl(struct isim_nic *nic, const struct isim_pd *pd,
+				     const struct isim_wqe *w, uint32_t access);
+
+/* Copy 'len' payload bytes starting at message offset 'off' out of the
+ * WQE's SGL or inline data. */
+enum ionic_status isim_mem_gather(struct isim_nic *nic, const struct isim_pd *pd,
+				  const struct isim_wqe *w, uint64_t off,
+				  void *dst, uint32_t len);
+
+/* Copy 'len' bytes into a receive WQE's SGL at message offset 'off'
+ * (needs IBV_ACCESS_LOCAL_WRITE); LOCAL_LEN_ERR if the SGL is too short. */
+enum ionic_status isim_mem_scatter(struct isim_nic *nic, const struct isim_pd *pd,
+				   const struct isim_wqe *w, uint64_t off,
+				   const void *src, uint32_t len);
+
+#endif /* ISIM_DEV_MEM_H */

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim device: the responder (receive side) of RC and UD QPs.
+ *
+ * RC (IBTA ch. 9.7, as rxe_resp.c): a packet with the expected PSN is
+ * executed; an older PSN is a duplicate and only re-ACKed; a newer one
+ * means packets were lost: one sequence NAK, then silence until the
+ * expected PSN shows up.  A SEND's first packet needs a receive WQE, or
+ * the requester gets an RNR NAK (no CQE).  The last packet completes the
+ * receive WQE (RECV CQE) and is ACKed with the message count.  Errors
+ * complete the receive WQE in error, NAK the requester and move the QP to
+ * ERR.
+ *
+ * UD: packets for a QP that is not ready, with the wrong qkey, or finding
+ * no receive WQE are dropped silently.  The receive buffer starts with the
+ * 40-byte GRH area (ionic-device.md §7.1), counted in byte_len.
+ *
+ * Packets for a QP in RESET, INIT or ERR are dropped silently: an RC
+ * requester then times out.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "../common/trace.h"
+#include "cqe.h"
+#include "dqp.h"
+#include "mem.h"
+
+#define ISIM_GRH_SIZE 40
+
+/* Wire overheads a RoCEv2 receiver would count into the IP lengths. */
+#define ROCE_UDP 8
+#define ROCE_BTH 12
+#define ROCE_DETH 8
+#define ROCE_IMMDT 4
+#define ROCE_ICRC 4
+
+void isim_resp_reset(struct isim_dev_qp *d)
+{
+	uint8_t *copy = d->resp.copy;
+
+	memset(&d->resp, 0, sizeof(d->resp));
+	d->resp.copy = copy;
+}
+
+static inline uint16_t rq_next(const struct isim_dev_qp *d, uint16_t slot)
+{
+	return (slot + 1) & d->qp->rq.desc.mask;
+}
+
+/* Snapshot and decode the receive WQE at rq.cons; false if the RQ is
+ * empty. */
+static bool resp_take_wqe(struct isim_dev_qp *d)
+{
+	struct isim_qp *qp = d->qp;
+
+	if (!d->resp.copy || qp->rq.cons == qp->rq.db_prod)
+		return false;
+	isim_wqe_fetch(&qp->rq, qp->rq.cons, d->resp.copy);
+	d->resp.wst = isim_wqe_decode_rq(&d->resp.w, d->resp.copy, d->rq_stride);
+	isim_wqe_trace("rq", qp->qpn, qp->rq.cons, &d->resp.w, d->resp.wst);
+	d->wqes++;
+	return true;
+}
+
+/* The receive WQE at rq.cons is done: one RECV CQE, in order. */
+static void resp_complete(struct isim_dev_qp *d, const struct ionic_cqe *cqe,
+			  bool solicited)
+{
+	isim_dqp_cqe(d, false, cqe, solicited);
+	d->qp->rq.cons = rq_next(d, d->qp->rq.cons);
+	d->resp.in_msg = false;
+	d->resp.msg_off = 0;
+}
+
+static void resp_fail_wqe(struct isim_dev_qp *d, enum ionic_status st)
+{
+	struct ionic_cqe cqe;
+
+	isim_cqe_recv_err(&cqe, d->qp->qpn, d->resp.w.wqe_idx, st);
+	resp_complete(d, &cqe, true);
+	d->rq_errored = true;
+}
+
+/* ---- RC ------------------------------------------------------------------ */
+
+static void resp_send_ack(struct isim_dev_qp *d, uint8_t opcode, uint8_t nak,
+			  uint32_t psn)
+{
+	uint8_t buf[ISIM_PKT_HDR_SIZE];
+	struct isim_pkt pkt = { .buf = buf };
+	struct isim_qp *qp = d->qp;
+
+	isim_pkt_init(&pkt, opcode, d->nic->node, qp->qpn, qp->dest_qpn);
+	isim_pkt_set_psn(&pkt, psn);
+	isim_pkt_set_msn(&pkt, d->resp.msn);
+	isim_pkt_hdr(&pkt)->nak = nak;
+	if (nak == ISIM_NAK_RNR)
+		isim_pkt_hdr(&pkt)->rnr_timer = qp->min_rnr_timer & 31;
+	isim_dqp_xmit(d, d->peer_node, qp->dest_qpn, &pkt);
+}
+
+static void resp_ack(struct isim_dev_qp *d, uint32_t psn)
+{
+	resp_send_ack(d, ISIM_OP_RC_ACK, ISIM_NAK_NONE, psn);
+}
+
+static void resp_nak(struct isim_dev_qp *d, enum isim_nak kind, uint32_t psn)
+{
+	resp_send_ack(d, ISIM_OP_RC_NAK, kind, psn);
+}
+
+/* A fatal responder error: NAK with 'kind', QP to ERR. */
+static void resp_rc_error(struct isim_dev_qp *d, enum isim_nak kind, uint32_t psn,
+			  enum ibv_event_type ev)
+{
+	resp_nak(d, kind, psn);
+	isim_dqp_error(d, ev);
+}
+
+static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t mask)
+{
+	struct isim_resp *r = &d->resp;
+	struct isim_qp *qp = d->qp;
+	uint32_t psn = isim_pkt_psn(pkt);
+	uint32_t len = isim_pkt_paylen(pkt);
+	struct ionic_cqe cqe;
+	enum ionic_status st;
+	uint8_t src_mac[6];
+
+	if (mask & ISIM_PKT_M_FIRST) {
+		if (!resp_take_wqe(d)) {
+			/* No receive WQE: Receiver Not Ready.  The PSN does
+			 * not advance; the requester retries this packet. */
+			resp_nak(d, ISIM_NAK_RNR, psn);
+			r->nak_sent = true;
+			return;
+		}
+		r->in_msg = true;
+		r->msg_off = 0;
+	}
+	r->nak_sent = false;
+
+	st = r->wst;
+	if (!st)
+		st = isim_mem_scatter(d->nic, qp->pd, &r->w, r->msg_off,
+				      isim_pkt_payload(pkt), len);
+	if (st) {
+		/* The WQE completes in error here, the requester's with the
+		 * matching remote status: a message longer than the buffer
+		 * is the requester's fault (invalid request), a bad receive
+		 * WQE or key is ours (remote operational error). */
+		bool too_long = !r->wst && st == IONIC_STS_LOCAL_LEN_ERR;
+
+		resp_fail_wqe(d, st);
+		resp_rc_error(d, too_long ? ISIM_NAK_INV_REQ : ISIM_NAK_REM_OP, psn, 0);
+		return;
+	}
+	r->msg_off += len;
+	r->epsn = isim_psn_add(r->epsn, 1);
+
+	if (mask & ISIM_PKT_M_LAST) {
+		isim_node_mac(isim_pkt_src_node(pkt), src_mac);
+		isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, r->msg_off,
+			      isim_pkt_src_qpn(pkt),
+			      mask & ISIM_PKT_M_IMM ? IONIC_CQE_RECV_OP_SEND_IMM :
+						      IONIC_CQE_RECV_OP_SEND,
+			      mask & ISIM_PKT_M_IMM ? isim_pkt_imm_raw(pkt) : 0,
+			      src_mac, 0);
+		resp_complete(d, &cqe, isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
+		r->msn++;
+		resp_ack(d, psn);
+	} else if (isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_ACKREQ) {
+		resp_ack(d, psn);
+	}
+}
+
+static void resp_rc(struct isim_dev_qp *d, struct isim_pkt *pkt)
+{
+	struct isim_resp *r = &d->resp;
+	struct isim_qp *qp = d->qp;
+	uint32_t mask = isim_pkt_opmask(isim_pkt_opcode(pkt));
+	uint32_t psn = isim_pkt_psn(pkt);
+	int32_t diff;
+
+	/* An RC QP talks to its one peer only. */
+	if (isim_pkt_src_node(pkt) != d->peer_node ||
+	    isim_pkt_src_qpn(pkt) != qp->dest_qpn || !(mask & ISIM_PKT_M_RC)) {
+		d->drops++;
+		return;
+	}
+	diff = isim_psn_diff(psn, r->epsn);
+	if (diff < 0) {
+		/* Duplicate (our ACK was lost or late): say where we are. */
+		resp_ack(d, isim_psn_add(r->epsn, ISIM_PSN_MASK));
+		return;
+	}
+	if (diff > 0) {
+		if (!r->nak_sent) {
+			resp_nak(d, ISIM_NAK_SEQ, r->epsn);
+			r->nak_sent = true;
+		}
+		d->drops++;
+		return;
+	}
+
+	/* Opcode sequence: FIRST/ONLY start a message, MIDDLE/LAST go on. */
+	if (!!(mask & ISIM_PKT_M_FIRST) == r->in_msg) {
+		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if (mask & ISIM_PKT_M_SEND) {
+		resp_rc_send(d, pkt, mask);
+		return;
+	}
+	/* RDMA WRITE/READ, atomics: not modelled yet. */
+	resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+}
+
+/* ---- UD ------------------------------------------------------------------ */
+
+static bool gid_is_v4mapped(const uint8_t gid[16])
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(gid, prefix, sizeof(prefix));
+}
+
+static uint16_t ip_csum(const uint8_t *p, size_t len)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+/*
+ * The 40-byte GRH area of a UD receive.  RoCEv2 has no GRH on the wire;
+ * like Linux (rxe, mlx5) the device writes the packet's IP header there:
+ * an IPv6 header for IPv6 GIDs, or, for IPv4-mapped GIDs, 20 zero bytes
+ * followed by the 20-byte IPv4 header (ibv_wc's GRH convention for RoCEv2,
+ * where applications read sgid/dgid with ibv_init_ah_from_wc).
+ */
+static void resp_build_grh(uint8_t grh[ISIM_GRH_SIZE], const struct isim_pkt *pkt,
+			   bool imm)
+{
+	const struct isim_pkt_hdr *h = isim_pkt_hdr(pkt);
+	uint32_t l4 = ROCE_UDP + ROCE_BTH + ROCE_DETH + (imm ? ROCE_IMMDT : 0) +
+		      isim_pkt_paylen(pkt) + ROCE_ICRC;
+	uint32_t fl = isim_pkt_flow_label(pkt) & 0xfffff;
+	uint8_t *ip;
+	uint16_t c;
+
+	memset(grh, 0, ISIM_GRH_SIZE);
+	if (gid_is_v4mapped(h->sgid)) {
+		ip = grh + 20;
+		ip[0] = 0x45;                 /* version 4, 5 words */
+		ip[1] = h->tclass;            /* DSCP/ECN */
+		ip[2] = (20 + l4) >> 8;
+		ip[3] = (20 + l4) & 0xff;
+		ip[6] = 0x40;                 /* DF */
+		ip[8] = h->hop_limit;         /* TTL */
+		ip[9] = 17;                   /* UDP */
+		memcpy(ip + 12, h->sgid + 12, 4);
+		memcpy(ip + 16, h->dgid + 12, 4);
+		c = ip_csum(ip, 20);
+		ip[10] = c >> 8;
+		ip[11] = c & 0xff;
+		return;
+	}
+	grh[0] = 0x60 | (h->tclass >> 4);
+	grh[1] = (h->tclass << 4) | ((fl >> 16) & 0xf);
+	grh[2] = (fl >> 8) & 0xff;
+	grh[3] = fl & 0xff;
+	grh[4] = l4 >> 8;                     /* payload length */
+	grh[5] = l4 & 0xff;
+	grh[6] = 17;                          /* next header: UDP */
+	grh[7] = h->hop_limit;
+	memcpy(grh + 8, h->sgid, 16);
+	memcpy(grh + 24, h->dgid, 16);
+}
+
+static void resp_ud(struct isim_dev_qp *d, struct isim_pkt *pkt)
+{
+	struct isim_resp *r = &d->resp;
+	struct isim_qp *qp = d->qp;
+	uint32_t mask = isim_pkt_opmask(isim_pkt_opcode(pkt));
+	uint32_t len = isim_pkt_paylen(pkt);
+	bool imm = mask & ISIM_PKT_M_IMM;
+	uint8_t grh[ISIM_GRH_SIZE];
+	struct ionic_cqe cqe;
+	enum ionic_status st;
+	uint8_t src_mac[6];
+
+	if (!(mask & ISIM_PKT_M_UD) || isim_pkt_qkey(pkt) != qp->qkey ||
+	    !resp_take_wqe(d)) {
+		d->drops++;
+		return;
+	}
+	st = r->wst;
+	if (!st && (uint64_t)ISIM_GRH_SIZE + len > r->w.length)
+		st = IONIC_STS_LOCAL_LEN_ERR;
+	if (!st) {
+		resp_build_grh(grh, pkt, imm);
+		st = isim_mem_scatter(d->nic, qp->pd, &r->w, 0, grh, ISIM_GRH_SIZE);
+	}
+	if (!st)
+		st = isim_mem_scatter(d->nic, qp->pd, &r->w, ISIM_GRH_SIZE,
+				      isim_pkt_payload(pkt), len);
+	if (st) {
+		resp_fail_wqe(d, st);
+		isim_dqp_error(d, 0);
+		return;
+	}
+	isim_node_mac(isim_pkt_src_node(pkt), src_mac);
+	/* No VLAN on the emulated wire; the tag still carries the SL in its
+	 * PCP bits, which is where the host reads wc.sl from (§7.1). */
+	isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, ISIM_GRH_SIZE + len,
+		      isim_pkt_src_qpn(pkt),
+		      imm ? IONIC_CQE_RECV_OP_SEND_IMM : IONIC_CQE_RECV_OP_SEND,
+		      imm ? isim_pkt_imm_raw(pkt) : 0, src_mac,
+		      (uint16_t)((isim_pkt_hdr(pkt)->sl & 7) << 13));
+	resp_complete(d, &cqe, isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
+}
+
+void isim_resp_rx(struct isim_dev_qp *d, struct isim_pkt *pkt)
+{
+	struct isim_qp *qp = d->qp;
+
+	if (!isim_qp_can_recv(qp)) {
+		d->drops++;
+		return;
+	}
+	if (qp->type == IBV_QPT_RC)
+		resp_rc(d, pkt);
+	else if (qp->type == IBV_QPT_UD)
+		resp_ud(d, pkt);
+	else
+		d->drops++;
+}

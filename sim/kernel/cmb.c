@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim kernel layer: send queues in controller memory (CMB,
+ * ionic-kernel.md 9.3).  The CMB is a memfd of profile cmb_pages pages:
+ * the device reads the SQ ring through the model's mapping, the
+ * application writes WQEs through its own mapping of the QP's window.
+ *
+ * Express doorbells through the CMB alias windows are not emulated: an
+ * EXPDB request is treated as one the window cannot serve (dropped, or no
+ * CMB at all with REQUIRE), which is one of the outcomes the driver has.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kpriv.h"
+
+#define ISIM_SQCMB_ORDER 5  /* order must be below: at most 16 pages */
+#define ISIM_CMB_KNOWN (IONIC_CMB_ENABLE | IONIC_CMB_REQUIRE | \
+			IONIC_CMB_EXPDB | IONIC_CMB_WC | IONIC_CMB_UC)
+
+int isim_cmb_init(struct isim_nic *nic)
+{
+	uint32_t n = nic->prof.cmb_pages;
+	void *p;
+	int fd;
+
+	nic->cmb_memfd = -1;
+	if (!n)
+		return 0;
+	fd = memfd_create("ionic-sim-cmb", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)n * ISIM_PAGE_SIZE) < 0)
+		goto err;
+	p = (void *)syscall(SYS_mmap, NULL, (size_t)n * ISIM_PAGE_SIZE,
+			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto err;
+	nic->cmb_bits = calloc((n + 63) / 64, sizeof(uint64_t));
+	if (!nic->cmb_bits) {
+		errno = ENOMEM;
+		goto err;
+	}
+	nic->cmb_base = p;
+	nic->cmb_memfd = fd;
+	return 0;
+err:
+	close(fd);
+	return -errno;
+}
+
+static bool cmb_range_free(struct isim_nic *nic, uint32_t first, uint32_t n)
+{
+	for (uint32_t i = first; i < first + n; i++)
+		if (nic->cmb_bits[i / 64] & (1ull << (i % 64)))
+			return false;
+	return true;
+}
+
+static void cmb_range_set(struct isim_nic *nic, uint32_t first, uint32_t n,
+			  bool used)
+{
+	for (uint32_t i = first; i < first + n; i++) {
+		if (used)
+			nic->cmb_bits[i / 64] |= 1ull << (i % 64);
+		else
+			nic->cmb_bits[i / 64] &= ~(1ull << (i % 64));
+	}
+}
+
+/* bitmap_find_free_region: 2^order pages aligned to their size */
+static int64_t cmb_get(struct isim_nic *nic, unsigned int order)
+{
+	uint32_t n = 1u << order;
+
+	for (uint32_t first = 0; first + n <= nic->prof.cmb_pages; first += n) {
+		if (cmb_range_free(nic, first, n)) {
+			cmb_range_set(nic, first, n, true);
+			return first;
+		}
+	}
+	return -ENOMEM;
+}
+
+/*
+ * Place the SQ of 'qp' in CMB if asked and possible.  Never fails the
+ * create for lack of CMB (REQUIRE only turns a partial grant into none);
+ * returns 0 or -ENOMEM when the mmap entry cannot be made.
+ */
+int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp,
+		      uint8_t req, uint8_t *resp, uint64_t *offset)
+{
+	struct isim_nic *nic = f->nic;
+	uint64_t pages, pgoff;
+	unsigned int order = 0;
+	int64_t pgid;
+	int rc;
+
+	*resp = 0;
+	*offset = 0;
+	if (!(req & IONIC_CMB_ENABLE) || !nic->cmb_base)
+		return 0;
+	if (req & ~ISIM_CMB_KNOWN) {
+		if (req & IONIC_CMB_REQUIRE)
+			return 0;
+		req &= ISIM_CMB_KNOWN;
+	}
+	if (req & IONIC_CMB_EXPDB) {
+		/* no alias window can serve it here (see above) */
+		if (req & IONIC_CMB_REQUIRE)
+			return 0;
+		req &= ~IONIC_CMB_EXPDB;
+	}
+	pages = (qp->sq.desc.size + ISIM_PAGE_SIZE - 1) / ISIM_PAGE_SIZE;
+	while ((1ull << order) < pages)
+		order++;
+	if (order >= ISIM_SQCMB_ORDER)
+		return 0;
+	pgid = cmb_get(nic, order);
+	if (pgid < 0)
+		return 0;
+	rc = isim_mmap_insert(f, ISIM_MMAP_CMB, pages, &pgoff);
+	if (rc) {
+		cmb_range_set(nic, (uint32_t)pgid, 1u << order, false);
+		return rc;
+	}
+	/* the driver zeroes the pages before handing them out */
+	memset(nic->cmb_base + (size_t)pgid * ISIM_PAGE_SIZE, 0,
+	       ((size_t)1 << order) * ISIM_PAGE_SIZE);
+	/* mapping type: write-combining unless UC alone was asked for */
+	if ((req & (IONIC_CMB_WC | IONIC_CMB_UC)) == IONIC_CMB_UC)
+		req = (req & ~IONIC_CMB_WC) | IONIC_CMB_UC;
+	else
+		req = (req & ~IONIC_CMB_UC) | IONIC_CMB_WC;
+	qp->sq_in_cmb = true;
+	qp->sq_cmb_pgid = (uint32_t)pgid;
+	qp->sq_cmb_order = (uint8_t)order;
+	for (struct isim_mmap_entry *e = f->mmaps; e; e = e->next)
+		if (e->pgoff == pgoff)
+			qp->sq_cmb_entry = e;
+	if (qp->sq_cmb_entry) {
+		qp->sq_cmb_entry->qp = qp;
+		qp->sq_cmb_entry->sq = true;
+	}
+	qp->sq.cmb = req;
+	qp->sq.ring = nic->cmb_base + (size_t)pgid * ISIM_PAGE_SIZE;
+	*resp = req;
+	*offset = pgoff << ISIM_PAGE_SHIFT;
+	return 0;
+}
+
+void isim_cmb_sq_release(struct isim_file *f, struct isim_qp *qp)
+{
+	if (!qp->sq_in_cmb)
+		return;
+	/* the entry stays as a tombstone: its offsets are not handed out
+	 * again while old mappings may exist, and new mmaps of it fail */
+	if (qp->sq_cmb_entry)
+		qp->sq_cmb_entry->qp = NULL;
+	cmb_range_set(f->nic, qp->sq_cmb_pgid, 1u << qp->sq_cmb_order, false);
+	qp->sq_in_cmb = false;
+}
+
+/* Byte offset in the CMB memfd of the window an entry names, or -EINVAL
+ * when its QP is gone. */
+int64_t isim_cmb_window(const struct isim_mmap_entry *e)
+{
+	if (!e->qp || !e->qp->sq_in_cmb)
+		return -EINVAL;
+	return (int64_t)e->qp->sq_cmb_pgid * ISIM_PAGE_SIZE;
+}

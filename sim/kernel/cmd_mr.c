@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim kernel layer: protection domains, memory regions, memory
+ * windows and address handles (ionic-kernel.md 7, 10, 11; IB core
+ * ib_check_mr_access, rdma_check_ah_attr).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kpriv.h"
+
+/* ---- PD ------------------------------------------------------------------ */
+
+int isim_cmd_alloc_pd(struct isim_cmd *c)
+{
+	struct ib_uverbs_alloc_pd_resp *r = c->resp;
+	struct isim_pd *pd;
+	int64_t id;
+	int rc;
+
+	rc = isim_udata_empty(c);
+	if (rc)
+		return rc;
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return -ENOMEM;
+	id = isim_ida_alloc(&c->nic->pd_ida);
+	if (id < 0) {
+		free(pd);
+		return (int)id;
+	}
+	pd->pdid = (uint32_t)id;
+	rc = isim_handle_add(c->f, &pd->uobj, ISIM_UOBJ_PD);
+	if (rc) {
+		isim_ida_free(&c->nic->pd_ida, pd->pdid);
+		free(pd);
+		return rc;
+	}
+	r->pd_handle = pd->uobj.handle;
+	KNOTE(c, "pd_handle=%u pdid=%u", pd->uobj.handle, pd->pdid);
+	return 0;
+}
+
+void isim_pd_free(struct isim_file *f, struct isim_pd *pd)
+{
+	isim_ida_free(&f->nic->pd_ida, pd->pdid);
+	isim_handle_del(f, &pd->uobj);
+	free(pd);
+}
+
+int isim_cmd_dealloc_pd(struct isim_cmd *c)
+{
+	const struct ib_uverbs_dealloc_pd *cmd = c->req;
+	struct isim_pd *pd;
+	int rc;
+
+	pd = isim_handle_get(c->f, cmd->pd_handle, ISIM_UOBJ_PD);
+	if (!pd)
+		return -EINVAL;
+	rc = isim_udata_empty(c);
+	if (rc)
+		return rc;
+	if (pd->usecnt)
+		return -EBUSY;  /* ib_destroy_usecnt */
+	KNOTE(c, "pd_handle=%u pdid=%u", pd->uobj.handle, pd->pdid);
+	isim_pd_free(c->f, pd);
+	return 0;
+}
+
+/* ---- MR / MW ------------------------------------------------------------- */
+
+/* IB_ACCESS_SUPPORTED: bits up to FLUSH_PERSISTENT plus the optional
+ * range 20..29 */
+#define ISIM_ACCESS_SUPPORTED (0x3ffu | 0x3ff00000u)
+#define ISIM_ACCESS_ON_DEMAND (1u << 6)
+#define ISIM_ACCESS_FLUSH (3u << 8)
+
+static int check_mr_access(uint32_t flags)
+{
+	if ((flags & (IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_REMOTE_WRITE)) &&
+	    !(flags & IBV_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (flags & ~ISIM_ACCESS_SUPPORTED)
+		return -EINVAL;
+	/* no ODP, no persistent-memory flush on ionic */
+	if (flags & (ISIM_ACCESS_ON_DEMAND | ISIM_ACCESS_FLUSH))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Take an MR index and the next device-wide key byte. */
+static int mr_key_alloc(struct isim_nic *nic, struct isim_mr *mr)
+{
+	int64_t idx = isim_ida_alloc(&nic->mr_ida);
+
+	if (idx < 0)
+		return (int)idx;
+	mr->index = (uint32_t)idx;
+	mr->key = (mr->index << 8) | nic->next_key8;
+	nic->next_key8++;  /* wraps through 0..255 */
+	nic->mrs[mr->index] = mr;
+	return 0;
+}
+
+void isim_mr_free(struct isim_file *f, struct isim_mr *mr)
+{
+	struct isim_nic *nic = f->nic;
+
+	/* admin DESTROY_MR: the key stops working at once */
+	if (mr->index < nic->prof.nmrs && nic->mrs[mr->index] == mr)
+		nic->mrs[mr->index] = NULL;
+	/* windows bound to this region lose it */
+	for (uint32_t i = 1; !mr->is_mw && i < nic->prof.nmrs; i++) {
+		struct isim_mr *mw = nic->mrs[i];
+
+		if (mw && mw->is_mw && mw->bound_mr == mr) {
+			mw->bound_mr = NULL;
+			mw->valid = false;
+		}
+	}
+	isim_ida_free(&nic->mr_ida, mr->index);
+	if (mr->pd)
+		mr->pd->usecnt--;
+	isim_handle_del(f, &mr->uobj);
+	free(mr);
+}
+
+int isim_cmd_reg_mr(struct isim_cmd *c)
+{
+	const struct ib_uverbs_reg_mr *cmd = c->req;
+	struct ib_uverbs_reg_mr_resp *r = c->resp;
+	struct isim_nic *nic = c->nic;
+	struct isim_pd *pd;
+	struct isim_mr *mr;
+	int rc;
+
+	if ((cmd->start & (ISIM_PAGE_SIZE - 1)) !=
+	    (cmd->hca_va & (ISIM_PAGE_SIZE - 1)))
+		return -EINVAL;
+	rc = check_mr_access(cmd->access_flags);
+	if (rc)
+		return rc;
+	pd = isim_handle_get(c->f, cmd->pd_handle, ISIM_UOBJ_PD);
+	if (!pd)
+		return -EINVAL;
+	rc = isim_udata_empty(c);
+	if (rc)
+		return rc;
+	rc = isim_admin_ok(nic, ISIM_ADMIN_CREATE_MR);
+	if (rc)
+		return rc;
+	/* ib_umem_get: no pages, or pages that cannot be pinned */
+	if (!cmd->length || cmd->start + cmd->length < cmd->start)
+		return -EINVAL;
+	if (!isim_user_mapped(cmd->start, cmd->length))
+		return -EFAULT;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	mr->pd = pd;
+	mr->access = cmd->access_flags;
+	mr->iova = cmd->hca_va;
+	mr->length = cmd->length;
+	mr->host = (uint8_t *)(uintptr_t)cmd->start;
+	mr->valid = true;
+	rc = mr_key_alloc(nic, mr);
+	if (rc) {
+		free(mr);
+		return rc;
+	}
+	rc = isim_handle_add(c->f, &mr->uobj, ISIM_UOBJ_MR);
+	if (rc) {
+		mr->pd = NULL;
+		isim_mr_free(c->f, mr);
+		return rc;
+	}
+	pd->usecnt++;
+	r->mr_handle = mr->uobj.handle;
+	r->lkey = mr->key;
+	r->rkey = mr->key;
+	KNOTE(c, "mr_handle=%u key=0x%x iova=0x%llx len=%llu access=0x%x",
+	      mr->uobj.handle, mr->key, (unsigned long long)mr->iova,
+	      (unsigned long long)mr->length, mr->access);
+	return 0;
+}
+
+int isim_cmd_dereg_mr(struct isim_cmd *c)
+{
+	const struct ib_uverbs_dereg_mr *cmd = c->req;
+	struct isim_mr *mr;
+	int rc;
+
+	mr = isim_handle_get(c->f, cmd->mr_handle, ISIM_UOBJ_MR);
+	if (!mr)
+		return -EINVAL;
+	rc = isim_udata_empty(c);
+	if (rc)
+		return rc;
+	rc = isim_admin_ok(c->nic, ISIM_ADMIN_DESTROY_MR);
+	if (rc)
+		return rc;
+	KNOTE(c, "mr_handle=%u key=0x%x", mr->uobj.handle, mr->key);
+	isim_mr_free(c->f, mr);
+	return 0;
+}
+
+int isim_cmd_alloc_mw(struct isim_cmd *c)
+{
+	const struct ib_uverbs_alloc_mw *cmd = c->req;
+	struct ib_uverbs_alloc_mw_resp *r = c->resp;
+	struct isim_pd *pd;
+	struct isim_mr *mw;
+	int rc;
+
+	if (cmd->mw_type != IBV_MW_TYPE_1 && cmd->mw_type != IBV_MW_TYPE_2)
+		return -EINVAL;
+	pd = isim_handle_get(c->f, cmd->pd_handle, ISIM_UOBJ_PD);
+	if (!pd)
+		return -EINVAL;
+	rc = isim_udata_empty(c);
+	if (rc)
+		return rc;
+	rc = isim_admin_ok(c->nic, ISIM_ADMIN_CREATE_MR);
+	if (rc)
+		return rc;
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return -ENOMEM;
+	mw->pd = pd;
+	mw->is_mw = true;
+	mw->mw_type = cmd->mw_type;
+	mw->valid = false;  /* usable only once bound */
+	rc = mr_key_alloc(c->nic, mw);
+	if (rc) {
+		free(mw);
+		return rc;
+	}
+	rc = isim_handle_add(c->f, &mw->uobj, ISIM_UOBJ_MW);
+	if (rc) {
+		mw->pd = NULL;
+		isim_mr_free(c->f, mw);
+		return rc;
+	}
+	pd->usecnt++;
+	r->mw_handle = mw->uobj.handle;
+	r->rkey = mw->key;
+	KNOTE(c, "mw_handle=%u type=%u rkey=0x%x", mw->uobj.handle,
+	      mw->mw_type, mw->key);
+	return 0;
+}
+
+int isim_cmd_dealloc_mw(struct isim_cmd *c)
+{
+	const struct ib_uverbs_dealloc_mw *cmd = c->req;
+	struct isim_mr *mw;
+	int rc;
+
+	mw = isim_handle_get(c->f, cmd->mw_handle, ISIM_UOBJ_MW);
+	if (!mw)
+		return -EINVAL;
+	rc = isim_udata_empty(c);
+	if (rc)
+		return rc;
+	KNOTE(c, "mw_handle=%u rkey=0x%x", mw->uobj.handle, mw->key);
+	isim_mr_free(c->f, mw);
+	return 0;
+}
+
+/* ---- AH ------------------------------------------------------------------ */
+
+int isim_av_from_uverbs(struct isim_nic *nic, struct isim_av *av,
+			const uint8_t dgid[16], uint32_t flow_label,
+			uint8_t sgid_index, uint8_t hop_limit, uint8_t tclass,
+			uint8_t sl, uint8_t static_rate, uint8_t is_global,
+			uint8_t port_num)
+{
+	(void)nic;
+	if (port_num != 1)
+		return -EINVAL;   /* rdma_is_port_valid */
+	if (!is_global)
+		return -EINVAL;   /* rdma_check_ah_attr: RoCE needs a GRH */
+	/* rdma_get_gid_attr: only the populated GID entries resolve */
+	if (sgid_index >= ISIM_NUM_GIDS)
+		return -ENODATA;
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, dgid, 16);
+	av->flow_label = flow_label & 0xfffff;
+	av->sgid_index = sgid_index;
+	av->hop_limit = hop_limit;
+	av->traffic_class = tclass;
+	av->sl = sl;
+	av->static_rate = static_rate;
+	av->port_num = port_num;
+	av->is_global = true;
+	return 0;
+}
+
+void isim_ah_free(struct isim_file *f, struct isim_ah *ah)
+{
+	if (f->nic->ahs[ah->ahid] == ah)
+		f->nic->ahs[ah->ahid] = NULL;
+	isim_ida_free(&f->nic->ah_ida, ah->ahid);
+	if (ah->pd)
+		ah->pd->usecnt--;
+	isim_handle_del(f, &ah->uobj);
+	free(ah);
+}
+
+int isim_cmd_create_ah(struct isim_cmd *c)
+{
+	const struct ib_uverbs_create_ah *cmd = c->req;
+	struct ib_uverbs_create_ah_resp *r = c->resp;
+	const struct ib_uverbs_ah_attr *a = &cmd->attr;
+	struct ionic_ah_resp dr;
+	struct isim_av av;
+	struct isim_pd *pd;
+	struct isim_ah *ah;
+	int64_t id;
+	int rc;
+
+	if (a->port_num != 1)
+		return -EINVAL;
+	pd = isim_handle_get(c->f, cmd->pd_handle, ISIM_UOBJ_PD);
+	if (!pd)
+		return -EINVAL;
+	rc = isim_av_from_uverbs(c->nic, &av, a->grh.dgid, a->grh.flow_label,
+				 a->grh.sgid_index, a->grh.hop_limit,
+				 a->grh.traffic_class, a->sl, a->static_rate,
+				 a->is_global, a->port_num);
+	if (rc)
+		return rc;
+	rc = isim_udata_empty(c);  /* ib_is_udata_in_empty */
+	if (rc)
+		return rc;
+	rc = isim_admin_ok(c->nic, ISIM_ADMIN_CREATE_AH);
+	if (rc)
+		return rc;
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return -ENOMEM;
+	id = isim_ida_alloc(&c->nic->ah_ida);
+	if (id < 0) {
+		free(ah);
+		return (int)id;
+	}
+	ah->ahid = (uint32_t)id;
+	ah->av = av;
+	ah->uobj.user_handle = cmd->user_handle;
+	rc = isim_handle_add(c->f, &ah->uobj, ISIM_UOBJ_AH);
+	if (rc) {
+		isim_ida_free(&c->nic->ah_ida, ah->ahid);
+		free(ah);
+		return rc;
+	}
+	ah->pd = pd;
+	pd->usecnt++;
+	c->nic->ahs[ah->ahid] = ah;
+	r->ah_handle = ah->uobj.handle;
+	memset(&dr, 0, sizeof(dr));
+	dr.ahid = ah->ahid;
+	isim_udata_out(c, &dr, sizeof(dr));
+	KNOTE(c, "ah_handle=%u ahid=%u sgid_index=%u", ah->uobj.handle,
+	      ah->ahid, av.sgid_index);
+	return 0;
+}
+
+struct isim_ah *isim_ah_lookup(struct isim_nic *nic, uint32_t ahid)
+{
+	return ahid < nic->prof.nahs ? nic->ahs[ahid] : NULL;
+}
+
+int isim_cmd_destroy_ah(struct isim_cmd *c)
+{
+	const struct ib_uverbs_destroy_ah *cmd = c->req;
+	struct isim_ah *ah;
+
+	ah = isim_handle_get(c->f, cmd->ah_handle, ISIM_UOBJ_AH);
+	if (!ah)
+		return -EINVAL;
+	KNOTE(c, "ah_handle=%u ahid=%u", ah->uobj.handle, ah->ahid);
+	/* ionic_destroy_ah always reports success */
+	isim_ah_free(c->f, ah);
+	return 0;
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim kernel layer: async event files and completion channels.
+ *
+ * Each is a SOCK_SEQPACKET socketpair: one record per event, so a read of
+ * 16 (async) or 8 (completion) bytes returns exactly one event and the
+ * application gets real blocking, poll() and O_NONBLOCK behaviour.
+ *
+ * Event accounting follows the kernel: an event counts as "reported" when
+ * userspace reads it; unread events of a destroyed object are dropped from
+ * the queue (ib_uverbs_release_ucq / _uevent).  The model counts records it
+ * queued and, at destroy time, removes the object's unread records through
+ * its own duplicate of the read end and subtracts them.  libibverbs waits
+ * in ibv_destroy_* until the application acked exactly that many.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kpriv.h"
+
+int isim_evq_create(struct isim_event_queue *q)
+{
+	struct stat st;
+	int sv[2];
+
+	q->rd = q->wr = q->peek = -1;
+	/* O_CLOEXEC like the kernel's event files */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	q->rd = sv[0];
+	q->wr = sv[1];
+	/* nothing the application writes should pile up in the model's end */
+	shutdown(q->wr, SHUT_RD);
+	q->peek = fcntl(q->rd, F_DUPFD_CLOEXEC, 0);
+	if (q->peek < 0 || fstat(q->rd, &st) < 0) {
+		int rc = -errno;
+
+		isim_evq_close(q);
+		close(q->rd);
+		q->rd = -1;
+		return rc;
+	}
+	q->ino = (unsigned long)st.st_ino;
+	return 0;
+}
+
+/* Close the model's ends; the read end belongs to the application. */
+void isim_evq_close(struct isim_event_queue *q)
+{
+	if (q->wr >= 0)
+		close(q->wr);
+	if (q->peek >= 0)
+		close(q->peek);
+	q->wr = q->peek = -1;
+}
+
+static bool evq_send(struct isim_event_queue *q, const void *rec, size_t len)
+{
+	if (!q || q->wr < 0)
+		return false;
+	/* never block the engine, never die of SIGPIPE: a full or closed
+	 * queue loses the event, which is then not counted */
+	return send(q->wr, rec, len, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	       (ssize_t)len;
+}
+
+unsigned int isim_evq_drain_obj(struct isim_event_queue *q, size_t recsz,
+				uint64_t handle)
+{
+	struct rec {
+		uint8_t b[16];
+		ssize_t n;
+	} *keep = NULL;
+	size_t nkeep = 0, cap = 0;
+	unsigned int dropped = 0;
+
+	if (!q || q->peek < 0)
+		return 0;
+	for (;;) {
+		uint8_t buf[16];
+		uint64_t h;
+		ssize_t n = recv(q->peek, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		memcpy(&h, buf, sizeof(h));
+		if ((size_t)n == recsz && h == handle) {
+			dropped++;
+			continue;
+		}
+		if (nkeep == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct rec *k = realloc(keep, ncap * sizeof(*k));
+
+			if (!k)
+				break;  /* out of memory: lose the rest */
+			keep = k;
+			cap = ncap;
+		}
+		memcpy(keep[nkeep].b, buf, (size_t)n);
+		keep[nkeep++].n = n;
+	}
+	/* other objects' events go back in their original order */
+	for (size_t i = 0; i < nkeep; i++)
+		send(q->wr, keep[i].b, (size_t)keep[i].n,
+		     MSG_NOSIGNAL | MSG_DONTWAIT);
+	free(keep);
+	return dropped;
+}
+
+static void post_async(struct isim_file *f, uint64_t element,
+		       enum ibv_event_type ev, uint32_t *counter)
+{
+	struct ib_uverbs_async_event_desc d = {
+		.element = element,
+		.event_type = (uint32_t)ev,
+	};
+	bool ok;
+
+	if (!f || f->dead || !f->has_ucontext)
+		return;
+	ok = evq_send(&f->async_q, &d, sizeof(d));
+	if (ok)
+		(*counter)++;
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_EVENT, "async type=%d element=0x%llx %s",
+			   (int)ev, (unsigned long long)element,
+			   ok ? "queued" : "lost");
+}
+
+void isim_post_async_qp(struct isim_qp *qp, enum ibv_event_type ev)
+{
+	post_async(qp->uobj.file, qp->uobj.user_handle, ev,
+		   &qp->events_reported);
+}
+
+void isim_post_async_cq(struct isim_cq *cq, enum ibv_event_type ev)
+{
+	post_async(cq->uobj.file, cq->uobj.user_handle, ev,
+		   &cq->async_events_reported);
+}
+
+void isim_post_comp_event(struct isim_cq *cq)
+{
+	struct ib_uverbs_comp_event_desc d = {
+		.cq_handle = cq->uobj.user_handle,
+	};
+	bool ok;
+
+	if (!cq->channel || cq->uobj.file->dead)
+		return;
+	ok = evq_send(cq->channel, &d, sizeof(d));
+	if (ok)
+		cq->comp_events_reported++;
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_EVENT, "comp cq_handle=0x%llx cqid=%u %s",
+			   (unsigned long long)d.cq_handle,
+			   cq->hw[0].present ? cq->hw[0].cqid : cq->hw[1].cqid,
+			   ok ? "queued" : "lost");
+}

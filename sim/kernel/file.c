@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim kernel layer: open uverbs files, their handle tables and the
+ * teardown of everything a file still owns when its last fd is closed.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kpriv.h"
+
+int isim_file_open(unsigned int devidx, struct isim_file **out)
+{
+	struct isim_file *f;
+	int rc;
+
+	if (devidx != 0)
+		return -ENODEV;  /* one NIC per process: uverbs0 only */
+	rc = isim_model_init();
+	if (rc)
+		return rc;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->nic = isim_nic;
+	f->async_q.rd = f->async_q.wr = f->async_q.peek = -1;
+	pthread_mutex_lock(&f->nic->lock);
+	f->next = f->nic->files;
+	f->nic->files = f;
+	pthread_mutex_unlock(&f->nic->lock);
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_FD, "uverbs%u open file=%p", devidx,
+			   (void *)f);
+	*out = f;
+	return 0;
+}
+
+int isim_handle_add(struct isim_file *f, struct isim_uobj *u,
+		    enum isim_uobj_type type)
+{
+	uint32_t h;
+
+	/* xa_alloc: the lowest free handle, shared by all object types */
+	for (h = 0; h < f->nhandles; h++)
+		if (!f->handles[h])
+			break;
+	if (h == f->nhandles) {
+		uint32_t n = f->nhandles ? f->nhandles * 2 : 16;
+		struct isim_uobj **t = realloc(f->handles, n * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		memset(t + f->nhandles, 0, (n - f->nhandles) * sizeof(*t));
+		f->handles = t;
+		f->nhandles = n;
+	}
+	u->type = type;
+	u->handle = h;
+	u->file = f;
+	f->handles[h] = u;
+	return 0;
+}
+
+void isim_handle_del(struct isim_file *f, struct isim_uobj *u)
+{
+	if (u->handle < f->nhandles && f->handles[u->handle] == u)
+		f->handles[u->handle] = NULL;
+}
+
+void *isim_handle_get(struct isim_file *f, uint32_t handle,
+		      enum isim_uobj_type type)
+{
+	struct isim_uobj *u;
+
+	if (handle >= f->nhandles)
+		return NULL;
+	u = f->handles[handle];
+	return u && u->type == type ? u : NULL;
+}
+
+struct isim_event_queue *isim_file_channel(struct isim_file *f, int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return NULL;
+	/* the fd number alone could have been closed and reused: match the
+	 * socket itself */
+	for (unsigned int i = 0; i < f->nchannels; i++)
+		if (f->channels[i]->rd == fd &&
+		    f->channels[i]->ino == (unsigned long)st.st_ino)
+			return f->channels[i];
+	for (unsigned int i = 0; i < f->nchannels; i++)
+		if (f->channels[i]->ino == (unsigned long)st.st_ino)
+			return f->channels[i];
+	return NULL;
+}
+
+/* Destroy every object of 'type' the file still owns. */
+static void release_type(struct isim_file *f, enum isim_uobj_type type)
+{
+	for (uint32_t h = 0; h < f->nhandles; h++) {
+		struct isim_uobj *u = f->handles[h];
+
+		if (!u || u->type != type)
+			continue;
+		switch (type) {
+		case ISIM_UOBJ_QP:
+			isim_qp_free(f, (struct isim_qp *)u);
+			break;
+		case ISIM_UOBJ_AH:
+			isim_ah_free(f, (struct isim_ah *)u);
+			break;
+		case ISIM_UOBJ_MW:
+		case ISIM_UOBJ_MR:
+			isim_mr_free(f, (struct isim_mr *)u);
+			break;
+		case ISIM_UOBJ_CQ:
+			isim_cq_free(f, (struct isim_cq *)u);
+			break;
+		case ISIM_UOBJ_PD:
+			isim_pd_free(f, (struct isim_pd *)u);
+			break;
+		}
+	}
+}
+
+static void close_queues(struct isim_file *f)
+{
+	isim_evq_close(&f->async_q);
+	for (unsigned int i = 0; i < f->nchannels; i++) {
+		isim_evq_close(f->channels[i]);
+		free(f->channels[i]);
+	}
+	free(f->channels);
+	f->channels = NULL;
+	f->nchannels = 0;
+}
+
+/*
+ * Last close.  The isim_file itself is never freed: doorbell pages carry
+ * it as their cookie and stores captured before an munmap may still be
+ * in the platform's FIFO; a released file owns no queue, so such records
+ * find nothing.
+ */
+void isim_file_release(struct isim_file *f)
+{
+	struct isim_nic *nic = f->nic;
+
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_FD, "release file=%p%s", (void *)f,
+			   f->dead ? " (inherited, dead)" : "");
+	if (f->dead) {
+		/* parent's objects: only this process' copies of the model's
+		 * fds are ours to close */
+		close_queues(f);
+		return;
+	}
+	pthread_mutex_lock(&nic->lock);
+	/* QPs before the CQs, AHs and PDs they use; MWs and MRs before PDs */
+	release_type(f, ISIM_UOBJ_QP);
+	release_type(f, ISIM_UOBJ_AH);
+	release_type(f, ISIM_UOBJ_MW);
+	release_type(f, ISIM_UOBJ_MR);
+	release_type(f, ISIM_UOBJ_CQ);
+	release_type(f, ISIM_UOBJ_PD);
+	close_queues(f);
+	isim_mmap_clear(f);
+	if (f->has_ucontext)
+		isim_ida_free(&nic->dbid_ida, f->dbid);
+	f->has_ucontext = false;
+	f->dead = true;
+	for (struct isim_file **pp = &nic->files; *pp; pp = &(*pp)->next) {
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	}
+	free(f->handles);
+	f->handles = NULL;
+	f->nhandles = 0;
+	pthread_mutex_unlock(&nic->lock);
+}

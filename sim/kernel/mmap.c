@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim kernel layer: the mmap table of a ucontext (ionic-kernel.md
+ * 6.5, 6.6; IB core rdma_user_mmap_entry_insert/_get).  Offsets are
+ * handed out first-fit in pages in insertion order: the doorbell page is
+ * pgoff 0, the PHC page pgoff 1.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kpriv.h"
+
+int isim_mmap_insert(struct isim_file *f, enum isim_mmap_kind kind,
+		     uint64_t npages, uint64_t *pgoff)
+{
+	struct isim_mmap_entry *e, **pp;
+	uint64_t off = 0;
+
+	/* first fit: the list is kept sorted by pgoff */
+	for (pp = &f->mmaps; *pp; pp = &(*pp)->next) {
+		if ((*pp)->pgoff >= off + npages)
+			break;
+		off = (*pp)->pgoff + (*pp)->npages;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->kind = kind;
+	e->pgoff = off;
+	e->npages = npages;
+	e->next = *pp;
+	*pp = e;
+	*pgoff = off;
+	return 0;
+}
+
+void isim_mmap_clear(struct isim_file *f)
+{
+	while (f->mmaps) {
+		struct isim_mmap_entry *e = f->mmaps;
+
+		f->mmaps = e->next;
+		free(e);
+	}
+}
+
+static const char *kind_name(enum isim_mmap_kind k)
+{
+	return k == ISIM_MMAP_DBELL ? "dbell" : k == ISIM_MMAP_PHC ? "phc" :
+	       "cmb";
+}
+
+/* Find the entry an mmap names and check the request against it. */
+static int mmap_lookup(struct isim_file *f, size_t len, int prot, int flags,
+		       off_t off, enum isim_mmap_kind *kind, int64_t *cmb_off)
+{
+	struct isim_mmap_entry *e;
+	uint64_t pgoff;
+
+	if (off < 0 || (off & (ISIM_PAGE_SIZE - 1)))
+		return -EINVAL;
+	pgoff = (uint64_t)off >> ISIM_PAGE_SHIFT;
+	for (e = f->mmaps; e; e = e->next)
+		if (e->pgoff == pgoff)
+			break;
+	/* an entry's start and exactly its length; VM_SHARED */
+	if (!e || len != e->npages * ISIM_PAGE_SIZE ||
+	    ((flags & MAP_TYPE) != MAP_SHARED &&
+	     (flags & MAP_TYPE) != MAP_SHARED_VALIDATE))
+		return -EINVAL;
+	*kind = e->kind;
+	if (e->kind == ISIM_MMAP_PHC && (prot & (PROT_WRITE | PROT_EXEC)))
+		return -EPERM;
+	if (e->kind == ISIM_MMAP_CMB) {
+		*cmb_off = isim_cmb_window(e);
+		if (*cmb_off < 0)
+			return (int)*cmb_off;  /* removed with its QP */
+	}
+	return 0;
+}
+
+void *isim_file_mmap(struct isim_file *f, void *addr, size_t len, int prot,
+		     int flags, off_t off, int *err)
+{
+	enum isim_mmap_kind kind = 0;
+	int64_t cmb_off = 0;
+	void *p = NULL;
+
+	*err = 0;
+	if (f->dead) {
+		/* inherited across fork: the parent's NIC lock is not ours */
+		*err = -EIO;
+		return NULL;
+	}
+	pthread_mutex_lock(&f->nic->lock);
+	*err = f->dead ? -EIO : mmap_lookup(f, len, prot, flags, off, &kind,
+						   &cmb_off);
+	pthread_mutex_unlock(&f->nic->lock);
+	/* map outside the NIC lock: the doorbell trap has locks of its own
+	 * that the engine holds while it takes the NIC lock */
+	if (!*err && kind == ISIM_MMAP_DBELL) {
+		p = isim_dbpage_map(f, addr, len, err);
+	} else if (!*err && kind == ISIM_MMAP_CMB) {
+		p = (void *)syscall(SYS_mmap, addr, len, prot,
+				    MAP_SHARED | (flags & MAP_FIXED),
+				    f->nic->cmb_memfd, cmb_off);
+		if (p == MAP_FAILED) {
+			*err = -errno;
+			p = NULL;
+		}
+	} else if (!*err) {
+		/* the read-only descriptor keeps VM_MAYWRITE clear */
+		p = (void *)syscall(SYS_mmap, addr, len, PROT_READ,
+				    MAP_SHARED | (flags & MAP_FIXED),
+				    f->nic->phc_ro_fd, 0);
+		if (p == MAP_FAILED) {
+			*err = -errno;
+			p = NULL;
+		}
+	}
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_MMAP, "mmap %s off=0x%llx len=%zu prot=0x%x flags=0x%x -> %p err=%d",
+			   kind ? kind_name(kind) : "?",
+			   (unsigned long long)off, len, prot, flags, p, *err);
+	return p;
+}

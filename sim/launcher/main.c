@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim [options] -- COMMAND [ARGS...]
+ *
+ * Runs COMMAND (and everything it starts) on an emulated ionic NIC:
+ * claims a fabric node id, writes a private fake sysfs tree, points
+ * libibverbs at it and at our provider, preloads the emulator, and cleans
+ * everything up however the command ends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/trace.h"
+#include "launcher.h"
+#include "paths.h"
+
+struct opts {
+	struct isim_profile prof;
+	const char *trace;
+	const char *fabric;
+	const char *provider;
+	const char *preload;
+	bool installed_provider;
+	bool keep_rundir;
+	char **cmd;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: ionic-sim [options] [--] COMMAND [ARGS...]\n"
+"\n"
+"Run COMMAND against an emulated AMD Pensando ionic RDMA NIC (ionic_0,\n"
+"/dev/infiniband/uverbs0).  Every process COMMAND starts shares the NIC.\n"
+"\n"
+"Options:\n"
+"  --fabric NAME          fabric to join (default \"default\"); runs on the\n"
+"                         same fabric can reach each other, others cannot\n"
+"  --trace FILE           append a decoded event trace of every process\n"
+"  --provider PATH        use this build of the provider (libionic-rdmav34.so,\n"
+"                         its prefix .../libionic, or its directory)\n"
+"  --installed-provider   use the provider libibverbs finds on its own\n"
+"  --preload PATH         use this libionic-sim.so\n"
+"  --profile K=V[,K=V..]  set firmware profile values (keys below)\n"
+"  --KEY VALUE, --KEY=VALUE  the same for one key ('-' or '_' in KEY)\n"
+"  --fw-version N         alias of --version (firmware RDMA version)\n"
+"  --phc / --no-phc       offer / hide the PHC clock page\n"
+"  --port-down            report the port DOWN\n"
+"  --devices 1            number of NICs (only 1 is supported)\n"
+"  --keep-rundir          do not delete the run directory (debugging)\n"
+"  -h, --help             this text\n"
+"\n"
+"Profile keys:\n");
+	isim_profile_usage(out);
+	fprintf(out,
+"\n"
+"Environment given to COMMAND: SYSFS_PATH, LD_PRELOAD, RDMAV_DRIVERS,\n"
+"IONIC_SIM_PROFILE, IONIC_SIM_NODE, IONIC_SIM_FABRIC, IONIC_SIM_RUNDIR,\n"
+"IONIC_SIM_TRACE.  Exit status: COMMAND's, or 128+N if signal N killed it.\n");
+}
+
+static int set_key(struct opts *o, const char *key, const char *val)
+{
+	char spec[256], k[64], bad[64];
+	size_t i;
+
+	if (strlen(key) >= sizeof(k))
+		return -EINVAL;
+	for (i = 0; key[i]; i++)
+		k[i] = key[i] == '-' ? '_' : key[i];
+	k[i] = 0;
+	if (!strcmp(k, "fw_version"))
+		strcpy(k, "version");
+	snprintf(spec, sizeof(spec), "%s=%s", k, val);
+	if (isim_profile_parse(&o->prof, spec, bad, sizeof(bad))) {
+		fprintf(stderr, "ionic-sim: bad profile value: %s\n", spec);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool fabric_name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!(*s == '-' || *s == '_' || *s == '.' ||
+		      (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z')))
+			return false;
+	return true;
+}
+
+/* 0 ok, 1 help printed, -1 error */
+static int parse_args(struct opts *o, int argc, char **argv)
+{
+	int i;
+
+	isim_profile_defaults(&o->prof);
+	o->fabric = "default";
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL, *eq;
+		char name[64];
+		size_t nlen;
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 1;
+		}
+		if (strncmp(a, "--", 2)) {
+			fprintf(stderr, "ionic-sim: unknown option %s\n", a);
+			return -1;
+		}
+		a += 2;
+		eq = strchr(a, '=');
+		nlen = eq ? (size_t)(eq - a) : strlen(a);
+		if (nlen >= sizeof(name)) {
+			fprintf(stderr, "ionic-sim: unknown option --%s\n", a);
+			return -1;
+		}
+		memcpy(name, a, nlen);
+		name[nlen] = 0;
+
+		/* flags without a value */
+		if (!eq && !strcmp(name, "installed-provider")) {
+			o->installed_provider = true;
+			continue;
+		}
+		if (!eq && !strcmp(name, "keep-rundir")) {
+			o->keep_rundir = true;
+			continue;
+		}
+		if (!eq && !strcmp(name, "no-phc")) {
+			o->prof.phc = false;
+			continue;
+		}
+		if (!eq && !strcmp(name, "phc")) {
+			o->prof.phc = true;
+			continue;
+		}
+		if (!eq && !strcmp(name, "port-down")) {
+			o->prof.port_up = false;
+			continue;
+		}
+
+		if (eq) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			fprintf(stderr, "ionic-sim: --%s needs a value\n", name);
+			return -1;
+		}
+		if (!strcmp(name, "fabric")) {
+			o->fabric = val;
+		} else if (!strcmp(name, "trace")) {
+			o->trace = val;
+		} else if (!strcmp(name, "provider")) {
+			o->provider = val;
+		} else if (!strcmp(name, "preload")) {
+			o->preload = val;
+		} else if (!strcmp(name, "profile")) {
+			char bad[64] = "";
+
+			if (isim_profile_parse(&o->prof, val, bad, sizeof(bad))) {
+				fprintf(stderr,
+					"ionic-sim: bad --profile entry '%s'\n",
+					bad);
+				return -1;
+			}
+		} else if (!strcmp(name, "devices")) {
+			if (strcmp(val, "1")) {
+				fprintf(stderr,
+					"ionic-sim: only --devices 1 is supported\n");
+				return -1;
+			}
+		} else if (set_key(o, name, val)) {
+			return -1;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "ionic-sim: no command given (try --help)\n");
+		return -1;
+	}
+	if (!fabric_name_ok(o->fabric)) {
+		fprintf(stderr, "ionic-sim: bad fabric name '%s'\n", o->fabric);
+		return -1;
+	}
+	o->cmd = argv + i;
+	return 0;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static void exe_dir(char *out, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+	char *slash;
+
+	out[n > 0 ? n : 0] = 0;
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = 0;
+}
+
+static int find_preload(const struct opts *o, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+
+	if (o->preload) {
+		if (!realpath(o->preload, out))
+			return -errno;
+		return 0;
+	}
+	exe_dir(dir, sizeof(dir));
+	snprintf(out, len, "%s/libionic-sim.so", dir);	/* build tree */
+	if (exists(out))
+		return 0;
+	snprintf(out, len, "%s", ISIM_INSTALL_PRELOAD);
+	return exists(out) ? 0 : -ENOENT;
+}
+
+/* RDMAV_DRIVERS wants the prefix that "-rdmav34.so" completes. */
+static int provider_prefix(const char *path, char *out, size_t len)
+{
+	static const char sfx[] = "-rdmav34.so";
+	char abs[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	if (realpath(path, abs) && !stat(abs, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(out, len, "%s/libionic", abs);
+		return 0;
+	}
+	if (!realpath(path, abs))	/* a prefix does not exist as a file */
+		snprintf(abs, sizeof(abs), "%s", path);
+	n = strlen(abs);
+	if (n > sizeof(sfx) - 1 && !strcmp(abs + n - (sizeof(sfx) - 1), sfx))
+		abs[n - (sizeof(sfx) - 1)] = 0;
+	if (abs[0] != '/')
+		return -EINVAL;
+	snprintf(out, len, "%s", abs);
+	return 0;
+}
+
+/* Empty 'out' means: leave provider selection to libibverbs. */
+static int find_provider(const struct opts *o, char *out, size_t len)
+{
+	char dir[PATH_MAX], so[PATH_MAX + 16];
+
+	out[0] = 0;
+	if (o->installed_provider)
+		return 0;
+	if (o->provider)
+		return provider_prefix(o->provider, out, len);
+	exe_dir(dir, sizeof(dir));
+	if (!strcmp(dir, ISIM_BUILD_DIR) && ISIM_BUILD_PROVIDER[0])
+		return provider_prefix(ISIM_BUILD_PROVIDER, out, len);
+	snprintf(so, sizeof(so), "%s-rdmav34.so", ISIM_INSTALL_PROVIDER);
+	if (exists(so))
+		snprintf(out, len, "%s", ISIM_INSTALL_PROVIDER);
+	return 0;
+}
+
+static int prepend_env(const char *name, const char *val, const char *sep,
+		       bool append)
+{
+	const char *old = getenv(name);
+	char *joined;
+	int rc;
+
+	if (!old || !*old)
+		return setenv(name, val, 1);
+	if (asprintf(&joined, "%s%s%s", append ? old : val, sep,
+		     append ? val : old) < 0)
+		return -1;
+	rc = setenv(name, joined, 1);
+	free(joined);
+	return rc;
+}
+
+static int setup_env(const struct opts *o, const char *rundir,
+		     const char *sysfs, uint32_t node)
+{
+	char buf[PATH_MAX + 64], prof[1024];
+	int rc = 0;
+
+	rc = find_preload(o, buf, sizeof(buf));
+	if (rc) {
+		fprintf(stderr, "ionic-sim: libionic-sim.so not found\n");
+		return rc;
+	}
+	/* After any existing entries: sanitizer runtimes insist on being
+	 * first, and our symbols still precede libc's. */
+	if (prepend_env("LD_PRELOAD", buf, ":", true))
+		return -errno;
+	rc = find_provider(o, buf, sizeof(buf));
+	if (rc) {
+		fprintf(stderr, "ionic-sim: bad provider path\n");
+		return rc;
+	}
+	if (buf[0] && prepend_env("RDMAV_DRIVERS", buf, ":", false))
+		return -errno;
+	if (isim_profile_format(&o->prof, prof, sizeof(prof)))
+		return -ENOSPC;
+	snprintf(buf, sizeof(buf), "%u", node);
+	if (setenv("SYSFS_PATH", sysfs, 1) ||
+	    setenv(ISIM_ENV_PROFILE, prof, 1) ||
+	    setenv(ISIM_ENV_NODE, buf, 1) ||
+	    setenv(ISIM_ENV_FABRIC, o->fabric, 1) ||
+	    setenv(ISIM_ENV_RUNDIR, rundir, 1))
+		return -errno;
+	if (o->trace) {
+		/* absolute, so commands that chdir still find it */
+		int fd = open(o->trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			      0644);
+
+		if (fd < 0 || !realpath(o->trace, buf)) {
+			fprintf(stderr, "ionic-sim: cannot open trace file %s: %s\n",
+				o->trace, strerror(errno));
+			return -errno;
+		}
+		close(fd);
+		if (setenv(ISIM_ENV_TRACE, buf, 1))
+			return -errno;
+	} else {
+		unsetenv(ISIM_ENV_TRACE);
+	}
+	return 0;
+}
+
+/* ---- running the command ------------------------------------------------ */
+
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t pending_sig;
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* Terminal signals (SI_KERNEL) already reached the whole foreground
+	 * process group, the command included; forward only kill()s. */
+	if (si->si_code == SI_KERNEL)
+		return;
+	if (child_pid > 0)
+		kill(child_pid, sig);
+	else
+		pending_sig = sig;
+}
+
+static int run(char **cmd)
+{
+	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+	int status;
+	pid_t pid;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: waitpid sees EINTR */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		sigaction(fwd[i], &sa, NULL);
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("ionic-sim: fork");
+		return 127;
+	}
+	if (pid == 0) {
+		/* exec resets caught signals to their defaults */
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "ionic-sim: %s: %s\n", cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	child_pid = pid;
+	if (pending_sig)
+		kill(pid, pending_sig);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("ionic-sim: waitpid");
+			return 127;
+		}
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 127;
+}
+
+int main(int argc, char **argv)
+{
+	char rundir[PATH_MAX], sysfs[PATH_MAX + 8];
+	struct opts o = { 0 };
+	int node_fd = -1, rc, status;
+	uint32_t node;
+
+	rc = parse_args(&o, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+
+	node = isim_node_claim(o.fabric, &node_fd);
+	if (!node) {
+		fprintf(stderr, "ionic-sim: no free node id on fabric %s: %s\n",
+			o.fabric, strerror(errno));
+		return 125;
+	}
+	rc = isim_rundir_create(rundir, sizeof(rundir));
+	if (rc) {
+		fprintf(stderr, "ionic-sim: cannot create run directory: %s\n",
+			strerror(-rc));
+		return 125;
+	}
+	snprintf(sysfs, sizeof(sysfs), "%s/sys", rundir);
+	rc = isim_sysfs_write(sysfs, &o.prof, node);
+	if (rc)
+		fprintf(stderr, "ionic-sim: cannot write sysfs tree: %s\n",
+			strerror(-rc));
+	if (!rc)
+		rc = setup_env(&o, rundir, sysfs, node);
+	if (rc) {
+		status = 125;
+	} else {
+		if (isim_trace_enabled())
+			isim_trace("RUN", "start node=%u fabric=%s rundir=%s cmd=%s",
+				   node, o.fabric, rundir, o.cmd[0]);
+		status = run(o.cmd);
+		if (isim_trace_enabled())
+			isim_trace("RUN", "exit status=%d", status);
+	}
+	if (!o.keep_rundir && isim_rundir_remove(rundir))
+		fprintf(stderr, "ionic-sim: cannot remove %s\n", rundir);
+	close(node_fd);
+	return status;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The fake sysfs tree libibverbs reads through $SYSFS_PATH
+ * (libibverbs-44.md §3.2, §3.6; ionic-kernel.md §12).  Written once before
+ * the command starts and never touched again: libibverbs takes the
+ * directory's mtime as the device identity.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+#define GID_TBL_LEN 256	/* ionic's gid_tbl_len (query_port) */
+
+static int mkdirs(char *path)
+{
+	for (char *s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*s = '/';
+			return -errno;
+		}
+		*s = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* <root>/<rel> := printf(fmt, ...) followed by a newline. */
+static int put(const char *root, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int put(const char *root, const char *rel, const char *fmt, ...)
+{
+	char path[4096], body[512];
+	char *slash;
+	va_list ap;
+	int fd, n, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	slash = strrchr(path, '/');
+	*slash = 0;
+	rc = mkdirs(path);
+	*slash = '/';
+	if (rc)
+		return rc;
+	va_start(ap, fmt);
+	n = vsnprintf(body, sizeof(body) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(body) - 1)
+		return -EINVAL;
+	body[n++] = '\n';
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, body, n) != n)
+		rc = -EIO;
+	close(fd);
+	return rc;
+}
+
+static void gid_text(const uint8_t g[16], char *out, size_t len)
+{
+	snprintf(out, len,
+		 "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
+		 g[10], g[11], g[12], g[13], g[14], g[15]);
+}
+
+int isim_sysfs_write(const char *root, const struct isim_profile *p,
+		     uint32_t node)
+{
+	static const char dev[] = "class/infiniband/ionic_0";
+	static const char desc[] = "AMD Pensando RoCE HCA";
+	char rel[256], text[64], guid[32];
+	uint8_t g[16];
+	int rc = 0;
+
+	/* node GUID = EUI-64 of the MAC = bytes 8..15 of the link-local GID */
+	isim_node_gid(node, 0, g);
+	snprintf(guid, sizeof(guid), "%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		 g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+
+	rc |= put(root, "class/infiniband_verbs/abi_version", "6");
+	rc |= put(root, "class/infiniband_verbs/uverbs0/ibdev", "ionic_0");
+	/* the device fds are /dev/null, char 1:3: fstat matches this */
+	rc |= put(root, "class/infiniband_verbs/uverbs0/dev", "1:3");
+	rc |= put(root, "class/infiniband_verbs/uverbs0/abi_version", "%u",
+		  p->abi_version);
+
+#define DEVFILE(name, ...) \
+	(snprintf(rel, sizeof(rel), "%s/%s", dev, name), \
+	 put(root, rel, __VA_ARGS__))
+	rc |= DEVFILE("node_type", "1: CA");
+	rc |= DEVFILE("node_guid", "%s", guid);
+	rc |= DEVFILE("sys_image_guid", "%s", guid);
+	rc |= DEVFILE("node_desc", "%s", desc);
+	rc |= DEVFILE("hca_type", "%s", desc);
+	rc |= DEVFILE("fw_ver", "%s", p->fw_ver);
+	rc |= DEVFILE("hw_rev", "0x%x", p->hw_rev);
+	rc |= DEVFILE("device/vendor", "0x1dd8");
+	rc |= DEVFILE("device/device", "0x%04x", p->vendor_part_id);
+	rc |= DEVFILE("device/modalias",
+		      "pci:v00001DD8d0000%04Xsv00001DD8sd0000%04Xbc02sc00i00",
+		      p->vendor_part_id, p->vendor_part_id);
+	/* Port files libibverbs does not read, for humans and scripts. */
+	rc |= DEVFILE("ports/1/state", "%s", p->port_up ? "4: ACTIVE" : "1: DOWN");
+	rc |= DEVFILE("ports/1/phys_state", "%s",
+		      p->port_up ? "5: LinkUp" : "3: Disabled");
+	rc |= DEVFILE("ports/1/link_layer", "Ethernet");
+	rc |= DEVFILE("ports/1/lid", "0x0");
+	rc |= DEVFILE("ports/1/sm_lid", "0x0");
+	rc |= DEVFILE("ports/1/lid_mask_count", "0");
+	rc |= DEVFILE("ports/1/cap_mask", "0x00000000");
+	rc |= DEVFILE("ports/1/pkeys/0", "0xffff");
+	if (rc)
+		return -EIO;
+
+	/*
+	 * Every index below gid_tbl_len needs a gids and a types file.
+	 * Populated entries are RoCE v2 (ionic has no v1).  Empty ones say
+	 * "IB/RoCE v1": a real kernel fails that read with EINVAL, which
+	 * libibverbs turns into v1 -- a plain file can only say it.  No
+	 * ndevs files: there is no netdev to name.
+	 */
+	for (unsigned int i = 0; i < GID_TBL_LEN && !rc; i++) {
+		isim_node_gid(node, i, g);
+		gid_text(g, text, sizeof(text));
+		snprintf(rel, sizeof(rel), "%s/ports/1/gids/%u", dev, i);
+		rc |= put(root, rel, "%s", text);
+		snprintf(rel, sizeof(rel), "%s/ports/1/gid_attrs/types/%u", dev, i);
+		rc |= put(root, rel, "%s", i < 2 ? "RoCE v2" : "IB/RoCE v1");
+	}
+#undef DEVFILE
+	return rc ? -EIO : 0;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Which descriptors are the emulated /dev/infiniband/uverbsN.  One open
+ * of the device is one struct isim_file shared by all its dups; the file is
+ * released on the last close, as the kernel releases a struct file.
+ *
+ * Lookups happen on every write/ioctl/mmap/close of every process, so they
+ * are one atomic load from a flat array; isim_fds_tracked lets processes
+ * that never opened the device skip even that.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/trace.h"
+#include "shim.h"
+
+#define MAX_FDS 65536
+
+struct fdobj {
+	struct isim_file *f;
+	int refs;          /* descriptors referring to this open file */
+};
+
+static struct fdobj *_Atomic fdtab[MAX_FDS];
+int isim_fds_tracked;
+static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int isim_dev_path_index(const char *path)
+{
+	static const char prefix[] = "/dev/infiniband/uverbs";
+
+	if (!path || strncmp(path, prefix, sizeof(prefix) - 1))
+		return -1;
+	/* one emulated device: uverbs0 */
+	return strcmp(path + sizeof(prefix) - 1, "0") ? -1 : 0;
+}
+
+struct isim_file *isim_fd_file(int fd)
+{
+	struct fdobj *o;
+
+	if (!__atomic_load_n(&isim_fds_tracked, __ATOMIC_RELAXED) || fd < 0 ||
+	    fd >= MAX_FDS)
+		return NULL;
+	o = atomic_load_explicit(&fdtab[fd], memory_order_acquire);
+	return o ? o->f : NULL;
+}
+
+/* Caller holds fd_lock.  Returns the object to release, if any. */
+static struct fdobj *drop_locked(int fd)
+{
+	struct fdobj *o = atomic_load(&fdtab[fd]);
+
+	if (!o)
+		return NULL;
+	atomic_store(&fdtab[fd], NULL);
+	__atomic_sub_fetch(&isim_fds_tracked, 1, __ATOMIC_RELAXED);
+	return --o->refs ? NULL : o;
+}
+
+/* Release outside fd_lock: the model may close its own fds meanwhile,
+ * which comes back through our close() interposer. */
+static void release(struct fdobj *o)
+{
+	if (!o)
+		return;
+	isim_file_release(o->f);
+	free(o);
+}
+
+static void set_locked(int fd, struct fdobj *o)
+{
+	o->refs++;
+	atomic_store_explicit(&fdtab[fd], o, memory_order_release);
+	__atomic_add_fetch(&isim_fds_tracked, 1, __ATOMIC_RELAXED);
+}
+
+int isim_fd_track_new(int fd, struct isim_file *f)
+{
+	struct fdobj *o, *old;
+
+	if (fd < 0 || fd >= MAX_FDS)
+		return -EMFILE;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	o->f = f;
+	pthread_mutex_lock(&fd_lock);
+	old = drop_locked(fd);	/* stale entry: fd closed behind our back */
+	set_locked(fd, o);
+	pthread_mutex_unlock(&fd_lock);
+	release(old);
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_FD, "open uverbs fd=%d file=%p", fd, f);
+	return 0;
+}
+
+void isim_fd_track_dup(int oldfd, int newfd)
+{
+	struct fdobj *o, *old = NULL;
+
+	if (oldfd < 0 || oldfd >= MAX_FDS || newfd < 0 || oldfd == newfd)
+		return;
+	pthread_mutex_lock(&fd_lock);
+	if (newfd < MAX_FDS)
+		old = drop_locked(newfd);	/* dup2 over a tracked fd */
+	o = atomic_load(&fdtab[oldfd]);
+	if (o && newfd < MAX_FDS)
+		set_locked(newfd, o);
+	pthread_mutex_unlock(&fd_lock);
+	release(old);
+	if (o && isim_trace_enabled())
+		isim_trace(ISIM_TR_FD, "dup uverbs fd=%d -> %d file=%p", oldfd,
+			   newfd, o->f);
+}
+
+void isim_fd_untrack(int fd)
+{
+	struct fdobj *o;
+
+	if (!__atomic_load_n(&isim_fds_tracked, __ATOMIC_RELAXED) || fd < 0 ||
+	    fd >= MAX_FDS || !atomic_load(&fdtab[fd]))
+		return;
+	pthread_mutex_lock(&fd_lock);
+	o = drop_locked(fd);
+	pthread_mutex_unlock(&fd_lock);
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_FD, "close uverbs fd=%d%s", fd,
+			   o ? " (last: release)" : "");
+	release(o);
+}
+
+void isim_fd_atfork_prepare(void)
+{
+	pthread_mutex_lock(&fd_lock);
+}
+
+void isim_fd_atfork_parent(void)
+{
+	pthread_mutex_unlock(&fd_lock);
+}
+
+void isim_fd_atfork_child(void)
+{
+	/* The table itself is inherited with the descriptors, so it is
+	 * already consistent; only the lock needs a fresh state. */
+	pthread_mutex_init(&fd_lock, NULL);
+}

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Path-level interposers: make /dev/infiniband/uverbs0 exist (stat family,
+ * access) and open it (open family), and hide RDMA netlink so libibverbs
+ * discovers devices from our fake sysfs tree.
+ *
+ * Unversioned definitions here satisfy libibverbs' versioned imports
+ * (stat@GLIBC_2.33 etc.).  Every other path goes straight to libc.
+ */
+#undef _FORTIFY_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../common/trace.h"
+#include "shim.h"
+
+#ifndef NETLINK_RDMA
+#define NETLINK_RDMA 20
+#endif
+#ifndef AF_NETLINK
+#define AF_NETLINK 16
+#endif
+
+/* What stat() reports for the device node: the same char device the
+ * /dev/null-backed fds really are, so fstat() needs no interposer and
+ * st_rdev matches the sysfs "dev" file (1:3). */
+static void fake_stat(struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(0, 5);
+	st->st_ino = 0x1b0000;	/* arbitrary, stable */
+	st->st_mode = S_IFCHR | 0666;
+	st->st_nlink = 1;
+	st->st_rdev = makedev(ISIM_CDEV_MAJOR, ISIM_CDEV_MINOR);
+	st->st_blksize = 4096;
+}
+
+static bool is_dev(int dirfd, const char *path)
+{
+	(void)dirfd;	/* only absolute paths name the device */
+	return isim_dev_path_index(path) >= 0;
+}
+
+typedef int (*stat_fn)(const char *, struct stat *);
+typedef int (*fstatat_fn)(int, const char *, struct stat *, int);
+typedef int (*xstat_fn)(int, const char *, struct stat *);
+typedef int (*fxstatat_fn)(int, int, const char *, struct stat *, int);
+
+int stat(const char *path, struct stat *st)
+{
+	if (is_dev(AT_FDCWD, path)) {
+		fake_stat(st);
+		return 0;
+	}
+	return ISIM_REAL(stat, stat_fn)(path, st);
+}
+
+int stat64(const char *path, struct stat64 *st)
+{
+	if (is_dev(AT_FDCWD, path)) {
+		fake_stat((struct stat *)st);
+		return 0;
+	}
+	return ISIM_REAL(stat64, stat_fn)(path, (struct stat *)st);
+}
+
+int lstat(const char *path, struct stat *st)
+{
+	if (is_dev(AT_FDCWD, path)) {
+		fake_stat(st);
+		return 0;
+	}
+	return ISIM_REAL(lstat, stat_fn)(path, st);
+}
+
+int lstat64(const char *path, struct stat64 *st)
+{
+	if (is_dev(AT_FDCWD, path)) {
+		fake_stat((struct stat *)st);
+		return 0;
+	}
+	return ISIM_REAL(lstat64, stat_fn)(path, (struct stat *)st);
+}
+
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	if (is_dev(dirfd, path)) {
+		fake_stat(st);
+		return 0;
+	}
+	return ISIM_REAL(fstatat, fstatat_fn)(dirfd, path, st, flags);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	if (is_dev(dirfd, path)) {
+		fake_stat((struct stat *)st);
+		return 0;
+	}
+	return ISIM_REAL(fstatat64, fstatat_fn)(dirfd, path,
+						 (struct stat *)st, flags);
+}
+
+/* Pre-2.33 binaries call the versioned __xstat family instead. */
+int __xstat(int ver, const char *path, struct stat *st)
+{
+	if (is_dev(AT_FDCWD, path)) {
+		fake_stat(st);
+		return 0;
+	}
+	return ISIM_REAL(__xstat, xstat_fn)(ver, path, st);
+}
+
+int __xstat64(int ver, const char *path, struct stat64 *st)
+{
+	if (is_dev(AT_FDCWD, path)) {
+		fake_stat((struct stat *)st);
+		return 0;
+	}
+	return ISIM_REAL(__xstat64, xstat_fn)(ver, path, (struct stat *)st);
+}
+
+int __lxstat(int ver, const char *path, struct stat *st)
+{
+	if (is_dev(AT_FDCWD, path)) {
+		fake_stat(st);
+		return 0;
+	}
+	return ISIM_REAL(__lxstat, xstat_fn)(ver, path, st);
+}
+
+int __lxstat64(int ver, const char *path, struct stat64 *st)
+{
+	if (is_dev(AT_FDCWD, path)) {
+		fake_stat((struct stat *)st);
+		return 0;
+	}
+	return ISIM_REAL(__lxstat64, xstat_fn)(ver, path, (struct stat *)st);
+}
+
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st,
+	       int flags)
+{
+	if (is_dev(dirfd, path)) {
+		fake_stat(st);
+		return 0;
+	}
+	return ISIM_REAL(__fxstatat, fxstatat_fn)(ver, dirfd, path, st, flags);
+}
+
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
+		 int flags)
+{
+	if (is_dev(dirfd, path)) {
+		fake_stat((struct stat *)st);
+		return 0;
+	}
+	return ISIM_REAL(__fxstatat64, fxstatat_fn)(ver, dirfd, path,
+						   (struct stat *)st, flags);
+}
+
+typedef int (*statx_fn)(int, const char *, int, unsigned int, struct statx *);
+
+int statx(int dirfd, const char *path, int flags, unsigned int mask,
+	  struct statx *stx)
+{
+	if (is_dev(dirfd, path)) {
+		memset(stx, 0, sizeof(*stx));
+		stx->stx_mask = STATX_BASIC_STATS;
+		stx->stx_blksize = 4096;
+		stx->stx_nlink = 1;
+		stx->stx_mode = S_IFCHR | 0666;
+		stx->stx_ino = 0x1b0000;
+		stx->stx_rdev_major = ISIM_CDEV_MAJOR;
+		stx->stx_rdev_minor = ISIM_CDEV_MINOR;
+		stx->stx_dev_minor = 5;
+		return 0;
+	}
+	return ISIM_REAL(statx, statx_fn)(dirfd, path, flags, mask, stx);
+}
+
+typedef int (*access_fn)(const char *, int);
+typedef int (*faccessat_fn)(int, const char *, int, int);
+
+int access(const char *path, int mode)
+{
+	if (is_dev(AT_FDCWD, path))
+		return (mode & X_OK) ? (errno = EACCES, -1) : 0;
+	return ISIM_REAL(access, access_fn)(path, mode);
+}
+
+int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	if (is_dev(dirfd, path))
+		return (mode & X_OK) ? (errno = EACCES, -1) : 0;
+	return ISIM_REAL(faccessat, faccessat_fn)(dirfd, path, mode, flags);
+}
+
+/* ---- open ---------------------------------------------------------------- */
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+static int dev_open(int devidx, int flags)
+{
+	struct isim_file *f;
+	int fd, rc;
+
+	rc = isim_shim_model_init();
+	if (rc < 0)
+		goto fail;
+	/* A real character device (1:3) as the descriptor: fstat, poll and
+	 * O_CLOEXEC all behave naturally; write/ioctl/mmap are ours. */
+	fd = ISIM_REAL(open, open_fn)("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	if (fd < 0)
+		return -1;
+	rc = isim_file_open(devidx, &f);
+	if (rc < 0) {
+		close(fd);
+		goto fail;
+	}
+	rc = isim_fd_track_new(fd, f);
+	if (rc < 0) {
+		isim_file_release(f);
+		close(fd);
+		goto fail;
+	}
+	return fd;
+fail:
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_FD, "open uverbs%d failed: %s", devidx,
+			   strerror(-rc));
+	errno = -rc;
+	return -1;
+}
+
+static mode_t open_mode(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	int idx = isim_dev_path_index(path);
+	va_list ap;
+	mode_t mode;
+
+	if (idx >= 0)
+		return dev_open(idx, flags);
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return ISIM_REAL(open, open_fn)(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	int idx = isim_dev_path_index(path);
+	va_list ap;
+	mode_t mode;
+
+	if (idx >= 0)
+		return dev_open(idx, flags);
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return ISIM_REAL(open64, open_fn)(path, flags, mode);
+}
+
+int __open_2(const char *path, int flags)
+{
+	int idx = isim_dev_path_index(path);
+
+	if (idx >= 0)
+		return dev_open(idx, flags);
+	return ISIM_REAL(__open_2, open_fn)(path, flags);
+}
+
+int __open64_2(const char *path, int flags)
+{
+	int idx = isim_dev_path_index(path);
+
+	if (idx >= 0)
+		return dev_open(idx, flags);
+	return ISIM_REAL(__open64_2, open_fn)(path, flags);
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	int idx = isim_dev_path_index(path);
+	va_list ap;
+	mode_t mode;
+
+	if (idx >= 0)
+		return dev_open(idx, flags);
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return ISIM_REAL(openat, openat_fn)(dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	int idx = isim_dev_path_index(path);
+	va_list ap;
+	mode_t mode;
+
+	if (idx >= 0)
+		return dev_open(idx, flags);
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return ISIM_REAL(openat64, openat_fn)(dirfd, path, flags, mode);
+}
+
+int __openat_2(int dirfd, const char *path, int flags)
+{
+	int idx = isim_dev_path_index(path);
+
+	if (idx >= 0)
+		return dev_open(idx, flags);
+	return ISIM_REAL(__openat_2, openat_fn)(dirfd, path, flags);
+}
+
+int __openat64_2(int dirfd, const char *path, int flags)
+{
+	int idx = isim_dev_path_index(path);
+
+	if (idx >= 0)
+		return dev_open(idx, flags);
+	return ISIM_REAL(__openat64_2, openat_fn)(dirfd, path, flags);
+}
+
+/* ---- netlink ------------------------------------------------------------- */
+
+typedef int (*socket_fn)(int, int, int);
+
+int socket(int domain, int type, int protocol)
+{
+	/* With RDMA netlink present libibverbs would trust it (zero
+	 * devices) and never read our sysfs tree. */
+	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	return ISIM_REAL(socket, socket_fn)(domain, type, protocol);
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Descriptor-level interposers: the uverbs command channel (write, ioctl),
+ * its mmap offsets, and the bookkeeping that keeps the fd table in step
+ * with the kernel's (close, close_range, closefrom, dup*, fcntl dup).
+ *
+ * Untracked descriptors cost one relaxed load of isim_fds_tracked.
+ */
+#undef _FORTIFY_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../common/trace.h"
+#include "shim.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef int (*ioctl_fn)(int, unsigned long, void *);
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*munmap_fn)(void *, size_t);
+typedef int (*close_fn)(int);
+typedef int (*close_range_fn)(unsigned int, unsigned int, int);
+typedef void (*closefrom_fn)(int);
+typedef int (*dup_fn)(int);
+typedef int (*dup2_fn)(int, int);
+typedef int (*dup3_fn)(int, int, int);
+typedef int (*fcntl_fn)(int, int, ...);
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	struct isim_file *f = isim_fd_file(fd);
+	ssize_t rc;
+
+	if (!f)
+		return ISIM_REAL(write, write_fn)(fd, buf, len);
+	rc = isim_file_write(f, buf, len);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return rc;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	struct isim_file *f;
+	va_list ap;
+	void *arg;
+	int rc;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	f = isim_fd_file(fd);
+	if (!f)
+		return ISIM_REAL(ioctl, ioctl_fn)(fd, req, arg);
+	rc = isim_file_ioctl(f, req, arg);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return rc;
+}
+
+static void *dev_mmap(struct isim_file *f, int fd, void *addr, size_t len,
+		      int prot, int flags, off_t off)
+{
+	int err = 0;
+	void *p = isim_file_mmap(f, addr, len, prot, flags, off, &err);
+
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_MMAP,
+			   "mmap fd=%d off=0x%llx len=%zu prot=0x%x flags=0x%x -> %p%s%s",
+			   fd, (unsigned long long)off, len, prot, flags, p,
+			   p ? "" : " error ", p ? "" : strerror(-err));
+	if (!p) {
+		errno = err ? -err : EINVAL;
+		return MAP_FAILED;
+	}
+	return p;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct isim_file *f = (flags & MAP_ANONYMOUS) ? NULL : isim_fd_file(fd);
+
+	if (f)
+		return dev_mmap(f, fd, addr, len, prot, flags, off);
+	return ISIM_REAL(mmap, mmap_fn)(addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct isim_file *f = (flags & MAP_ANONYMOUS) ? NULL : isim_fd_file(fd);
+
+	if (f)
+		return dev_mmap(f, fd, addr, len, prot, flags, off);
+	return ISIM_REAL(mmap64, mmap_fn)(addr, len, prot, flags, fd, off);
+}
+
+int munmap(void *addr, size_t len)
+{
+	if (isim_dbtrap_overlaps(addr, len)) {
+		isim_dbtrap_munmap(addr, len);
+		if (isim_trace_enabled())
+			isim_trace(ISIM_TR_MMAP, "munmap doorbell %p len=%zu",
+				   addr, len);
+	}
+	return ISIM_REAL(munmap, munmap_fn)(addr, len);
+}
+
+/* ---- descriptor lifetime ------------------------------------------------ */
+
+int close(int fd)
+{
+	/* Forget first: once the real close returns, the number may be
+	 * reused by another thread's open. */
+	isim_fd_untrack(fd);
+	return ISIM_REAL(close, close_fn)(fd);
+}
+
+static void untrack_range(unsigned int first, unsigned int last)
+{
+	if (!__atomic_load_n(&isim_fds_tracked, __ATOMIC_RELAXED))
+		return;
+	if (last > 65535)
+		last = 65535;
+	for (unsigned int fd = first; fd <= last; fd++)
+		isim_fd_untrack(fd);
+}
+
+int close_range(unsigned int first, unsigned int last, int flags)
+{
+	int rc = ISIM_REAL(close_range, close_range_fn)(first, last, flags);
+
+	/* With CLOSE_RANGE_CLOEXEC nothing is closed now; exec ends the
+	 * whole process image (and our table) anyway. */
+	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+		untrack_range(first, last);
+	return rc;
+}
+
+void closefrom(int lowfd)
+{
+	if (lowfd < 0)
+		lowfd = 0;
+	untrack_range(lowfd, ~0u);
+	ISIM_REAL(closefrom, closefrom_fn)(lowfd);
+}
+
+int dup(int oldfd)
+{
+	int fd = ISIM_REAL(dup, dup_fn)(oldfd);
+
+	if (fd >= 0 && isim_fd_file(oldfd))
+		isim_fd_track_dup(oldfd, fd);
+	return fd;
+}
+
+int dup2(int oldfd, int newfd)
+{
+	int fd = ISIM_REAL(dup2, dup2_fn)(oldfd, newfd);
+
+	if (fd >= 0 && oldfd != newfd) {
+		if (isim_fd_file(oldfd))
+			isim_fd_track_dup(oldfd, fd);
+		else
+			isim_fd_untrack(fd);	/* replaced a tracked fd */
+	}
+	return fd;
+}
+
+int dup3(int oldfd, int newfd, int flags)
+{
+	int fd = ISIM_REAL(dup3, dup3_fn)(oldfd, newfd, flags);
+
+	if (fd >= 0) {
+		if (isim_fd_file(oldfd))
+			isim_fd_track_dup(oldfd, fd);
+		else
+			isim_fd_untrack(fd);
+	}
+	return fd;
+}
+
+static int do_fcntl(const char *name, int fd, int cmd, void *arg)
+{
+	static fcntl_fn real_fcntl, real_fcntl64;
+	fcntl_fn fn;
+	int rc;
+
+	if (name[5]) {
+		if (!real_fcntl64)
+			real_fcntl64 = (fcntl_fn)isim_real("fcntl64");
+		fn = real_fcntl64;
+	} else {
+		if (!real_fcntl)
+			real_fcntl = (fcntl_fn)isim_real("fcntl");
+		fn = real_fcntl;
+	}
+	rc = fn(fd, cmd, arg);
+	if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
+	    isim_fd_file(fd))
+		isim_fd_track_dup(fd, rc);
+	return rc;
+}
+
+/* Every fcntl argument is an int, a long or a pointer: forwarding it as a
+ * pointer-sized value is what libc itself does. */
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl("fcntl", fd, cmd, arg);
+}
+
+int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl("fcntl64", fd, cmd, arg);
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Preload start-up and process-level hooks: model initialisation on the
+ * first device open, fork handling, and the SIGSEGV disposition the
+ * application sees once the doorbell trap owns the real one.
+ *
+ * The constructor only registers fork handlers, so ordinary processes of
+ * a run (shells, sleep, interpreters) pay nothing for the preload.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+
+#include "../common/trace.h"
+#include "shim.h"
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool model_started;
+static int model_rc;
+
+int isim_shim_model_init(void)
+{
+	int rc;
+
+	pthread_mutex_lock(&init_lock);
+	if (!model_started) {
+		model_rc = isim_model_init();
+		/* Retrying after a failure would only fail again the same way
+		 * (bad profile or environment); remember the answer. */
+		model_started = true;
+		if (isim_trace_enabled())
+			isim_trace(ISIM_TR_FD, "model init rc=%d", model_rc);
+	}
+	rc = model_rc;
+	pthread_mutex_unlock(&init_lock);
+	return rc;
+}
+
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&init_lock);
+	isim_fd_atfork_prepare();
+	isim_dbtrap_atfork_prepare();
+}
+
+static void atfork_parent(void)
+{
+	isim_dbtrap_atfork_parent();
+	isim_fd_atfork_parent();
+	pthread_mutex_unlock(&init_lock);
+}
+
+static void atfork_child(void)
+{
+	pthread_mutex_init(&init_lock, NULL);
+	isim_trace_atfork_child();
+	isim_dbtrap_atfork_child();
+	isim_fd_atfork_child();
+	/* The child starts with a fresh device; inherited contexts are dead
+	 * (the model's business).  A process that never used the device
+	 * has no model to tell. */
+	if (model_started && model_rc == 0)
+		isim_model_atfork_child();
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+/* ---- SIGSEGV as the application sees it --------------------------------- */
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (sig == SIGSEGV && isim_dbtrap_app_sigaction(act, old))
+		return 0;
+	return ISIM_REAL(sigaction, sigaction_fn)(sig, act, old);
+}
+
+sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	if (sig == SIGSEGV) {
+		/* glibc's signal() has BSD semantics: SA_RESTART, no reset */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = handler;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		/* sa_handler and sa_sigaction share storage: an SA_SIGINFO
+		 * handler comes back as its address, as from libc. */
+		if (isim_dbtrap_app_sigaction(&sa, &old))
+			return old.sa_handler;
+	}
+	return ISIM_REAL(signal, signal_fn)(sig, handler);
+}

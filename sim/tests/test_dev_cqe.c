@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim device: CQE writer rules, checked on a small ring without the
+ * provider (ionic-device.md §5, §6.1, §8): byte layout of each CQE type,
+ * colour 1 on the first pass and flipped on every wrap, the credit limit
+ * set by the consumer index on ring 0 (overflow = CQ_ERR, no write), and
+ * arming (one event per arm, immediate if a CQE is already unread,
+ * solicited-only arms fire on solicited CQEs only).
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev/cqe.h"
+
+static int failures;
+
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+				__LINE__, #cond);                            \
+			failures++;                                          \
+		}                                                            \
+	} while (0)
+
+/* ---- stubs of the kernel layer ---- */
+static int comp_events, cq_err_events;
+
+void isim_post_comp_event(struct isim_cq *cq)
+{
+	(void)cq;
+	comp_events++;
+}
+
+void isim_post_async_cq(struct isim_cq *cq, enum ibv_event_type ev)
+{
+	(void)cq;
+	if (ev == IBV_EVENT_CQ_ERR)
+		cq_err_events++;
+}
+
+void isim_post_async_qp(struct isim_qp *qp, enum ibv_event_type ev)
+{
+	(void)qp;
+	(void)ev;
+}
+
+#define SLOTS 8
+
+static struct isim_cq vcq;
+static uint8_t ring[SLOTS * 32] __attribute__((aligned(64)));
+
+static struct isim_hwcq *new_cq(void)
+{
+	struct isim_hwcq *hw = &vcq.hw[0];
+
+	memset(&vcq, 0, sizeof(vcq));
+	memset(ring, 0, sizeof(ring));
+	hw->vcq = &vcq;
+	hw->present = true;
+	hw->cqid = 5;
+	hw->ring = ring;
+	hw->desc.mask = SLOTS - 1;
+	hw->desc.depth_log2 = 3;
+	hw->desc.stride_log2 = 5;
+	hw->desc.size = sizeof(ring);
+	isim_cq_reset(hw);
+	return hw;
+}
+
+static uint32_t qtf_at(unsigned int slot)
+{
+	uint32_t v;
+
+	memcpy(&v, ring + slot * 32 + 28, 4);
+	return be32toh(v);
+}
+
+static void post_npg(struct isim_hwcq *hw, uint16_t idx, int expect_rc)
+{
+	struct ionic_cqe cqe;
+
+	isim_cqe_npg(&cqe, 0x45, idx, IONIC_STS_OK);
+	CHECK(isim_cqe_post(hw, &cqe, false) == expect_rc);
+}
+
+static void test_layout(void)
+{
+	static const uint8_t mac[6] = { 2, 0x1d, 0xd8, 0, 0, 1 };
+	struct isim_hwcq *hw = new_cq();
+	struct ionic_cqe cqe;
+	const uint8_t *s;
+
+	/* RECV: LE64 wqe_idx @0, BE32 src_qpn|op<<24 @8, mac @12, BE16 vlan
+	 * @18, raw imm @20, BE32 byte count @24, qtf 0x00004521 @28. */
+	isim_cqe_recv(&cqe, 0x45, 0x1234, 4136, 0xabcdef, IONIC_CQE_RECV_OP_SEND_IMM,
+		      htobe32(0x11223344), mac, 3 << 13);
+	CHECK(isim_cqe_post(hw, &cqe, false) == 0);
+	s = ring;
+	CHECK(s[0] == 0x34 && s[1] == 0x12 && s[2] == 0);
+	CHECK(s[8] == 0x02 && s[9] == 0xab && s[10] == 0xcd && s[11] == 0xef);
+	CHECK(!memcmp(s + 12, mac, 6));
+	CHECK(s[18] == 0x60 && s[19] == 0);
+	CHECK(s[20] == 0x11 && s[23] == 0x44);
+	CHECK(s[24] == 0 && s[26] == 0x10 && s[27] == 0x28);
+	CHECK(qtf_at(0) == 0x00004521);
+
+	/* SEND_MSN: BE32 msn @4, qtf 0x4541. */
+	isim_cqe_msn(&cqe, 0x45, 3, IONIC_STS_OK);
+	CHECK(isim_cqe_post(hw, &cqe, false) == 0);
+	s = ring + 32;
+	CHECK(s[4] == 0 && s[7] == 3);
+	CHECK(qtf_at(1) == 0x00004541);
+
+	/* SEND_NPG error: LE64 idx @16, status in status_length, +0x2. */
+	isim_cqe_npg(&cqe, 0x45, 0x0102, IONIC_STS_LOCAL_PROT_ERR);
+	CHECK(isim_cqe_post(hw, &cqe, false) == 0);
+	s = ring + 64;
+	CHECK(s[16] == 0x02 && s[17] == 0x01);
+	CHECK(s[27] == IONIC_STS_LOCAL_PROT_ERR);
+	CHECK(qtf_at(2) == 0x00004563);
+
+	/* Flush indicators: error + status 4, NPG (SQ) and RECV (RQ). */
+	isim_cqe_flush(&cqe, 0x45, true);
+	CHECK(isim_cqe_post(hw, &cqe, false) == 0);
+	CHECK(qtf_at(3) == 0x00004563 && ring[3 * 32 + 27] == 4);
+	isim_cqe_flush(&cqe, 0x45, false);
+	CHECK(isim_cqe_post(hw, &cqe, false) == 0);
+	CHECK(qtf_at(4) == 0x00004523 && ring[4 * 32 + 27] == 4);
+}
+
+static void test_colour_and_credits(void)
+{
+	struct isim_hwcq *hw = new_cq();
+	unsigned int i;
+
+	/* A zeroed ring holds no valid CQE; the device fills mask = 7 slots
+	 * (one hole) and then must stop: the host reported nothing yet. */
+	for (i = 0; i < SLOTS - 1; i++)
+		post_npg(hw, i, 0);
+	for (i = 0; i < SLOTS - 1; i++)
+		CHECK(qtf_at(i) & IONIC_CQE_COLOR);
+	CHECK(qtf_at(7) == 0);
+	CHECK(isim_cq_outstanding(hw) == 7);
+
+	/* Host consumed 5: ring 0 gives the slots back; writing wraps to
+	 * slot 0 with colour 0 (second pass). */
+	isim_cq_doorbell(hw, 0, 5);
+	post_npg(hw, 7, 0);
+	CHECK(qtf_at(7) & IONIC_CQE_COLOR);
+	post_npg(hw, 8, 0);
+	CHECK(!(qtf_at(0) & IONIC_CQE_COLOR));
+	CHECK((qtf_at(0) >> 8) == 0x45);
+	post_npg(hw, 9, 0);
+	post_npg(hw, 10, 0);
+	post_npg(hw, 11, 0);
+	CHECK(isim_cq_outstanding(hw) == 7);
+	CHECK(cq_err_events == 0);
+
+	/* One more would overrun unread CQEs: CQ_ERR, nothing written, and
+	 * the CQ stays in error even after credits come back. */
+	post_npg(hw, 12, -ENOSPC);
+	CHECK(cq_err_events == 1);
+	/* slot 4 still holds its unread first-pass CQE (colour 1) */
+	CHECK(qtf_at(4) == 0x00004561);
+	isim_cq_doorbell(hw, 0, 4);
+	post_npg(hw, 13, -ENOSPC);
+	CHECK(cq_err_events == 1);
+
+	/* Colour flips again on the third pass. */
+	hw = new_cq();
+	for (i = 0; i < 3 * SLOTS; i++) {
+		post_npg(hw, i, 0);
+		CHECK(!!(qtf_at(i % SLOTS) & IONIC_CQE_COLOR) == ((i / SLOTS) % 2 == 0));
+		isim_cq_doorbell(hw, 0, (i + 1) % SLOTS);
+	}
+}
+
+static void test_arming(void)
+{
+	struct isim_hwcq *hw = new_cq();
+	struct ionic_cqe cqe;
+
+	comp_events = 0;
+	/* Arm with nothing unread: event on the next CQE, once. */
+	isim_cq_doorbell(hw, 1, 1);
+	CHECK(comp_events == 0);
+	post_npg(hw, 0, 0);
+	CHECK(comp_events == 1);
+	post_npg(hw, 1, 0);
+	CHECK(comp_events == 1);
+
+	/* Re-arm while CQEs are unread past ring 0: immediate event. */
+	isim_cq_doorbell(hw, 1, 2);
+	CHECK(comp_events == 2);
+	/* The same arm index again is not a new request. */
+	isim_cq_doorbell(hw, 0, 2);
+	isim_cq_doorbell(hw, 1, 2);
+	post_npg(hw, 2, 0);
+	CHECK(comp_events == 2);
+
+	/* Solicited-only: an ordinary CQE does not fire it ... */
+	isim_cq_doorbell(hw, 0, 3);
+	isim_cq_doorbell(hw, 2, 1);
+	CHECK(comp_events == 2);
+	post_npg(hw, 3, 0);
+	CHECK(comp_events == 2);
+	/* ... a solicited one does. */
+	isim_cqe_recv(&cqe, 0x45, 4, 10, 1, 0, 0, NULL, 0);
+	CHECK(isim_cqe_post(hw, &cqe, true) == 0);
+	CHECK(comp_events == 3);
+
+	/* Solicited arm with an unread solicited CQE fires at once; after the
+	 * host consumed it, it waits. */
+	isim_cq_doorbell(hw, 2, 2);
+	CHECK(comp_events == 4);
+	isim_cq_doorbell(hw, 0, 5);
+	isim_cq_doorbell(hw, 2, 3);
+	CHECK(comp_events == 4);
+	/* An arm-any pending beside it fires on any CQE. */
+	isim_cq_doorbell(hw, 1, 3);
+	CHECK(comp_events == 4);
+	post_npg(hw, 5, 0);
+	CHECK(comp_events == 5);
+}
+
+int main(void)
+{
+	test_layout();
+	test_colour_and_credits();
+	test_arming();
+	if (failures) {
+		fprintf(stderr, "%d failure(s)\n", failures);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+# Unmodified ibv_devices under ionic-sim lists ionic_0 with its node GUID.
+# Needs only the fake sysfs tree, the stat hook and a provider that claims
+# the device (no device model, no open).
+# usage: test_ibv_devices.sh <path-to-ionic-sim>
+set -u
+L=$1
+command -v ibv_devices >/dev/null || { echo "ibv_devices not installed"; exit 77; }
+dir=$(dirname "$L")
+T=$(mktemp -d "${TMPDIR:-/tmp}/isim-devices-test.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+export TMPDIR=$T
+"$L" --fabric dev$$ -- sh -c 'echo "node=$IONIC_SIM_NODE"; echo "drivers=${RDMAV_DRIVERS-}"; ibv_devices' >"$T/out" 2>&1
+st=$?
+cat "$T/out"
+drivers=$(sed -n 's/^drivers=//p' "$T/out")
+if [ -n "$drivers" ] && [ ! -e "$drivers-rdmav34.so" ]; then
+	echo "provider $drivers-rdmav34.so not built"
+	exit 77
+fi
+[ $st = 0 ] || { echo "FAIL: status $st"; exit 1; }
+node=$(sed -n 's/^node=//p' "$T/out")
+guid=$(printf '001dd8fffe00%04x' "$node")
+grep -Eq "^[[:space:]]+ionic_0[[:space:]]+$guid\$" "$T/out" || { echo "FAIL: ionic_0 $guid not listed"; exit 1; }
+[ -z "$(ls -A "$T" | grep -v '^out$')" ] || { echo "FAIL: leftovers $(ls -A "$T")"; exit 1; }
+echo ok

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * DV and parent/thread-domain semantics without a device: dv.c and pd.c
+ * are compiled into this test, and an ionic context and root PD are built
+ * by hand (as alloc_context and alloc_pd would leave them), so no kernel
+ * command is ever sent.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <infiniband/ionic_dv.h>
+
+#include "ionic.h"
+
+static int failures;
+
+#define CHECK(cond)                                                           \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
+				__LINE__, #cond);                             \
+			failures++;                                           \
+		}                                                             \
+	} while (0)
+
+static struct ionic_ctx ctx;
+static struct ionic_pd root;
+
+static void setup(uint8_t udma_count, bool sq_expdb, bool rq_expdb)
+{
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.vctx.sz = sizeof(ctx.vctx);
+	ctx.vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	ctx.vctx.alloc_parent_domain = ionic_alloc_parent_domain;
+	ctx.udma_count = udma_count;
+	ctx.udma_mask = (uint8_t)((1u << udma_count) - 1);
+	ctx.sq_expdb = sq_expdb;
+	ctx.rq_expdb = rq_expdb;
+
+	memset(&root, 0, sizeof(root));
+	root.ibpd.context = &ctx.vctx.context;
+	root.ibpd.handle = 7;
+	root.root = &root;
+	root.refcnt = 1;
+	root.udma_mask = ctx.udma_mask;
+	root.sq_cmb = IONIC_CMB_ENABLE | (sq_expdb ? IONIC_CMB_EXPDB : 0);
+	root.rq_cmb = IONIC_CMB_ENABLE | (rq_expdb ? IONIC_CMB_EXPDB : 0);
+}
+
+static void test_udma(void)
+{
+	setup(2, false, false);
+	CHECK(ionic_is_ionic_ctx(&ctx.vctx.context));
+	CHECK(ionic_dv_ctx_get_udma_count(&ctx.vctx.context) == 2);
+	CHECK(ionic_dv_ctx_get_udma_mask(&ctx.vctx.context) == 3);
+	CHECK(ionic_dv_pd_get_udma_mask(&root.ibpd) == 3);
+	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 4) == EINVAL);
+	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 0x83) == EINVAL);
+	CHECK(ionic_dv_pd_get_udma_mask(&root.ibpd) == 3);
+	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 2) == 0);
+	CHECK(ionic_dv_pd_get_udma_mask(&root.ibpd) == 2);
+	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 0) == 0);
+	CHECK(ionic_dv_pd_get_udma_mask(&root.ibpd) == 0);
+
+	setup(1, false, false);
+	CHECK(ionic_dv_ctx_get_udma_mask(&ctx.vctx.context) == 1);
+	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 2) == EINVAL);
+	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 1) == 0);
+}
+
+static void test_cmb(void)
+{
+	/* device: express doorbells for the SQ only */
+	setup(2, true, false);
+
+	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, false, true, true) == 0);
+	CHECK(root.sq_cmb == 0);
+	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, true, false, false) == 0);
+	CHECK(root.sq_cmb == IONIC_CMB_ENABLE);
+	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, true, true, false) == 0);
+	CHECK(root.sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_EXPDB));
+	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, true, true, true) == 0);
+	CHECK(root.sq_cmb ==
+	      (IONIC_CMB_ENABLE | IONIC_CMB_EXPDB | IONIC_CMB_REQUIRE));
+	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, true, false, true) == 0);
+	CHECK(root.sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_REQUIRE));
+
+	/* RQ has no express doorbell: a wish is dropped, a demand fails */
+	CHECK(ionic_dv_pd_set_rqcmb(&root.ibpd, true, true, false) == 0);
+	CHECK(root.rq_cmb == IONIC_CMB_ENABLE);
+	root.rq_cmb = 0x55;
+	CHECK(ionic_dv_pd_set_rqcmb(&root.ibpd, true, true, true) == EINVAL);
+	CHECK(root.rq_cmb == 0x55); /* unchanged on failure */
+	CHECK(ionic_dv_pd_set_rqcmb(&root.ibpd, false, false, false) == 0);
+	CHECK(root.rq_cmb == 0);
+}
+
+static void *fake_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
+			size_t alignment, uint64_t resource_type)
+{
+	(void)pd; (void)pd_context; (void)size; (void)alignment;
+	(void)resource_type;
+	return IBV_ALLOCATOR_USE_DEFAULT;
+}
+
+static void fake_free(struct ibv_pd *pd, void *pd_context, void *ptr,
+		      uint64_t resource_type)
+{
+	(void)pd; (void)pd_context; (void)ptr; (void)resource_type;
+}
+
+static void test_parent_domain(void)
+{
+	struct ibv_parent_domain_init_attr attr;
+	struct ibv_td_init_attr td_attr = { 0 };
+	struct ibv_pd *pd1, *pd2;
+	struct ionic_pd *p1, *p2;
+	struct ibv_td *td;
+	int cookie;
+
+	setup(2, true, true);
+	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 1) == 0);
+	CHECK(ionic_dv_pd_set_rqcmb(&root.ibpd, false, false, false) == 0);
+
+	td_attr.comp_mask = 1;
+	errno = 0;
+	CHECK(ionic_alloc_td(&ctx.vctx.context, &td_attr) == NULL);
+	CHECK(errno == EOPNOTSUPP);
+	td_attr.comp_mask = 0;
+	td = ionic_alloc_td(&ctx.vctx.context, &td_attr);
+	CHECK(td != NULL);
+	if (!td)
+		return;
+
+	memset(&attr, 0, sizeof(attr));
+	errno = 0;
+	CHECK(ionic_alloc_parent_domain(&ctx.vctx.context, &attr) == NULL);
+	CHECK(errno == EINVAL); /* no PD */
+
+	attr.pd = &root.ibpd;
+	attr.comp_mask = 1u << 5; /* unknown bit */
+	errno = 0;
+	CHECK(ionic_alloc_parent_domain(&ctx.vctx.context, &attr) == NULL);
+	CHECK(errno == EINVAL);
+
+	attr.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
+	attr.alloc = fake_alloc; /* alloc without free */
+	errno = 0;
+	CHECK(ionic_alloc_parent_domain(&ctx.vctx.context, &attr) == NULL);
+	CHECK(errno == EINVAL);
+
+	attr.free = fake_free;
+	attr.comp_mask |= IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	attr.pd_context = &cookie;
+	attr.td = td;
+	pd1 = ionic_alloc_parent_domain(&ctx.vctx.context, &attr);
+	CHECK(pd1 != NULL);
+	if (!pd1)
+		return;
+	p1 = to_ionic_pd(pd1);
+	CHECK(p1->root == &root);
+	CHECK(pd1->handle == 7 && pd1->context == &ctx.vctx.context);
+	CHECK(p1->udma_mask == 1);
+	CHECK(p1->rq_cmb == 0);
+	CHECK(p1->sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_EXPDB));
+	CHECK(p1->alloc == fake_alloc && p1->free == fake_free);
+	CHECK(p1->pd_context == &cookie);
+	CHECK(ionic_pd_lockfree(pd1));
+	CHECK(!ionic_pd_lockfree(&root.ibpd));
+	CHECK(ionic_root_ibpd(pd1) == &root.ibpd);
+	CHECK(ionic_dv_pd_get_udma_mask(pd1) == 1);
+
+	/* nesting collapses to the root; no TD, no allocators */
+	memset(&attr, 0, sizeof(attr));
+	attr.pd = pd1;
+	pd2 = ionic_alloc_parent_domain(&ctx.vctx.context, &attr);
+	CHECK(pd2 != NULL);
+	if (!pd2)
+		return;
+	p2 = to_ionic_pd(pd2);
+	CHECK(p2->root == &root && !p2->td && !p2->alloc);
+	CHECK(!ionic_pd_lockfree(pd2));
+
+	/* the DV setters work on parent domains independently */
+	CHECK(ionic_dv_pd_set_udma_mask(pd2, 2) == 0);
+	CHECK(ionic_dv_pd_get_udma_mask(pd2) == 2);
+	CHECK(ionic_dv_pd_get_udma_mask(pd1) == 1);
+
+	/* in use: the TD and the root PD refuse to go */
+	CHECK(ionic_dealloc_td(td) == EBUSY);
+	CHECK(ionic_dealloc_pd(&root.ibpd) == EBUSY);
+	CHECK(root.refcnt == 3);
+
+	CHECK(ionic_dealloc_pd(pd1) == 0);
+	CHECK(ionic_dealloc_td(td) == 0);
+	CHECK(ionic_dealloc_pd(pd2) == 0);
+	CHECK(root.refcnt == 1);
+}
+
+int main(void)
+{
+	test_udma();
+	test_cmb();
+	test_parent_domain();
+	if (failures)
+		return 1;
+	printf("dv and domain unit checks passed\n");
+	return 0;
+}
