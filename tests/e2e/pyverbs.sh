@@ -6,7 +6,7 @@
 # Usage: pyverbs.sh <ionic-sim> [TEST ...]   (default: the supported set)
 # Prints "N passed, N failed, N skipped"; exits non-zero on any failure.
 set -u
-sim=$1
+sim=$(readlink -f "$1")
 shift
 src=/usr/share/doc/rdma-core/tests
 [ -d "$src" ] || { echo "python3-pyverbs test suite not installed ($src)"; exit 1; }
