@@ -112,6 +112,26 @@ static inline struct ionic_ah *to_ionic_ah(struct ibv_ah *ibah)
 	return container_of(ibah, struct ionic_ah, ibah);
 }
 
+/* Reference counts of PDs, parent domains and thread domains. */
+static inline void ionic_ref_get(unsigned int *refcnt)
+{
+	__atomic_add_fetch(refcnt, 1, __ATOMIC_RELAXED);
+}
+
+static inline void ionic_ref_put(unsigned int *refcnt)
+{
+	__atomic_sub_fetch(refcnt, 1, __ATOMIC_RELEASE);
+}
+
+/* Drop the last reference, or fail (false) if others remain. */
+static inline bool ionic_ref_put_last(unsigned int *refcnt)
+{
+	unsigned int one = 1;
+
+	return __atomic_compare_exchange_n(refcnt, &one, 0, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
 /* The kernel PD behind a PD or parent domain. */
 static inline struct ibv_pd *ionic_root_ibpd(struct ibv_pd *ibpd)
 {

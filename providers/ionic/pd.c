@@ -23,25 +23,6 @@ static uint8_t ionic_default_cmb(bool expdb)
 	return IONIC_CMB_ENABLE | (expdb ? IONIC_CMB_EXPDB : 0);
 }
 
-static void ionic_ref_get(unsigned int *refcnt)
-{
-	__atomic_add_fetch(refcnt, 1, __ATOMIC_RELAXED);
-}
-
-static void ionic_ref_put(unsigned int *refcnt)
-{
-	__atomic_sub_fetch(refcnt, 1, __ATOMIC_RELEASE);
-}
-
-/* Drop the last reference, or fail if others remain. */
-static bool ionic_ref_put_last(unsigned int *refcnt)
-{
-	unsigned int one = 1;
-
-	return __atomic_compare_exchange_n(refcnt, &one, 0, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-}
-
 struct ibv_pd *ionic_alloc_pd(struct ibv_context *ibctx)
 {
 	struct ionic_ctx *ctx = to_ionic_ctx(ibctx);
@@ -78,7 +59,8 @@ int ionic_dealloc_pd(struct ibv_pd *ibpd)
 	int rc;
 
 	if (pd->root != pd) {
-		/* parent domain: purely userspace */
+		/* parent domain: purely userspace; queues keep copies of
+		 * its free callback, so nothing refers to it afterwards */
 		if (pd->td)
 			ionic_ref_put(&pd->td->refcnt);
 		ionic_ref_put(&pd->root->refcnt);

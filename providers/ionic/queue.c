@@ -49,7 +49,7 @@ int ionic_queue_alloc(struct ionic_queue *q, struct ionic_pd *pd,
 	void *ptr;
 	int rc;
 
-	q->alloc_pd = NULL;
+	q->user_alloc = false;
 	q->alloc_tag = tag;
 
 	if (pd && pd->alloc) {
@@ -64,7 +64,10 @@ int ionic_queue_alloc(struct ionic_queue *q, struct ionic_pd *pd,
 			/* user memory may hold stale colour bits: zero it */
 			memset(ptr, 0, q->size);
 			q->ptr = ptr;
-			q->alloc_pd = pd;
+			q->user_alloc = true;
+			q->user_free = pd->free;
+			q->user_pd = &pd->ibpd;
+			q->user_pd_context = pd->pd_context;
 			return 0;
 		}
 	}
@@ -88,15 +91,14 @@ int ionic_queue_alloc(struct ionic_queue *q, struct ionic_pd *pd,
 
 void ionic_queue_free(struct ionic_queue *q)
 {
-	struct ionic_pd *pd = q->alloc_pd;
-
 	if (!q->ptr)
 		return;
 
-	if (pd) {
-		if (pd->free)
-			pd->free(&pd->ibpd, pd->pd_context, q->ptr,
-				 q->alloc_tag);
+	if (q->user_alloc) {
+		if (q->user_free)
+			q->user_free(q->user_pd, q->user_pd_context, q->ptr,
+				     q->alloc_tag);
+		q->user_alloc = false;
 	} else {
 		ibv_dofork_range(q->ptr, q->size);
 		munmap(q->ptr, q->size);

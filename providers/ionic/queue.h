@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <rdma/ionic-abi.h>
 
+struct ibv_pd;
 struct ionic_pd;
 
 #define IONIC_QUEUE_DEPTH_MAX 0xffff
@@ -45,7 +46,15 @@ struct ionic_queue {
 	uint8_t stride_log2;
 
 	/* who owns the memory, so the right free is called */
-	struct ionic_pd *alloc_pd; /* non-NULL: user allocator served it */
+	/* Set when a parent domain's allocator served the ring.  The free
+	 * callback and its arguments are copied, not referenced through the
+	 * parent domain, so destroying a queue never reads a parent domain
+	 * the application already deallocated. */
+	bool user_alloc;
+	void (*user_free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+			  uint64_t resource_type);
+	struct ibv_pd *user_pd;
+	void *user_pd_context;
 	uint64_t alloc_tag;
 };
 

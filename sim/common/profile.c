@@ -73,7 +73,7 @@ struct field {
 	{ #k, kind, offsetof(struct isim_profile, k), lo, hi, h }
 
 static const struct field fields[] = {
-	FLD(version, F_U16, 1, 2, "firmware RDMA version (opcode table)"),
+	FLD(version, F_U16, 0, 0xffff, "firmware RDMA version (opcode table)"),
 	FLD(qp_opcodes, F_U8, 0, 255, "count of supported SQ opcodes"),
 	FLD(admin_opcodes, F_U8, 0, 255, "count of admin opcodes"),
 	FLD(sq_qtype, F_U8, 0, 15, "doorbell slot (qtype) of SQs"),
@@ -82,7 +82,7 @@ static const struct field fields[] = {
 	FLD(admin_qtype, F_U8, 0, 15, "doorbell slot (qtype) of the admin queue"),
 	FLD(max_stride, F_U8, 6, 16, "log2 of the largest WQE"),
 	FLD(max_spec, F_U8, 0, 255, "speculative SGE limit"),
-	FLD(udma_count, F_U8, 1, 2, "UDMA pipelines"),
+	FLD(udma_count, F_U8, 0, 255, "UDMA pipelines"),
 	FLD(udma_shift, F_U8, 0, 23, "queue-group shift (qid bit = pipeline)"),
 	FLD(expdb_mask, F_U8, 0, 15, "express-doorbell windows (bit 0 = 64 B)"),
 	FLD(expdb_qtypes, F_U8, 0, 3, "express doorbell: 1 SQ, 2 RQ"),

@@ -134,6 +134,10 @@ uint64_t isim_now_ns(void);
 /* Start watching a new device QP's endpoint / stop watching it. */
 int isim_engine_add(struct isim_engine *eng, struct isim_dev_qp *d);
 void isim_engine_del(struct isim_engine *eng, struct isim_dev_qp *d);
+/* Apply every doorbell captured so far (caller holds nic->lock).  Admin
+ * commands call it first: a doorbell the application rang before a
+ * modify/destroy must not land after it. */
+void isim_engine_drain_doorbells(struct isim_engine *eng);
 /* Ask the engine thread to recompute its timers (work done by an
  * application thread may have set a deadline). */
 void isim_engine_wake(struct isim_engine *eng);

@@ -146,6 +146,13 @@ static void engine_doorbells(struct isim_engine *eng)
 	eng->db_more = true;
 }
 
+void isim_engine_drain_doorbells(struct isim_engine *eng)
+{
+	do
+		engine_doorbells(eng);
+	while (eng->db_more);
+}
+
 static void engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
 {
 	static __thread uint8_t buf[ISIM_PKT_MAX_SIZE + 64];

@@ -218,6 +218,8 @@ void isim_dev_qp_modify(struct isim_nic *nic, struct isim_qp *qp,
 
 	if (!d || !(attr_mask & IBV_QP_STATE))
 		return; /* other attributes are read live when used */
+	if (nic->engine)
+		isim_engine_drain_doorbells(nic->engine);
 
 	switch (qp->state) {
 	case IBV_QPS_RESET:
@@ -260,8 +262,10 @@ void isim_dev_qp_destroy(struct isim_nic *nic, struct isim_qp *qp)
 
 	if (!d)
 		return;
-	if (nic->engine)
+	if (nic->engine) {
+		isim_engine_drain_doorbells(nic->engine);
 		isim_engine_del(nic->engine, d);
+	}
 	qp->dev = NULL;
 	isim_dqp_free(d);
 }
@@ -278,6 +282,7 @@ int isim_dev_cq_create(struct isim_nic *nic, struct isim_hwcq *hw)
 
 void isim_dev_cq_destroy(struct isim_nic *nic, struct isim_hwcq *hw)
 {
-	(void)nic;
+	if (nic->engine)
+		isim_engine_drain_doorbells(nic->engine);
 	isim_cq_reset(hw);
 }

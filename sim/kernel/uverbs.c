@@ -114,6 +114,13 @@ static void trace_cmd(const struct isim_cmd_desc *d, uint32_t command,
 		   c && c->uin_len ? " udata_in=" : "",
 		   c && c->uin_len ? "yes" : "", rc,
 		   c && c->note[0] ? " " : "", c ? c->note : "");
+	/* a refused command: show what it asked for */
+	if (rc < 0 && c && c->req)
+		isim_trace_hex(ISIM_TR_CMD, "  core req", c->req,
+			       c->req_len < 128 ? c->req_len : 128);
+	if (rc < 0 && c && c->uin_len)
+		isim_trace_hex(ISIM_TR_CMD, "  driver req", c->uin,
+			       c->uin_len < 64 ? c->uin_len : 64);
 }
 
 static ssize_t dispatch(struct isim_file *f, const struct isim_cmd_desc *d,

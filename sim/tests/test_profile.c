@@ -46,7 +46,7 @@ int main(void)
 
 	CHECK(isim_profile_parse(&b, "nosuch=1", bad, sizeof(bad)) < 0 &&
 	      !strcmp(bad, "nosuch"), "unknown key");
-	CHECK(isim_profile_parse(&b, "version=3", bad, sizeof(bad)) < 0,
+	CHECK(isim_profile_parse(&b, "version=65536", bad, sizeof(bad)) < 0,
 	      "range");
 	CHECK(isim_profile_parse(&b, "sq_qtype=16", NULL, 0) < 0, "qtype range");
 	CHECK(isim_profile_parse(&b, "phc=maybe", NULL, 0) < 0, "bool");

@@ -382,6 +382,7 @@ static void run_chain_cases(void)
 	pid_t pid;
 	int st;
 
+	fflush(stdout);
 	/* child: no application handler -> default action, killed by SIGSEGV */
 	pid = fork();
 	if (pid == 0) {
@@ -432,8 +433,10 @@ int main(void)
 	init_regs();
 	run_decode_cases();
 	run_refusals();
-	run_trap_cases();
+	/* chaining first, in children of a process that has not armed the
+	 * trap yet: without the preload nothing interposes sigaction() */
 	run_chain_cases();
+	run_trap_cases();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }

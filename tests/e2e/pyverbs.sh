@@ -18,6 +18,10 @@ find "$work" -name '*.gz' -exec gunzip -f {} +
 
 if [ $# -eq 0 ]; then
 	# Verbs ionic supports today (see README, "pyverbs"); grows with the op set.
+	# test_mem_align_srq_excq_rc_traffic is left out: it skips (no SRQ) after
+	# creating a CQ through a parent domain, and pyverbs then frees the
+	# allocator context before that CQ, so the CQ's free callback runs into
+	# a dead Python object and can crash the interpreter.
 	set -- test_device.DeviceTest test_pd.PDTest test_addr.AHTest \
 		test_cq.CQAPITest.test_create_cq test_cq.CQAPITest.test_create_cq_bad_flow \
 		test_cq.CQAPITest.test_create_cq_with_comp_channel \
@@ -29,7 +33,24 @@ if [ $# -eq 0 ]; then
 		test_qp.QPTest.test_create_rc_qp_ex_no_attr test_qp.QPTest.test_create_rc_qp_ex_with_attr \
 		test_qp.QPTest.test_create_ud_qp_ex_no_attr test_qp.QPTest.test_create_ud_qp_ex_with_attr \
 		test_qp.QPTest.test_modify_ud_qp test_qp.QPTest.test_query_rc_qp test_qp.QPTest.test_query_ud_qp \
-		test_qp.QPTest.test_query_data_in_order
+		test_qp.QPTest.test_query_data_in_order \
+		test_qp.QPTest.test_create_raw_qp_ex_with_illegal_caps_max_recv_sge \
+		test_qp.QPTest.test_create_raw_qp_ex_with_illegal_caps_max_recv_wr \
+		test_qp.QPTest.test_create_raw_qp_ex_with_illegal_caps_max_send_sge \
+		test_qp.QPTest.test_create_raw_qp_ex_with_illegal_caps_max_send_wr \
+		test_cqex.CqExTestCase.test_rc_traffic_cq_ex test_cqex.CqExTestCase.test_ud_traffic_cq_ex \
+		test_relaxed_ordering.RoTestCase.test_ro_rc_traffic \
+		test_relaxed_ordering.RoTestCase.test_ro_ud_traffic \
+		test_parent_domain.ParentDomainTrafficTest.test_default_allocators_rc_traffic \
+		test_parent_domain.ParentDomainTrafficTest.test_mem_align_rc_traffic \
+		test_parent_domain.ParentDomainTrafficTest.test_mem_align_ud_traffic \
+		test_parent_domain.ParentDomainTrafficTest.test_without_allocators_rc_traffic \
+		test_qpex.QpExTestCase.test_qp_ex_rc_send test_qpex.QpExTestCase.test_qp_ex_rc_send_imm \
+		test_qpex.QpExTestCase.test_qp_ex_ud_send test_qpex.QpExTestCase.test_qp_ex_ud_send_imm \
+		test_qpex.QpExTestCase.test_qp_ex_ud_zero_size test_qpex.QpExTestCase.test_full_rq_bad_flow \
+		test_qpex.QpExTestCase.test_post_receive_qp_state_bad_flow \
+		test_qpex.QpExTestCase.test_post_send_qp_state_bad_flow \
+		test_qpex.QpExTestCase.test_rq_with_larger_sgl_bad_flow
 fi
 
 cd "$work" || exit 1
