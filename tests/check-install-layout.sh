@@ -27,7 +27,16 @@ err() {
 }
 
 tmp=$(mktemp -d /tmp/ionic-install-test.XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+# "cmake --install" rewrites the build tree's install manifests; keep the
+# user's (they are what an uninstall reads).
+mkdir -p "$tmp/manifests"
+cp -p "$build"/install_manifest*.txt "$tmp/manifests/" 2>/dev/null
+restore() {
+	rm -f "$build"/install_manifest*.txt
+	cp -p "$tmp/manifests/"* "$build/" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap restore EXIT
 
 # --- What a distribution ships -------------------------------------------
 # On Debian with the default prefix the layout must be the multiarch one.

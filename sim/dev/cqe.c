@@ -55,6 +55,20 @@ static bool cq_sol_unread(const struct isim_hwcq *hw)
 	       isim_cq_outstanding(hw);
 }
 
+/* The 48-bit completion timestamp (§5.7) in the upper bits of the LE64
+ * index field: offset 0 for RECV, 16 for both SEND types.  The clock is
+ * the one the PHC page describes (isim_phc_cycles). */
+static void cqe_stamp(struct ionic_cqe *slot, uint32_t qtf)
+{
+	uint64_t ts = isim_phc_cycles() & ((1ull << (64 - IONIC_CQE_TIMESTAMP_SHIFT)) - 1);
+	__le64 *f = ((qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK) ==
+		    IONIC_CQE_TYPE_RECV ? &slot->recv.wqe_idx_timestamp :
+					  &slot->send.npg_wqe_idx_timestamp;
+
+	*f = htole64((le64toh(*f) & IONIC_CQE_WQE_IDX_MASK) |
+		     ts << IONIC_CQE_TIMESTAMP_SHIFT);
+}
+
 int isim_cqe_post(struct isim_hwcq *hw, const struct ionic_cqe *cqe,
 		  bool solicited)
 {
@@ -81,6 +95,7 @@ int isim_cqe_post(struct isim_hwcq *hw, const struct ionic_cqe *cqe,
 	if (hw->color)
 		qtf |= IONIC_CQE_COLOR;
 	memcpy(slot, cqe, offsetof(struct ionic_cqe, qid_type_flags));
+	cqe_stamp(slot, qtf);
 	/* Publish: body (and every payload write before it) first. */
 	__atomic_store_n(&slot->qid_type_flags, htobe32(qtf), __ATOMIC_RELEASE);
 

@@ -29,7 +29,18 @@ struct isim_swqe {
 	uint32_t npkts;           /* RC: packets of the message */
 	uint32_t seq;             /* MSN sequence number, if remote */
 	bool remote;              /* completed through the MSN */
+	bool complete;            /* done; retired in order from una */
+	uint32_t rcvd;            /* READ/atomic: response packets received */
+	uint32_t rd_base;         /* READ: packet index the last request began at */
 };
+
+/* READ and atomics complete through response packets, not ACKs. */
+static inline bool isim_swqe_needs_resp(const struct isim_swqe *s)
+{
+	return s->w.op && (s->w.op->op == ISIM_WR_RDMA_READ ||
+			   s->w.op->op == ISIM_WR_ATOMIC_CS ||
+			   s->w.op->op == ISIM_WR_ATOMIC_FA);
+}
 
 /* RC requester (rxe req + comp).  Slots run una .. end: una is the oldest
  * WQE the device has not completed, end is where fetching stopped
@@ -52,12 +63,26 @@ struct isim_req {
 	enum ionic_status err_status; /* there, so CQEs stay in order */
 };
 
+/* Atomics the responder executed, to answer duplicates without executing
+ * them twice (IBTA 9.7.5.1.5). */
+#define ISIM_ATOMIC_CACHE 16
+struct isim_atomic_res {
+	bool valid;
+	uint32_t psn;
+	uint64_t orig;
+};
+
 /* RC/UD responder. */
 struct isim_resp {
 	uint32_t epsn;            /* RC: expected PSN */
 	uint32_t msn;             /* RC: messages completed (sent in ACKs) */
-	bool in_msg;              /* RC: a multi-packet SEND is in progress */
-	uint32_t msg_off;         /* bytes of it placed so far */
+	bool in_msg;              /* RC: a multi-packet SEND/WRITE is going on */
+	uint32_t msg_kind;        /* ... ISIM_PKT_M_SEND or ISIM_PKT_M_WRITE */
+	uint64_t msg_off;         /* bytes of it placed so far */
+	uint8_t *wr_host;         /* WRITE: target memory (rkey resolved) */
+	uint64_t wr_len;          /* WRITE: DMA length from the RETH */
+	struct isim_atomic_res atomics[ISIM_ATOMIC_CACHE];
+	unsigned int atomic_next;
 	struct isim_wqe w;        /* the RQ WQE being filled (at rq.cons) */
 	enum ionic_status wst;    /* its decode status */
 	bool nak_sent;            /* RC: NAK outstanding, drop OOS silently */
@@ -113,16 +138,44 @@ static inline bool isim_qp_can_recv(const struct isim_qp *qp)
 	       qp->state == IBV_QPS_SQD;
 }
 
-/* ---- req.c ---- */
+/* ---- req.c: the requester ---- */
 void isim_req_reset(struct isim_dev_qp *d);
 /* Prepare for RTS: PSNs from sq_psn, retry budgets from the attributes. */
 void isim_req_start(struct isim_dev_qp *d);
 /* New SQ work (doorbell, RTS): fetch WQEs and send what the window allows. */
 void isim_req_run(struct isim_dev_qp *d);
-/* An ACK or NAK for this QP. */
-void isim_req_rx(struct isim_dev_qp *d, struct isim_pkt *pkt);
 /* d->req.deadline passed. */
 void isim_req_timer(struct isim_dev_qp *d);
+/* Helpers shared with the completer: */
+static inline uint16_t isim_sq_next(const struct isim_dev_qp *d, uint16_t slot)
+{
+	return (slot + 1) & d->qp->sq.desc.mask;
+}
+/* Where fetching stopped: a pending local error, or the SQ consumer. */
+static inline uint16_t isim_req_end(const struct isim_dev_qp *d)
+{
+	return d->req.err_pending ? d->req.err_slot : d->qp->sq.cons;
+}
+/* Send what the window allows (RC). */
+void isim_req_xmit(struct isim_dev_qp *d);
+/* Restart transmission at 'psn' (go-back-N), dropping queued packets. */
+void isim_req_go_back(struct isim_dev_qp *d, uint32_t psn);
+/* Point the sender at 'psn' without dropping anything. */
+void isim_req_seek(struct isim_dev_qp *d, uint32_t psn);
+/* (Re)start the ACK timeout if packets are outstanding, else stop it. */
+void isim_req_arm_timer(struct isim_dev_qp *d);
+/* Complete 'slot' with an error status and move the QP to ERR. */
+void isim_req_fail(struct isim_dev_qp *d, uint16_t slot, enum ionic_status st);
+/* Report a pending local error once everything before it retired. */
+void isim_req_check_err(struct isim_dev_qp *d);
+/* RNR NAK timer code -> nanoseconds (IBTA table). */
+uint64_t isim_rnr_delay_ns(uint8_t code);
+
+/* ---- comp.c: the completer (responses to our requests) ---- */
+/* An ACK, NAK, READ response or atomic ACK for this QP. */
+void isim_comp_rx(struct isim_dev_qp *d, struct isim_pkt *pkt);
+/* Retire complete WQEs from una in order (MSN CQE for remote ones). */
+void isim_comp_retire(struct isim_dev_qp *d);
 
 /* ---- resp.c ---- */
 void isim_resp_reset(struct isim_dev_qp *d);

@@ -155,7 +155,7 @@ void isim_engine_drain_doorbells(struct isim_engine *eng)
 
 static void engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
 {
-	static __thread uint8_t buf[ISIM_PKT_MAX_SIZE + 64];
+	static __thread uint8_t buf[ISIM_PKT_MAX_SIZE + 64] ISIM_PKT_ALIGN;
 	struct isim_qp *qp = isim_qp_lookup(eng->nic, qpn);
 	struct isim_dev_qp *d = qp ? to_isim_dqp(qp) : NULL;
 	struct isim_pkt pkt = { .buf = buf };
@@ -186,7 +186,7 @@ static void engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
 		if (isim_pkt_opmask(isim_pkt_opcode(&pkt)) & ISIM_PKT_M_REQ)
 			isim_resp_rx(d, &pkt);
 		else
-			isim_req_rx(d, &pkt);
+			isim_comp_rx(d, &pkt);
 		/* The QP may have been reset/errored, never freed, here. */
 	}
 }

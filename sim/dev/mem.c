@@ -6,6 +6,12 @@
 
 #include "mem.h"
 
+/* Overflow-safe: va >= base and va + len <= base + length. */
+static bool range_ok(uint64_t base, uint64_t length, uint64_t va, uint64_t len)
+{
+	return va >= base && va - base <= length && len <= length - (va - base);
+}
+
 enum ionic_status isim_mem_resolve(struct isim_nic *nic, const struct isim_pd *pd,
 				   uint32_t key, uint64_t va, uint64_t len,
 				   uint32_t access, uint8_t **host)
@@ -22,10 +28,34 @@ enum ionic_status isim_mem_resolve(struct isim_nic *nic, const struct isim_pd *p
 		return IONIC_STS_LOCAL_PROT_ERR;
 	if ((mr->access & access) != access)
 		return IONIC_STS_LOCAL_PROT_ERR;
-	/* Overflow-safe: va >= iova and va + len <= iova + length. */
-	if (va < mr->iova || va - mr->iova > mr->length ||
-	    len > mr->length - (va - mr->iova))
+	if (!range_ok(mr->iova, mr->length, va, len))
 		return IONIC_STS_LOCAL_PROT_ERR;
+	*host = mr->host + (va - mr->iova);
+	return IONIC_STS_OK;
+}
+
+enum ionic_status isim_mem_resolve_remote(struct isim_nic *nic,
+					  const struct isim_pd *pd, uint32_t rkey,
+					  uint64_t va, uint64_t len,
+					  uint32_t access, uint8_t **host)
+{
+	struct isim_mr *mr;
+
+	*host = NULL;
+	if (!len)
+		return IONIC_STS_OK;
+	mr = isim_key_lookup(nic, rkey);
+	if (!mr || mr->pd != pd || (mr->access & access) != access ||
+	    !range_ok(mr->iova, mr->length, va, len))
+		return IONIC_STS_REMOTE_ACC_ERR;
+	if (!mr->is_mw) {
+		*host = mr->host + (va - mr->iova);
+		return IONIC_STS_OK;
+	}
+	/* A window maps its own range onto the region it is bound to (its
+	 * host pointer is the window's start in that region, see mw.c). */
+	if (!mr->bound_mr || !mr->bound_mr->valid || !mr->host)
+		return IONIC_STS_REMOTE_ACC_ERR;
 	*host = mr->host + (va - mr->iova);
 	return IONIC_STS_OK;
 }

@@ -26,6 +26,17 @@ enum ionic_status isim_mem_resolve(struct isim_nic *nic, const struct isim_pd *p
 				   uint32_t key, uint64_t va, uint64_t len,
 				   uint32_t access, uint8_t **host);
 
+/*
+ * Resolve a remote access [va, va + len) under 'rkey' for the responder:
+ * an MR of 'pd' with the IBV_ACCESS_REMOTE_* right, or a bound memory
+ * window (its own range and rights, memory of the MR it is bound to).
+ * Any failure is a remote access error (the caller NAKs the requester).
+ */
+enum ionic_status isim_mem_resolve_remote(struct isim_nic *nic,
+					  const struct isim_pd *pd, uint32_t rkey,
+					  uint64_t va, uint64_t len,
+					  uint32_t access, uint8_t **host);
+
 /* Check every SGE of a decoded WQE (nothing for inline data). */
 enum ionic_status isim_mem_check_sgl(struct isim_nic *nic, const struct isim_pd *pd,
 				     const struct isim_wqe *w, uint32_t access);

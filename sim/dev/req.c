@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim device: the requester (send side) of RC and UD QPs, including
- * what rxe calls the completer: ACK/NAK processing, retransmission, RNR
- * waits and the send-side CQEs.
+ * ionic-sim device: the requester (send side) of RC and UD QPs: WQE fetch,
+ * packet generation, the send window, retransmission timers.  What comes
+ * back (ACK, NAK, READ responses, atomic ACKs) is the completer's (comp.c).
  *
- * RC: each fetched WQE becomes a message of ceil(len / path MTU) packets
- * with consecutive PSNs starting at sq_psn.  At most ISIM_REQ_WINDOW
- * packets are unacknowledged.  An ACK for PSN p completes every message
- * whose last packet is <= p and produces one SEND_MSN CQE carrying the
- * count of remote WQEs completed since create/reset (ionic-device.md
- * §7.2): cumulative, coalescing, strictly advancing.  Recovery is
- * go-back-N from the oldest unacknowledged PSN.
+ * RC: each fetched WQE becomes a message with consecutive PSNs starting at
+ * sq_psn: SEND/WRITE ceil(len / path MTU) packets, READ one request that
+ * reserves the PSNs of its ceil(len / MTU) responses, atomics one.  At
+ * most ISIM_REQ_WINDOW PSNs are unacknowledged, and at most max_rd_atomic
+ * READ/atomic requests are outstanding.  Recovery is go-back-N from the
+ * oldest unacknowledged PSN (a READ resumes with a request for the rest).
  *
  * UD: one packet per WQE and one SEND_NPG CQE per WQE, signalled or not
- * (§7.3): the host completes its SQ strictly in order and waits for it.
+ * (ionic-device.md §7.3): the host completes its SQ strictly in order.
  *
  * A local error (bad WQE, key, length) completes that slot with an NPG
  * error CQE and moves the QP to ERR.  On RC it waits until every earlier
- * message is acknowledged, so the host sees completions in order.
+ * message is complete, so the host sees completions in order.
  */
 #include <endian.h>
 #include <string.h>
@@ -26,14 +25,13 @@
 #include "cqe.h"
 #include "dqp.h"
 #include "mem.h"
+#include "mw.h"
 
-/* Unacknowledged packets in flight per QP: a window of 4 KiB packets fits
- * the fabric send buffer, so a connected pair rarely backs up. */
+/* Unacknowledged PSNs in flight per QP: a window of 4 KiB packets fits the
+ * fabric send buffer, so a connected pair rarely backs up. */
 #define ISIM_REQ_WINDOW 64
 /* Ask for an ACK at least this often inside long messages. */
 #define ISIM_REQ_ACKREQ_EVERY 16
-/* rnr_retry value meaning "retry forever" (IBTA). */
-#define ISIM_RNR_INFINITE 7
 
 /* IBTA RNR NAK timer field -> microseconds (table 45). */
 static const uint32_t rnr_timer_us[32] = {
@@ -41,6 +39,11 @@ static const uint32_t rnr_timer_us[32] = {
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
+
+uint64_t isim_rnr_delay_ns(uint8_t code)
+{
+	return 1000ull * rnr_timer_us[code & 31];
+}
 
 /* Local ACK timeout: 4.096 us * 2^timeout (0 = infinite).  Clamped to at
  * least 10 ms (an emulated fabric has scheduling jitter far above the
@@ -57,17 +60,6 @@ static uint64_t req_timeout_ns(const struct isim_qp *qp)
 	if (ns > 60000000000ull)
 		ns = 60000000000ull;
 	return ns;
-}
-
-static inline uint16_t sq_next(const struct isim_dev_qp *d, uint16_t slot)
-{
-	return (slot + 1) & d->qp->sq.desc.mask;
-}
-
-/* Where fetching stopped: the pending local error, or the consumer. */
-static inline uint16_t req_end(const struct isim_dev_qp *d)
-{
-	return d->req.err_pending ? d->req.err_slot : d->qp->sq.cons;
 }
 
 static inline bool req_outstanding(const struct isim_dev_qp *d)
@@ -92,6 +84,13 @@ void isim_req_start(struct isim_dev_qp *d)
 	r->rnr_left = qp->rnr_retry;
 }
 
+void isim_req_arm_timer(struct isim_dev_qp *d)
+{
+	uint64_t to = req_timeout_ns(d->qp);
+
+	d->req.deadline = to && req_outstanding(d) ? isim_now_ns() + to : 0;
+}
+
 /* Snapshot, decode and check the WQE in 'slot'. */
 static enum ionic_status req_snapshot(struct isim_dev_qp *d, uint16_t slot,
 				      struct isim_swqe *s)
@@ -99,12 +98,30 @@ static enum ionic_status req_snapshot(struct isim_dev_qp *d, uint16_t slot,
 	struct isim_qp *qp = d->qp;
 	uint8_t *raw = d->sq_copy + (size_t)slot * d->sq_stride;
 	enum ionic_status st;
+	uint8_t *host;
 
+	memset(s, 0, sizeof(*s));
 	isim_wqe_fetch(&qp->sq, slot, raw);
 	st = isim_wqe_decode_sq(&s->w, raw, d->sq_stride, d->nic->prof.version,
 				qp->type);
-	if (!st && (s->w.op->flags & ISIM_WRF_GATHER))
-		st = isim_mem_check_sgl(d->nic, qp->pd, &s->w, 0);
+	if (st)
+		goto out;
+	switch (s->w.op->op) {
+	case ISIM_WR_RDMA_READ:
+		/* The responses land in the SGL. */
+		st = isim_mem_check_sgl(d->nic, qp->pd, &s->w, IBV_ACCESS_LOCAL_WRITE);
+		break;
+	case ISIM_WR_ATOMIC_CS:
+	case ISIM_WR_ATOMIC_FA:
+		st = isim_mem_resolve(d->nic, qp->pd, s->w.result.lkey, s->w.result.va,
+				      ISIM_ATOMIC_SIZE, IBV_ACCESS_LOCAL_WRITE, &host);
+		break;
+	default:
+		if (s->w.op->flags & ISIM_WRF_GATHER)
+			st = isim_mem_check_sgl(d->nic, qp->pd, &s->w, 0);
+		break;
+	}
+out:
 	isim_wqe_trace("sq", qp->qpn, slot, &s->w, st);
 	d->wqes++;
 	return st;
@@ -112,7 +129,7 @@ static enum ionic_status req_snapshot(struct isim_dev_qp *d, uint16_t slot,
 
 /* Complete 'slot' with an error and move the QP to ERR (§12.1): remote
  * WQEs on an MSN CQE naming them (msg_msn = seq + 1), others on NPG. */
-static void req_fail(struct isim_dev_qp *d, uint16_t slot, enum ionic_status st)
+void isim_req_fail(struct isim_dev_qp *d, uint16_t slot, enum ionic_status st)
 {
 	struct isim_swqe *s = &d->swqe[slot];
 	struct ionic_cqe cqe;
@@ -126,13 +143,14 @@ static void req_fail(struct isim_dev_qp *d, uint16_t slot, enum ionic_status st)
 	isim_dqp_error(d, 0);
 }
 
-/* A pending local error is reported once everything before it is done. */
-static void req_check_err(struct isim_dev_qp *d)
+void isim_req_check_err(struct isim_dev_qp *d)
 {
 	if (d->req.err_pending && d->req.una == d->req.err_slot &&
 	    d->qp->state != IBV_QPS_ERR) {
+		/* A local error is reported on NPG even for a remote WQE
+		 * (the host then treats it as non-remote, §7.3). */
 		d->swqe[d->req.err_slot].remote = false;
-		req_fail(d, d->req.err_slot, d->req.err_status);
+		isim_req_fail(d, d->req.err_slot, d->req.err_status);
 	}
 }
 
@@ -144,6 +162,21 @@ static void req_set_err(struct isim_dev_qp *d, uint16_t slot, enum ionic_status 
 }
 
 /* ---- RC ------------------------------------------------------------------ */
+
+static uint32_t req_npkts(const struct isim_swqe *s, uint32_t mtu)
+{
+	switch (s->w.op->op) {
+	case ISIM_WR_ATOMIC_CS:
+	case ISIM_WR_ATOMIC_FA:
+		return 1;
+	case ISIM_WR_LOCAL_INV:
+	case ISIM_WR_BIND_MW:
+	case ISIM_WR_REG_MR:
+		return 0;  /* local: no packet, no PSN */
+	default:
+		return s->w.length ? (s->w.length + mtu - 1) / mtu : 1;
+	}
+}
 
 static void req_fetch_rc(struct isim_dev_qp *d)
 {
@@ -157,15 +190,14 @@ static void req_fetch_rc(struct isim_dev_qp *d)
 	while (!r->err_pending && qp->sq.cons != qp->sq.db_prod) {
 		slot = qp->sq.cons;
 		s = &d->swqe[slot];
-		s->remote = false;
 		st = req_snapshot(d, slot, s);
-		qp->sq.cons = sq_next(d, slot);
+		qp->sq.cons = isim_sq_next(d, slot);
 		if (st) {
 			req_set_err(d, slot, st);
 			break;
 		}
 		s->remote = s->w.op->flags & ISIM_WRF_REMOTE;
-		s->npkts = s->w.length ? (s->w.length + mtu - 1) / mtu : 1;
+		s->npkts = req_npkts(s, mtu);
 		s->first_psn = r->next_psn;
 		r->next_psn = isim_psn_add(r->next_psn, s->npkts);
 		if (s->remote)
@@ -173,15 +205,14 @@ static void req_fetch_rc(struct isim_dev_qp *d)
 	}
 }
 
-/* Point the sender at 'psn' (go-back-N, or after ACKs overtook it). */
-static void req_seek(struct isim_dev_qp *d, uint32_t psn)
+void isim_req_seek(struct isim_dev_qp *d, uint32_t psn)
 {
 	struct isim_req *r = &d->req;
-	uint16_t slot, end = req_end(d);
+	uint16_t slot, end = isim_req_end(d);
 	struct isim_swqe *s;
 	int32_t off;
 
-	for (slot = r->una; slot != end; slot = sq_next(d, slot)) {
+	for (slot = r->una; slot != end; slot = isim_sq_next(d, slot)) {
 		s = &d->swqe[slot];
 		off = isim_psn_diff(psn, s->first_psn);
 		if (off >= 0 && (uint32_t)off < s->npkts) {
@@ -196,36 +227,54 @@ static void req_seek(struct isim_dev_qp *d, uint32_t psn)
 	r->snd_psn = end == d->qp->sq.cons ? r->next_psn : d->swqe[end].first_psn;
 }
 
-static uint8_t rc_send_opcode(bool first, bool last, bool imm)
+void isim_req_go_back(struct isim_dev_qp *d, uint32_t psn)
 {
-	if (first && last)
-		return imm ? ISIM_OP_RC_SEND_ONLY_IMM : ISIM_OP_RC_SEND_ONLY;
-	if (first)
-		return ISIM_OP_RC_SEND_FIRST;
-	if (last)
-		return imm ? ISIM_OP_RC_SEND_LAST_IMM : ISIM_OP_RC_SEND_LAST;
-	return ISIM_OP_RC_SEND_MIDDLE;
+	/* Anything still queued for the wire is stale now. */
+	isim_fab_drop_backlog(&d->ep);
+	isim_req_seek(d, psn);
+	d->retransmits++;
 }
 
-/* Build and send packet 'idx' of message 's'. */
-static enum ionic_status req_send_rc(struct isim_dev_qp *d, struct isim_swqe *s,
-				     uint32_t idx, uint32_t psn)
+static uint8_t seg_opcode(bool first, bool last, const struct isim_wqe *w)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE];
-	struct isim_pkt pkt = { .buf = buf };
-	struct isim_qp *qp = d->qp;
-	uint32_t mtu = isim_qp_mtu(qp);
+	bool imm = w->op->flags & ISIM_WRF_IMM, inv = w->op->flags & ISIM_WRF_INV;
+	bool write = w->op->op == ISIM_WR_RDMA_WRITE || w->op->op == ISIM_WR_RDMA_WRITE_IMM;
+
+	if (first && last)
+		return write ? (imm ? ISIM_OP_RC_WRITE_ONLY_IMM : ISIM_OP_RC_WRITE_ONLY) :
+		       inv ? ISIM_OP_RC_SEND_ONLY_INV :
+		       imm ? ISIM_OP_RC_SEND_ONLY_IMM : ISIM_OP_RC_SEND_ONLY;
+	if (first)
+		return write ? ISIM_OP_RC_WRITE_FIRST : ISIM_OP_RC_SEND_FIRST;
+	if (last)
+		return write ? (imm ? ISIM_OP_RC_WRITE_LAST_IMM : ISIM_OP_RC_WRITE_LAST) :
+		       inv ? ISIM_OP_RC_SEND_LAST_INV :
+		       imm ? ISIM_OP_RC_SEND_LAST_IMM : ISIM_OP_RC_SEND_LAST;
+	return write ? ISIM_OP_RC_WRITE_MIDDLE : ISIM_OP_RC_SEND_MIDDLE;
+}
+
+/* Fill packet 'idx' of a SEND or WRITE message. */
+static enum ionic_status req_build_seg(struct isim_dev_qp *d, struct isim_swqe *s,
+				       uint32_t idx, struct isim_pkt *pkt)
+{
+	struct isim_pkt_hdr *h = isim_pkt_hdr(pkt);
+	uint32_t mtu = isim_qp_mtu(d->qp);
 	uint64_t off = (uint64_t)idx * mtu;
 	uint32_t len = s->w.length - off < mtu ? s->w.length - off : mtu;
 	bool first = idx == 0, last = idx + 1 == s->npkts;
 	bool imm = s->w.op->flags & ISIM_WRF_IMM;
-	struct isim_pkt_hdr *h;
+	bool write = s->w.op->op == ISIM_WR_RDMA_WRITE ||
+		     s->w.op->op == ISIM_WR_RDMA_WRITE_IMM;
 	enum ionic_status st;
 
-	isim_pkt_init(&pkt, rc_send_opcode(first, last, imm), d->nic->node,
-		      qp->qpn, qp->dest_qpn);
-	h = isim_pkt_hdr(&pkt);
-	isim_pkt_set_psn(&pkt, psn);
+	h->opcode = seg_opcode(first, last, &s->w);
+	if (write && first) {  /* RETH */
+		isim_pkt_set_va(pkt, s->w.remote_va);
+		isim_pkt_set_rkey(pkt, s->w.rkey);
+		isim_pkt_set_dmalen(pkt, s->w.length);
+	}
+	if (last && (s->w.op->flags & ISIM_WRF_INV))  /* IETH */
+		isim_pkt_set_rkey(pkt, s->w.key);
 	if (last) {
 		h->flags |= ISIM_PKT_F_ACKREQ;
 		if (s->w.flags & IONIC_WQE_FLAG_SOL)
@@ -233,171 +282,172 @@ static enum ionic_status req_send_rc(struct isim_dev_qp *d, struct isim_swqe *s,
 		if (imm)
 			h->imm = s->w.imm_raw;
 	}
-	if (idx % ISIM_REQ_ACKREQ_EVERY == ISIM_REQ_ACKREQ_EVERY - 1 ||
-	    isim_psn_diff(psn, d->req.una_psn) + 1 >= ISIM_REQ_WINDOW)
+	if (idx % ISIM_REQ_ACKREQ_EVERY == ISIM_REQ_ACKREQ_EVERY - 1)
 		h->flags |= ISIM_PKT_F_ACKREQ;
-	st = isim_mem_gather(d->nic, qp->pd, &s->w, off, isim_pkt_payload(&pkt), len);
-	if (st)
-		return st;
-	pkt.len += len;
+	st = isim_mem_gather(d->nic, d->qp->pd, &s->w, off, isim_pkt_payload(pkt), len);
+	if (!st)
+		pkt->len += len;
+	return st;
+}
+
+/* A READ request for the rest of the message from packet 'idx' on. */
+static void req_build_read(struct isim_dev_qp *d, struct isim_swqe *s, uint32_t idx,
+			   struct isim_pkt *pkt)
+{
+	uint64_t off = (uint64_t)idx * isim_qp_mtu(d->qp);
+
+	isim_pkt_hdr(pkt)->opcode = ISIM_OP_RC_READ_REQ;
+	isim_pkt_hdr(pkt)->flags |= ISIM_PKT_F_ACKREQ;
+	isim_pkt_set_va(pkt, s->w.remote_va + off);
+	isim_pkt_set_rkey(pkt, s->w.rkey);
+	isim_pkt_set_dmalen(pkt, s->w.length - off);
+	s->rd_base = idx;
+}
+
+static void req_build_atomic(struct isim_swqe *s, struct isim_pkt *pkt)
+{
+	isim_pkt_hdr(pkt)->opcode = s->w.op->op == ISIM_WR_ATOMIC_CS ?
+				    ISIM_OP_RC_CMP_SWAP : ISIM_OP_RC_FETCH_ADD;
+	isim_pkt_hdr(pkt)->flags |= ISIM_PKT_F_ACKREQ;
+	isim_pkt_set_va(pkt, s->w.remote_va);
+	isim_pkt_set_rkey(pkt, s->w.rkey);
+	isim_pkt_set_dmalen(pkt, ISIM_ATOMIC_SIZE);
+	isim_pkt_set_swap_add(pkt, s->w.swap_add);
+	isim_pkt_set_compare(pkt, s->w.compare);
+}
+
+/* Build and send the packet at the send position; returns the PSNs it
+ * used up (a READ request covers all its responses), 0 on error. */
+static uint32_t req_send_one(struct isim_dev_qp *d, struct isim_swqe *s,
+			     enum ionic_status *st)
+{
+	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
+	struct isim_pkt pkt = { .buf = buf };
+	struct isim_qp *qp = d->qp;
+	struct isim_req *r = &d->req;
+	uint32_t used = 1;
+
+	isim_pkt_init(&pkt, 0, d->nic->node, qp->qpn, qp->dest_qpn);
+	isim_pkt_set_psn(&pkt, r->snd_psn);
+	*st = IONIC_STS_OK;
+	switch (s->w.op->op) {
+	case ISIM_WR_RDMA_READ:
+		req_build_read(d, s, r->snd_idx, &pkt);
+		used = s->npkts - r->snd_idx;
+		break;
+	case ISIM_WR_ATOMIC_CS:
+	case ISIM_WR_ATOMIC_FA:
+		req_build_atomic(s, &pkt);
+		break;
+	default:
+		*st = req_build_seg(d, s, r->snd_idx, &pkt);
+		if (*st)
+			return 0;
+		break;
+	}
+	if (isim_psn_diff(isim_psn_add(r->snd_psn, used), r->una_psn) >= ISIM_REQ_WINDOW)
+		isim_pkt_hdr(&pkt)->flags |= ISIM_PKT_F_ACKREQ;
 	if (d->peer_node)
 		isim_dqp_xmit(d, d->peer_node, qp->dest_qpn, &pkt);
 	/* else: no route to the peer's GID, the packet is lost. */
-	return IONIC_STS_OK;
+	return used;
 }
 
-static void req_arm_timer(struct isim_dev_qp *d)
+/* Execute a local operation (once, even if go-back passes it again) and
+ * complete it with its own NPG CQE.  A failure waits, like any local
+ * error, until everything before it is complete; false then. */
+static bool req_exec_local(struct isim_dev_qp *d, struct isim_swqe *s)
 {
-	uint64_t to = req_timeout_ns(d->qp);
+	uint16_t slot = (uint16_t)(s - d->swqe);
+	enum ionic_status st;
+	struct ionic_cqe cqe;
 
-	d->req.deadline = to && req_outstanding(d) ? isim_now_ns() + to : 0;
+	if (s->complete)
+		return true;
+	switch (s->w.op->op) {
+	case ISIM_WR_BIND_MW:
+		st = isim_mw_bind(d->nic, d->qp->pd, &s->w);
+		break;
+	case ISIM_WR_LOCAL_INV:
+		st = isim_mw_local_inv(d->nic, d->qp->pd, s->w.key);
+		break;
+	default:
+		st = IONIC_STS_LOCAL_QP_OPER_ERR;
+		break;
+	}
+	if (st) {
+		req_set_err(d, slot, st);
+		return false;
+	}
+	isim_cqe_npg(&cqe, d->qp->qpn, s->w.wqe_idx, IONIC_STS_OK);
+	isim_dqp_cqe(d, true, &cqe, false);
+	s->complete = true;
+	isim_comp_retire(d);
+	return true;
 }
 
-static void req_xmit_rc(struct isim_dev_qp *d)
+/* READ/atomic requests sent and not yet answered (IBTA: at most
+ * max_rd_atomic may be outstanding). */
+static unsigned int req_rd_outstanding(const struct isim_dev_qp *d)
+{
+	const struct isim_req *r = &d->req;
+	unsigned int n = 0;
+	uint16_t slot;
+
+	for (slot = r->una; slot != r->snd; slot = isim_sq_next(d, slot))
+		if (!d->swqe[slot].complete && isim_swqe_needs_resp(&d->swqe[slot]))
+			n++;
+	return n;
+}
+
+void isim_req_xmit(struct isim_dev_qp *d)
 {
 	struct isim_req *r = &d->req;
-	uint16_t end = req_end(d);
+	uint16_t end = isim_req_end(d);
+	unsigned int rd_max = d->qp->max_rd_atomic ? d->qp->max_rd_atomic : 1;
 	enum ionic_status st;
 	struct isim_swqe *s;
 	bool sent = false;
+	uint32_t used;
 
 	if (r->rnr_wait || d->qp->state != IBV_QPS_RTS)
 		return;
 	while (r->snd != end && isim_psn_diff(r->snd_psn, r->una_psn) < ISIM_REQ_WINDOW) {
 		s = &d->swqe[r->snd];
-		st = req_send_rc(d, s, r->snd_idx, r->snd_psn);
+		if (!s->npkts) {
+			/* A local operation, executed in SQ order. */
+			if (s->w.flags & IONIC_WQE_FLAG_FENCE && req_rd_outstanding(d))
+				break;
+			if (!req_exec_local(d, s))
+				break;
+			r->snd = isim_sq_next(d, r->snd);
+			continue;
+		}
+		if (isim_swqe_needs_resp(s) && r->snd_idx == s->rd_base &&
+		    req_rd_outstanding(d) >= rd_max)
+			break;
+		/* Fence: start only after earlier READs/atomics completed
+		 * (their results may be this WQE's source). */
+		if ((s->w.flags & IONIC_WQE_FLAG_FENCE) && r->snd_idx == 0 &&
+		    req_rd_outstanding(d))
+			break;
+		used = req_send_one(d, s, &st);
 		if (st) {
 			/* The memory went away under a posted WQE. */
 			req_set_err(d, r->snd, st);
 			break;
 		}
 		sent = true;
-		r->snd_psn = isim_psn_add(r->snd_psn, 1);
-		if (++r->snd_idx == s->npkts) {
-			r->snd = sq_next(d, r->snd);
+		r->snd_psn = isim_psn_add(r->snd_psn, used);
+		r->snd_idx += used;
+		if (r->snd_idx >= s->npkts) {
+			r->snd = isim_sq_next(d, r->snd);
 			r->snd_idx = 0;
 		}
 	}
 	if (sent && !r->deadline)
-		req_arm_timer(d);
-	req_check_err(d);
-}
-
-/* The responder has every packet up to and including 'psn'. */
-static void req_ack(struct isim_dev_qp *d, uint32_t psn)
-{
-	struct isim_req *r = &d->req;
-	uint16_t end = req_end(d);
-	struct ionic_cqe cqe;
-	struct isim_swqe *s;
-	bool done = false;
-
-	/* Older than what we know (duplicate) or never sent (bogus). */
-	if (isim_psn_diff(psn, r->una_psn) < 0 || isim_psn_diff(psn, r->next_psn) >= 0)
-		return;
-	while (r->una != end) {
-		s = &d->swqe[r->una];
-		if (isim_psn_diff(isim_psn_add(s->first_psn, s->npkts - 1), psn) > 0)
-			break;
-		if (s->remote)
-			r->msn_done = s->seq + 1;
-		r->una = sq_next(d, r->una);
-		done = true;
-	}
-	r->una_psn = isim_psn_add(psn, 1);
-	/* Progress renews the retry budgets (IBTA: per unacked request). */
-	r->retry_left = d->qp->retry_cnt;
-	r->rnr_left = d->qp->rnr_retry;
-	if (isim_psn_diff(r->snd_psn, r->una_psn) < 0)
-		req_seek(d, r->una_psn);
-	req_arm_timer(d);
-	if (done) {
-		isim_cqe_msn(&cqe, d->qp->qpn, r->msn_done, IONIC_STS_OK);
-		isim_dqp_cqe(d, true, &cqe, false);
-	}
-}
-
-static void req_go_back(struct isim_dev_qp *d, uint32_t psn)
-{
-	/* Anything still queued for the wire is stale now. */
-	isim_fab_drop_backlog(&d->ep);
-	req_seek(d, psn);
-	d->retransmits++;
-}
-
-static void req_nak(struct isim_dev_qp *d, struct isim_pkt *pkt)
-{
-	struct isim_req *r = &d->req;
-	struct isim_qp *qp = d->qp;
-	uint32_t psn = isim_pkt_psn(pkt);
-	uint8_t kind = isim_pkt_hdr(pkt)->nak;
-
-	if (isim_psn_diff(psn, r->una_psn) < 0 || isim_psn_diff(psn, r->next_psn) >= 0)
-		return;
-	/* A NAK acknowledges everything before the PSN it names. */
-	if (psn != r->una_psn)
-		req_ack(d, isim_psn_add(psn, ISIM_PSN_MASK));
-	if (r->una == req_end(d))
-		return;
-
-	switch (kind) {
-	case ISIM_NAK_RNR:
-		d->rnr_naks_rx++;
-		if (qp->rnr_retry != ISIM_RNR_INFINITE) {
-			if (!r->rnr_left) {
-				req_fail(d, r->una, IONIC_STS_RNR_RETRY_EXCEEDED);
-				return;
-			}
-			r->rnr_left--;
-		}
-		req_go_back(d, psn);
-		r->rnr_wait = true;
-		r->deadline = isim_now_ns() +
-			      1000ull * rnr_timer_us[isim_pkt_hdr(pkt)->rnr_timer & 31];
-		break;
-	case ISIM_NAK_SEQ:
-		if (!r->retry_left) {
-			req_fail(d, r->una, IONIC_STS_RETRY_EXCEEDED);
-			return;
-		}
-		r->retry_left--;
-		req_go_back(d, psn);
-		req_xmit_rc(d);
-		break;
-	case ISIM_NAK_INV_REQ:
-		req_fail(d, r->una, IONIC_STS_REMOTE_INV_REQ_ERR);
-		break;
-	case ISIM_NAK_REM_ACC:
-		req_fail(d, r->una, IONIC_STS_REMOTE_ACC_ERR);
-		break;
-	case ISIM_NAK_REM_OP:
-		req_fail(d, r->una, IONIC_STS_REMOTE_OPER_ERR);
-		break;
-	default:
-		break;
-	}
-}
-
-void isim_req_rx(struct isim_dev_qp *d, struct isim_pkt *pkt)
-{
-	struct isim_qp *qp = d->qp;
-
-	if (qp->type != IBV_QPT_RC || !d->swqe ||
-	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) ||
-	    isim_pkt_src_node(pkt) != d->peer_node ||
-	    isim_pkt_src_qpn(pkt) != qp->dest_qpn) {
-		d->drops++;
-		return;
-	}
-	if (isim_pkt_opcode(pkt) == ISIM_OP_RC_ACK) {
-		req_ack(d, isim_pkt_psn(pkt));
-		req_check_err(d);
-		req_xmit_rc(d);
-	} else if (isim_pkt_opcode(pkt) == ISIM_OP_RC_NAK) {
-		req_nak(d, pkt);
-	} else {
-		d->drops++; /* read responses, atomic ACKs: not modelled yet */
-	}
+		isim_req_arm_timer(d);
+	isim_req_check_err(d);
 }
 
 void isim_req_timer(struct isim_dev_qp *d)
@@ -409,28 +459,28 @@ void isim_req_timer(struct isim_dev_qp *d)
 		return;
 	if (r->rnr_wait) {
 		r->rnr_wait = false;
-		req_xmit_rc(d);
+		isim_req_xmit(d);
 		return;
 	}
 	if (!req_outstanding(d))
 		return;
 	if (!r->retry_left) {
-		req_fail(d, r->una, IONIC_STS_RETRY_EXCEEDED);
+		isim_req_fail(d, r->una, IONIC_STS_RETRY_EXCEEDED);
 		return;
 	}
 	r->retry_left--;
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_PKT, "qp %u ack timeout, retransmit from psn %u (%u left)",
 			   d->qp->qpn, r->una_psn, r->retry_left);
-	req_go_back(d, r->una_psn);
-	req_xmit_rc(d);
+	isim_req_go_back(d, r->una_psn);
+	isim_req_xmit(d);
 }
 
 /* ---- UD ------------------------------------------------------------------ */
 
 static enum ionic_status req_send_ud(struct isim_dev_qp *d, struct isim_swqe *s)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE];
+	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
 	struct isim_pkt pkt = { .buf = buf };
 	struct isim_qp *qp = d->qp;
 	struct isim_nic *nic = d->nic;
@@ -487,11 +537,10 @@ static void req_run_ud(struct isim_dev_qp *d)
 	while (qp->state == IBV_QPS_RTS && qp->sq.cons != qp->sq.db_prod) {
 		slot = qp->sq.cons;
 		s = &d->swqe[slot];
-		s->remote = false;
 		st = req_snapshot(d, slot, s);
 		if (!st)
 			st = req_send_ud(d, s);
-		qp->sq.cons = sq_next(d, slot);
+		qp->sq.cons = isim_sq_next(d, slot);
 		isim_cqe_npg(&cqe, qp->qpn, s->w.wqe_idx, st);
 		isim_dqp_cqe(d, true, &cqe, st != IONIC_STS_OK);
 		d->req.una = qp->sq.cons;
@@ -520,6 +569,6 @@ void isim_req_run(struct isim_dev_qp *d)
 		req_run_ud(d);
 	} else if (qp->type == IBV_QPT_RC) {
 		req_fetch_rc(d);
-		req_xmit_rc(d);
+		isim_req_xmit(d);
 	}
 }

@@ -25,6 +25,7 @@
 #include "cqe.h"
 #include "dqp.h"
 #include "mem.h"
+#include "mw.h"
 
 #define ISIM_GRH_SIZE 40
 
@@ -84,30 +85,39 @@ static void resp_fail_wqe(struct isim_dev_qp *d, enum ionic_status st)
 
 /* ---- RC ------------------------------------------------------------------ */
 
-static void resp_send_ack(struct isim_dev_qp *d, uint8_t opcode, uint8_t nak,
-			  uint32_t psn)
+/* Start a response packet (ACK, NAK, READ response, atomic ACK). */
+static void resp_pkt(struct isim_dev_qp *d, struct isim_pkt *pkt, uint8_t opcode,
+		     uint32_t psn)
 {
-	uint8_t buf[ISIM_PKT_HDR_SIZE];
-	struct isim_pkt pkt = { .buf = buf };
-	struct isim_qp *qp = d->qp;
+	isim_pkt_init(pkt, opcode, d->nic->node, d->qp->qpn, d->qp->dest_qpn);
+	isim_pkt_set_psn(pkt, psn);
+	isim_pkt_set_msn(pkt, d->resp.msn);
+}
 
-	isim_pkt_init(&pkt, opcode, d->nic->node, qp->qpn, qp->dest_qpn);
-	isim_pkt_set_psn(&pkt, psn);
-	isim_pkt_set_msn(&pkt, d->resp.msn);
-	isim_pkt_hdr(&pkt)->nak = nak;
-	if (nak == ISIM_NAK_RNR)
-		isim_pkt_hdr(&pkt)->rnr_timer = qp->min_rnr_timer & 31;
-	isim_dqp_xmit(d, d->peer_node, qp->dest_qpn, &pkt);
+static void resp_send(struct isim_dev_qp *d, struct isim_pkt *pkt)
+{
+	isim_dqp_xmit(d, d->peer_node, d->qp->dest_qpn, pkt);
 }
 
 static void resp_ack(struct isim_dev_qp *d, uint32_t psn)
 {
-	resp_send_ack(d, ISIM_OP_RC_ACK, ISIM_NAK_NONE, psn);
+	uint8_t buf[ISIM_PKT_HDR_SIZE] ISIM_PKT_ALIGN;
+	struct isim_pkt pkt = { .buf = buf };
+
+	resp_pkt(d, &pkt, ISIM_OP_RC_ACK, psn);
+	resp_send(d, &pkt);
 }
 
 static void resp_nak(struct isim_dev_qp *d, enum isim_nak kind, uint32_t psn)
 {
-	resp_send_ack(d, ISIM_OP_RC_NAK, kind, psn);
+	uint8_t buf[ISIM_PKT_HDR_SIZE] ISIM_PKT_ALIGN;
+	struct isim_pkt pkt = { .buf = buf };
+
+	resp_pkt(d, &pkt, ISIM_OP_RC_NAK, psn);
+	isim_pkt_hdr(&pkt)->nak = kind;
+	if (kind == ISIM_NAK_RNR)
+		isim_pkt_hdr(&pkt)->rnr_timer = d->qp->min_rnr_timer & 31;
+	resp_send(d, &pkt);
 }
 
 /* A fatal responder error: NAK with 'kind', QP to ERR. */
@@ -116,6 +126,14 @@ static void resp_rc_error(struct isim_dev_qp *d, enum isim_nak kind, uint32_t ps
 {
 	resp_nak(d, kind, psn);
 	isim_dqp_error(d, ev);
+}
+
+/* No receive WQE: Receiver Not Ready.  The PSN does not advance; the
+ * requester retries this packet after the RNR timer. */
+static void resp_rnr(struct isim_dev_qp *d, uint32_t psn)
+{
+	resp_nak(d, ISIM_NAK_RNR, psn);
+	d->resp.nak_sent = true;
 }
 
 static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t mask)
@@ -130,13 +148,11 @@ static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t m
 
 	if (mask & ISIM_PKT_M_FIRST) {
 		if (!resp_take_wqe(d)) {
-			/* No receive WQE: Receiver Not Ready.  The PSN does
-			 * not advance; the requester retries this packet. */
-			resp_nak(d, ISIM_NAK_RNR, psn);
-			r->nak_sent = true;
+			resp_rnr(d, psn);
 			return;
 		}
 		r->in_msg = true;
+		r->msg_kind = ISIM_PKT_M_SEND;
 		r->msg_off = 0;
 	}
 	r->nak_sent = false;
@@ -160,19 +176,201 @@ static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t m
 	r->epsn = isim_psn_add(r->epsn, 1);
 
 	if (mask & ISIM_PKT_M_LAST) {
+		unsigned int op = IONIC_CQE_RECV_OP_SEND;
+		uint32_t imm = 0;
+
+		if (mask & ISIM_PKT_M_INV) {
+			/* SEND_WITH_INV: invalidate, then report the rkey
+			 * (BE32, §7.1).  A key we may not invalidate is the
+			 * requester's invalid request (as rxe). */
+			if (isim_mw_remote_inv(d->nic, qp->pd, isim_pkt_rkey(pkt))) {
+				resp_fail_wqe(d, IONIC_STS_REMOTE_INV_REQ_ERR);
+				resp_rc_error(d, ISIM_NAK_INV_REQ, psn, 0);
+				return;
+			}
+			op = IONIC_CQE_RECV_OP_SEND_INV;
+			imm = htobe32(isim_pkt_rkey(pkt));
+		} else if (mask & ISIM_PKT_M_IMM) {
+			op = IONIC_CQE_RECV_OP_SEND_IMM;
+			imm = isim_pkt_imm_raw(pkt);
+		}
 		isim_node_mac(isim_pkt_src_node(pkt), src_mac);
 		isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, r->msg_off,
-			      isim_pkt_src_qpn(pkt),
-			      mask & ISIM_PKT_M_IMM ? IONIC_CQE_RECV_OP_SEND_IMM :
-						      IONIC_CQE_RECV_OP_SEND,
-			      mask & ISIM_PKT_M_IMM ? isim_pkt_imm_raw(pkt) : 0,
-			      src_mac, 0);
+			      isim_pkt_src_qpn(pkt), op, imm, src_mac, 0);
 		resp_complete(d, &cqe, isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
 		r->msn++;
 		resp_ack(d, psn);
 	} else if (isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_ACKREQ) {
 		resp_ack(d, psn);
 	}
+}
+
+/* RDMA WRITE (+IMM): the RETH of the first packet names the target; the
+ * immediate form consumes a receive WQE at the last packet. */
+static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t mask)
+{
+	struct isim_resp *r = &d->resp;
+	struct isim_qp *qp = d->qp;
+	uint32_t psn = isim_pkt_psn(pkt);
+	uint32_t len = isim_pkt_paylen(pkt);
+	bool imm = mask & ISIM_PKT_M_IMM;
+	struct ionic_cqe cqe;
+	enum ionic_status st;
+	uint8_t src_mac[6];
+
+	if (mask & ISIM_PKT_M_FIRST) {
+		r->wr_len = isim_pkt_dmalen(pkt);
+		st = isim_mem_resolve_remote(d->nic, qp->pd, isim_pkt_rkey(pkt),
+					     isim_pkt_va(pkt), r->wr_len,
+					     IBV_ACCESS_REMOTE_WRITE, &r->wr_host);
+		if (st) {
+			resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
+			return;
+		}
+	}
+	/* Check the receive WQE before touching memory, so an RNR retry of
+	 * this packet finds everything as it was. */
+	if ((mask & ISIM_PKT_M_LAST) && imm && !resp_take_wqe(d)) {
+		resp_rnr(d, psn);
+		return;
+	}
+	if (mask & ISIM_PKT_M_FIRST) {
+		r->in_msg = true;
+		r->msg_kind = ISIM_PKT_M_WRITE;
+		r->msg_off = 0;
+	}
+	r->nak_sent = false;
+	if (r->msg_off + len > r->wr_len ||
+	    ((mask & ISIM_PKT_M_LAST) && r->msg_off + len != r->wr_len)) {
+		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+		return;
+	}
+	if (len)
+		memcpy(r->wr_host + r->msg_off, isim_pkt_payload(pkt), len);
+	r->msg_off += len;
+	r->epsn = isim_psn_add(r->epsn, 1);
+	if (!(mask & ISIM_PKT_M_LAST)) {
+		if (isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_ACKREQ)
+			resp_ack(d, psn);
+		return;
+	}
+	r->in_msg = false;
+	r->msn++;
+	if (imm) {
+		if (r->wst) {
+			resp_fail_wqe(d, r->wst);
+			resp_rc_error(d, ISIM_NAK_REM_OP, psn, 0);
+			return;
+		}
+		isim_node_mac(isim_pkt_src_node(pkt), src_mac);
+		isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, r->wr_len, isim_pkt_src_qpn(pkt),
+			      IONIC_CQE_RECV_OP_RDMA_IMM, isim_pkt_imm_raw(pkt), src_mac, 0);
+		resp_complete(d, &cqe, isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
+	}
+	resp_ack(d, psn);
+}
+
+/*
+ * RDMA READ: answer with the data, one response per path-MTU chunk, PSNs
+ * from the request's on.  All responses are handed to the fabric at once,
+ * so they stay ahead of any later ACK (the fabric keeps order).  A
+ * duplicate request (the requester lost responses) is executed again.
+ */
+static void resp_rc_read(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup)
+{
+	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
+	struct isim_pkt rsp = { .buf = buf };
+	struct isim_resp *r = &d->resp;
+	uint32_t psn = isim_pkt_psn(pkt), mtu = isim_qp_mtu(d->qp);
+	uint64_t len = isim_pkt_dmalen(pkt), off;
+	uint32_t n = len ? (uint32_t)((len + mtu - 1) / mtu) : 1, i, chunk;
+	enum ionic_status st;
+	uint8_t *host;
+	uint8_t op;
+
+	st = isim_mem_resolve_remote(d->nic, d->qp->pd, isim_pkt_rkey(pkt),
+				     isim_pkt_va(pkt), len, IBV_ACCESS_REMOTE_READ, &host);
+	if (st) {
+		if (!dup)
+			resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
+		return;
+	}
+	if (!dup) {
+		r->epsn = isim_psn_add(r->epsn, n);
+		r->msn++;
+		r->nak_sent = false;
+	}
+	for (i = 0; i < n; i++) {
+		op = n == 1 ? ISIM_OP_RC_READ_RESP_ONLY :
+		     i == 0 ? ISIM_OP_RC_READ_RESP_FIRST :
+		     i + 1 == n ? ISIM_OP_RC_READ_RESP_LAST : ISIM_OP_RC_READ_RESP_MIDDLE;
+		off = (uint64_t)i * mtu;
+		chunk = len - off < mtu ? (uint32_t)(len - off) : mtu;
+		resp_pkt(d, &rsp, op, isim_psn_add(psn, i));
+		if (chunk)
+			memcpy(isim_pkt_payload(&rsp), host + off, chunk);
+		rsp.len += chunk;
+		resp_send(d, &rsp);
+	}
+}
+
+static void resp_atomic_ack(struct isim_dev_qp *d, uint32_t psn, uint64_t orig)
+{
+	uint8_t buf[ISIM_PKT_HDR_SIZE] ISIM_PKT_ALIGN;
+	struct isim_pkt pkt = { .buf = buf };
+
+	resp_pkt(d, &pkt, ISIM_OP_RC_ATOMIC_ACK, psn);
+	isim_pkt_set_swap_add(&pkt, orig);
+	resp_send(d, &pkt);
+}
+
+/* Atomics execute once: a duplicate gets the saved original value. */
+static void resp_rc_atomic(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup)
+{
+	struct isim_resp *r = &d->resp;
+	uint32_t psn = isim_pkt_psn(pkt);
+	uint64_t va = isim_pkt_va(pkt), orig;
+	struct isim_atomic_res *a;
+	enum ionic_status st;
+	uint64_t *p;
+	uint8_t *host;
+	unsigned int i;
+
+	if (dup) {
+		for (i = 0; i < ISIM_ATOMIC_CACHE; i++) {
+			a = &r->atomics[i];
+			if (a->valid && a->psn == psn)
+				resp_atomic_ack(d, psn, a->orig);
+		}
+		return;
+	}
+	if (va % ISIM_ATOMIC_SIZE) {
+		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+		return;
+	}
+	st = isim_mem_resolve_remote(d->nic, d->qp->pd, isim_pkt_rkey(pkt), va,
+				     ISIM_ATOMIC_SIZE, IBV_ACCESS_REMOTE_ATOMIC, &host);
+	if (st) {
+		resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
+		return;
+	}
+	/* The application may use the same memory concurrently. */
+	p = (uint64_t *)host;
+	if (isim_pkt_opcode(pkt) == ISIM_OP_RC_CMP_SWAP) {
+		orig = isim_pkt_compare(pkt);
+		__atomic_compare_exchange_n(p, &orig, isim_pkt_swap_add(pkt), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(p, isim_pkt_swap_add(pkt), __ATOMIC_SEQ_CST);
+	}
+	a = &r->atomics[r->atomic_next++ % ISIM_ATOMIC_CACHE];
+	a->valid = true;
+	a->psn = psn;
+	a->orig = orig;
+	r->epsn = isim_psn_add(r->epsn, 1);
+	r->msn++;
+	r->nak_sent = false;
+	resp_atomic_ack(d, psn, orig);
 }
 
 static void resp_rc(struct isim_dev_qp *d, struct isim_pkt *pkt)
@@ -191,8 +389,14 @@ static void resp_rc(struct isim_dev_qp *d, struct isim_pkt *pkt)
 	}
 	diff = isim_psn_diff(psn, r->epsn);
 	if (diff < 0) {
-		/* Duplicate (our ACK was lost or late): say where we are. */
-		resp_ack(d, isim_psn_add(r->epsn, ISIM_PSN_MASK));
+		/* Duplicate: READs are answered again, atomics replayed,
+		 * everything else re-ACKed (our ACK was lost or late). */
+		if (mask & ISIM_PKT_M_READ)
+			resp_rc_read(d, pkt, true);
+		else if (mask & ISIM_PKT_M_ATOMIC)
+			resp_rc_atomic(d, pkt, true);
+		else
+			resp_ack(d, isim_psn_add(r->epsn, ISIM_PSN_MASK));
 		return;
 	}
 	if (diff > 0) {
@@ -204,17 +408,23 @@ static void resp_rc(struct isim_dev_qp *d, struct isim_pkt *pkt)
 		return;
 	}
 
-	/* Opcode sequence: FIRST/ONLY start a message, MIDDLE/LAST go on. */
-	if (!!(mask & ISIM_PKT_M_FIRST) == r->in_msg) {
+	/* Opcode sequence: FIRST/ONLY start a message, MIDDLE/LAST continue
+	 * the same kind of message. */
+	if ((mask & ISIM_PKT_M_FIRST) ? r->in_msg :
+	    (!r->in_msg || !(mask & r->msg_kind))) {
 		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
 		return;
 	}
-	if (mask & ISIM_PKT_M_SEND) {
+	if (mask & ISIM_PKT_M_SEND)
 		resp_rc_send(d, pkt, mask);
-		return;
-	}
-	/* RDMA WRITE/READ, atomics: not modelled yet. */
-	resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+	else if (mask & ISIM_PKT_M_WRITE)
+		resp_rc_write(d, pkt, mask);
+	else if (mask & ISIM_PKT_M_READ)
+		resp_rc_read(d, pkt, false);
+	else if (mask & ISIM_PKT_M_ATOMIC)
+		resp_rc_atomic(d, pkt, false);
+	else
+		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
 }
 
 /* ---- UD ------------------------------------------------------------------ */

@@ -17,27 +17,28 @@ static const struct isim_wqe_opinfo isim_wqe_ops[] = {
 	{ "SEND", IONIC_V1_OP_SEND, IONIC_V2_OP_SEND, ISIM_WR_SEND,
 	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | RCUD | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
 	{ "SEND_INV", IONIC_V1_OP_SEND_INV, IONIC_V2_OP_SEND_INV, ISIM_WR_SEND_INV,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_INV | ISIM_WRF_RC, ISIM_BODY_COMMON },
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_INV | ISIM_WRF_RC | ISIM_WRF_IMPL,
+	  ISIM_BODY_COMMON },
 	{ "SEND_IMM", IONIC_V1_OP_SEND_IMM, IONIC_V2_OP_SEND_IMM, ISIM_WR_SEND_IMM,
 	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | RCUD | ISIM_WRF_IMPL,
 	  ISIM_BODY_COMMON },
 	{ "RDMA_READ", IONIC_V1_OP_RDMA_READ, IONIC_V2_OP_RDMA_READ, ISIM_WR_RDMA_READ,
-	  ISIM_WRF_REMOTE | ISIM_WRF_RC, ISIM_BODY_COMMON },
+	  ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
 	{ "RDMA_WRITE", IONIC_V1_OP_RDMA_WRITE, IONIC_V2_OP_RDMA_WRITE, ISIM_WR_RDMA_WRITE,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_RC, ISIM_BODY_COMMON },
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
 	{ "RDMA_WRITE_IMM", IONIC_V1_OP_RDMA_WRITE_IMM, IONIC_V2_OP_RDMA_WRITE_IMM,
 	  ISIM_WR_RDMA_WRITE_IMM,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | ISIM_WRF_RC, ISIM_BODY_COMMON },
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
 	{ "ATOMIC_CS", IONIC_V1_OP_ATOMIC_CS, IONIC_V2_OP_ATOMIC_CS, ISIM_WR_ATOMIC_CS,
-	  ISIM_WRF_REMOTE | ISIM_WRF_RC, ISIM_BODY_ATOMIC },
+	  ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_ATOMIC },
 	{ "ATOMIC_FA", IONIC_V1_OP_ATOMIC_FA, IONIC_V2_OP_ATOMIC_FA, ISIM_WR_ATOMIC_FA,
-	  ISIM_WRF_REMOTE | ISIM_WRF_RC, ISIM_BODY_ATOMIC },
+	  ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_ATOMIC },
 	{ "REG_MR", IONIC_V1_OP_REG_MR, IONIC_V2_OP_REG_MR, ISIM_WR_REG_MR,
 	  ISIM_WRF_RC, ISIM_BODY_REG_MR },
 	{ "LOCAL_INV", IONIC_V1_OP_LOCAL_INV, IONIC_V2_OP_LOCAL_INV, ISIM_WR_LOCAL_INV,
-	  ISIM_WRF_RC, ISIM_BODY_LOCAL },
+	  ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_LOCAL },
 	{ "BIND_MW", IONIC_V1_OP_BIND_MW, IONIC_V2_OP_BIND_MW, ISIM_WR_BIND_MW,
-	  ISIM_WRF_RC, ISIM_BODY_BIND },
+	  ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_BIND },
 };
 
 const struct isim_wqe_opinfo *isim_wqe_op_lookup(uint16_t version, uint8_t op)
@@ -158,6 +159,8 @@ static enum ionic_status decode_common(struct isim_wqe *w)
 	w->remote_va = ((uint64_t)be32toh(wqe->common.rdma.remote_va_high) << 32) |
 		       be32toh(wqe->common.rdma.remote_va_low);
 	w->rkey = be32toh(wqe->common.rdma.remote_rkey);
+	if (w->op->flags & ISIM_WRF_INV)
+		w->key = be32toh(w->imm_raw);  /* SEND_INV: rkey to invalidate */
 
 	if (w->flags & IONIC_WQE_FLAG_INL) {
 		if (!(w->op->flags & ISIM_WRF_GATHER))
@@ -178,6 +181,54 @@ static enum ionic_status decode_common(struct isim_wqe *w)
 	return IONIC_STS_OK;
 }
 
+/* §3.3 (c)/(d): v1 carries a full local SGE at offset 48, v2 the lkey at
+ * 44 and the address at 48; the result is always 8 bytes. */
+static enum ionic_status decode_atomic(struct isim_wqe *w, uint16_t version)
+{
+	const struct ionic_wqe *wqe = (const struct ionic_wqe *)w->raw;
+	const struct ionic_wqe_atomic_v1 *a1 = &wqe->atomic_v1;
+	const struct ionic_wqe_atomic_v2 *a2 = &wqe->atomic_v2;
+
+	w->remote_va = ((uint64_t)be32toh(a1->remote_va_high) << 32) |
+		       be32toh(a1->remote_va_low);
+	w->rkey = be32toh(a1->remote_rkey);
+	w->swap_add = ((uint64_t)be32toh(a1->swap_add_high) << 32) |
+		      be32toh(a1->swap_add_low);
+	w->compare = ((uint64_t)be32toh(a1->compare_high) << 32) |
+		     be32toh(a1->compare_low);
+	if (version < 2) {
+		w->result.va = be64toh(a1->sge.va);
+		w->result.len = be32toh(a1->sge.len);
+		w->result.lkey = be32toh(a1->sge.lkey);
+	} else {
+		w->result.va = be64toh(a2->local_va);
+		w->result.len = ISIM_ATOMIC_SIZE;
+		w->result.lkey = be32toh(a2->lkey);
+	}
+	w->length = ISIM_ATOMIC_SIZE;
+	if (w->num_sge != 1 || (w->flags & IONIC_WQE_FLAG_INL))
+		return IONIC_STS_LOCAL_QP_OPER_ERR;
+	if (w->result.len != ISIM_ATOMIC_SIZE)
+		return IONIC_STS_LOCAL_LEN_ERR;
+	return IONIC_STS_OK;
+}
+
+/* §3.3 (e): the window's range, the region's lkey and the firmware access
+ * flags; the header carries the new key byte and the window's rkey. */
+static enum ionic_status decode_bind(struct isim_wqe *w)
+{
+	const struct ionic_wqe *wqe = (const struct ionic_wqe *)w->raw;
+
+	w->bind_va = be64toh(wqe->bind_mw.va);
+	w->bind_len = be64toh(wqe->bind_mw.length);
+	w->bind_lkey = be32toh(wqe->bind_mw.lkey);
+	w->bind_flags = be16toh(wqe->bind_mw.flags);
+	w->new_key8 = w->num_sge;
+	w->key = be32toh(w->imm_raw);
+	w->num_sge = 0;
+	return IONIC_STS_OK;
+}
+
 enum ionic_status isim_wqe_decode_sq(struct isim_wqe *w, const uint8_t *raw,
 				     uint32_t stride, uint16_t version,
 				     enum ibv_qp_type type)
@@ -192,9 +243,14 @@ enum ionic_status isim_wqe_decode_sq(struct isim_wqe *w, const uint8_t *raw,
 	case ISIM_BODY_COMMON:
 		return decode_common(w);
 	case ISIM_BODY_LOCAL:
+		/* LOCAL_INV: the key to invalidate; no SGL, no data. */
+		w->key = be32toh(w->imm_raw);
+		w->num_sge = 0;
 		return IONIC_STS_OK;
 	case ISIM_BODY_ATOMIC:
+		return decode_atomic(w, version);
 	case ISIM_BODY_BIND:
+		return decode_bind(w);
 	case ISIM_BODY_REG_MR:
 		/* Not modelled yet (no ISIM_WRF_IMPL): rejected above. */
 		return IONIC_STS_LOCAL_QP_OPER_ERR;

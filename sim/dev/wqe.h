@@ -83,10 +83,23 @@ struct isim_wqe {
 	uint32_t length;          /* total payload bytes */
 	/* UD addressing (common body, send variant) */
 	uint32_t ah_id, dest_qpn, dest_qkey;
-	/* RDMA addressing (common body, rdma variant) */
+	/* RDMA addressing (common body, rdma variant; atomic body) */
 	uint64_t remote_va;
 	uint32_t rkey;
+	/* Atomics: operands and the local 8-byte result buffer */
+	uint64_t swap_add, compare;
+	struct isim_sge result;
+	/* BIND_MW: window range, region lkey, firmware MR flags, key byte;
+	 * LOCAL_INV/SEND_INV/BIND_MW: the key named in imm_data_key */
+	uint64_t bind_va, bind_len;
+	uint32_t bind_lkey;
+	uint16_t bind_flags;
+	uint8_t new_key8;
+	uint32_t key;
 };
+
+/* Bytes of an atomic operand and result. */
+#define ISIM_ATOMIC_SIZE 8
 
 /* Copy slot 'slot' of 'wq' into dst (2^stride_log2 bytes). */
 void isim_wqe_fetch(const struct isim_wq *wq, uint16_t slot, uint8_t *dst);

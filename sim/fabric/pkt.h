@@ -155,6 +155,9 @@ static inline const char *isim_pkt_opname(uint8_t op)
 	return isim_pkt_opinfo[op].name ? isim_pkt_opinfo[op].name : "?";
 }
 
+/* Packet buffers must be aligned for the header's 64-bit fields. */
+#define ISIM_PKT_ALIGN __attribute__((aligned(8)))
+
 /* A packet in a buffer: header at buf, payload right after it. */
 struct isim_pkt {
 	uint8_t *buf;
@@ -202,6 +205,27 @@ ISIM_PKT_U32(flow_label)
 ISIM_PKT_U32(rkey)
 ISIM_PKT_U32(dmalen)
 #undef ISIM_PKT_U32
+
+/* RETH / AtomicETH: 64-bit fields.  ATOMIC_ACK returns the original
+ * value in swap_add (AtomicAckETH). */
+#define ISIM_PKT_U64(field)                                                   \
+	static inline uint64_t isim_pkt_##field(const struct isim_pkt *pkt)   \
+	{                                                                     \
+		uint64_t v;                                                   \
+		memcpy(&v, &((const struct isim_pkt_hdr *)pkt->buf)->field, 8); \
+		return be64toh(v);                                            \
+	}                                                                     \
+	static inline void isim_pkt_set_##field(struct isim_pkt *pkt,         \
+						uint64_t v)                   \
+	{                                                                     \
+		v = htobe64(v);                                               \
+		memcpy(&((struct isim_pkt_hdr *)pkt->buf)->field, &v, 8);     \
+	}
+
+ISIM_PKT_U64(va)
+ISIM_PKT_U64(swap_add)
+ISIM_PKT_U64(compare)
+#undef ISIM_PKT_U64
 
 static inline uint32_t __isim_pkt_psn(const void *hdr)
 {

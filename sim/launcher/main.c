@@ -240,27 +240,32 @@ static int find_preload(const struct opts *o, char *out, size_t len)
 	return exists(out) ? 0 : -ENOENT;
 }
 
-/* RDMAV_DRIVERS wants the prefix that "-rdmav34.so" completes. */
+/* RDMAV_DRIVERS wants the prefix that "-rdmav34.so" completes.  Files are
+ * not resolved with realpath(): the provider file is usually a symlink
+ * whose target has another name. */
 static int provider_prefix(const char *path, char *out, size_t len)
 {
 	static const char sfx[] = "-rdmav34.so";
-	char abs[PATH_MAX];
+	char abs[2 * PATH_MAX + 2], cwd[PATH_MAX];
 	struct stat st;
 	size_t n;
 
-	if (realpath(path, abs) && !stat(abs, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(out, len, "%s/libionic", abs);
-		return 0;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		if (!realpath(path, abs))
+			return -errno;
+		return snprintf(out, len, "%s/libionic", abs) < (int)len ?
+			0 : -ENAMETOOLONG;
 	}
-	if (!realpath(path, abs))	/* a prefix does not exist as a file */
+	if (path[0] == '/')
 		snprintf(abs, sizeof(abs), "%s", path);
+	else if (getcwd(cwd, sizeof(cwd)))
+		snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+	else
+		return -errno;
 	n = strlen(abs);
 	if (n > sizeof(sfx) - 1 && !strcmp(abs + n - (sizeof(sfx) - 1), sfx))
 		abs[n - (sizeof(sfx) - 1)] = 0;
-	if (abs[0] != '/')
-		return -EINVAL;
-	snprintf(out, len, "%s", abs);
-	return 0;
+	return snprintf(out, len, "%s", abs) < (int)len ? 0 : -ENAMETOOLONG;
 }
 
 /* Empty 'out' means: leave provider selection to libibverbs. */
@@ -319,8 +324,16 @@ static int setup_env(const struct opts *o, const char *rundir,
 		fprintf(stderr, "ionic-sim: bad provider path\n");
 		return rc;
 	}
-	if (buf[0] && prepend_env("RDMAV_DRIVERS", buf, ":", false))
-		return -errno;
+	if (buf[0]) {
+		char so[PATH_MAX + 80];
+
+		snprintf(so, sizeof(so), "%s-rdmav34.so", buf);
+		if (!exists(so))
+			fprintf(stderr, "ionic-sim: warning: provider %s not found\n",
+				so);
+		if (prepend_env("RDMAV_DRIVERS", buf, ":", false))
+			return -errno;
+	}
 	if (isim_profile_format(&o->prof, prof, sizeof(prof)))
 		return -ENOSPC;
 	snprintf(buf, sizeof(buf), "%u", node);
@@ -357,22 +370,22 @@ static volatile sig_atomic_t pending_sig;
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	if (child_pid <= 0) {	/* still setting up: do not start at all */
+		pending_sig = sig;
+		return;
+	}
 	/* Terminal signals (SI_KERNEL) already reached the whole foreground
 	 * process group, the command included; forward only kill()s. */
-	if (si->si_code == SI_KERNEL)
-		return;
-	if (child_pid > 0)
+	if (si->si_code != SI_KERNEL)
 		kill(child_pid, sig);
-	else
-		pending_sig = sig;
 }
 
-static int run(char **cmd)
+/* Installed first thing: a signal that arrives while the run is being set
+ * up is remembered, and the command is then not started at all. */
+static void catch_signals(void)
 {
 	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa;
-	int status;
-	pid_t pid;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -380,22 +393,42 @@ static int run(char **cmd)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
 		sigaction(fwd[i], &sa, NULL);
+}
 
+static int run(char **cmd)
+{
+	sigset_t block, old;
+	int status;
+	pid_t pid;
+
+	/* Block the forwarded signals across fork so none can fall between
+	 * "child exists" and "child_pid is known". */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (pending_sig) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 128 + pending_sig;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		perror("ionic-sim: fork");
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return 127;
 	}
 	if (pid == 0) {
 		/* exec resets caught signals to their defaults */
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "ionic-sim: %s: %s\n", cmd[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	child_pid = pid;
-	if (pending_sig)
-		kill(pid, pending_sig);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			perror("ionic-sim: waitpid");
@@ -416,6 +449,7 @@ int main(int argc, char **argv)
 	int node_fd = -1, rc, status;
 	uint32_t node;
 
+	catch_signals();
 	rc = parse_args(&o, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : 2;

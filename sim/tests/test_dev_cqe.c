@@ -41,6 +41,11 @@ void isim_post_async_cq(struct isim_cq *cq, enum ibv_event_type ev)
 		cq_err_events++;
 }
 
+uint64_t isim_phc_cycles(void)
+{
+	return 0xfedcba987654ull;  /* the device clock: a fixed 48-bit value */
+}
+
 void isim_post_async_qp(struct isim_qp *qp, enum ibv_event_type ev)
 {
 	(void)qp;
@@ -99,7 +104,9 @@ static void test_layout(void)
 		      htobe32(0x11223344), mac, 3 << 13);
 	CHECK(isim_cqe_post(hw, &cqe, false) == 0);
 	s = ring;
-	CHECK(s[0] == 0x34 && s[1] == 0x12 && s[2] == 0);
+	/* LE64 @0: wqe_idx in bits 0..15, the timestamp above it. */
+	CHECK(s[0] == 0x34 && s[1] == 0x12 && s[2] == 0x54 && s[3] == 0x76 &&
+	      s[7] == 0xfe);
 	CHECK(s[8] == 0x02 && s[9] == 0xab && s[10] == 0xcd && s[11] == 0xef);
 	CHECK(!memcmp(s + 12, mac, 6));
 	CHECK(s[18] == 0x60 && s[19] == 0);
@@ -118,7 +125,7 @@ static void test_layout(void)
 	isim_cqe_npg(&cqe, 0x45, 0x0102, IONIC_STS_LOCAL_PROT_ERR);
 	CHECK(isim_cqe_post(hw, &cqe, false) == 0);
 	s = ring + 64;
-	CHECK(s[16] == 0x02 && s[17] == 0x01);
+	CHECK(s[16] == 0x02 && s[17] == 0x01 && s[18] == 0x54 && s[23] == 0xfe);
 	CHECK(s[27] == IONIC_STS_LOCAL_PROT_ERR);
 	CHECK(qtf_at(2) == 0x00004563);
 

@@ -49,6 +49,7 @@ static struct isim_pd pd = { .pdid = 1 };
 static struct isim_qp *qps[NQP];
 static struct isim_cq *cqs[NCQ];
 static struct isim_mr mrs[NMR];
+static struct isim_mr *mr_table[NMR];
 static struct isim_uobj *handles[4];
 static int async_qp_events, comp_events;
 
@@ -94,6 +95,11 @@ static struct isim_db_rec db_fifo[DB_FIFO];
 static unsigned int db_head, db_tail;
 static pthread_mutex_t db_lock = PTHREAD_MUTEX_INITIALIZER;
 static int db_efd = -1;
+
+uint64_t isim_phc_cycles(void)
+{
+	return isim_now_ns() & ((1ull << 48) - 1);
+}
 
 int isim_dbtrap_eventfd(void)
 {
@@ -231,8 +237,22 @@ static uint32_t mr_key(void *buf, size_t len, uint32_t access)
 	mr->iova = (uintptr_t)buf;
 	mr->length = len;
 	mr->host = buf;
+	mr_table[next] = mr;
 	next++;
 	return mr->key;
+}
+
+/* A memory window as alloc_mw leaves it: unbound, not valid. */
+static struct isim_mr *make_mw(uint8_t type)
+{
+	uint32_t k = mr_key(NULL, 0, 0) >> 8;
+	struct isim_mr *mw = &mrs[k];
+
+	mw->is_mw = true;
+	mw->mw_type = type;
+	mw->valid = false;
+	mw->host = NULL;
+	return mw;
 }
 
 struct hqp {
@@ -325,6 +345,98 @@ static void post_send(struct hqp *h, uint8_t v2op, void *buf, uint32_t len,
 	w->common.send.ah_id = htobe32(ahid);
 	w->common.send.dest_qpn = htobe32(dqpn);
 	w->common.send.dest_qkey = htobe32(qkey);
+	w->common.length = htobe32(len);
+	w->common.pld.sgl[0].va = htobe64((uintptr_t)buf);
+	w->common.pld.sgl[0].len = htobe32(len);
+	w->common.pld.sgl[0].lkey = htobe32(lkey);
+	h->sq_prod = (slot + 1) & h->qp.sq.desc.mask;
+	ring_db(h, true);
+}
+
+static void post_rdma(struct hqp *h, uint8_t v2op, void *buf, uint32_t len,
+		      uint32_t lkey, void *rbuf, uint32_t rkey, uint16_t flags)
+{
+	uint16_t slot = h->sq_prod;
+	struct ionic_wqe *w = (struct ionic_wqe *)(h->qp.sq.ring + slot * 64);
+	uint64_t rva = (uintptr_t)rbuf;
+
+	memset(w, 0, 64);
+	w->base.wqe_idx = htole64(slot);
+	w->base.op = v2op;
+	w->base.num_sge_key = 1;
+	w->base.flags = htobe16(flags);
+	w->base.imm_data_key = htobe32(0x5eed0000 | slot);
+	w->common.rdma.remote_va_high = htobe32(rva >> 32);
+	w->common.rdma.remote_va_low = htobe32((uint32_t)rva);
+	w->common.rdma.remote_rkey = htobe32(rkey);
+	w->common.length = htobe32(len);
+	w->common.pld.sgl[0].va = htobe64((uintptr_t)buf);
+	w->common.pld.sgl[0].len = htobe32(len);
+	w->common.pld.sgl[0].lkey = htobe32(lkey);
+	h->sq_prod = (slot + 1) & h->qp.sq.desc.mask;
+	ring_db(h, true);
+}
+
+/* Firmware v2 atomic layout: lkey @44, local_va @48 (§3.3 (d)). */
+static void post_atomic(struct hqp *h, uint8_t v2op, uint64_t *res, uint32_t lkey,
+			uint64_t *target, uint32_t rkey, uint64_t swap_add, uint64_t cmp)
+{
+	uint16_t slot = h->sq_prod;
+	struct ionic_wqe *w = (struct ionic_wqe *)(h->qp.sq.ring + slot * 64);
+	uint64_t rva = (uintptr_t)target;
+
+	memset(w, 0, 64);
+	w->base.wqe_idx = htole64(slot);
+	w->base.op = v2op;
+	w->base.num_sge_key = 1;
+	w->base.flags = htobe16(IONIC_WQE_FLAG_SIG);
+	w->atomic_v2.remote_va_high = htobe32(rva >> 32);
+	w->atomic_v2.remote_va_low = htobe32((uint32_t)rva);
+	w->atomic_v2.remote_rkey = htobe32(rkey);
+	w->atomic_v2.swap_add_high = htobe32(swap_add >> 32);
+	w->atomic_v2.swap_add_low = htobe32((uint32_t)swap_add);
+	w->atomic_v2.compare_high = htobe32(cmp >> 32);
+	w->atomic_v2.compare_low = htobe32((uint32_t)cmp);
+	w->atomic_v2.lkey = htobe32(lkey);
+	w->atomic_v2.local_va = htobe64((uintptr_t)res);
+	h->sq_prod = (slot + 1) & h->qp.sq.desc.mask;
+	ring_db(h, true);
+}
+
+static void post_local(struct hqp *h, uint8_t v2op, uint32_t key, uint8_t key8,
+		       void *va, uint64_t len, uint32_t lkey, uint16_t fwflags)
+{
+	uint16_t slot = h->sq_prod;
+	struct ionic_wqe *w = (struct ionic_wqe *)(h->qp.sq.ring + slot * 64);
+
+	memset(w, 0, 64);
+	w->base.wqe_idx = htole64(slot);
+	w->base.op = v2op;
+	w->base.num_sge_key = key8;
+	w->base.imm_data_key = htobe32(key);
+	if (v2op == IONIC_V2_OP_BIND_MW) {
+		w->bind_mw.va = htobe64((uintptr_t)va);
+		w->bind_mw.length = htobe64(len);
+		w->bind_mw.lkey = htobe32(lkey);
+		w->bind_mw.flags = htobe16(fwflags);
+	}
+	h->sq_prod = (slot + 1) & h->qp.sq.desc.mask;
+	ring_db(h, true);
+}
+
+/* SEND_WITH_INV: imm_data_key carries the rkey to invalidate. */
+static void post_send_inv(struct hqp *h, void *buf, uint32_t len, uint32_t lkey,
+			  uint32_t rkey)
+{
+	uint16_t slot = h->sq_prod;
+	struct ionic_wqe *w = (struct ionic_wqe *)(h->qp.sq.ring + slot * 64);
+
+	memset(w, 0, 64);
+	w->base.wqe_idx = htole64(slot);
+	w->base.op = IONIC_V2_OP_SEND_INV;
+	w->base.num_sge_key = 1;
+	w->base.flags = htobe16(IONIC_WQE_FLAG_SIG);
+	w->base.imm_data_key = htobe32(rkey);
 	w->common.length = htobe32(len);
 	w->common.pld.sgl[0].va = htobe64((uintptr_t)buf);
 	w->common.pld.sgl[0].len = htobe32(len);
@@ -524,6 +636,207 @@ static void test_rc_errors(void)
 	destroy_qp(b);
 }
 
+/* Wait for the send CQ to report msg_msn 'want' (MSN CQEs may coalesce). */
+static bool wait_msn(struct hcq *cq, uint32_t want, enum ionic_status *st)
+{
+	struct ionic_cqe c;
+
+	*st = IONIC_STS_OK;
+	while (poll_cqe(cq, &c, 2000)) {
+		if (cqe_type(&c) != IONIC_CQE_TYPE_SEND_MSN)
+			return false;
+		if (cqe_err(&c))
+			*st = cqe_status_len(&c);
+		if (be32toh(c.send.msg_msn) == want || cqe_err(&c))
+			return be32toh(c.send.msg_msn) == want;
+	}
+	return false;
+}
+
+static uint8_t big_src[20000], big_dst[20000];
+static uint64_t atomic_target[2] __attribute__((aligned(8)));
+
+static void test_rc_rdma(void)
+{
+	struct hcq *cq_a = make_cq(6), *cq_b = make_cq(7);
+	struct hqp *a = make_qp(40, IBV_QPT_RC, cq_a, cq_a);
+	struct hqp *b = make_qp(41, IBV_QPT_RC, cq_b, cq_b);
+	uint32_t lsrc = mr_key(big_src, sizeof(big_src), IBV_ACCESS_LOCAL_WRITE);
+	uint32_t rdst = mr_key(big_dst, sizeof(big_dst),
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_READ);
+	uint32_t ratom = mr_key(atomic_target, sizeof(atomic_target),
+				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	uint32_t rnone = mr_key(rbuf[2], 4096, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t rkey = mr_key(rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
+	static uint64_t result;
+	uint32_t lres = mr_key(&result, sizeof(result), IBV_ACCESS_LOCAL_WRITE);
+	enum ionic_status st;
+	struct ionic_cqe c;
+	size_t i;
+
+	for (i = 0; i < sizeof(big_src); i++)
+		big_src[i] = (uint8_t)(i * 13 + 5);
+	a->qp.max_rd_atomic = 4;
+	bring_up(a, 41, 7, 7, 14);
+	bring_up(b, 40, 7, 7, 14);
+
+	/* WRITE of 20000 bytes (20 packets), then READ it back elsewhere. */
+	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 20000, lsrc, big_dst, rdst, 0);
+	CHECK(wait_msn(cq_a, 1, &st) && st == IONIC_STS_OK);
+	CHECK(!memcmp(big_src, big_dst, 20000));
+	memset(big_src, 0, 20000);
+	post_rdma(a, IONIC_V2_OP_RDMA_READ, big_src, 20000, lsrc, big_dst, rdst,
+		  IONIC_WQE_FLAG_SIG);
+	CHECK(wait_msn(cq_a, 2, &st) && st == IONIC_STS_OK);
+	CHECK(!memcmp(big_src, big_dst, 20000));
+	CHECK(!poll_cqe(cq_b, &c, 10));   /* no CQE at the target */
+
+	/* Mixed, pipelined: SEND, READ, WRITE_IMM, READ (one MSN sequence). */
+	post_recv(b, rbuf[0], 4096, rkey);
+	post_recv(b, rbuf[1], 4096, rkey);
+	post_send(a, IONIC_V2_OP_SEND, big_src, 100, lsrc, 0, 0, 0, 0);
+	post_rdma(a, IONIC_V2_OP_RDMA_READ, big_src + 1000, 3000, lsrc, big_dst, rdst, 0);
+	/* Its source overlaps the READ's destination: fenced. */
+	post_rdma(a, IONIC_V2_OP_RDMA_WRITE_IMM, big_src, 5000, lsrc, big_dst + 10000,
+		  rdst, IONIC_WQE_FLAG_SIG | IONIC_WQE_FLAG_FENCE);
+	post_rdma(a, IONIC_V2_OP_RDMA_READ, big_src + 8000, 1, lsrc, big_dst + 7, rdst, 0);
+	CHECK(wait_msn(cq_a, 6, &st) && st == IONIC_STS_OK);
+	CHECK(!memcmp(big_src + 1000, big_dst, 3000));
+	CHECK(big_src[8000] == big_dst[7]);
+	CHECK(poll_cqe(cq_b, &c, 2000) && cqe_status_len(&c) == 100);
+	CHECK(poll_cqe(cq_b, &c, 2000));
+	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_RECV && !cqe_err(&c) &&
+	      cqe_status_len(&c) == 5000 &&
+	      ((be32toh(c.recv.src_qpn_op) >> 24) & 0x1f) == IONIC_CQE_RECV_OP_RDMA_IMM &&
+	      c.recv.imm_data_rkey == htobe32(0x5eed0000 | 4) &&
+	      (le64toh(c.recv.wqe_idx_timestamp) & 0xffff) == 1);
+	CHECK(!memcmp(big_src, big_dst + 10000, 5000));
+
+	/* Atomics: result in host order, executed once. */
+	atomic_target[0] = 40;
+	post_atomic(a, IONIC_V2_OP_ATOMIC_FA, &result, lres, &atomic_target[0], ratom, 2, 0);
+	CHECK(wait_msn(cq_a, 7, &st) && st == IONIC_STS_OK);
+	CHECK(result == 40 && atomic_target[0] == 42);
+	post_atomic(a, IONIC_V2_OP_ATOMIC_CS, &result, lres, &atomic_target[0], ratom, 7, 42);
+	CHECK(wait_msn(cq_a, 8, &st) && st == IONIC_STS_OK);
+	CHECK(result == 42 && atomic_target[0] == 7);
+	post_atomic(a, IONIC_V2_OP_ATOMIC_CS, &result, lres, &atomic_target[0], ratom, 9, 42);
+	CHECK(wait_msn(cq_a, 9, &st) && st == IONIC_STS_OK);
+	CHECK(result == 7 && atomic_target[0] == 7);
+
+	/* WRITE without REMOTE_WRITE: REMOTE_ACC_ERR for the requester
+	 * (msg_msn = seq + 1), the target QP in ERR with an access event. */
+	async_qp_events = 0;
+	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 8, lsrc, rbuf[2], rnone, 0);
+	CHECK(!wait_msn(cq_a, 10, &st) || st == IONIC_STS_REMOTE_ACC_ERR);
+	CHECK(st == IONIC_STS_REMOTE_ACC_ERR);
+	CHECK(a->qp.state == IBV_QPS_ERR && b->qp.state == IBV_QPS_ERR);
+	CHECK(async_qp_events == 1);
+
+	/* A misaligned atomic is an invalid request. */
+	modify(a, IBV_QPS_RESET);
+	modify(b, IBV_QPS_RESET);
+	bring_up(a, 41, 7, 7, 14);
+	bring_up(b, 40, 7, 7, 14);
+	post_atomic(a, IONIC_V2_OP_ATOMIC_FA, &result, lres,
+		    (uint64_t *)((uint8_t *)atomic_target + 4), ratom, 1, 0);
+	CHECK(!wait_msn(cq_a, 1, &st) || st);
+	CHECK(st == IONIC_STS_REMOTE_INV_REQ_ERR);
+
+	destroy_qp(a);
+	destroy_qp(b);
+}
+
+static void test_mw(void)
+{
+	struct hcq *cq_e = make_cq(8), *cq_f = make_cq(9);
+	struct hqp *e = make_qp(50, IBV_QPT_RC, cq_e, cq_e);
+	struct hqp *f = make_qp(51, IBV_QPT_RC, cq_f, cq_f);
+	uint32_t lsrc = mr_key(sbuf, sizeof(sbuf), 0);
+	uint32_t region = mr_key(rbuf, sizeof(rbuf),
+				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	struct isim_mr *mw = make_mw(IBV_MW_TYPE_2);
+	uint32_t key0 = mw->key, key1 = (key0 & ~0xffu) | 0x11;
+	uint32_t key2 = (key0 & ~0xffu) | 0x12;
+	enum ionic_status st;
+	struct ionic_cqe c;
+
+	bring_up(e, 51, 7, 7, 14);
+	bring_up(f, 50, 7, 7, 14);
+	/* Bind [rbuf[1], +4096) for remote write/read with key byte 0x11. */
+	post_local(f, IONIC_V2_OP_BIND_MW, key0, 0x11, rbuf[1], 4096, region,
+		   IONIC_MRF_REMOTE_WRITE | IONIC_MRF_REMOTE_READ | IONIC_MRF_MW_2);
+	CHECK(poll_cqe(cq_f, &c, 2000));
+	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_SEND_NPG && !cqe_err(&c) &&
+	      (le64toh(c.send.npg_wqe_idx_timestamp) & 0xffff) == 0);
+	CHECK(mw->valid && mw->key == key1);
+
+	/* The old key is dead; the new one writes into the window. */
+	memset(rbuf[1], 0, 4096);
+	post_rdma(e, IONIC_V2_OP_RDMA_WRITE, sbuf, 100, lsrc, rbuf[1] + 8, key1, 0);
+	CHECK(wait_msn(cq_e, 1, &st) && st == IONIC_STS_OK);
+	CHECK(!memcmp(rbuf[1] + 8, sbuf, 100));
+
+	/* LOCAL_INV: completes on NPG; afterwards the key is refused. */
+	post_local(f, IONIC_V2_OP_LOCAL_INV, key1, 0, NULL, 0, 0, 0);
+	CHECK(poll_cqe(cq_f, &c, 2000));
+	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_SEND_NPG && !cqe_err(&c));
+	CHECK(!mw->valid);
+	post_rdma(e, IONIC_V2_OP_RDMA_WRITE, sbuf, 100, lsrc, rbuf[1] + 8, key1, 0);
+	CHECK(!wait_msn(cq_e, 2, &st) || st);
+	CHECK(st == IONIC_STS_REMOTE_ACC_ERR);
+
+	/* Rebind (type 2 is free again), then SEND_WITH_INV invalidates it
+	 * and the receiver learns the rkey. */
+	modify(e, IBV_QPS_RESET);
+	modify(f, IBV_QPS_RESET);
+	while (poll_cqe(cq_f, &c, 20))
+		;   /* flush indicators of the error above */
+	bring_up(e, 51, 7, 7, 14);
+	bring_up(f, 50, 7, 7, 14);
+	post_local(f, IONIC_V2_OP_BIND_MW, key1, 0x12, rbuf[1], 4096, region,
+		   IONIC_MRF_REMOTE_WRITE | IONIC_MRF_MW_2);
+	CHECK(poll_cqe(cq_f, &c, 2000) && !cqe_err(&c) && mw->valid && mw->key == key2);
+	post_recv(f, rbuf[0], 4096, region);
+	/* A key that is not ours to invalidate: invalid request. */
+	post_send_inv(e, sbuf, 10, lsrc, 0xabcd0000);
+	CHECK(poll_cqe(cq_f, &c, 2000));
+	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_RECV && cqe_err(&c) &&
+	      cqe_status_len(&c) == IONIC_STS_REMOTE_INV_REQ_ERR);
+	CHECK(!wait_msn(cq_e, 1, &st) || st);
+	CHECK(st == IONIC_STS_REMOTE_INV_REQ_ERR);
+	CHECK(mw->valid);
+
+	modify(e, IBV_QPS_RESET);
+	modify(f, IBV_QPS_RESET);
+	while (poll_cqe(cq_f, &c, 20))
+		;
+	while (poll_cqe(cq_e, &c, 20))
+		;
+	bring_up(e, 51, 7, 7, 14);
+	bring_up(f, 50, 7, 7, 14);
+	post_recv(f, rbuf[0], 4096, region);
+	post_send_inv(e, sbuf, 10, lsrc, key2);
+	CHECK(poll_cqe(cq_f, &c, 2000));
+	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_RECV && !cqe_err(&c) &&
+	      ((be32toh(c.recv.src_qpn_op) >> 24) & 0x1f) == IONIC_CQE_RECV_OP_SEND_INV &&
+	      be32toh(c.recv.imm_data_rkey) == key2);
+	CHECK(wait_msn(cq_e, 1, &st) && st == IONIC_STS_OK);
+	CHECK(!mw->valid);
+
+	/* A type-2 bind of length 0 is refused: NPG MEM_MGMT_OPER error. */
+	post_local(f, IONIC_V2_OP_BIND_MW, key2, 0x13, rbuf[1], 0, region,
+		   IONIC_MRF_MW_2);
+	CHECK(poll_cqe(cq_f, &c, 2000));
+	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_SEND_NPG && cqe_err(&c) &&
+	      cqe_status_len(&c) == IONIC_STS_MEM_MGMT_OPER_ERR);
+	CHECK(f->qp.state == IBV_QPS_ERR);
+
+	destroy_qp(e);
+	destroy_qp(f);
+}
+
 static void test_ud(void)
 {
 	struct hcq *cq_c = make_cq(4), *cq_d = make_cq(5);
@@ -602,6 +915,8 @@ int main(void)
 	nic.qps = qps;
 	nic.qpn_limit = NQP;
 	nic.cqs = cqs;
+	nic.mrs = mr_table;
+	nic.prof.nmrs = NMR;
 	nic.cqid_limit = NCQ;
 	nic.files = &file;
 	file.nic = &nic;
@@ -614,6 +929,8 @@ int main(void)
 
 	test_rc_send_msn();
 	test_rc_errors();
+	test_rc_rdma();
+	test_mw();
 	test_ud();
 
 	/* Stop with the lock held, as the kernel layer may. */

@@ -26,7 +26,7 @@ static int failures;
 
 static void test_header_layout(void)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE];
+	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
 	struct isim_pkt pkt = { .buf = buf };
 	const uint8_t *b = buf;
 

@@ -10,6 +10,7 @@ command -v ibv_devices >/dev/null || { echo "ibv_devices not installed"; exit 77
 dir=$(dirname "$L")
 T=$(mktemp -d "${TMPDIR:-/tmp}/isim-devices-test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
 export TMPDIR=$T
 "$L" --fabric dev$$ -- sh -c 'echo "node=$IONIC_SIM_NODE"; echo "drivers=${RDMAV_DRIVERS-}"; ibv_devices' >"$T/out" 2>&1
 st=$?
@@ -23,5 +24,12 @@ fi
 node=$(sed -n 's/^node=//p' "$T/out")
 guid=$(printf '001dd8fffe00%04x' "$node")
 grep -Eq "^[[:space:]]+ionic_0[[:space:]]+$guid\$" "$T/out" || { echo "FAIL: ionic_0 $guid not listed"; exit 1; }
+# --provider accepts the plugin file (a symlink), its prefix or its directory
+[ -n "$drivers" ] && for form in "$drivers-rdmav34.so" "$drivers" "$(dirname "$drivers")"; do
+	"$L" --fabric dev$$ --provider "$form" -- sh -c 'echo "drivers=$RDMAV_DRIVERS"; ibv_devices' >"$T/out2" 2>&1
+	grep -qx "drivers=$drivers" "$T/out2" && grep -q "ionic_0" "$T/out2" ||
+		{ echo "FAIL: --provider $form"; cat "$T/out2"; exit 1; }
+done
+rm -f "$T/out2"
 [ -z "$(ls -A "$T" | grep -v '^out$')" ] || { echo "FAIL: leftovers $(ls -A "$T")"; exit 1; }
 echo ok

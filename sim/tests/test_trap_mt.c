@@ -6,14 +6,22 @@
  * engine.  Every store must arrive exactly once, with the right value,
  * offset, size and tid, in each thread's program order.
  *
- * usage: isim-test-trap-mt [stores-per-thread [threads]]
+ * With a consumer start delay the ring (4096 records) fills up and the
+ * producers must wait in their signal handlers without losing anything.
+ * Finally, a consumer that itself stores into a full ring must fail
+ * loudly (abort) rather than wait for itself forever.
+ *
+ * usage: isim-test-trap-mt [stores-per-thread [threads [consumer-delay-ms]]]
  */
 #include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "isim.h"
@@ -21,6 +29,7 @@
 #define MAX_T 16
 
 static unsigned int nthreads = 4;
+static unsigned int delay_ms;
 static unsigned long nstores = 100000;
 static uint8_t *page;
 static int cookie;
@@ -68,6 +77,11 @@ static void *consumer(void *arg)
 	struct isim_db_rec r;
 
 	(void)arg;
+	if (delay_ms) {
+		struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
 	for (;;) {
 		struct pollfd p = { .fd = efd, .events = POLLIN };
 		/* sampled first: once set, everything was pushed already */
@@ -88,6 +102,33 @@ static void *consumer(void *arg)
 	return (void *)total;
 }
 
+/* The consumer thread storing into a full ring: abort, not deadlock. */
+static unsigned long self_full(void)
+{
+	int st, err;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct isim_db_rec r;
+		uint8_t *pg = isim_dbpage_map(&cookie, NULL, 4096, &err);
+
+		while (isim_dbtrap_pop(&r))	/* become the consumer */
+			;
+		for (int i = 0; i < 5000; i++)
+			*(volatile uint64_t *)pg = i;
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT) {
+		printf("consumer storing into a full ring: aborted (expected)\n");
+		return 0;
+	}
+	printf("consumer storing into a full ring: status %#x, want SIGABRT\n", st);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t prod[MAX_T], cons;
@@ -100,6 +141,8 @@ int main(int argc, char **argv)
 		nstores = strtoul(argv[1], NULL, 0);
 	if (argc > 2)
 		nthreads = atoi(argv[2]);
+	if (argc > 3)
+		delay_ms = atoi(argv[3]);
 	if (nthreads < 1 || nthreads > MAX_T)
 		return 2;
 	page = isim_dbpage_map(&cookie, NULL, 4096, &err);
@@ -136,5 +179,6 @@ int main(int argc, char **argv)
 		bad++;
 	}
 	munmap(page, 4096);
+	bad += self_full();
 	return bad ? 1 : 0;
 }

@@ -230,7 +230,7 @@ static void test_sgl(enum ibv_qp_type t)
 		for (uint32_t i = 0; i < rn; i++) {
 			rsge[i].addr = (uintptr_t)p.buf[1] + 4096 * i;
 			rsge[i].length = i + 1 < rn ? 100 : 4000;
-			if (ud && i == 0)
+			if (ud && i == 0 && rn > 1)
 				rsge[i].length = GRH + 10;
 			rsge[i].lkey = p.mr[1]->lkey;
 		}
@@ -622,6 +622,241 @@ static void test_modify_err(enum ibv_qp_type t)
 	unpair(&p);
 }
 
+/* D1: the receive flush must name the right WRs after the free list of
+ * receive metadata has been recycled. */
+static void test_flush_after_recycle(enum ibv_qp_type t)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[64];
+	struct h_pair p;
+	int n;
+
+	SECTION(t == IBV_QPT_UD ? "UD flush names the right WRs after recycling" :
+				  "RC flush names the right WRs after recycling");
+	pair(&p, t, 1, 4096);
+	for (int i = 0; i < 10; i++)
+		CHECK_RC(h_post_recv(&p, 1, 100 + i, 0, 256), 0);
+	/* consume 4, then post 6 more: slots and metadata recycle */
+	for (int i = 0; i < 4; i++)
+		CHECK_RC(h_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
+	CHECK_EQ(h_poll(p.scq[0], wc, 4, TMO), 4);
+	n = h_poll(p.rcq[1], wc, 4, TMO);
+	CHECK_EQ(n, 4);
+	for (int i = 0; i < n; i++)
+		check_wc(&wc[i], 100 + (uint64_t)i, IBV_WC_SUCCESS, IBV_WC_RECV,
+			 "before recycle");
+	for (int i = 0; i < 6; i++)
+		CHECK_RC(h_post_recv(&p, 1, 200 + i, 0, 256), 0);
+	/* consume 3 more (104..106) */
+	for (int i = 0; i < 3; i++)
+		CHECK_RC(h_post_send(&p, 0, 10 + i, 0, 8, 0, false, 0), 0);
+	CHECK_EQ(h_poll(p.scq[0], wc, 3, TMO), 3);
+	n = h_poll(p.rcq[1], wc, 3, TMO);
+	CHECK_EQ(n, 3);
+	for (int i = 0; i < n; i++)
+		check_wc(&wc[i], 104 + (uint64_t)i, IBV_WC_SUCCESS, IBV_WC_RECV,
+			 "after recycle");
+	/* outstanding: 107..109 then 200..205, flushed in that order */
+	CHECK_RC(ibv_modify_qp(p.qp[1], &a, IBV_QP_STATE), 0);
+	n = h_poll(p.rcq[1], wc, 9, TMO);
+	CHECK_EQ(n, 9);
+	for (int i = 0; i < n; i++)
+		check_wc(&wc[i], i < 3 ? 107 + (uint64_t)i : 200 + (uint64_t)i - 3,
+			 IBV_WC_WR_FLUSH_ERR, 0, "recycled flush");
+	h_expect_none(p.rcq[1], 50);
+	unpair(&p);
+}
+
+/* D21: WRs the device already completed, then modify to ERR: each WR
+ * still completes exactly once. */
+static void test_err_after_done(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[32];
+	uint8_t seen[16] = { 0 };
+	struct h_pair p;
+	int n, ok = 0;
+
+	SECTION("modify to ERR with completed, unpolled WRs: exactly once each");
+	pair(&p, IBV_QPT_RC, 1, 4096);
+	for (int i = 0; i < 8; i++)
+		CHECK_RC(h_post_recv(&p, 1, 100 + i, 0, 256), 0);
+	for (int i = 0; i < 8; i++)
+		CHECK_RC(h_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
+	/* wait until everything arrived (receiver side), sender unpolled */
+	CHECK_EQ(h_poll(p.rcq[1], wc, 8, TMO), 8);
+	usleep(20000);
+	CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), 0);
+	n = h_poll(p.scq[0], wc, 8, TMO);
+	CHECK_EQ(n, 8);
+	for (int i = 0; i < n; i++) {
+		if (wc[i].wr_id >= 8) {
+			h_fail(__FILE__, __LINE__, "bogus wr_id %llu",
+			       (unsigned long long)wc[i].wr_id);
+			continue;
+		}
+		seen[wc[i].wr_id]++;
+		if (wc[i].status == IBV_WC_SUCCESS)
+			ok++;
+		else
+			CHECK_EQ(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+	}
+	for (int i = 0; i < 8; i++)
+		CHECK_EQ(seen[i], 1);
+	if (ok != 8)
+		fprintf(stderr, "note: %d of 8 delivered sends reported as flushed (D21)\n",
+			8 - ok);
+	h_expect_none(p.scq[0], 50);
+	unpair(&p);
+}
+
+/* A chain whose middle WR is bad: the ones before are posted and
+ * complete, *bad_wr names the bad one, the ones after are not posted. */
+static void test_partial_chain(enum ibv_qp_type t)
+{
+	struct ibv_sge sge[16];
+	struct ibv_send_wr wr[4], *bad;
+	struct ibv_recv_wr rwr[4], *rbad;
+	struct ibv_wc wc[8];
+	struct h_pair p;
+	int n;
+
+	SECTION(t == IBV_QPT_UD ? "UD chain with a bad WR in the middle" :
+				  "RC chain with a bad WR in the middle");
+	pair(&p, t, 1, 8192);
+	for (int i = 0; i < 16; i++)
+		sge[i] = (struct ibv_sge){ (uintptr_t)p.buf[0], 4, p.mr[0]->lkey };
+	for (int i = 0; i < 4; i++) {
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = 10 + i, .sg_list = sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND,
+			.next = i < 3 ? &wr[i + 1] : NULL,
+		};
+		if (t == IBV_QPT_UD) {
+			wr[i].wr.ud.ah = p.ah[0];
+			wr[i].wr.ud.remote_qpn = p.qp[1]->qp_num;
+			wr[i].wr.ud.remote_qkey = p.o.qkey;
+		}
+	}
+	wr[2].num_sge = (int)p.cap[0].max_send_sge + 1;
+	for (int i = 0; i < 4; i++)
+		CHECK_RC(h_post_recv(&p, 1, 50 + i, 0, 256), 0);
+	bad = NULL;
+	CHECK_RC(ibv_post_send(p.qp[0], wr, &bad), EINVAL);
+	CHECK(bad == &wr[2]);
+	n = h_poll(p.scq[0], wc, 2, TMO);
+	CHECK_EQ(n, 2);
+	for (int i = 0; i < n; i++)
+		check_wc(&wc[i], 10 + (uint64_t)i, IBV_WC_SUCCESS, IBV_WC_SEND,
+			 "chain head");
+	CHECK_EQ(h_poll(p.rcq[1], wc, 2, TMO), 2);
+	h_expect_none(p.scq[0], 30);
+	h_expect_none(p.rcq[1], 0);
+
+	/* the same for receives */
+	for (int i = 0; i < 4; i++)
+		rwr[i] = (struct ibv_recv_wr){
+			.wr_id = 60 + i, .sg_list = sge, .num_sge = 1,
+			.next = i < 3 ? &rwr[i + 1] : NULL,
+		};
+	for (int i = 0; i < 16; i++)
+		sge[i] = (struct ibv_sge){ (uintptr_t)p.buf[1], 256, p.mr[1]->lkey };
+	rwr[1].num_sge = (int)p.cap[1].max_recv_sge + 1;
+	rbad = NULL;
+	CHECK_RC(ibv_post_recv(p.qp[1], rwr, &rbad), EINVAL);
+	CHECK(rbad == &rwr[1]);
+	/* one posted now (60) plus 52, 53 from before: three sends land in
+	 * 52, 53, 60 */
+	for (int i = 0; i < 3; i++)
+		CHECK_RC(h_post_send(&p, 0, 20 + i, 0, 8, 0, false, 0), 0);
+	CHECK_EQ(h_poll(p.scq[0], wc, 3, TMO), 3);
+	n = h_poll(p.rcq[1], wc, 3, TMO);
+	CHECK_EQ(n, 3);
+	if (n == 3) {
+		check_wc(&wc[0], 52, IBV_WC_SUCCESS, IBV_WC_RECV, "rchain");
+		check_wc(&wc[1], 53, IBV_WC_SUCCESS, IBV_WC_RECV, "rchain");
+		check_wc(&wc[2], 60, IBV_WC_SUCCESS, IBV_WC_RECV, "rchain");
+	}
+	unpair(&p);
+}
+
+static void test_recv_bad_lkey(void)
+{
+	struct ibv_sge sge;
+	struct ibv_recv_wr rwr, *rbad;
+	struct h_pair p;
+	struct ibv_wc wc;
+
+	SECTION("receive with a bad lkey: receiver LOC_PROT_ERR, sender remote error");
+	pair(&p, IBV_QPT_RC, 1, 4096);
+	sge = (struct ibv_sge){ (uintptr_t)p.buf[1], 256, p.mr[1]->lkey ^ 0x3300 };
+	rwr = (struct ibv_recv_wr){ .wr_id = 5, .sg_list = &sge, .num_sge = 1 };
+	CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
+	CHECK_RC(h_post_send(&p, 0, 6, 0, 64, 0, false, 0), 0);
+	h_poll_one(p.rcq[1], &wc, TMO);
+	check_wc(&wc, 5, IBV_WC_LOC_PROT_ERR, 0, "recv bad lkey");
+	h_poll_one(p.scq[0], &wc, TMO);
+	if (wc.wr_id != 6 || !is_remote_err(wc.status))
+		h_fail(__FILE__, __LINE__,
+		       "sender: wr_id %llu status %s, expected 6 and a remote error",
+		       (unsigned long long)wc.wr_id, h_wc_status(wc.status));
+	unpair(&p);
+}
+
+/* CQEs of a QP that is reset or destroyed before they are polled must
+ * vanish, and the CQ must keep working for the next QP. */
+static void test_clean_on_destroy(void)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	struct ibv_wc wc[16];
+	struct h_pair p;
+
+	SECTION("reset/destroy with unpolled CQEs: they vanish, CQ keeps working");
+	pair(&p, IBV_QPT_RC, 1, 4096);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 6; i++)
+			CHECK_RC(h_post_recv(&p, 1, 100 + i, 0, 256), 0);
+		for (int i = 0; i < 6; i++)
+			CHECK_RC(h_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
+		CHECK_EQ(h_poll(p.rcq[1], wc, 6, TMO), 6);
+		usleep(20000);	/* the sender's CQEs are in its CQ now */
+		if (round == 0) {
+			CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), 0);
+			CHECK_RC(ibv_modify_qp(p.qp[1], &a, IBV_QP_STATE), 0);
+		} else {
+			struct ibv_qp_init_attr ia = {
+				.send_cq = p.scq[0], .recv_cq = p.rcq[0],
+				.qp_type = IBV_QPT_RC,
+				.sq_sig_all = 1,
+				.cap = { p.o.max_send_wr, p.o.max_recv_wr,
+					 4, 4, 0 },
+			};
+
+			CHECK_RC(ibv_destroy_qp(p.qp[0]), 0);
+			p.qp[0] = ibv_create_qp(p.pd, &ia);
+			REQUIRE(p.qp[0]);
+			CHECK_RC(ibv_modify_qp(p.qp[1], &a, IBV_QP_STATE), 0);
+		}
+		h_expect_none(p.scq[0], 30);
+		h_pair_connect(&p);
+		/* the CQ still delivers, exactly */
+		for (int i = 0; i < 3; i++)
+			CHECK_RC(h_post_recv(&p, 1, 300 + i, 0, 256), 0);
+		for (int i = 0; i < 3; i++)
+			CHECK_RC(h_post_send(&p, 0, 30 + i, 0, 8, 0, false, 0), 0);
+		CHECK_EQ(h_poll(p.scq[0], wc, 3, TMO), 3);
+		for (int i = 0; i < 3; i++)
+			check_wc(&wc[i], 30 + (uint64_t)i, IBV_WC_SUCCESS,
+				 IBV_WC_SEND, "after clean");
+		CHECK_EQ(h_poll(p.rcq[1], wc, 3, TMO), 3);
+		for (int i = 0; i < 3; i++)
+			check_wc(&wc[i], 300 + (uint64_t)i, IBV_WC_SUCCESS,
+				 IBV_WC_RECV, "after clean");
+		h_expect_none(p.scq[0], 20);
+	}
+	unpair(&p);
+}
+
 static void test_rnr(void)
 {
 	static const uint8_t counts[] = { 0, 1, 3, 6 };
@@ -732,6 +967,27 @@ static void test_ud_qkey(void)
 	h_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 4, IBV_WC_SUCCESS, IBV_WC_SEND, "UD to nowhere");
 
+	SECTION("UD message larger than the path MTU: refused, nothing arrives");
+	{
+		struct ibv_sge big = { (uintptr_t)p.buf[0], 2000, p.mr[0]->lkey };
+		int rc;
+
+		CHECK_RC(h_post_recv(&p, 1, 6, 0, 4096), 0);
+		wr.wr_id = 5;
+		wr.sg_list = &big;
+		wr.wr.ud.remote_qpn = p.qp[1]->qp_num;
+		bad = NULL;
+		rc = ibv_post_send(p.qp[0], &wr, &bad);
+		if (rc) {
+			CHECK_EQ(rc, EINVAL);
+		} else {
+			h_poll_one(p.scq[0], &wc, TMO);
+			check_wc(&wc, 5, IBV_WC_LOC_LEN_ERR, 0, "UD > MTU");
+		}
+		h_expect_none(p.rcq[1], 200);
+		wr.sg_list = &sge;
+	}
+
 	SECTION("UD post without AH: EINVAL");
 	wr.wr.ud.ah = NULL;
 	bad = NULL;
@@ -777,6 +1033,13 @@ int main(int argc, char **argv)
 	RUN("short", test_short_recv());
 	RUN("err-rc", test_modify_err(IBV_QPT_RC));
 	RUN("err-ud", test_modify_err(IBV_QPT_UD));
+	RUN("recycle-rc", test_flush_after_recycle(IBV_QPT_RC));
+	RUN("recycle-ud", test_flush_after_recycle(IBV_QPT_UD));
+	RUN("errdone", test_err_after_done());
+	RUN("chain-rc", test_partial_chain(IBV_QPT_RC));
+	RUN("chain-ud", test_partial_chain(IBV_QPT_UD));
+	RUN("rlkey", test_recv_bad_lkey());
+	RUN("clean", test_clean_on_destroy());
 	RUN("rnr", test_rnr());
 	RUN("retry", test_retry_exceeded());
 	RUN("qkey", test_ud_qkey());

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim device: memory window bind and key invalidation.
+ *
+ * Rules (IBTA 10.6.7, as rxe_mw.c checks them):
+ *  - the window and the region belong to the QP's PD;
+ *  - a type-2 window must be free (not bound) to be bound, and can't be
+ *    bound with length 0; a type-1 window may be rebound, length 0 unbinds;
+ *  - zero-based addressing is for type-2 windows only;
+ *  - the region must allow MW_BIND, and LOCAL_WRITE if the window grants
+ *    remote write or atomic access; the window must lie inside the region;
+ *  - only type-2 windows are invalidated by LOCAL_INV or SEND_WITH_INV
+ *    (user MRs are not fast-register MRs; type-1 windows unbind by a
+ *    zero-length bind).
+ * A bound window addresses [iova, iova + length) of its own, mapped onto
+ * the region's memory from bind_va on: host = window start in the region.
+ */
+#include "mw.h"
+
+/* The key object behind 'key', valid or not (a window being bound is
+ * not valid yet). */
+static struct isim_mr *mw_key_obj(struct isim_nic *nic, uint32_t key)
+{
+	uint32_t idx = key >> 8;
+	struct isim_mr *mr;
+
+	if (!idx || idx >= nic->prof.nmrs || !nic->mrs)
+		return NULL;
+	mr = nic->mrs[idx];
+	return mr && mr->key == key ? mr : NULL;
+}
+
+/* Firmware MR flags (§3.7) use the IBV_ACCESS_* bit values. */
+static uint32_t mw_access(uint16_t flags)
+{
+	return flags & (IONIC_MRF_LOCAL_WRITE | IONIC_MRF_REMOTE_WRITE |
+			IONIC_MRF_REMOTE_READ | IONIC_MRF_REMOTE_ATOMIC |
+			IONIC_MRF_MW_BIND | IONIC_MRF_ZERO_BASED);
+}
+
+enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
+			       const struct isim_wqe *w)
+{
+	struct isim_mr *mw = mw_key_obj(nic, w->key);
+	uint32_t access = mw_access(w->bind_flags);
+	struct isim_mr *mr;
+
+	if (!mw || !mw->is_mw || mw->pd != pd)
+		return IONIC_STS_MEM_MGMT_OPER_ERR;
+	if (mw->mw_type == IBV_MW_TYPE_2 && (mw->valid || !w->bind_len))
+		return IONIC_STS_MEM_MGMT_OPER_ERR;
+	if (mw->mw_type == IBV_MW_TYPE_1 && (access & IBV_ACCESS_ZERO_BASED))
+		return IONIC_STS_MEM_MGMT_OPER_ERR;
+
+	if (!w->bind_len) {
+		/* Type-1 unbind: the key byte may change, nothing else. */
+		mw->valid = false;
+		mw->bound_mr = NULL;
+		mw->key = (mw->key & ~0xffu) | w->new_key8;
+		return IONIC_STS_OK;
+	}
+	mr = isim_key_lookup(nic, w->bind_lkey);
+	if (!mr || mr->is_mw || mr->pd != pd || !(mr->access & IBV_ACCESS_MW_BIND))
+		return IONIC_STS_MEM_MGMT_OPER_ERR;
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+		return IONIC_STS_MEM_MGMT_OPER_ERR;
+	if (w->bind_va < mr->iova || w->bind_va - mr->iova > mr->length ||
+	    w->bind_len > mr->length - (w->bind_va - mr->iova))
+		return IONIC_STS_MEM_MGMT_OPER_ERR;
+
+	mw->bound_mr = mr;
+	mw->host = mr->host + (w->bind_va - mr->iova);
+	mw->iova = (access & IBV_ACCESS_ZERO_BASED) ? 0 : w->bind_va;
+	mw->length = w->bind_len;
+	mw->access = access;
+	mw->key = (mw->key & ~0xffu) | w->new_key8;
+	mw->valid = true;
+	return IONIC_STS_OK;
+}
+
+static enum ionic_status mw_invalidate(struct isim_nic *nic, const struct isim_pd *pd,
+				       uint32_t key)
+{
+	struct isim_mr *mw = mw_key_obj(nic, key);
+
+	if (!mw || !mw->is_mw || mw->mw_type != IBV_MW_TYPE_2 || mw->pd != pd ||
+	    !mw->valid)
+		return IONIC_STS_MEM_MGMT_OPER_ERR;
+	mw->valid = false;
+	mw->bound_mr = NULL;
+	return IONIC_STS_OK;
+}
+
+enum ionic_status isim_mw_local_inv(struct isim_nic *nic, const struct isim_pd *pd,
+				    uint32_t key)
+{
+	return mw_invalidate(nic, pd, key);
+}
+
+enum ionic_status isim_mw_remote_inv(struct isim_nic *nic, const struct isim_pd *pd,
+				     uint32_t rkey)
+{
+	return mw_invalidate(nic, pd, rkey);
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The preload's descriptor bookkeeping, run under the launcher with
+ * --trace: the uverbs fd and every kind of duplicate reach the model
+ * (a malformed command is refused with EINVAL, where the /dev/null behind
+ * it would accept it), replaced and closed descriptors stop reaching it,
+ * and the open file is released exactly once, on the last close.
+ *
+ * usage: ionic-sim --trace FILE -- isim-test-fdtable
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int failures;
+
+#define CHECK(c, ...)                                             \
+	do {                                                      \
+		if (!(c)) {                                       \
+			failures++;                               \
+			printf("FAIL %d: ", __LINE__);            \
+			printf(__VA_ARGS__);                      \
+			printf("\n");                             \
+		}                                                 \
+	} while (0)
+
+static const char DEV[] = "/dev/infiniband/uverbs0";
+
+/* 1: the model answered (EINVAL for a 4-byte command); 0: plain /dev/null */
+static int reaches_model(int fd)
+{
+	uint32_t junk = 0;
+	ssize_t n;
+
+	errno = 0;
+	n = write(fd, &junk, sizeof(junk));
+	return n < 0 && errno == EINVAL;
+}
+
+static int count_lines(const char *path, const char *needle)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, needle))
+			n++;
+	fclose(f);
+	return n;
+}
+
+int main(void)
+{
+	const char *trace = getenv("IONIC_SIM_TRACE");
+	int fd, d1, d2, d3, d4, other, st;
+	struct stat sb;
+	pid_t pid;
+
+	if (!trace) {
+		printf("run under ionic-sim --trace FILE\n");
+		return 2;
+	}
+	fd = open(DEV, O_RDWR | O_CLOEXEC);
+	CHECK(fd >= 0, "open: %s", strerror(errno));
+	if (fd < 0)
+		return 1;
+	CHECK(fstat(fd, &sb) == 0 && S_ISCHR(sb.st_mode) &&
+	      sb.st_rdev == makedev(1, 3), "fstat: char device 1:3");
+	CHECK(reaches_model(fd), "original fd");
+
+	d1 = dup(fd);
+	d2 = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	d3 = dup2(fd, 200);
+	d4 = dup3(fd, 201, O_CLOEXEC);
+	CHECK(d1 >= 0 && d2 >= 100 && d3 == 200 && d4 == 201, "dups");
+	CHECK(reaches_model(d1) && reaches_model(d2) && reaches_model(d3) &&
+	      reaches_model(d4), "every dup reaches the model");
+
+	/* dup2 over a tracked fd: it becomes plain /dev/null */
+	other = open("/dev/null", O_WRONLY);
+	CHECK(dup2(other, d3) == d3 && !reaches_model(d3), "dup2 replaces");
+	close(other);
+	close(d3);
+
+	/* a forked child's copies are its own; closing them there does not
+	 * release the parent's file */
+	pid = fork();
+	if (pid == 0) {
+		close(fd);
+		close(d1);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child");
+
+	close(fd);
+	CHECK(!reaches_model(fd), "closed fd number no longer tracked");
+	CHECK(reaches_model(d1), "dup survives close of the original");
+	CHECK(close_range(d2, d2, 0) == 0, "close_range");
+	close(d1);
+	CHECK(count_lines(trace, "(last: release)") == 0,
+	      "released before the last close");
+	CHECK(reaches_model(d4), "last dup");
+	close(d4);
+	CHECK(count_lines(trace, "(last: release)") >= 1,
+	      "released on the last close");
+
+	/* a second, independent open */
+	fd = open(DEV, O_RDWR);
+	CHECK(fd >= 0 && reaches_model(fd), "reopen");
+	close(fd);
+	printf("%s\n", failures ? "FAILED" : "ok");
+	return failures ? 1 : 0;
+}
