@@ -87,7 +87,7 @@ cmd_build() {
 
 # run_ctest DIR: run the suite; its summary line is the last thing printed.
 run_ctest() {
-	(cd "$1" && ctest --output-on-failure --no-tests=error \
+	(cd "$1" && ctest --output-on-failure --no-tests=error --no-label-summary \
 		-j "$CTEST_JOBS" </dev/null)
 }
 

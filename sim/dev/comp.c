@@ -42,6 +42,7 @@ void isim_comp_retire(struct isim_dev_qp *d)
 		isim_dqp_cqe(d, true, &cqe, false);
 	}
 	isim_req_check_err(d);
+	isim_dqp_check_drained(d);
 }
 
 /* The first WQE from una that is not complete yet, or end. */
@@ -302,6 +303,6 @@ void isim_comp_rx(struct isim_dev_qp *d, struct isim_pkt *pkt)
 		d->drops++;
 		return;
 	}
-	if (qp->state == IBV_QPS_RTS)
+	if (qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD)
 		isim_req_xmit(d);
 }

@@ -4,9 +4,13 @@
  * the calls between the device's parts:
  *
  *   doorbell.c  decode doorbells, hand SQ/RQ/CQ work to the parts below
- *   req.c       requester: SQ WQEs -> packets, ACK/NAK, retry, SQ CQEs
- *   resp.c      responder: request packets -> RQ WQEs, RECV CQEs, ACK/NAK
- *   qp.c        admin create/modify/destroy, RESET and ERR effects
+ *   wqe.c       WQE snapshot and decode (one opcode table, v1/v2)
+ *   req.c       requester: SQ WQEs -> packets, window, retry timers, UD
+ *   comp.c      completer: ACK/NAK/READ response/atomic ACK -> SQ CQEs
+ *   resp.c      responder: request packets -> memory, RQ WQEs, RECV CQEs
+ *   mem.c/mw.c  keys -> host memory; window bind and invalidation
+ *   cqe.c       the one CQE writer, CQ credits and arming
+ *   qp.c        admin create/modify/destroy, RESET, SQD and ERR effects
  *   engine.c    the device thread: epoll, timers, dispatch
  *
  * All of it runs with nic->lock held.
@@ -101,6 +105,7 @@ struct isim_dev_qp {
 	struct isim_req req;
 	struct isim_resp resp;
 	bool sq_errored, rq_errored; /* error or flush CQE given since RESET */
+	bool drain_reported;       /* SQD: SQ_DRAINED raised for this drain */
 	/* counters */
 	uint64_t wqes, cqes, rnr_naks_rx, retransmits, drops;
 };
@@ -128,6 +133,8 @@ void isim_dqp_error(struct isim_dev_qp *d, enum ibv_event_type ev);
 /* In ERR: give each queue that has work and no error CQE yet its flush
  * indicator (also called when a doorbell arrives in ERR). */
 void isim_dqp_flush_indicators(struct isim_dev_qp *d);
+/* SQD: once nothing fetched is outstanding, report the drain (once). */
+void isim_dqp_check_drained(struct isim_dev_qp *d);
 /* Post a CQE for this QP into its send or receive hardware CQ. */
 void isim_dqp_cqe(struct isim_dev_qp *d, bool send, const struct ionic_cqe *cqe,
 		  bool solicited);

@@ -124,7 +124,8 @@ static bool engine_lock(struct isim_engine *eng)
 	}
 }
 
-static void engine_doorbells(struct isim_engine *eng)
+/* Apply up to a batch of captured doorbells; returns how many. */
+static int engine_doorbells(struct isim_engine *eng)
 {
 	struct isim_db_rec rec;
 	int n;
@@ -132,7 +133,7 @@ static void engine_doorbells(struct isim_engine *eng)
 	eng->db_more = false;
 	for (n = 0; n < ENGINE_DB_BATCH; n++) {
 		if (!isim_dbtrap_pop(&rec))
-			return;
+			return n;
 		if (rec.size != 8) {
 			/* The doorbell is one 64-bit store (§1.2); anything
 			 * else on the page is not a doorbell. */
@@ -144,13 +145,20 @@ static void engine_doorbells(struct isim_engine *eng)
 		isim_dev_doorbell(eng->nic, rec.cookie, rec.offset, rec.value);
 	}
 	eng->db_more = true;
+	return n;
 }
 
 void isim_engine_drain_doorbells(struct isim_engine *eng)
 {
+	int n = 0;
+
 	do
-		engine_doorbells(eng);
+		n += engine_doorbells(eng);
 	while (eng->db_more);
+	/* Called from an application thread: the work may have set timers
+	 * the sleeping engine does not know about. */
+	if (n)
+		isim_engine_wake(eng);
 }
 
 static void engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)

@@ -107,6 +107,19 @@ void isim_dqp_flush_indicators(struct isim_dev_qp *d)
 	}
 }
 
+void isim_dqp_check_drained(struct isim_dev_qp *d)
+{
+	struct isim_qp *qp = d->qp;
+
+	if (qp->state != IBV_QPS_SQD || d->drain_reported || !d->swqe ||
+	    d->req.una != qp->sq.cons)
+		return;
+	qp->sq_draining = 0;
+	d->drain_reported = true;
+	if (qp->en_sqd_async_notify)
+		isim_post_async_qp(qp, IBV_EVENT_SQ_DRAINED);
+}
+
 /* Stop all traffic of the QP (ERR or RESET). */
 static void dqp_quiesce(struct isim_dev_qp *d)
 {
@@ -235,12 +248,22 @@ void isim_dev_qp_modify(struct isim_nic *nic, struct isim_qp *qp,
 		}
 		break;
 	case IBV_QPS_RTS:
-		if (old_state == IBV_QPS_RTR) {
+		if (old_state == IBV_QPS_RTR)
 			isim_req_start(d);
-			/* Doorbells rung before RTS were recorded only. */
+		if (old_state != IBV_QPS_RTS) {
+			/* Doorbells rung before RTS (or while draining)
+			 * were recorded only. */
 			isim_req_run(d);
 			if (nic->engine)
 				isim_engine_wake(nic->engine);
+		}
+		break;
+	case IBV_QPS_SQD:
+		if (old_state != IBV_QPS_SQD) {
+			/* Stop fetching; what is in flight completes. */
+			d->drain_reported = false;
+			qp->sq_draining = 1;
+			isim_dqp_check_drained(d);
 		}
 		break;
 	case IBV_QPS_ERR:

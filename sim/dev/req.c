@@ -410,7 +410,8 @@ void isim_req_xmit(struct isim_dev_qp *d)
 	bool sent = false;
 	uint32_t used;
 
-	if (r->rnr_wait || d->qp->state != IBV_QPS_RTS)
+	/* SQD: messages already fetched still go out (and complete). */
+	if (r->rnr_wait || (d->qp->state != IBV_QPS_RTS && d->qp->state != IBV_QPS_SQD))
 		return;
 	while (r->snd != end && isim_psn_diff(r->snd_psn, r->una_psn) < ISIM_REQ_WINDOW) {
 		s = &d->swqe[r->snd];
@@ -455,7 +456,7 @@ void isim_req_timer(struct isim_dev_qp *d)
 	struct isim_req *r = &d->req;
 
 	r->deadline = 0;
-	if (d->qp->state != IBV_QPS_RTS)
+	if (d->qp->state != IBV_QPS_RTS && d->qp->state != IBV_QPS_SQD)
 		return;
 	if (r->rnr_wait) {
 		r->rnr_wait = false;

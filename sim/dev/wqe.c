@@ -28,7 +28,8 @@ static const struct isim_wqe_opinfo isim_wqe_ops[] = {
 	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
 	{ "RDMA_WRITE_IMM", IONIC_V1_OP_RDMA_WRITE_IMM, IONIC_V2_OP_RDMA_WRITE_IMM,
 	  ISIM_WR_RDMA_WRITE_IMM,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | ISIM_WRF_RC | ISIM_WRF_IMPL,
+	  ISIM_BODY_COMMON },
 	{ "ATOMIC_CS", IONIC_V1_OP_ATOMIC_CS, IONIC_V2_OP_ATOMIC_CS, ISIM_WR_ATOMIC_CS,
 	  ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_ATOMIC },
 	{ "ATOMIC_FA", IONIC_V1_OP_ATOMIC_FA, IONIC_V2_OP_ATOMIC_FA, ISIM_WR_ATOMIC_FA,
@@ -281,7 +282,8 @@ void isim_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
 	if (!isim_trace_enabled())
 		return;
 	isim_trace(ISIM_TR_WQE,
-		   "%s qp %u slot %u idx %u op %s(0x%x) flags 0x%x nsge %u%s len %u imm 0x%x ah %u dqpn %u qkey 0x%x status %d",
+		   "%s qp %u slot %u idx %u op %s(0x%x) flags 0x%x nsge %u%s len %u "
+		   "imm 0x%x ah %u dqpn %u qkey 0x%x status %d",
 		   what, qpn, slot, w->wqe_idx, w->op ? w->op->name : "-", w->opcode,
 		   w->flags, w->num_sge, w->inl ? " inline" : "", w->length,
 		   be32toh(w->imm_raw), w->ah_id, w->dest_qpn, w->dest_qkey, st);

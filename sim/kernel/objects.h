@@ -239,6 +239,9 @@ struct isim_nic {
 	struct isim_mr **mrs;     /* indexed by MR index, size prof.nmrs */
 	struct isim_ah **ahs;     /* indexed by ahid, size prof.nahs */
 	struct isim_file *files;
+	/* Released files are kept (never reused or freed) because captured
+	 * doorbell records may still name them as their page cookie. */
+	struct isim_file *released;
 	struct isim_engine *engine;
 	uint8_t *phc_page;        /* model's writable view of the PHC page */
 	int phc_memfd;

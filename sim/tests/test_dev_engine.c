@@ -467,6 +467,9 @@ static void destroy_qp(struct hqp *h)
 	nic.qps[h->qp.qpn] = NULL;
 	isim_dev_qp_destroy(&nic, &h->qp);
 	unlock();
+	free(h->qp.sq.ring);
+	free(h->qp.rq.ring);
+	free(h);
 }
 
 /* ---- tests --------------------------------------------------------------- */
@@ -725,11 +728,22 @@ static void test_rc_rdma(void)
 	CHECK(wait_msn(cq_a, 9, &st) && st == IONIC_STS_OK);
 	CHECK(result == 7 && atomic_target[0] == 7);
 
+	/* SQD with nothing in flight: drained at once, one SQ_DRAINED event;
+	 * WQEs posted while draining wait for RTS. */
+	a->qp.en_sqd_async_notify = 1;
+	async_qp_events = 0;
+	modify(a, IBV_QPS_SQD);
+	CHECK(async_qp_events == 1 && a->qp.sq_draining == 0);
+	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 8, lsrc, big_dst, rdst, 0);
+	CHECK(!poll_cqe(cq_a, &c, 20));
+	modify(a, IBV_QPS_RTS);
+	CHECK(wait_msn(cq_a, 10, &st) && st == IONIC_STS_OK);
+
 	/* WRITE without REMOTE_WRITE: REMOTE_ACC_ERR for the requester
 	 * (msg_msn = seq + 1), the target QP in ERR with an access event. */
 	async_qp_events = 0;
 	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 8, lsrc, rbuf[2], rnone, 0);
-	CHECK(!wait_msn(cq_a, 10, &st) || st == IONIC_STS_REMOTE_ACC_ERR);
+	CHECK(!wait_msn(cq_a, 11, &st) || st == IONIC_STS_REMOTE_ACC_ERR);
 	CHECK(st == IONIC_STS_REMOTE_ACC_ERR);
 	CHECK(a->qp.state == IBV_QPS_ERR && b->qp.state == IBV_QPS_ERR);
 	CHECK(async_qp_events == 1);
