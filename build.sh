@@ -10,6 +10,8 @@
 #                      AddressSanitizer + UBSan in build-san/
 #   ./build.sh demo    deps + build + ibv_devinfo and an ibv_rc_pingpong
 #                      exchange on the emulated device (ionic-sim)
+#   ./build.sh bench   deps + build + instructions per data-path verb,
+#                      counted by callgrind (bench/run-callgrind.sh)
 #   ./build.sh clean   remove build/ and build-san/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
@@ -33,7 +35,7 @@ say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-	sed -n '4,18p' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
+	sed -n '4,20p' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
 }
 
 installed() {
@@ -224,6 +226,14 @@ cmd_demo() {
 	trap - EXIT INT TERM
 }
 
+cmd_bench() {
+	cmd_deps
+	cmd_build
+	say "instructions per verb (callgrind; set-up and teardown cancel out)"
+	"$ROOT/bench/run-callgrind.sh" "$BUILD/sim/ionic-sim" \
+		"$BUILD/bench/ionic-bench-post-poll"
+}
+
 cmd_clean() {
 	rm -rf "$BUILD" "$SANBUILD"
 	echo "build.sh: removed $BUILD and $SANBUILD"
@@ -234,6 +244,7 @@ deps) cmd_deps ;;
 build) cmd_build ;;
 test) cmd_test ;;
 demo) cmd_demo ;;
+bench) cmd_bench ;;
 clean) cmd_clean ;;
 -h | --help | help) usage ;;
 *)
