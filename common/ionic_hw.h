@@ -378,6 +378,36 @@ enum ionic_status {
 };
 
 /* ------------------------------------------------------------------ */
+/* PHC clock page (mapped read-only at GET_CONTEXT's phc_offset)      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The kernel's struct ib_uverbs_clock_info (not in Debian 12's uapi
+ * headers), HOST endian.  'sign' is a seqlock: odd while the kernel (or
+ * ionic-sim) updates the page.  ns = nsec + ((cycles_now - cycles) & mask)
+ * * mult + frac) >> shift.
+ */
+struct ionic_clock_info {
+	uint32_t sign;
+	uint32_t resv;
+	uint64_t nsec;
+	uint64_t cycles;
+	uint64_t frac;
+	uint32_t mult;
+	uint32_t shift;
+	uint64_t mask;
+	uint64_t overflow_period;
+};
+IONIC_HW_ASSERT_SIZE(struct ionic_clock_info, 56);
+IONIC_HW_ASSERT_OFF(struct ionic_clock_info, nsec, 8);
+IONIC_HW_ASSERT_OFF(struct ionic_clock_info, cycles, 16);
+IONIC_HW_ASSERT_OFF(struct ionic_clock_info, frac, 24);
+IONIC_HW_ASSERT_OFF(struct ionic_clock_info, mult, 32);
+IONIC_HW_ASSERT_OFF(struct ionic_clock_info, shift, 36);
+IONIC_HW_ASSERT_OFF(struct ionic_clock_info, mask, 40);
+IONIC_HW_ASSERT_OFF(struct ionic_clock_info, overflow_period, 48);
+
+/* ------------------------------------------------------------------ */
 /* Ring geometry helpers shared by provider and device                */
 /* ------------------------------------------------------------------ */
 

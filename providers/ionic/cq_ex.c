@@ -12,63 +12,25 @@
 
 #include "cq.h"
 #include "cq_priv.h"
-
-/* PHC page: struct ib_uverbs_clock_info, host endian (§14). */
-struct ionic_phc_page {
-	uint32_t sign;          /* seqlock: odd while being updated */
-	uint32_t resv;
-	uint64_t nsec;
-	uint64_t cycles;
-	uint64_t frac;
-	uint32_t mult;
-	uint32_t shift;
-	uint64_t mask;
-	uint64_t overflow_period;
-};
-
-#define IONIC_PHC_RETRIES 10
+#include "phc.h"
 
 /*
  * Convert a raw device timestamp to nanoseconds with a consistent
- * snapshot of the PHC page.  Returns 0 or EBUSY if the page kept changing.
+ * snapshot of the PHC page.  Returns 0 or EBUSY if the page kept changing
+ * or holds no usable conversion.
  */
-static int ionic_phc_to_ns(const struct ionic_phc_page *p, uint64_t ts,
-			   uint64_t *ns)
+static int ionic_phc_to_ns(const void *page, uint64_t ts, uint64_t *ns)
 {
-	uint64_t nsec, cycles, frac, mask, dt, sign_bit;
-	uint32_t mult, shift, seq;
-	int i;
+	struct ionic_phc_snapshot snap;
+	int rc;
 
-	for (i = 0; i < IONIC_PHC_RETRIES; i++) {
-		seq = __atomic_load_n(&p->sign, __ATOMIC_ACQUIRE);
-		if (seq & 1)
-			continue;
-		nsec = p->nsec;
-		cycles = p->cycles;
-		frac = p->frac;
-		mult = p->mult;
-		shift = p->shift;
-		mask = p->mask;
-		/* the copies above must be done before the sign is re-read */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&p->sign, __ATOMIC_RELAXED) != seq)
-			continue;
-
-		if (!mask || shift > 63)
-			return EBUSY;
-
-		sign_bit = 1ull << (63 - __builtin_clzll(mask));
-		dt = (ts - cycles) & mask;
-		if (dt & sign_bit) {
-			/* ts is earlier than the snapshot */
-			dt = (0 - dt) & mask;
-			*ns = nsec - ((dt * mult - frac) >> shift);
-		} else {
-			*ns = nsec + ((dt * mult + frac) >> shift);
-		}
-		return 0;
-	}
-	return EBUSY;
+	rc = ionic_phc_snapshot(page, &snap);
+	if (rc)
+		return rc;
+	if (!snap.mask || snap.shift > 63)
+		return EBUSY;
+	*ns = ionic_phc_cycles_to_ns(&snap, ts);
+	return 0;
 }
 
 static int ionic_ex_poll_one(struct ionic_vcq *vcq)

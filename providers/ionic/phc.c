@@ -11,31 +11,13 @@
 #include <stddef.h>
 
 #include "phc.h"
-
-struct ionic_phc_page {
-	uint32_t sign;
-	uint32_t resv;
-	uint64_t nsec;
-	uint64_t cycles;
-	uint64_t frac;
-	uint32_t mult;
-	uint32_t shift;
-	uint64_t mask;
-	uint64_t overflow_period;
-};
-static_assert(sizeof(struct ionic_phc_page) == 56, "PHC page layout");
-static_assert(offsetof(struct ionic_phc_page, nsec) == 8, "PHC nsec");
-static_assert(offsetof(struct ionic_phc_page, cycles) == 16, "PHC cycles");
-static_assert(offsetof(struct ionic_phc_page, frac) == 24, "PHC frac");
-static_assert(offsetof(struct ionic_phc_page, mult) == 32, "PHC mult");
-static_assert(offsetof(struct ionic_phc_page, shift) == 36, "PHC shift");
-static_assert(offsetof(struct ionic_phc_page, mask) == 40, "PHC mask");
+#include "../../common/ionic_hw.h"
 
 #define IONIC_PHC_READ_ATTEMPTS 10
 
 int ionic_phc_snapshot(const void *phc_page, struct ionic_phc_snapshot *snap)
 {
-	const volatile struct ionic_phc_page *phc = phc_page;
+	const volatile struct ionic_clock_info *phc = phc_page;
 	uint32_t seq;
 	int i;
 

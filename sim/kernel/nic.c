@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/ionic_hw.h"
+
 #include "kpriv.h"
 #include "../dev/device.h"
 
@@ -98,19 +100,7 @@ uint32_t isim_udma_idx(const struct isim_nic *nic, uint32_t qid)
 
 /* ---- PHC page ------------------------------------------------------- */
 
-/* struct ib_uverbs_clock_info (ionic-device.md 14); not in Debian 12's
- * installed uapi headers. */
-struct isim_clock_info {
-	uint32_t sign;
-	uint32_t resv;
-	uint64_t nsec;
-	uint64_t cycles;
-	uint64_t frac;
-	uint32_t mult;
-	uint32_t shift;
-	uint64_t mask;
-	uint64_t overflow_period;
-};
+/* The page holds struct ionic_clock_info (common/ionic_hw.h, §14). */
 
 /* 1 GHz counter: mult / 2^shift = 1 ns per cycle.  A non-zero shift keeps
  * the provider's fixed-point path honest; dt * mult stays below 2^63 for
@@ -132,7 +122,7 @@ uint64_t isim_phc_cycles(void)
 
 void isim_phc_update(struct isim_nic *nic)
 {
-	struct isim_clock_info *ci = (struct isim_clock_info *)nic->phc_page;
+	struct ionic_clock_info *ci = (struct ionic_clock_info *)nic->phc_page;
 	uint32_t sign;
 
 	if (!ci)
