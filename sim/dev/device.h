@@ -16,6 +16,10 @@
 /* Start/stop the engine thread of a NIC (doorbells, fabric, timers). */
 int isim_dev_start(struct isim_nic *nic);
 void isim_dev_stop(struct isim_nic *nic);
+/* In a fork() child: close the fds of the parent's device (its QPs'
+ * fabric endpoints, the engine's epoll and wake fds) so that the child
+ * holds no name on the fabric.  The parent's device is unaffected. */
+void isim_dev_atfork_child(struct isim_nic *old);
 
 /* Admin CREATE_QP: claim qp->qpn on the fabric (fails with -EADDRINUSE if
  * another process of the same node holds it: the kernel then tries the

@@ -347,3 +347,22 @@ void isim_dev_stop(struct isim_nic *nic)
 	nic->engine = NULL;
 	free(eng);
 }
+
+void isim_dev_atfork_child(struct isim_nic *old)
+{
+	struct isim_engine *eng = old->engine;
+
+	/* Only this process' copies of the fds are closed: the parent keeps
+	 * its endpoints bound and its engine running.  No lock: the threads
+	 * that could hold it do not exist in the child. */
+	if (!eng)
+		return;
+	for (struct isim_dev_qp *d = eng->qps; d; d = d->next) {
+		if (d->ep.fd >= 0)
+			close(d->ep.fd);
+		d->ep.fd = -1;
+	}
+	close(eng->epfd);
+	close(eng->wakefd);
+	eng->epfd = eng->wakefd = -1;
+}

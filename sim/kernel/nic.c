@@ -334,6 +334,7 @@ void isim_model_atfork_child(void)
 		return;
 	for (struct isim_file *f = old->files; f; f = f->next)
 		f->dead = true;
+	isim_dev_atfork_child(old);
 	isim_nic = NULL;
 }
 

@@ -32,6 +32,7 @@ static uint32_t busy_qpn = UINT32_MAX;
 
 int isim_dev_start(struct isim_nic *nic) { (void)nic; return 0; }
 void isim_dev_stop(struct isim_nic *nic) { (void)nic; }
+void isim_dev_atfork_child(struct isim_nic *old) { (void)old; }
 int isim_dev_qp_create(struct isim_nic *nic, struct isim_qp *qp)
 {
 	(void)nic;
