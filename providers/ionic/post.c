@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ibv_post_send / ibv_post_recv (ionic-device.md §16.4, §16.6).
+ * ibv_post_send, ibv_bind_mw, ibv_post_recv (ionic-device.md §16.4, §16.6).
  *
  * Hot path: no allocation, no system call, no logging.  WQEs are built
  * under the queue lock (wqe.c); the CQ lock is then taken respecting the
@@ -8,12 +8,13 @@
  * one doorbell publishes every WQE of the call.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "qp.h"
 #include "qp_priv.h"
 
-int ionic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		    struct ibv_send_wr **bad_wr)
+static int ionic_post_send_path(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+				struct ibv_send_wr **bad_wr, bool send_path)
 {
 	struct ionic_qp *qp = to_ionic_qp(ibqp);
 	struct ionic_sq *sq = &qp->sq;
@@ -36,7 +37,7 @@ int ionic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			rc = ENOMEM;
 			break;
 		}
-		rc = ionic_prep_send(qp, wr);
+		rc = ionic_prep_send_path(qp, wr, send_path);
 		if (unlikely(rc))
 			break;
 	}
@@ -55,6 +56,45 @@ int ionic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	ionic_unlock(&cq->lock);
 
 	*bad_wr = wr;
+	return rc;
+}
+
+int ionic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	return ionic_post_send_path(ibqp, wr, bad_wr, true);
+}
+
+/*
+ * ibv_bind_mw (type-1 windows; libibverbs already refused other types):
+ * a BIND_MW WQE through the send path, flagged as coming from here.  The
+ * new rkey is the next key byte, unchanged for a zero-length unbind; it
+ * is stored in the window once the WQE is posted, not at completion
+ * (as other providers do: D24).
+ */
+int ionic_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr, *bad;
+	uint32_t rkey;
+	int rc;
+
+	if (!mw || !mw_bind)
+		return EINVAL;
+
+	rkey = mw_bind->bind_info.length ? ibv_inc_rkey(mw->rkey) : mw->rkey;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+
+	rc = ionic_post_send_path(ibqp, &wr, &bad, false);
+	if (!rc)
+		mw->rkey = rkey;
 	return rc;
 }
 

@@ -19,19 +19,6 @@ IBV_DRV_CMD(ionic_cmd_create_qp, ibv_create_qp_ex, ionic_qp_req,
 			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |	\
 			    IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
-/*
- * The operations each QP type accepts in send_ops_flags: exactly those
- * the WQE preparer (wqe.c) and the extended API (wr.c) implement, so a
- * client asking for more gets EOPNOTSUPP at creation (and can skip) rather
- * than a failing WR later.  Upstream's RC set adds RDMA_WRITE(_WITH_IMM),
- * RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, LOCAL_INV, BIND_MW
- * and SEND_WITH_INV: add each here together with its opcode row.
- */
-#define IONIC_RC_SEND_OPS (IBV_QP_EX_WITH_SEND | \
-			   IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define IONIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | \
-			   IBV_QP_EX_WITH_SEND_WITH_IMM)
-
 /* Strides beyond 64 KiB cannot be described by the ring geometry. */
 #define IONIC_STRIDE_LOG2_MAX 16
 
@@ -80,6 +67,9 @@ static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 		size = ionic_send_min_size(cap->max_send_sge,
 					   cap->max_inline_data, sq->spec,
 					   true);
+		/* a v1 atomic WQE fills all 64 bytes, trailer included (D7) */
+		if (ctx->version < 2 && size <= IONIC_WQE_MIN_SIZE)
+			size = 2 * IONIC_WQE_MIN_SIZE;
 		sq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask);
 		if (!sq->expdb)
 			*cmb &= ~IONIC_CMB_EXPDB;
@@ -247,6 +237,10 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	qp->ctx = ctx;
 	qp->is_ud = attr->qp_type == IBV_QPT_UD;
 	qp->sig_all = !!attr->sq_sig_all;
+	/* ibv_wr_* builders of operations not selected fail the batch */
+	qp->wr_ops = qp->is_ud ? IONIC_UD_SEND_OPS : IONIC_RC_SEND_OPS;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		qp->wr_ops = (uint32_t)attr->send_ops_flags;
 	qp->version = (uint8_t)ctx->version;
 	ionic_list_init(&qp->cq_poll_sq);
 	ionic_list_init(&qp->cq_flush_sq);

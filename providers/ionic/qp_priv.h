@@ -12,6 +12,26 @@
 #include "lock.h"
 #include "queue.h"
 
+/*
+ * The operations each QP type accepts in send_ops_flags: exactly those
+ * the WQE preparer (wqe.c) and the extended API (wr.c) implement, so a
+ * client asking for more (ATOMIC_WRITE, TSO, ...) gets EOPNOTSUPP at
+ * creation and can skip, rather than a failing WR later.  RC: upstream's
+ * set (ionic-device.md §16.2); UD: SEND and SEND_WITH_IMM.
+ */
+#define IONIC_RC_SEND_OPS (IBV_QP_EX_WITH_SEND |			\
+			   IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+			   IBV_QP_EX_WITH_SEND_WITH_INV |		\
+			   IBV_QP_EX_WITH_RDMA_WRITE |			\
+			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
+			   IBV_QP_EX_WITH_RDMA_READ |			\
+			   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
+			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |	\
+			   IBV_QP_EX_WITH_LOCAL_INV |			\
+			   IBV_QP_EX_WITH_BIND_MW)
+#define IONIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | \
+			   IBV_QP_EX_WITH_SEND_WITH_IMM)
+
 /* Per-SQ-slot metadata: what the WC of that WQE reports. */
 struct ionic_sq_meta {
 	uint64_t wr_id;
@@ -88,6 +108,7 @@ struct ionic_qp {
 	uint8_t version;        /* firmware RDMA version: opcode table */
 	bool is_ud;
 	bool sig_all;
+	uint32_t wr_ops;        /* IBV_QP_EX_WITH_* the ibv_wr_* API may use */
 	struct ionic_sq sq;
 	struct ionic_rq rq;
 	/* membership of the send CQ's poll_sq / flush_sq, recv CQ's flush_rq */
@@ -107,8 +128,13 @@ static inline struct ionic_qp *to_ionic_qp(struct ibv_qp *ibqp)
 /*
  * Prepare the send WQE for 'wr' at the SQ producer index and advance it
  * (slot metadata, COLOR, MSN accounting).  The SQ must not be full.
- * Returns 0 or EINVAL (nothing produced).
+ * 'send_path' is false only for ibv_bind_mw (type-1 windows); type-2
+ * windows are bound through the send path.  Returns 0 or EINVAL (nothing
+ * produced).
  */
+int ionic_prep_send_path(struct ionic_qp *qp, const struct ibv_send_wr *wr,
+			 bool send_path);
+/* ionic_prep_send_path() for ibv_post_send and ibv_wr_* */
 int ionic_prep_send(struct ionic_qp *qp, const struct ibv_send_wr *wr);
 
 /*

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Extended send API (ibv_wr_*; ionic-device.md §16.5) for the opcodes the
- * WQE preparer supports: SEND and SEND_WITH_IMM on RC and UD, with
- * wr_set_ud_addr for UD (upstream gives UD QPs RC-format WQEs: D5).
+ * Extended send API (ibv_wr_*; ionic-device.md §16.5): every opcode of
+ * the WQE preparer on RC; SEND and SEND_WITH_IMM with wr_set_ud_addr on
+ * UD (upstream gives UD QPs RC-format WQEs: D5).  The preparer applies
+ * the same per-opcode rules as ibv_post_send, so an RC-only opcode on a
+ * UD QP fails the batch with EINVAL.
  *
  * wr_start takes the send CQ lock then the SQ lock (the CQ -> SQ order)
  * and holds both until wr_complete / wr_abort.  A builder records a WR
@@ -12,15 +14,32 @@
  * Every WR checks for a full SQ (upstream: D4) and wr_abort restores the
  * producer index, MSN producer and colour (upstream: D3).
  *
- * Builders of opcodes not supported yet set EOPNOTSUPP, so a client that
- * calls them gets an error from wr_complete instead of a crash.
+ * A builder of an operation the QP was not created for (send_ops_flags)
+ * fails the batch with EOPNOTSUPP.
+ * LOCAL_INV and BIND_MW have no data setter: their builders prepare the
+ * WQE.  Builders the device has no opcode for (TSO, ATOMIC_WRITE, XRC)
+ * set EOPNOTSUPP, so a client gets an error from wr_complete, not a crash.
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
 #include "qp_priv.h"
 
 #define IONIC_WR_INLINE_BUFS 16
+
+#define IONIC_WR_OP_BIT(name) \
+	static_assert(IBV_QP_EX_WITH_##name == 1u << IBV_WR_##name, #name)
+IONIC_WR_OP_BIT(RDMA_WRITE);
+IONIC_WR_OP_BIT(RDMA_WRITE_WITH_IMM);
+IONIC_WR_OP_BIT(SEND);
+IONIC_WR_OP_BIT(SEND_WITH_IMM);
+IONIC_WR_OP_BIT(RDMA_READ);
+IONIC_WR_OP_BIT(ATOMIC_CMP_AND_SWP);
+IONIC_WR_OP_BIT(ATOMIC_FETCH_AND_ADD);
+IONIC_WR_OP_BIT(LOCAL_INV);
+IONIC_WR_OP_BIT(BIND_MW);
+IONIC_WR_OP_BIT(SEND_WITH_INV);
 
 static inline struct ionic_qp *qpx_to_qp(struct ibv_qp_ex *qpx)
 {
@@ -105,6 +124,15 @@ static inline struct ibv_send_wr *ionic_wr_begin(struct ibv_qp_ex *qpx,
 	/* the previous WR never got its data: that one is incomplete */
 	if (qp->wrx.pending) {
 		ionic_wr_fail(qp, EINVAL);
+		return NULL;
+	}
+
+	/*
+	 * Only the operations chosen in send_ops_flags are defined; for the
+	 * opcodes up to SEND_WITH_INV, IBV_QP_EX_WITH_<op> is 1 << IBV_WR_<op>.
+	 */
+	if (!(qp->wr_ops & (1u << op))) {
+		ionic_wr_fail(qp, EOPNOTSUPP);
 		return NULL;
 	}
 
@@ -236,7 +264,105 @@ static void ionic_wr_set_inline_data_list(struct ibv_qp_ex *qpx,
 	ionic_wr_finish(qp, sgl, (int)num_buf, IBV_SEND_INLINE);
 }
 
-/* ---- opcodes the preparer does not support yet ---------------------- */
+static void ionic_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr *wr = ionic_wr_begin(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (wr)
+		wr->invalidate_rkey = invalidate_rkey;
+}
+
+static void ionic_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
+			  uint32_t rkey, uint64_t remote_addr, __be32 imm_data)
+{
+	struct ibv_send_wr *wr = ionic_wr_begin(qpx, op);
+
+	if (!wr)
+		return;
+	wr->wr.rdma.remote_addr = remote_addr;
+	wr->wr.rdma.rkey = rkey;
+	wr->imm_data = imm_data;
+}
+
+static void ionic_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				uint64_t remote_addr)
+{
+	ionic_wr_rdma(qpx, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0);
+}
+
+static void ionic_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				    uint64_t remote_addr, __be32 imm_data)
+{
+	ionic_wr_rdma(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr,
+		      imm_data);
+}
+
+static void ionic_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	ionic_wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, remote_addr, 0);
+}
+
+static void ionic_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
+			    uint32_t rkey, uint64_t remote_addr,
+			    uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_send_wr *wr = ionic_wr_begin(qpx, op);
+
+	if (!wr)
+		return;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.compare_add = compare_add;
+	wr->wr.atomic.swap = swap;
+}
+
+static void ionic_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				    uint64_t remote_addr, uint64_t compare,
+				    uint64_t swap)
+{
+	ionic_wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr,
+			compare, swap);
+}
+
+static void ionic_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				      uint64_t remote_addr, uint64_t add)
+{
+	ionic_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr,
+			add, 0);
+}
+
+/* Local operations carry no data: their builders prepare the WQE. */
+static void ionic_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr *wr = ionic_wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (!wr)
+		return;
+	wr->invalidate_rkey = invalidate_rkey;
+	ionic_wr_finish(qpx_to_qp(qpx), NULL, 0, 0);
+}
+
+/* Type-2 windows only: the preparer refuses type 1 on this path. */
+static void ionic_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct ibv_send_wr *wr = ionic_wr_begin(qpx, IBV_WR_BIND_MW);
+
+	if (!wr)
+		return;
+	if (!bind_info) {
+		ionic_wr_fail(qpx_to_qp(qpx), EINVAL);
+		return;
+	}
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *bind_info;
+	ionic_wr_finish(qpx_to_qp(qpx), NULL, 0, 0);
+}
+
+/* ---- not supported by the device: wr_complete returns EOPNOTSUPP ---- */
 
 static void ionic_wr_unsupported(struct ibv_qp_ex *qpx)
 {
@@ -246,65 +372,10 @@ static void ionic_wr_unsupported(struct ibv_qp_ex *qpx)
 		ionic_wr_fail(qp, EOPNOTSUPP);
 }
 
-static void ionic_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
-				uint64_t remote_addr)
+static void ionic_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t srqn)
 {
-	(void)rkey;
-	(void)remote_addr;
+	(void)srqn;
 	ionic_wr_unsupported(qpx);
-}
-
-static void ionic_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
-				    uint64_t remote_addr, __be32 imm_data)
-{
-	(void)rkey;
-	(void)remote_addr;
-	(void)imm_data;
-	ionic_wr_unsupported(qpx);
-}
-
-static void ionic_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
-				    uint64_t remote_addr, uint64_t compare,
-				    uint64_t swap)
-{
-	(void)rkey;
-	(void)remote_addr;
-	(void)compare;
-	(void)swap;
-	ionic_wr_unsupported(qpx);
-}
-
-static void ionic_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
-				      uint64_t remote_addr, uint64_t add)
-{
-	(void)rkey;
-	(void)remote_addr;
-	(void)add;
-	ionic_wr_unsupported(qpx);
-}
-
-static void ionic_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
-			     uint32_t rkey,
-			     const struct ibv_mw_bind_info *bind_info)
-{
-	(void)mw;
-	(void)rkey;
-	(void)bind_info;
-	ionic_wr_unsupported(qpx);
-}
-
-/* wr_local_inv, wr_send_inv, wr_rdma_read and wr_set_xrc_srqn share it */
-static void ionic_wr_rkey_op(struct ibv_qp_ex *qpx, uint32_t rkey)
-{
-	(void)rkey;
-	ionic_wr_unsupported(qpx);
-}
-
-static void ionic_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
-			       uint64_t remote_addr)
-{
-	(void)remote_addr;
-	ionic_wr_rkey_op(qpx, rkey);
 }
 
 static void ionic_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr,
@@ -347,10 +418,10 @@ void ionic_qp_init_wr(struct ionic_qp *qp)
 	qpx->wr_atomic_cmp_swp = ionic_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = ionic_wr_atomic_fetch_add;
 	qpx->wr_bind_mw = ionic_wr_bind_mw;
-	qpx->wr_local_inv = ionic_wr_rkey_op;
-	qpx->wr_send_inv = ionic_wr_rkey_op;
+	qpx->wr_local_inv = ionic_wr_local_inv;
+	qpx->wr_send_inv = ionic_wr_send_inv;
 	qpx->wr_send_tso = ionic_wr_send_tso;
-	qpx->wr_set_xrc_srqn = ionic_wr_rkey_op;
+	qpx->wr_set_xrc_srqn = ionic_wr_set_xrc_srqn;
 	qpx->wr_atomic_write = ionic_wr_atomic_write;
 
 	/* set after the create command, which resets comp_mask */

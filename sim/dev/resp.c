@@ -136,6 +136,25 @@ static void resp_rnr(struct isim_dev_qp *d, uint32_t psn)
 	d->resp.nak_sent = true;
 }
 
+/*
+ * Remote memory for an incoming RDMA WRITE / READ / ATOMIC: the QP must
+ * enable that kind of remote access (modify_qp's qp_access_flags, which
+ * the firmware gets in admin MODIFY_QP, ionic-kernel.md "Admin MODIFY_QP
+ * fields"), then the key, PD, access and range are checked.  A QP without
+ * REMOTE_ATOMIC must fail atomics (real-clients.md §1.6; IBTA: the
+ * responder validates its QP's remote access enables before the R_Key).
+ */
+static enum ionic_status resp_resolve(struct isim_dev_qp *d, uint32_t rkey,
+				      uint64_t va, uint64_t len, uint32_t access,
+				      uint8_t **host)
+{
+	if ((d->qp->access_flags & access) != access) {
+		*host = NULL;
+		return IONIC_STS_REMOTE_ACC_ERR;
+	}
+	return isim_mem_resolve_remote(d->nic, d->qp->pd, rkey, va, len, access, host);
+}
+
 static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t mask)
 {
 	struct isim_resp *r = &d->resp;
@@ -220,9 +239,8 @@ static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t 
 
 	if (mask & ISIM_PKT_M_FIRST) {
 		r->wr_len = isim_pkt_dmalen(pkt);
-		st = isim_mem_resolve_remote(d->nic, qp->pd, isim_pkt_rkey(pkt),
-					     isim_pkt_va(pkt), r->wr_len,
-					     IBV_ACCESS_REMOTE_WRITE, &r->wr_host);
+		st = resp_resolve(d, isim_pkt_rkey(pkt), isim_pkt_va(pkt),
+				  r->wr_len, IBV_ACCESS_REMOTE_WRITE, &r->wr_host);
 		if (st) {
 			resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
 			return;
@@ -288,8 +306,8 @@ static void resp_rc_read(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup)
 	uint8_t *host;
 	uint8_t op;
 
-	st = isim_mem_resolve_remote(d->nic, d->qp->pd, isim_pkt_rkey(pkt),
-				     isim_pkt_va(pkt), len, IBV_ACCESS_REMOTE_READ, &host);
+	st = resp_resolve(d, isim_pkt_rkey(pkt), isim_pkt_va(pkt), len,
+			  IBV_ACCESS_REMOTE_READ, &host);
 	if (st) {
 		if (!dup)
 			resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
@@ -348,8 +366,8 @@ static void resp_rc_atomic(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup
 		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
 		return;
 	}
-	st = isim_mem_resolve_remote(d->nic, d->qp->pd, isim_pkt_rkey(pkt), va,
-				     ISIM_ATOMIC_SIZE, IBV_ACCESS_REMOTE_ATOMIC, &host);
+	st = resp_resolve(d, isim_pkt_rkey(pkt), va, ISIM_ATOMIC_SIZE,
+			  IBV_ACCESS_REMOTE_ATOMIC, &host);
 	if (st) {
 		resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
 		return;

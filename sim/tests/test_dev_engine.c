@@ -272,6 +272,9 @@ static struct hqp *make_qp(uint32_t qpn, enum ibv_qp_type type, struct hcq *scq,
 	qp->recv_cq = &rcq->cq;
 	qp->qpn = qpn;
 	qp->type = type;
+	/* the responder checks the QP's remote access enables */
+	qp->access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC;
 	qp->state = IBV_QPS_RESET;
 	qp->sq.desc.depth_log2 = 6;
 	qp->sq.desc.stride_log2 = 6;

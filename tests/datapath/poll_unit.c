@@ -92,6 +92,7 @@ static struct ionic_qp *make_qp(struct ionic_vcq *vcq, bool ud, uint32_t qpid,
 	qp->ctx = ctx;
 	qp->is_ud = ud;
 	qp->version = 2;
+	qp->wr_ops = ud ? IONIC_UD_SEND_OPS : IONIC_RC_SEND_OPS;
 	qp->qpid = qpid;
 	qp->vqp.qp.qp_num = qpid;
 	qp->vqp.qp.state = IBV_QPS_RTS;
@@ -660,13 +661,26 @@ static void test_wr_api(void)
 	ibv_wr_abort(qpx);
 	CHECK_EQ(qp->sq.q.prod, 2);
 
-	/* sticky error: an unsupported opcode, then a good WR: all dropped */
+	/* sticky error: an operation UD QPs lack, then a good WR: all dropped */
 	ibv_wr_start(qpx);
 	ibv_wr_rdma_write(qpx, 1, 2);
 	ibv_wr_send(qpx);
 	ibv_wr_set_sge(qpx, 5, 0x1000, 64);
 	CHECK_EQ(ibv_wr_complete(qpx), EOPNOTSUPP);
 	CHECK_EQ(qp->sq.q.prod, 2);
+
+	/* RC-only opcode on UD through post_send: EINVAL, nothing produced */
+	{
+		struct ibv_sge sge = { 0x1000, 8, 5 };
+		struct ibv_send_wr rw = {
+			.wr_id = 9, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+		}, *bad;
+
+		CHECK_EQ(ionic_post_send(&qp->vqp.qp, &rw, &bad), EINVAL);
+		CHECK(bad == &rw);
+		CHECK_EQ(qp->sq.q.prod, 2);
+	}
 
 	/* builder without data setter */
 	ibv_wr_start(qpx);

@@ -50,7 +50,23 @@ if [ $# -eq 0 ]; then
 		test_qpex.QpExTestCase.test_qp_ex_ud_zero_size test_qpex.QpExTestCase.test_full_rq_bad_flow \
 		test_qpex.QpExTestCase.test_post_receive_qp_state_bad_flow \
 		test_qpex.QpExTestCase.test_post_send_qp_state_bad_flow \
-		test_qpex.QpExTestCase.test_rq_with_larger_sgl_bad_flow
+		test_qpex.QpExTestCase.test_rq_with_larger_sgl_bad_flow \
+		test_qpex.QpExTestCase.test_qp_ex_rc_rdma_write \
+		test_qpex.QpExTestCase.test_qp_ex_rc_rdma_write_imm \
+		test_qpex.QpExTestCase.test_qp_ex_rc_rdma_write_zero_length \
+		test_qpex.QpExTestCase.test_qp_ex_rc_rdma_read \
+		test_qpex.QpExTestCase.test_qp_ex_rc_rdma_read_zero_size \
+		test_qpex.QpExTestCase.test_qp_ex_rc_atomic_cmp_swp \
+		test_qpex.QpExTestCase.test_qp_ex_rc_atomic_fetch_add \
+		test_qpex.QpExTestCase.test_qp_ex_rc_bind_mw \
+		test_atomic.AtomicTest.test_atomic_cmp_and_swap \
+		test_atomic.AtomicTest.test_atomic_fetch_and_add \
+		test_atomic.AtomicTest.test_atomic_invalid_lkey \
+		test_atomic.AtomicTest.test_atomic_invalid_mr_access \
+		test_atomic.AtomicTest.test_atomic_invalid_qp_access \
+		test_atomic.AtomicTest.test_atomic_invalid_rkey \
+		test_atomic.AtomicTest.test_atomic_non_aligned_addr \
+		test_mr.MWTest
 fi
 
 cd "$work" || exit 1

@@ -44,7 +44,7 @@ int main(void)
 	struct h_qp_opts o;
 	struct h_pair p;
 	uint32_t qpn;
-	int status, pipefd[2];
+	int status, pipefd[2], ready[2];
 	pid_t child;
 	char c;
 
@@ -55,17 +55,25 @@ int main(void)
 	qpn = p.qp[0]->qp_num;
 	REQUIRE_EQ(qpn_bound(qpn), 1);
 
-	REQUIRE(pipe(pipefd) == 0);
+	REQUIRE(pipe(pipefd) == 0 && pipe(ready) == 0);
 	child = fork();
 	REQUIRE(child >= 0);
 	if (child == 0) {
-		/* hold the inherited fds until the parent closes the pipe */
+		/* fork() has returned here, so the emulator's atfork handlers
+		 * are done: tell the parent, then hold the inherited fds until
+		 * the parent closes the pipe */
 		close(pipefd[1]);
+		close(ready[0]);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
 		while (read(pipefd[0], &c, 1) > 0)
 			;
 		_exit(0);
 	}
 	close(pipefd[0]);
+	close(ready[1]);
+	REQUIRE(read(ready[0], &c, 1) == 1);
+	close(ready[0]);
 
 	h_pair_destroy(&p);
 	CHECK_EQ(qpn_bound(qpn), 0);

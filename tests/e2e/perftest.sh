@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# End-to-end: an unmodified perftest binary (ib_write_bw, ib_read_bw,
+# ib_atomic_bw, ib_send_bw, ib_write_lat, ...) between two processes, each
+# with its own emulated NIC under ionic-sim, on one emulated fabric.
+# Usage: perftest.sh <ionic-sim> <binary> [extra perftest args]
+#
+# Passes when both sides exit 0 and each prints a numeric result line after
+# its "#bytes" header (real-clients.md §2.4); the server is killed on every
+# exit path and nothing may be left running afterwards.
+set -u
+sim=$1 prog=$2
+shift 2
+command -v "$prog" >/dev/null || { echo "$prog not installed"; exit 1; }
+
+work=$(mktemp -d)
+fabric="pt-$$-$RANDOM"
+# A free TCP port for perftest's address exchange.
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+server_pid=
+cleanup() {
+	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid" 2>/dev/null
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# -F: no CPU-frequency warnings (VMs); -x 1: the RoCEv2 IPv4 GID;
+# short runs unless the caller asks otherwise.
+args=(-d ionic_0 -i 1 -x 1 -F -n 200 -p "$port" "$@")
+
+timeout 50 "$sim" --fabric "$fabric" -- "$prog" "${args[@]}" \
+	>"$work/server.out" 2>&1 &
+server_pid=$!
+
+# Wait until the server listens (its TCP socket), at most ~20 s.
+for _ in $(seq 200); do
+	if ss -ltn "sport = :$port" 2>/dev/null | grep -q ":$port"; then
+		break
+	fi
+	kill -0 "$server_pid" 2>/dev/null || break
+	sleep 0.1
+done
+
+timeout 50 "$sim" --fabric "$fabric" -- "$prog" "${args[@]}" 127.0.0.1 \
+	>"$work/client.out" 2>&1
+client_rc=$?
+wait "$server_pid"
+server_rc=$?
+server_pid=
+
+fail=0
+for side in server client; do
+	out="$work/$side.out"
+	echo "---- $side ----"
+	cat "$out"
+	# a numeric result line right after the "#bytes" header
+	if ! awk '/#bytes/ { hdr = 1; next }
+		  hdr && /^[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[0-9.]+[ \t]+[0-9.]+/ { ok = 1 }
+		  END { exit !ok }' "$out"; then
+		echo "FAIL: $side printed no result line"
+		fail=1
+	fi
+	if grep -qE "Couldn't|Failed|Unable|error status" "$out"; then
+		echo "FAIL: $side reported an error"
+		fail=1
+	fi
+done
+[ "$client_rc" -eq 0 ] || { echo "FAIL: client exit $client_rc"; fail=1; }
+[ "$server_rc" -eq 0 ] || { echo "FAIL: server exit $server_rc"; fail=1; }
+exit $fail
