@@ -17,9 +17,10 @@
  */
 #include "mw.h"
 
-/* The key object behind 'key', valid or not (a window being bound is
- * not valid yet). */
-static struct isim_mr *mw_key_obj(struct isim_nic *nic, uint32_t key)
+/* The key object at the index of 'key', valid or not (a window being
+ * bound is not valid yet); with 'exact', only if its key byte matches. */
+static struct isim_mr *mw_key_obj(struct isim_nic *nic, uint32_t key,
+				  bool exact)
 {
 	uint32_t idx = key >> 8;
 	struct isim_mr *mr;
@@ -27,7 +28,7 @@ static struct isim_mr *mw_key_obj(struct isim_nic *nic, uint32_t key)
 	if (!idx || idx >= nic->prof.nmrs || !nic->mrs)
 		return NULL;
 	mr = nic->mrs[idx];
-	return mr && mr->key == key ? mr : NULL;
+	return mr && (!exact || mr->key == key) ? mr : NULL;
 }
 
 /* Firmware MR flags (§3.7) use the IBV_ACCESS_* bit values. */
@@ -41,7 +42,14 @@ static uint32_t mw_access(uint16_t flags)
 enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
 			       const struct isim_wqe *w)
 {
-	struct isim_mr *mw = mw_key_obj(nic, w->key);
+	/*
+	 * A bind names its window by index: for a type-2 window the verbs
+	 * consumer owns the key byte (it picks the new one in the bind), so
+	 * the "current key" a provider can send may be stale once the window
+	 * was bound and invalidated before.  Invalidations, which present
+	 * the key to be killed, must match it exactly.
+	 */
+	struct isim_mr *mw = mw_key_obj(nic, w->key, false);
 	uint32_t access = mw_access(w->bind_flags);
 	struct isim_mr *mr;
 
@@ -82,7 +90,7 @@ enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
 static enum ionic_status mw_invalidate(struct isim_nic *nic, const struct isim_pd *pd,
 				       uint32_t key)
 {
-	struct isim_mr *mw = mw_key_obj(nic, key);
+	struct isim_mr *mw = mw_key_obj(nic, key, true);
 
 	if (!mw || !mw->is_mw || mw->mw_type != IBV_MW_TYPE_2 || mw->pd != pd ||
 	    !mw->valid)

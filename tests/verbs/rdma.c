@@ -643,6 +643,22 @@ static void test_mw_type2(void)
 	wr.invalidate_rkey = rkey;
 	CHECK_RC(post(p.qp[1], &wr), 0);
 	expect_wc(p.scq[1], 32, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0);
+
+	/* the free window binds again under a key the application picks;
+	 * mw->rkey still holds the key it was allocated with */
+	wr = (struct ibv_send_wr){ .wr_id = 33, .opcode = IBV_WR_BIND_MW };
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(rkey);
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		p.mr[1], va(&p, 1, 0), 4096, IBV_ACCESS_REMOTE_WRITE };
+	CHECK_RC(post(p.qp[1], &wr), 0);
+	expect_wc(p.scq[1], 33, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
+	h_fill(p.buf[0], 64, 6);
+	CHECK_RC(write_to(&p, 3, 0, 64, va(&p, 1, 0), ibv_inc_rkey(rkey)), 0);
+	expect_wc(p.scq[0], 3, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 64);
+	CHECK(!memcmp(p.buf[1], p.buf[0], 64));
+
+	/* the key invalidated before stays dead */
 	expect_write_denied(&p, 2, va(&p, 1, 1000), rkey);
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
 	unpair(&p);
