@@ -7,8 +7,11 @@
  * are big endian unless their type says otherwise (__le64).  The provider
  * builds these and ionic-sim consumes them, so a mistake here would be
  * shared by both sides: every size and offset is pinned by a static
- * assertion whose number comes from the ionic device reference, and
- * tests/test_wire_golden.c compares hand-written bytes against both sides.
+ * assertion whose number comes from the ionic device reference, and the
+ * golden tests compare bytes written by hand from that reference
+ * (tests/golden/) with what each side builds or decodes:
+ * tests/datapath/wqe_golden.c and poll_unit.c (provider),
+ * sim/tests/test_dev_wqe_golden.c and test_dev_cqe.c (emulator).
  *
  * Pure definitions and tiny inline helpers only; no provider or emulator
  * state belongs in this file.

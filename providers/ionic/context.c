@@ -141,7 +141,6 @@ static int ionic_ctx_parse(struct ionic_ctx *ctx,
 
 	ctx->page_shift = resp->page_shift;
 	ctx->version = resp->version;
-	ctx->qp_opcodes = resp->qp_opcodes;
 	ctx->sq_qtype = resp->sq_qtype;
 	ctx->rq_qtype = resp->rq_qtype;
 	ctx->cq_qtype = resp->cq_qtype;

@@ -95,28 +95,30 @@ static int ionic_dv_cmb_pref(bool enable, bool expdb, bool require,
 	return 0;
 }
 
-int ionic_dv_pd_set_sqcmb(struct ibv_pd *ibpd, bool enable, bool expdb,
-			  bool require)
+/* The CMB preference of the SQs ('sq') or RQs created with 'ibpd'. */
+static int ionic_dv_pd_set_cmb(struct ibv_pd *ibpd, bool sq, bool enable,
+			       bool expdb, bool require)
 {
 	struct ionic_pd *pd = ionic_dv_pd(ibpd);
+	struct ionic_ctx *ctx;
 
 	if (!pd)
 		return EPERM;
 
+	ctx = to_ionic_ctx(ibpd->context);
 	return ionic_dv_cmb_pref(enable, expdb, require,
-				 to_ionic_ctx(ibpd->context)->sq_expdb,
-				 &pd->sq_cmb);
+				 sq ? ctx->sq_expdb : ctx->rq_expdb,
+				 sq ? &pd->sq_cmb : &pd->rq_cmb);
+}
+
+int ionic_dv_pd_set_sqcmb(struct ibv_pd *ibpd, bool enable, bool expdb,
+			  bool require)
+{
+	return ionic_dv_pd_set_cmb(ibpd, true, enable, expdb, require);
 }
 
 int ionic_dv_pd_set_rqcmb(struct ibv_pd *ibpd, bool enable, bool expdb,
 			  bool require)
 {
-	struct ionic_pd *pd = ionic_dv_pd(ibpd);
-
-	if (!pd)
-		return EPERM;
-
-	return ionic_dv_cmb_pref(enable, expdb, require,
-				 to_ionic_ctx(ibpd->context)->rq_expdb,
-				 &pd->rq_cmb);
+	return ionic_dv_pd_set_cmb(ibpd, false, enable, expdb, require);
 }

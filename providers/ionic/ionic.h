@@ -7,9 +7,8 @@
  * Conventions (as documented for every verb):
  *  - verbs returning int return 0 or a POSITIVE errno;
  *  - verbs returning a pointer return NULL and set errno (positive);
- *  - internal "poll" helpers return a count or a NEGATIVE errno, which never
- *    leaves the provider: the public poll_cq entry turns it into the count
- *    or sets errno.
+ *  - poll_cq returns the number of completions and has no error case: a
+ *    CQE that breaks the device contract is skipped (poll.c).
  */
 #ifndef IONIC_H
 #define IONIC_H
@@ -46,7 +45,6 @@ struct ionic_ctx {
 	/* negotiated with the kernel at GET_CONTEXT */
 	uint32_t page_shift;
 	uint16_t version;       /* firmware RDMA version, 1 or 2 */
-	uint8_t qp_opcodes;
 	uint8_t sq_qtype, rq_qtype, cq_qtype;
 	uint8_t max_stride;
 	uint8_t spec;           /* speculative SGE limit, 0 = disabled */

@@ -10,6 +10,25 @@
 
 #include "ionic.h"
 
+/* A registration's result: the MR, or NULL and errno for a failed one. */
+static struct ibv_mr *ionic_mr_or_free(struct verbs_mr *vmr, int rc)
+{
+	if (rc) {
+		free(vmr);
+		errno = rc;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+/* The kernel object is gone: free ours.  On failure both stay valid. */
+static int ionic_free_if_destroyed(void *obj, int rc)
+{
+	if (!rc)
+		free(obj);
+	return rc;
+}
+
 struct ibv_mr *ionic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t len,
 			    uint64_t hca_va, int access)
 {
@@ -26,13 +45,7 @@ struct ibv_mr *ionic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t len,
 
 	rc = ibv_cmd_reg_mr(ionic_root_ibpd(ibpd), addr, len, hca_va, access,
 			    vmr, &cmd, sizeof(cmd), &resp, sizeof(resp));
-	if (rc) {
-		free(vmr);
-		errno = rc;
-		return NULL;
-	}
-
-	return &vmr->ibv_mr;
+	return ionic_mr_or_free(vmr, rc);
 }
 
 struct ibv_mr *ionic_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
@@ -51,25 +64,12 @@ struct ibv_mr *ionic_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
 	/* ioctl only in this libibverbs; its errno is the answer */
 	rc = ibv_cmd_reg_dmabuf_mr(ionic_root_ibpd(ibpd), offset, len, iova,
 				   fd, access, vmr);
-	if (rc) {
-		free(vmr);
-		errno = rc;
-		return NULL;
-	}
-
-	return &vmr->ibv_mr;
+	return ionic_mr_or_free(vmr, rc);
 }
 
 int ionic_dereg_mr(struct verbs_mr *vmr)
 {
-	int rc;
-
-	rc = ibv_cmd_dereg_mr(vmr);
-	if (rc)
-		return rc;
-
-	free(vmr);
-	return 0;
+	return ionic_free_if_destroyed(vmr, ibv_cmd_dereg_mr(vmr));
 }
 
 struct ibv_mw *ionic_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
@@ -100,12 +100,5 @@ struct ibv_mw *ionic_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
 
 int ionic_dealloc_mw(struct ibv_mw *mw)
 {
-	int rc;
-
-	rc = ibv_cmd_dealloc_mw(mw);
-	if (rc)
-		return rc;
-
-	free(mw);
-	return 0;
+	return ionic_free_if_destroyed(mw, ibv_cmd_dealloc_mw(mw));
 }

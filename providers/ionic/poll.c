@@ -420,7 +420,7 @@ static int ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 	while (npolled < nwc) {
 		struct ionic_cqe *cqe = ionic_queue_at_prod(&cq->q);
 		struct ionic_qp *qp;
-		uint32_t qtf, qid;
+		uint32_t qtf, qid, type;
 
 		if (!ionic_cqe_valid(cqe, cq->color))
 			break;
@@ -429,9 +429,10 @@ static int ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 
 		qtf = be32toh(cqe->qid_type_flags);
 		qid = (qtf >> IONIC_CQE_QID_SHIFT) & IONIC_CQE_QID_MASK;
+		type = (qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK;
 		qp = ionic_qp_table_lookup(ctx->qp_table, qid);
 
-		switch ((qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK) {
+		switch (type) {
 		case IONIC_CQE_TYPE_RECV:
 			if (unlikely(!qp || qp->recv_cq != cq))
 				goto skip;
@@ -445,8 +446,7 @@ static int ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 			if (unlikely(!qp || qp->send_cq != cq))
 				goto skip;
 			ionic_lock(&qp->sq.lock);
-			if (((qtf >> IONIC_CQE_TYPE_SHIFT) &
-			     IONIC_CQE_TYPE_MASK) == IONIC_CQE_TYPE_SEND_MSN)
+			if (type == IONIC_CQE_TYPE_SEND_MSN)
 				ionic_comp_msn(vcq, qp, cqe, qtf);
 			else
 				ionic_comp_npg(vcq, qp, cqe, qtf);
@@ -464,10 +464,7 @@ skip:
 			if (qid != IONIC_CQE_QID_CLEANED)
 				verbs_err_datapath(&ctx->vctx,
 						   "CQ %u: CQE type %u qid %u skipped",
-						   cq->cqid,
-						   (qtf >> IONIC_CQE_TYPE_SHIFT) &
-							   IONIC_CQE_TYPE_MASK,
-						   qid);
+						   cq->cqid, type, qid);
 			break;
 		}
 
@@ -479,84 +476,103 @@ skip:
 }
 
 /*
- * Phase C: software flush.  A queue that went to ERR by modify_qp first
+ * Phase C, one QP's SQ: a queue that went to ERR by modify_qp first
  * reports what phase B found complete (flush_req), then flushes the rest.
+ * *done once it has nothing left to report.
  */
-static int ionic_poll_phase_c(struct ionic_vcq *vcq, struct ionic_cq *cq,
-			      struct ibv_wc *wc, int nwc)
+static int ionic_flush_sq_step(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			       struct ionic_qp *qp, struct ibv_wc *wc,
+			       int nwc, bool *done)
 {
+	struct ionic_sq *sq = &qp->sq;
+	int npolled = 0;
+
+	ionic_lock(&sq->lock);
+	if (sq->flush_req && !sq->flush) {
+		npolled += ionic_poll_send(vcq, cq, qp, wc, nwc);
+		if (!ionic_sq_more(sq)) {
+			sq->flush_req = false;
+			sq->flush = true;
+		}
+	}
+	if (sq->flush)
+		npolled += ionic_flush_send(vcq, cq, qp, wc + npolled,
+					    nwc - npolled);
+	*done = !sq->flush_req && (!sq->flush || ionic_queue_empty(&sq->q));
+	ionic_unlock(&sq->lock);
+	return npolled;
+}
+
+/*
+ * Phase C, one QP's RQ.  Receives complete in phase B directly, so an RQ
+ * that went to ERR has nothing to report first: it flushes at once.
+ */
+static int ionic_flush_rq_step(struct ionic_cq *cq, struct ionic_qp *qp,
+			       struct ibv_wc *wc, int nwc, bool *done)
+{
+	struct ionic_rq *rq = &qp->rq;
+	int npolled = 0;
+
+	ionic_lock(&rq->lock);
+	if (rq->flush_req) {
+		rq->flush_req = false;
+		rq->flush = true;
+	}
+	if (rq->flush)
+		npolled = ionic_flush_recv(cq, qp, wc, nwc);
+	*done = !rq->flush || ionic_queue_empty(&rq->q);
+	ionic_unlock(&rq->lock);
+	return npolled;
+}
+
+/*
+ * Phase C over the QPs on cq->flush_sq ('send') or cq->flush_rq, oldest
+ * first.  A QP leaves the list once done; the first one that is not (or
+ * a full output) stops the walk and keeps the CQ flagged for next time.
+ */
+static int ionic_flush_qps(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			   bool send, struct ibv_wc *wc, int nwc)
+{
+	struct ionic_list *head = send ? &cq->flush_sq : &cq->flush_rq;
 	struct ionic_list *pos, *next;
 	int npolled = 0;
 
+	for (pos = head->next; pos != head; pos = next) {
+		struct ionic_qp *qp;
+		bool done;
+
+		next = pos->next;
+		if (npolled >= nwc)
+			break;
+		if (send) {
+			qp = container_of(pos, struct ionic_qp, cq_flush_sq);
+			npolled += ionic_flush_sq_step(vcq, cq, qp,
+						       wc + npolled,
+						       nwc - npolled, &done);
+		} else {
+			qp = container_of(pos, struct ionic_qp, cq_flush_rq);
+			npolled += ionic_flush_rq_step(cq, qp, wc + npolled,
+						       nwc - npolled, &done);
+		}
+		if (!done)
+			break;
+		ionic_list_del(pos);
+	}
+	if (pos != head)
+		cq->flush = true;
+	return npolled;
+}
+
+/* Phase C: software flush of the send side, then the receive side. */
+static int ionic_poll_phase_c(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			      struct ibv_wc *wc, int nwc)
+{
+	int npolled;
+
 	cq->flush = false;
-
-	for (pos = cq->flush_sq.next; pos != &cq->flush_sq; pos = next) {
-		struct ionic_qp *qp = container_of(pos, struct ionic_qp,
-						   cq_flush_sq);
-		struct ionic_sq *sq = &qp->sq;
-		bool done;
-
-		next = pos->next;
-		if (npolled >= nwc) {
-			cq->flush = true;
-			break;
-		}
-
-		ionic_lock(&sq->lock);
-		if (sq->flush_req && !sq->flush) {
-			npolled += ionic_poll_send(vcq, cq, qp, wc + npolled,
-						   nwc - npolled);
-			if (!ionic_sq_more(sq)) {
-				sq->flush_req = false;
-				sq->flush = true;
-			}
-		}
-		if (sq->flush)
-			npolled += ionic_flush_send(vcq, cq, qp, wc + npolled,
-						    nwc - npolled);
-		done = !sq->flush_req &&
-		       (!sq->flush || ionic_queue_empty(&sq->q));
-		ionic_unlock(&sq->lock);
-
-		if (done) {
-			ionic_list_del(pos);
-		} else {
-			cq->flush = true;
-			break;
-		}
-	}
-
-	for (pos = cq->flush_rq.next; pos != &cq->flush_rq; pos = next) {
-		struct ionic_qp *qp = container_of(pos, struct ionic_qp,
-						   cq_flush_rq);
-		struct ionic_rq *rq = &qp->rq;
-		bool done;
-
-		next = pos->next;
-		if (npolled >= nwc) {
-			cq->flush = true;
-			break;
-		}
-
-		ionic_lock(&rq->lock);
-		/* receives complete in phase B directly: nothing is deferred */
-		if (rq->flush_req) {
-			rq->flush_req = false;
-			rq->flush = true;
-		}
-		if (rq->flush)
-			npolled += ionic_flush_recv(cq, qp, wc + npolled,
-						    nwc - npolled);
-		done = !rq->flush || ionic_queue_empty(&rq->q);
-		ionic_unlock(&rq->lock);
-
-		if (done) {
-			ionic_list_del(pos);
-		} else {
-			cq->flush = true;
-			break;
-		}
-	}
+	npolled = ionic_flush_qps(vcq, cq, true, wc, nwc);
+	npolled += ionic_flush_qps(vcq, cq, false, wc + npolled,
+				   nwc - npolled);
 	return npolled;
 }
 

@@ -43,15 +43,8 @@ static int ionic_post_send_path(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 
 	ionic_lock_cq_held(cq, &sq->lock);
-
 	/* WQEs before a failing WR are still rung and will complete */
-	ionic_ring_queue(qp->ctx, cq, &sq->q, &sq->prod_rung,
-			 qp->ctx->sq_qtype);
-
-	/* a flushing SQ completes new WQEs in software at the next poll */
-	if (unlikely(sq->flush))
-		ionic_qp_queue_sq_flush(qp);
-
+	ionic_sq_ring(qp);
 	ionic_unlock(&sq->lock);
 	ionic_unlock(&cq->lock);
 
@@ -128,13 +121,7 @@ int ionic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 
 	ionic_lock_cq_held(cq, &rq->lock);
-
-	ionic_ring_queue(qp->ctx, cq, &rq->q, &rq->prod_rung,
-			 qp->ctx->rq_qtype);
-
-	if (unlikely(rq->flush))
-		ionic_qp_queue_rq_flush(qp);
-
+	ionic_rq_ring(qp);
 	ionic_unlock(&rq->lock);
 	ionic_unlock(&cq->lock);
 

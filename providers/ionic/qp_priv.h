@@ -202,4 +202,29 @@ static inline void ionic_ring_queue(struct ionic_ctx *ctx,
 	ionic_dbell_write(ctx->dbpage, qtype, q->dbell | prod);
 }
 
+/*
+ * End of a post, CQ and queue locks held: ring for what was produced.  A
+ * queue that is flushing in software never runs on the device again, so
+ * its CQ's next poll completes the new WQEs as flushed.
+ */
+static inline void ionic_sq_ring(struct ionic_qp *qp)
+{
+	struct ionic_sq *sq = &qp->sq;
+
+	ionic_ring_queue(qp->ctx, qp->send_cq, &sq->q, &sq->prod_rung,
+			 qp->ctx->sq_qtype);
+	if (unlikely(sq->flush))
+		ionic_qp_queue_sq_flush(qp);
+}
+
+static inline void ionic_rq_ring(struct ionic_qp *qp)
+{
+	struct ionic_rq *rq = &qp->rq;
+
+	ionic_ring_queue(qp->ctx, qp->recv_cq, &rq->q, &rq->prod_rung,
+			 qp->ctx->rq_qtype);
+	if (unlikely(rq->flush))
+		ionic_qp_queue_rq_flush(qp);
+}
+
 #endif /* IONIC_QP_PRIV_H */

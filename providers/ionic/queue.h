@@ -45,11 +45,13 @@ struct ionic_queue {
 	uint8_t depth_log2;
 	uint8_t stride_log2;
 
-	/* who owns the memory, so the right free is called */
-	/* Set when a parent domain's allocator served the ring.  The free
-	 * callback and its arguments are copied, not referenced through the
-	 * parent domain, so destroying a queue never reads a parent domain
-	 * the application already deallocated. */
+	/*
+	 * Set when a parent domain's allocator served the ring, so the
+	 * right free is called.  The free callback and its arguments are
+	 * copied, not referenced through the parent domain, so destroying a
+	 * queue never reads a parent domain the application already
+	 * deallocated.
+	 */
 	bool user_alloc;
 	void (*user_free)(struct ibv_pd *pd, void *pd_context, void *ptr,
 			  uint64_t resource_type);
@@ -85,11 +87,6 @@ static inline void *ionic_queue_at(const struct ionic_queue *q, uint16_t idx)
 static inline void *ionic_queue_at_prod(const struct ionic_queue *q)
 {
 	return ionic_queue_at(q, q->prod);
-}
-
-static inline void *ionic_queue_at_cons(const struct ionic_queue *q)
-{
-	return ionic_queue_at(q, q->cons);
 }
 
 static inline uint16_t ionic_queue_next(const struct ionic_queue *q,

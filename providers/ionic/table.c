@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * QP-number table: a two-level radix tree over the 24-bit QP number, 4096
- * root slots of 4096-entry leaves.
+ * QP-number table (layout and lookup in table.h).
  *
  * Why this shape: the poll path looks a QP up for every completion while
  * holding only a CQ lock, so lookups must be two loads and take no lock.
@@ -12,39 +11,9 @@
  * compare-and-swap (the loser frees its copy).
  */
 #include <errno.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdlib.h>
 
 #include "table.h"
-
-#define IONIC_QPN_BITS 24
-#define IONIC_LEAF_BITS 12
-#define IONIC_LEAF_SLOTS (1u << IONIC_LEAF_BITS)
-#define IONIC_ROOT_SLOTS (1u << (IONIC_QPN_BITS - IONIC_LEAF_BITS))
-
-struct ionic_qp_leaf {
-	_Atomic(struct ionic_qp *) qp[IONIC_LEAF_SLOTS];
-};
-
-struct ionic_qp_table {
-	_Atomic(struct ionic_qp_leaf *) leaf[IONIC_ROOT_SLOTS];
-};
-
-static inline unsigned int root_index(uint32_t qpn)
-{
-	return qpn >> IONIC_LEAF_BITS;
-}
-
-static inline unsigned int leaf_index(uint32_t qpn)
-{
-	return qpn & (IONIC_LEAF_SLOTS - 1);
-}
-
-static inline bool qpn_valid(uint32_t qpn)
-{
-	return qpn < (1u << IONIC_QPN_BITS);
-}
 
 struct ionic_qp_table *ionic_qp_table_create(void)
 {
@@ -69,10 +38,10 @@ int ionic_qp_table_reserve(struct ionic_qp_table *t, uint32_t qpn)
 	struct ionic_qp_leaf *leaf, *expected = NULL;
 	unsigned int r;
 
-	if (!qpn_valid(qpn))
+	if (!ionic_qpn_valid(qpn))
 		return EINVAL;
 
-	r = root_index(qpn);
+	r = ionic_qpn_root(qpn);
 	if (atomic_load_explicit(&t->leaf[r], memory_order_acquire))
 		return 0;
 
@@ -95,15 +64,15 @@ int ionic_qp_table_insert(struct ionic_qp_table *t, uint32_t qpn,
 	struct ionic_qp_leaf *leaf;
 	unsigned int l;
 
-	if (!qpn_valid(qpn))
+	if (!ionic_qpn_valid(qpn))
 		return EINVAL;
 
-	leaf = atomic_load_explicit(&t->leaf[root_index(qpn)],
+	leaf = atomic_load_explicit(&t->leaf[ionic_qpn_root(qpn)],
 				    memory_order_acquire);
 	if (!leaf)
 		return ENOMEM; /* not reserved: never allocate here */
 
-	l = leaf_index(qpn);
+	l = ionic_qpn_leaf(qpn);
 	if (atomic_load_explicit(&leaf->qp[l], memory_order_relaxed))
 		return EEXIST;
 
@@ -116,31 +85,12 @@ void ionic_qp_table_remove(struct ionic_qp_table *t, uint32_t qpn)
 {
 	struct ionic_qp_leaf *leaf;
 
-	if (!qpn_valid(qpn))
+	if (!ionic_qpn_valid(qpn))
 		return;
 
-	leaf = atomic_load_explicit(&t->leaf[root_index(qpn)],
+	leaf = atomic_load_explicit(&t->leaf[ionic_qpn_root(qpn)],
 				    memory_order_acquire);
 	if (leaf)
-		atomic_store_explicit(&leaf->qp[leaf_index(qpn)], NULL,
+		atomic_store_explicit(&leaf->qp[ionic_qpn_leaf(qpn)], NULL,
 				      memory_order_release);
-}
-
-struct ionic_qp *ionic_qp_table_lookup(const struct ionic_qp_table *t,
-				       uint32_t qpn)
-{
-	/* C11 atomic loads take non-const pointers; nothing is written. */
-	struct ionic_qp_table *tbl = (struct ionic_qp_table *)t;
-	struct ionic_qp_leaf *leaf;
-
-	if (!qpn_valid(qpn))
-		return NULL;
-
-	leaf = atomic_load_explicit(&tbl->leaf[root_index(qpn)],
-				    memory_order_acquire);
-	if (!leaf)
-		return NULL;
-
-	return atomic_load_explicit(&leaf->qp[leaf_index(qpn)],
-				    memory_order_acquire);
 }

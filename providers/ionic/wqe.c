@@ -134,13 +134,26 @@ static const struct ionic_send_op ionic_send_ops[] = {
 #define IONIC_NUM_SEND_OPS (sizeof(ionic_send_ops) / sizeof(ionic_send_ops[0]))
 
 /*
+ * Zero a WQE slot of 'q'.  With an express doorbell the slot's last 8
+ * bytes are its trailer, which the WQE must not touch.
+ */
+static void ionic_wqe_zero(const struct ionic_queue *q, void *wqe,
+			   bool expdb)
+{
+	memset(wqe, 0,
+	       ionic_queue_stride(q) - (expdb ? IONIC_EXP_DBELL_SZ : 0));
+}
+
+/*
  * Encode an SGL at WQE offset 32 (plain) or 64 behind a length table
  * (speculative format, only when the queue uses spec and n > 2).
  * Returns 0 or EINVAL; *flags gets the SPEC flag, *total the byte count.
+ * Inline: as a call, its out-parameters go through the stack on every
+ * post_send and post_recv.
  */
-static int ionic_prep_sgl(uint8_t *wqe, uint8_t spec, uint32_t max_sge,
-			  const struct ibv_sge *sgl, int num_sge,
-			  uint16_t *flags, uint32_t *total)
+static inline int ionic_prep_sgl(uint8_t *wqe, uint8_t spec,
+				 uint32_t max_sge, const struct ibv_sge *sgl,
+				 int num_sge, uint16_t *flags, uint32_t *total)
 {
 	union ionic_wqe_payload *pld =
 		(union ionic_wqe_payload *)(wqe + IONIC_WQE_PAYLOAD_OFF);
@@ -398,20 +411,20 @@ int ionic_prep_send_path(struct ionic_qp *qp, const struct ibv_send_wr *wr,
 		return EINVAL;
 
 	wqe = ionic_queue_at(&sq->q, prod);
-	/* with an express doorbell the slot's last 8 bytes are its trailer */
-	memset(wqe, 0, ionic_queue_stride(&sq->q) -
-		       (sq->expdb ? IONIC_EXP_DBELL_SZ : 0));
+	ionic_wqe_zero(&sq->q, wqe, sq->expdb);
 
 	switch (op->body) {
 	case IONIC_BODY_SEND:
-		rc = ionic_prep_payload(sq, wqe, wr, &flags, &len);
-		if (!rc && qp->is_ud)
-			rc = ionic_prep_ud_addr(wqe, wr);
-		break;
 	case IONIC_BODY_RDMA:
+		/* the common body: payload, then the UD addressing of a send
+		 * or the remote address of an RDMA operation (one payload
+		 * call site, which the compiler inlines) */
 		rc = ionic_prep_payload(sq, wqe, wr, &flags, &len);
-		ionic_prep_rdma_addr(wqe, wr->wr.rdma.remote_addr,
-				     wr->wr.rdma.rkey);
+		if (op->body == IONIC_BODY_RDMA)
+			ionic_prep_rdma_addr(wqe, wr->wr.rdma.remote_addr,
+					     wr->wr.rdma.rkey);
+		else if (!rc && qp->is_ud)
+			rc = ionic_prep_ud_addr(wqe, wr);
 		break;
 	case IONIC_BODY_ATOMIC:
 		rc = ionic_prep_atomic(qp, wqe, wr);
@@ -493,8 +506,7 @@ int ionic_prep_recv(struct ionic_qp *qp, const struct ibv_recv_wr *wr)
 	if (unlikely(meta->posted))
 		return ENOMEM;
 
-	memset(wqe, 0, ionic_queue_stride(&rq->q) -
-		       (rq->expdb ? IONIC_EXP_DBELL_SZ : 0));
+	ionic_wqe_zero(&rq->q, wqe, rq->expdb);
 
 	rc = ionic_prep_sgl((uint8_t *)wqe, rq->spec, rq->max_sge,
 			    wr->sg_list, wr->num_sge, &flags, &len);

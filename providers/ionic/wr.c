@@ -81,25 +81,19 @@ static void ionic_wr_rollback(struct ionic_qp *qp)
 static int ionic_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct ionic_qp *qp = qpx_to_qp(qpx);
-	struct ionic_sq *sq = &qp->sq;
-	struct ionic_cq *cq = qp->send_cq;
 	int err = qp->wrx.err;
 
 	/* a builder without its data setter is an incomplete WR */
 	if (!err && qp->wrx.pending)
 		err = EINVAL;
 
-	if (err) {
+	if (err)
 		ionic_wr_rollback(qp);
-	} else {
-		ionic_ring_queue(qp->ctx, cq, &sq->q, &sq->prod_rung,
-				 qp->ctx->sq_qtype);
-		if (unlikely(sq->flush))
-			ionic_qp_queue_sq_flush(qp);
-	}
+	else
+		ionic_sq_ring(qp);
 
-	ionic_unlock(&sq->lock);
-	ionic_unlock(&cq->lock);
+	ionic_unlock(&qp->sq.lock);
+	ionic_unlock(&qp->send_cq->lock);
 	return err;
 }
 

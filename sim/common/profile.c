@@ -129,6 +129,21 @@ static int parse_bool(const char *v, bool *out)
 	return -EINVAL;
 }
 
+/* A numeric field's value; a boolean is 0 or 1. */
+static uint32_t field_number(const struct field *f, const char *base)
+{
+	switch (f->kind) {
+	case F_U8:
+		return *(const uint8_t *)base;
+	case F_U16:
+		return *(const uint16_t *)base;
+	case F_BOOL:
+		return *(const bool *)base;
+	default:
+		return *(const uint32_t *)base;
+	}
+}
+
 static int set_field(struct isim_profile *p, const struct field *f,
 		     const char *v)
 {
@@ -224,28 +239,13 @@ int isim_profile_format(const struct isim_profile *p, char *buf, size_t len)
 		const char *base = (const char *)p + f->off;
 		int n;
 
-		switch (f->kind) {
-		case F_U8:
-			n = snprintf(buf + used, len - used, "%s%s=%u",
-				     i ? "," : "", f->key, *(const uint8_t *)base);
-			break;
-		case F_U16:
-			n = snprintf(buf + used, len - used, "%s%s=%u",
-				     i ? "," : "", f->key, *(const uint16_t *)base);
-			break;
-		case F_U32:
-			n = snprintf(buf + used, len - used, "%s%s=%" PRIu32,
-				     i ? "," : "", f->key, *(const uint32_t *)base);
-			break;
-		case F_BOOL:
-			n = snprintf(buf + used, len - used, "%s%s=%d",
-				     i ? "," : "", f->key, *(const bool *)base);
-			break;
-		default:
+		if (f->kind == F_STR)
 			n = snprintf(buf + used, len - used, "%s%s=%s",
 				     i ? "," : "", f->key, base);
-			break;
-		}
+		else
+			n = snprintf(buf + used, len - used, "%s%s=%" PRIu32,
+				     i ? "," : "", f->key,
+				     field_number(f, base));
 		if (n < 0 || (size_t)n >= len - used)
 			return -ENOSPC;
 		used += n;

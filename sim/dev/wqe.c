@@ -2,6 +2,7 @@
 /*
  * ionic-sim device: WQE snapshot and decode.  See wqe.h.
  */
+#include <stdio.h>
 #include <endian.h>
 #include <stddef.h>
 #include <string.h>
@@ -279,12 +280,47 @@ enum ionic_status isim_wqe_decode_rq(struct isim_wqe *w, const uint8_t *raw,
 void isim_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
 		    const struct isim_wqe *w, enum ionic_status st)
 {
+	char extra[128] = "";
+
 	if (!isim_trace_enabled())
 		return;
+	/* The body's own fields: the common body carries UD addressing for
+	 * sends and the remote address for RDMA operations. */
+	switch (w->op ? w->op->body : ISIM_BODY_REG_MR) {
+	case ISIM_BODY_REG_MR:
+		break; /* receive WQEs (no opcode), unknown opcodes */
+	case ISIM_BODY_COMMON:
+		if (w->op->op == ISIM_WR_RDMA_WRITE ||
+		    w->op->op == ISIM_WR_RDMA_WRITE_IMM ||
+		    w->op->op == ISIM_WR_RDMA_READ)
+			snprintf(extra, sizeof(extra), "raddr 0x%llx rkey 0x%x",
+				 (unsigned long long)w->remote_va, w->rkey);
+		else
+			snprintf(extra, sizeof(extra), "ah %u dqpn %u qkey 0x%x",
+				 w->ah_id, w->dest_qpn, w->dest_qkey);
+		break;
+	case ISIM_BODY_ATOMIC:
+		snprintf(extra, sizeof(extra),
+			 "raddr 0x%llx rkey 0x%x swap_add 0x%llx compare 0x%llx",
+			 (unsigned long long)w->remote_va, w->rkey,
+			 (unsigned long long)w->swap_add,
+			 (unsigned long long)w->compare);
+		break;
+	case ISIM_BODY_BIND:
+		snprintf(extra, sizeof(extra),
+			 "key 0x%x key8 0x%x va 0x%llx len %llu lkey 0x%x mrf 0x%x",
+			 w->key, w->new_key8, (unsigned long long)w->bind_va,
+			 (unsigned long long)w->bind_len, w->bind_lkey,
+			 w->bind_flags);
+		break;
+	case ISIM_BODY_LOCAL:
+		snprintf(extra, sizeof(extra), "key 0x%x", w->key);
+		break;
+	}
 	isim_trace(ISIM_TR_WQE,
 		   "%s qp %u slot %u idx %u op %s(0x%x) flags 0x%x nsge %u%s len %u "
-		   "imm 0x%x ah %u dqpn %u qkey 0x%x status %d",
+		   "imm 0x%x%s%s status %d",
 		   what, qpn, slot, w->wqe_idx, w->op ? w->op->name : "-", w->opcode,
 		   w->flags, w->num_sge, w->inl ? " inline" : "", w->length,
-		   be32toh(w->imm_raw), w->ah_id, w->dest_qpn, w->dest_qkey, st);
+		   be32toh(w->imm_raw), extra[0] ? " " : "", extra, st);
 }

@@ -176,8 +176,7 @@ int isim_cmd_ex_create_cq(struct isim_cmd *c)
 	if (rc)
 		return rc;
 	r->comp_mask = 0;
-	r->response_length = c->resp_len < sizeof(*r) ?
-			     (uint32_t)c->resp_len : (uint32_t)sizeof(*r);
+	r->response_length = isim_ex_resp_len(c, sizeof(*r));
 	return 0;
 }
 
@@ -186,7 +185,6 @@ int isim_cmd_destroy_cq(struct isim_cmd *c)
 	const struct ib_uverbs_destroy_cq *cmd = c->req;
 	struct ib_uverbs_destroy_cq_resp *r = c->resp;
 	struct isim_cq *cq;
-	unsigned int n;
 	int rc;
 
 	cq = isim_handle_get(c->f, cmd->cq_handle, ISIM_UOBJ_CQ);
@@ -209,12 +207,12 @@ int isim_cmd_destroy_cq(struct isim_cmd *c)
 				      isim_udma_idx(c->nic, cq->hw[i].cqid));
 		}
 	/* unread events are dropped and not reported (kernel semantics) */
-	n = isim_evq_drain_obj(cq->channel, 8, cq->uobj.user_handle);
-	cq->comp_events_reported -= n < cq->comp_events_reported ?
-				    n : cq->comp_events_reported;
-	n = isim_evq_drain_obj(&c->f->async_q, 16, cq->uobj.user_handle);
-	cq->async_events_reported -= n < cq->async_events_reported ?
-				     n : cq->async_events_reported;
+	isim_evq_drop_unread(cq->channel,
+			     sizeof(struct ib_uverbs_comp_event_desc),
+			     cq->uobj.user_handle, &cq->comp_events_reported);
+	isim_evq_drop_unread(&c->f->async_q,
+			     sizeof(struct ib_uverbs_async_event_desc),
+			     cq->uobj.user_handle, &cq->async_events_reported);
 	r->comp_events_reported = cq->comp_events_reported;
 	r->async_events_reported = cq->async_events_reported;
 	KNOTE(c, "cq_handle=%u comp_events=%u async_events=%u",

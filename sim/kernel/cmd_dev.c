@@ -102,17 +102,9 @@ static void fill_device(struct isim_nic *nic,
 			struct ib_uverbs_query_device_resp *r)
 {
 	const struct isim_profile *p = &nic->prof;
-	uint8_t guid[8];
-
-	/* EUI-64 of the netdev MAC (addrconf_ifid_eui48), big endian */
-	guid[0] = nic->mac[0] ^ 2;
-	guid[1] = nic->mac[1];
-	guid[2] = nic->mac[2];
-	guid[3] = 0xff;
-	guid[4] = 0xfe;
-	guid[5] = nic->mac[3];
-	guid[6] = nic->mac[4];
-	guid[7] = nic->mac[5];
+	/* the EUI-64 of the netdev MAC (addrconf_ifid_eui48), big endian:
+	 * the interface id of the link-local GID, as in sysfs node_guid */
+	const uint8_t *guid = &nic->gid[0][8];
 
 	r->fw_ver = 0;
 	memcpy(&r->node_guid, guid, 8);
@@ -167,8 +159,7 @@ int isim_cmd_ex_query_device(struct isim_cmd *c)
 		return rc;
 	fill_device(c->nic, &r->base);
 	r->comp_mask = 0;
-	r->response_length = c->resp_len < sizeof(*r) ?
-			     (uint32_t)c->resp_len : (uint32_t)sizeof(*r);
+	r->response_length = isim_ex_resp_len(c, sizeof(*r));
 	r->device_cap_flags_ex = ISIM_DEV_CAPS;
 	KNOTE(c, "response_length=%u", r->response_length);
 	return 0;

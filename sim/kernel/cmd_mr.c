@@ -107,6 +107,53 @@ static int mr_key_alloc(struct isim_nic *nic, struct isim_mr *mr)
 	return 0;
 }
 
+/* Give a new MR or MW its key and its handle and make it a user of 'pd';
+ * on failure it is freed. */
+static int mr_install(struct isim_cmd *c, struct isim_pd *pd,
+		      struct isim_mr *mr, enum isim_uobj_type type)
+{
+	int rc;
+
+	rc = mr_key_alloc(c->nic, mr);
+	if (rc) {
+		free(mr);
+		return rc;
+	}
+	rc = isim_handle_add(c->f, &mr->uobj, type);
+	if (rc) {
+		isim_mr_free(c->f, mr);  /* no PD yet: none to give back */
+		return rc;
+	}
+	mr->pd = pd;
+	pd->usecnt++;
+	return 0;
+}
+
+/* DEREG_MR and DEALLOC_MW. */
+static int mr_destroy(struct isim_cmd *c, uint32_t handle,
+		      enum isim_uobj_type type)
+{
+	struct isim_mr *mr;
+	int rc;
+
+	mr = isim_handle_get(c->f, handle, type);
+	if (!mr)
+		return -EINVAL;
+	rc = isim_udata_empty(c);
+	if (rc)
+		return rc;
+	if (type == ISIM_UOBJ_MW) {
+		KNOTE(c, "mw_handle=%u rkey=0x%x", mr->uobj.handle, mr->key);
+	} else {
+		rc = isim_admin_ok(c->nic, ISIM_ADMIN_DESTROY_MR);
+		if (rc)
+			return rc;
+		KNOTE(c, "mr_handle=%u key=0x%x", mr->uobj.handle, mr->key);
+	}
+	isim_mr_free(c->f, mr);
+	return 0;
+}
+
 void isim_mr_free(struct isim_file *f, struct isim_mr *mr)
 {
 	struct isim_nic *nic = f->nic;
@@ -162,24 +209,14 @@ int isim_cmd_reg_mr(struct isim_cmd *c)
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return -ENOMEM;
-	mr->pd = pd;
 	mr->access = cmd->access_flags;
 	mr->iova = cmd->hca_va;
 	mr->length = cmd->length;
 	mr->host = (uint8_t *)(uintptr_t)cmd->start;
 	mr->valid = true;
-	rc = mr_key_alloc(nic, mr);
-	if (rc) {
-		free(mr);
+	rc = mr_install(c, pd, mr, ISIM_UOBJ_MR);
+	if (rc)
 		return rc;
-	}
-	rc = isim_handle_add(c->f, &mr->uobj, ISIM_UOBJ_MR);
-	if (rc) {
-		mr->pd = NULL;
-		isim_mr_free(c->f, mr);
-		return rc;
-	}
-	pd->usecnt++;
 	r->mr_handle = mr->uobj.handle;
 	r->lkey = mr->key;
 	r->rkey = mr->key;
@@ -192,21 +229,8 @@ int isim_cmd_reg_mr(struct isim_cmd *c)
 int isim_cmd_dereg_mr(struct isim_cmd *c)
 {
 	const struct ib_uverbs_dereg_mr *cmd = c->req;
-	struct isim_mr *mr;
-	int rc;
 
-	mr = isim_handle_get(c->f, cmd->mr_handle, ISIM_UOBJ_MR);
-	if (!mr)
-		return -EINVAL;
-	rc = isim_udata_empty(c);
-	if (rc)
-		return rc;
-	rc = isim_admin_ok(c->nic, ISIM_ADMIN_DESTROY_MR);
-	if (rc)
-		return rc;
-	KNOTE(c, "mr_handle=%u key=0x%x", mr->uobj.handle, mr->key);
-	isim_mr_free(c->f, mr);
-	return 0;
+	return mr_destroy(c, cmd->mr_handle, ISIM_UOBJ_MR);
 }
 
 int isim_cmd_alloc_mw(struct isim_cmd *c)
@@ -231,22 +255,12 @@ int isim_cmd_alloc_mw(struct isim_cmd *c)
 	mw = calloc(1, sizeof(*mw));
 	if (!mw)
 		return -ENOMEM;
-	mw->pd = pd;
 	mw->is_mw = true;
 	mw->mw_type = cmd->mw_type;
 	mw->valid = false;  /* usable only once bound */
-	rc = mr_key_alloc(c->nic, mw);
-	if (rc) {
-		free(mw);
+	rc = mr_install(c, pd, mw, ISIM_UOBJ_MW);
+	if (rc)
 		return rc;
-	}
-	rc = isim_handle_add(c->f, &mw->uobj, ISIM_UOBJ_MW);
-	if (rc) {
-		mw->pd = NULL;
-		isim_mr_free(c->f, mw);
-		return rc;
-	}
-	pd->usecnt++;
 	r->mw_handle = mw->uobj.handle;
 	r->rkey = mw->key;
 	KNOTE(c, "mw_handle=%u type=%u rkey=0x%x", mw->uobj.handle,
@@ -257,18 +271,9 @@ int isim_cmd_alloc_mw(struct isim_cmd *c)
 int isim_cmd_dealloc_mw(struct isim_cmd *c)
 {
 	const struct ib_uverbs_dealloc_mw *cmd = c->req;
-	struct isim_mr *mw;
-	int rc;
 
-	mw = isim_handle_get(c->f, cmd->mw_handle, ISIM_UOBJ_MW);
-	if (!mw)
-		return -EINVAL;
-	rc = isim_udata_empty(c);
-	if (rc)
-		return rc;
-	KNOTE(c, "mw_handle=%u rkey=0x%x", mw->uobj.handle, mw->key);
-	isim_mr_free(c->f, mw);
-	return 0;
+	/* ionic_dealloc_mw: no admin check, unlike DEREG_MR */
+	return mr_destroy(c, cmd->mw_handle, ISIM_UOBJ_MW);
 }
 
 /* ---- AH ------------------------------------------------------------------ */

@@ -280,24 +280,27 @@ err:
 	return rc;
 }
 
+/* The legacy and the extended request name these fields alike. */
+#define QP_ARGS(cmd) ((struct qp_args){				\
+	.user_handle = (cmd).user_handle,			\
+	.pd_handle = (cmd).pd_handle,				\
+	.send_cq_handle = (cmd).send_cq_handle,			\
+	.recv_cq_handle = (cmd).recv_cq_handle,			\
+	.srq_handle = (cmd).srq_handle,				\
+	.max_send_wr = (cmd).max_send_wr,			\
+	.max_recv_wr = (cmd).max_recv_wr,			\
+	.max_send_sge = (cmd).max_send_sge,			\
+	.max_recv_sge = (cmd).max_recv_sge,			\
+	.max_inline_data = (cmd).max_inline_data,		\
+	.sq_sig_all = (cmd).sq_sig_all,				\
+	.qp_type = (cmd).qp_type,				\
+	.is_srq = (cmd).is_srq,					\
+})
+
 int isim_cmd_create_qp(struct isim_cmd *c)
 {
 	const struct ib_uverbs_create_qp *cmd = c->req;
-	struct qp_args a = {
-		.user_handle = cmd->user_handle,
-		.pd_handle = cmd->pd_handle,
-		.send_cq_handle = cmd->send_cq_handle,
-		.recv_cq_handle = cmd->recv_cq_handle,
-		.srq_handle = cmd->srq_handle,
-		.max_send_wr = cmd->max_send_wr,
-		.max_recv_wr = cmd->max_recv_wr,
-		.max_send_sge = cmd->max_send_sge,
-		.max_recv_sge = cmd->max_recv_sge,
-		.max_inline_data = cmd->max_inline_data,
-		.sq_sig_all = cmd->sq_sig_all,
-		.qp_type = cmd->qp_type,
-		.is_srq = cmd->is_srq,
-	};
+	struct qp_args a = QP_ARGS(*cmd);
 
 	return qp_create(c, &a, c->resp);
 }
@@ -325,27 +328,12 @@ int isim_cmd_ex_create_qp(struct isim_cmd *c)
 		return -EINVAL;  /* no RWQ indirection tables exist */
 	if (cmd.create_flags)
 		return -EOPNOTSUPP;  /* ionic implements none */
-	a = (struct qp_args){
-		.user_handle = cmd.user_handle,
-		.pd_handle = cmd.pd_handle,
-		.send_cq_handle = cmd.send_cq_handle,
-		.recv_cq_handle = cmd.recv_cq_handle,
-		.srq_handle = cmd.srq_handle,
-		.max_send_wr = cmd.max_send_wr,
-		.max_recv_wr = cmd.max_recv_wr,
-		.max_send_sge = cmd.max_send_sge,
-		.max_recv_sge = cmd.max_recv_sge,
-		.max_inline_data = cmd.max_inline_data,
-		.sq_sig_all = cmd.sq_sig_all,
-		.qp_type = cmd.qp_type,
-		.is_srq = cmd.is_srq,
-	};
+	a = QP_ARGS(cmd);
 	rc = qp_create(c, &a, &r->base);
 	if (rc)
 		return rc;
 	r->comp_mask = 0;
-	r->response_length = c->resp_len < sizeof(*r) ?
-			     (uint32_t)c->resp_len : (uint32_t)sizeof(*r);
+	r->response_length = isim_ex_resp_len(c, sizeof(*r));
 	return 0;
 }
 
@@ -408,7 +396,6 @@ int isim_cmd_destroy_qp(struct isim_cmd *c)
 	const struct ib_uverbs_destroy_qp *cmd = c->req;
 	struct ib_uverbs_destroy_qp_resp *r = c->resp;
 	struct isim_qp *qp;
-	unsigned int n;
 	int rc;
 
 	qp = isim_handle_get(c->f, cmd->qp_handle, ISIM_UOBJ_QP);
@@ -420,9 +407,9 @@ int isim_cmd_destroy_qp(struct isim_cmd *c)
 	/* admin DESTROY_QP first: no event can follow the count */
 	isim_dev_qp_destroy(c->nic, qp);
 	qp->dev_live = false;
-	n = isim_evq_drain_obj(&c->f->async_q, 16, qp->uobj.user_handle);
-	qp->events_reported -= n < qp->events_reported ?
-			       n : qp->events_reported;
+	isim_evq_drop_unread(&c->f->async_q,
+			     sizeof(struct ib_uverbs_async_event_desc),
+			     qp->uobj.user_handle, &qp->events_reported);
 	r->events_reported = qp->events_reported;
 	KNOTE(c, "qp_handle=%u qpn=%u events=%u", qp->uobj.handle, qp->qpn,
 	      r->events_reported);

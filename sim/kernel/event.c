@@ -72,8 +72,8 @@ static bool evq_send(struct isim_event_queue *q, const void *rec, size_t len)
 	       (ssize_t)len;
 }
 
-unsigned int isim_evq_drain_obj(struct isim_event_queue *q, size_t recsz,
-				uint64_t handle)
+static unsigned int evq_drain_obj(struct isim_event_queue *q, size_t recsz,
+				  uint64_t handle)
 {
 	struct rec {
 		uint8_t b[16];
@@ -114,6 +114,14 @@ unsigned int isim_evq_drain_obj(struct isim_event_queue *q, size_t recsz,
 		     MSG_NOSIGNAL | MSG_DONTWAIT);
 	free(keep);
 	return dropped;
+}
+
+void isim_evq_drop_unread(struct isim_event_queue *q, size_t recsz,
+			  uint64_t handle, uint32_t *reported)
+{
+	unsigned int n = evq_drain_obj(q, recsz, handle);
+
+	*reported -= n < *reported ? n : *reported;
 }
 
 static void post_async(struct isim_file *f, uint64_t element,

@@ -81,11 +81,11 @@ bool isim_user_mapped(uint64_t addr, uint64_t len);
 /* A new SOCK_SEQPACKET queue; the application gets q->rd. */
 int isim_evq_create(struct isim_event_queue *q);
 void isim_evq_close(struct isim_event_queue *q);
-/* Remove unread records whose element/cq_handle is 'handle' (for async
- * queues only records whose type belongs to the object's class); returns
- * how many were removed. */
-unsigned int isim_evq_drain_obj(struct isim_event_queue *q, size_t recsz,
-				uint64_t handle);
+/* Destroying an object: remove its unread records ('recsz' bytes whose
+ * element/cq_handle is 'handle') and take them off '*reported', which
+ * then counts the events userspace really read. */
+void isim_evq_drop_unread(struct isim_event_queue *q, size_t recsz,
+			  uint64_t handle, uint32_t *reported);
 
 /* ---- file.c ---------------------------------------------------------- */
 
@@ -122,6 +122,13 @@ int isim_udata_in(const struct isim_cmd *c, void *dst, size_t size);
 int isim_udata_empty(const struct isim_cmd *c);
 /* Copy a driver response (truncated to the caller's length). */
 void isim_udata_out(struct isim_cmd *c, const void *src, size_t size);
+
+/* response_length of an extended command whose core response has 'full'
+ * bytes: what of it the caller's buffer holds. */
+static inline uint32_t isim_ex_resp_len(const struct isim_cmd *c, size_t full)
+{
+	return c->resp_len < full ? (uint32_t)c->resp_len : (uint32_t)full;
+}
 
 /* Core request into a zeroed struct (short extended requests). */
 void isim_req_copy(const struct isim_cmd *c, void *dst, size_t size);

@@ -271,7 +271,6 @@ static int nic_create(struct isim_nic **out)
 	nic->node = node ? (uint32_t)strtoul(node, NULL, 0) : 1;
 	if (!nic->node)
 		nic->node = 1;
-	isim_node_mac(nic->node, nic->mac);
 	isim_node_gid(nic->node, 0, nic->gid[0]);
 	isim_node_gid(nic->node, 1, nic->gid[1]);
 	nic->next_key8 = 1;   /* ionic_ibdev.c: the key counter starts at 1 */

@@ -58,7 +58,7 @@ struct isim_event_queue {
 	/* The model's own duplicate of the read end.  The kernel counts an
 	 * event as reported only when userspace reads it and drops unread
 	 * events of a destroyed object; draining through this fd lets the
-	 * model do the same (see isim_evq_drain_obj). */
+	 * model do the same (see isim_evq_drop_unread). */
 	int peek;
 	unsigned long ino; /* inode of the read end: identifies the channel */
 };
@@ -226,8 +226,7 @@ struct isim_nic {
 	pthread_mutex_t lock;
 	struct isim_profile prof;
 	uint32_t node;            /* fabric node id */
-	uint8_t mac[6];
-	uint8_t gid[2][16];
+	uint8_t gid[2][16];       /* [0] link-local (MAC EUI-64), [1] IPv4 */
 	struct isim_ida pd_ida, mr_ida, ah_ida, dbid_ida;
 	struct isim_ida qp_ida[2], cq_ida[2]; /* bit ids per UDMA half */
 	uint8_t next_key8;        /* device-wide MR/MW key counter */

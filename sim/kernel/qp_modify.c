@@ -35,32 +35,35 @@ struct qp_trans {
 #define MIG IBV_QP_PATH_MIG_STATE
 #define RNR IBV_QP_MIN_RNR_TIMER
 
+/* Every state may go to RESET and to ERR, with no other attribute. */
+#define TO_RESET_OR_ERR \
+	[IBV_QPS_RESET] = { .valid = true }, \
+	[IBV_QPS_ERR] = { .valid = true }
+
+/* Required by RESET->INIT, optional in INIT->INIT. */
+#define INIT_ATTRS { \
+	[T_UD] = PKEY | PORT | QKEY, \
+	[T_UC] = PKEY | PORT | ACC, \
+	[T_RC] = PKEY | PORT | ACC, \
+}
+
+/* Optional in RTR->RTS, RTS->RTS and SQD->RTS. */
+#define TO_RTS_OPT { \
+	[T_UD] = CUR | QKEY, \
+	[T_UC] = CUR | ALT | ACC | MIG, \
+	[T_RC] = CUR | ALT | ACC | RNR | MIG, \
+}
+
 /* The IBTA QP state machine (IB spec vol. 1, 11.2.5 / 10.3.1), written
  * as the IB core's qp_state_table encodes it for UD, UC and RC. */
 static const struct qp_trans qp_table[NSTATES][NSTATES] = {
 	[IBV_QPS_RESET] = {
-		[IBV_QPS_RESET] = { .valid = true },
-		[IBV_QPS_INIT] = {
-			.valid = true,
-			.req = {
-				[T_UD] = PKEY | PORT | QKEY,
-				[T_UC] = PKEY | PORT | ACC,
-				[T_RC] = PKEY | PORT | ACC,
-			},
-		},
-		[IBV_QPS_ERR] = { .valid = true },
+		TO_RESET_OR_ERR,
+		[IBV_QPS_INIT] = { .valid = true, .req = INIT_ATTRS },
 	},
 	[IBV_QPS_INIT] = {
-		[IBV_QPS_RESET] = { .valid = true },
-		[IBV_QPS_ERR] = { .valid = true },
-		[IBV_QPS_INIT] = {
-			.valid = true,
-			.opt = {
-				[T_UD] = PKEY | PORT | QKEY,
-				[T_UC] = PKEY | PORT | ACC,
-				[T_RC] = PKEY | PORT | ACC,
-			},
-		},
+		TO_RESET_OR_ERR,
+		[IBV_QPS_INIT] = { .valid = true, .opt = INIT_ATTRS },
 		[IBV_QPS_RTR] = {
 			.valid = true,
 			.req = {
@@ -78,8 +81,7 @@ static const struct qp_trans qp_table[NSTATES][NSTATES] = {
 		},
 	},
 	[IBV_QPS_RTR] = {
-		[IBV_QPS_RESET] = { .valid = true },
-		[IBV_QPS_ERR] = { .valid = true },
+		TO_RESET_OR_ERR,
 		[IBV_QPS_RTS] = {
 			.valid = true,
 			.req = {
@@ -89,24 +91,12 @@ static const struct qp_trans qp_table[NSTATES][NSTATES] = {
 					 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 					 IBV_QP_MAX_QP_RD_ATOMIC,
 			},
-			.opt = {
-				[T_UD] = CUR | QKEY,
-				[T_UC] = CUR | ALT | ACC | MIG,
-				[T_RC] = CUR | ALT | ACC | RNR | MIG,
-			},
+			.opt = TO_RTS_OPT,
 		},
 	},
 	[IBV_QPS_RTS] = {
-		[IBV_QPS_RESET] = { .valid = true },
-		[IBV_QPS_ERR] = { .valid = true },
-		[IBV_QPS_RTS] = {
-			.valid = true,
-			.opt = {
-				[T_UD] = CUR | QKEY,
-				[T_UC] = CUR | ACC | ALT | MIG,
-				[T_RC] = CUR | ACC | ALT | MIG | RNR,
-			},
-		},
+		TO_RESET_OR_ERR,
+		[IBV_QPS_RTS] = { .valid = true, .opt = TO_RTS_OPT },
 		[IBV_QPS_SQD] = {
 			.valid = true,
 			.opt = {
@@ -117,16 +107,8 @@ static const struct qp_trans qp_table[NSTATES][NSTATES] = {
 		},
 	},
 	[IBV_QPS_SQD] = {
-		[IBV_QPS_RESET] = { .valid = true },
-		[IBV_QPS_ERR] = { .valid = true },
-		[IBV_QPS_RTS] = {
-			.valid = true,
-			.opt = {
-				[T_UD] = CUR | QKEY,
-				[T_UC] = CUR | ALT | ACC | MIG,
-				[T_RC] = CUR | ALT | ACC | RNR | MIG,
-			},
-		},
+		TO_RESET_OR_ERR,
+		[IBV_QPS_RTS] = { .valid = true, .opt = TO_RTS_OPT },
 		[IBV_QPS_SQD] = {
 			.valid = true,
 			.opt = {
@@ -141,8 +123,7 @@ static const struct qp_trans qp_table[NSTATES][NSTATES] = {
 		},
 	},
 	[IBV_QPS_SQE] = {
-		[IBV_QPS_RESET] = { .valid = true },
-		[IBV_QPS_ERR] = { .valid = true },
+		TO_RESET_OR_ERR,
 		[IBV_QPS_RTS] = {
 			.valid = true,
 			.opt = {
@@ -152,8 +133,7 @@ static const struct qp_trans qp_table[NSTATES][NSTATES] = {
 		},
 	},
 	[IBV_QPS_ERR] = {
-		[IBV_QPS_RESET] = { .valid = true },
-		[IBV_QPS_ERR] = { .valid = true },
+		TO_RESET_OR_ERR,
 	},
 };
 
@@ -343,7 +323,6 @@ int isim_cmd_ex_modify_qp(struct isim_cmd *c)
 	if (rc)
 		return rc;
 	r->comp_mask = 0;
-	r->response_length = c->resp_len < sizeof(*r) ?
-			     (uint32_t)c->resp_len : (uint32_t)sizeof(*r);
+	r->response_length = isim_ex_resp_len(c, sizeof(*r));
 	return 0;
 }

@@ -47,62 +47,60 @@ static bool is_dev(int dirfd, const char *path)
 	return isim_dev_path_index(path) >= 0;
 }
 
+/* The stat family: true (and *st filled) if 'path' is the device node. */
+static bool dev_stat(int dirfd, const char *path, void *st)
+{
+	if (!is_dev(dirfd, path))
+		return false;
+	fake_stat(st);
+	return true;
+}
+
 typedef int (*stat_fn)(const char *, struct stat *);
 typedef int (*fstatat_fn)(int, const char *, struct stat *, int);
 typedef int (*xstat_fn)(int, const char *, struct stat *);
 typedef int (*fxstatat_fn)(int, int, const char *, struct stat *, int);
 
+/* struct stat64 is struct stat on 64-bit glibc: the *64 forms share it. */
 int stat(const char *path, struct stat *st)
 {
-	if (is_dev(AT_FDCWD, path)) {
-		fake_stat(st);
+	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	}
 	return ISIM_REAL(stat, stat_fn)(path, st);
 }
 
 int stat64(const char *path, struct stat64 *st)
 {
-	if (is_dev(AT_FDCWD, path)) {
-		fake_stat((struct stat *)st);
+	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	}
 	return ISIM_REAL(stat64, stat_fn)(path, (struct stat *)st);
 }
 
 int lstat(const char *path, struct stat *st)
 {
-	if (is_dev(AT_FDCWD, path)) {
-		fake_stat(st);
+	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	}
 	return ISIM_REAL(lstat, stat_fn)(path, st);
 }
 
 int lstat64(const char *path, struct stat64 *st)
 {
-	if (is_dev(AT_FDCWD, path)) {
-		fake_stat((struct stat *)st);
+	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	}
 	return ISIM_REAL(lstat64, stat_fn)(path, (struct stat *)st);
 }
 
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	if (is_dev(dirfd, path)) {
-		fake_stat(st);
+	if (dev_stat(dirfd, path, st))
 		return 0;
-	}
 	return ISIM_REAL(fstatat, fstatat_fn)(dirfd, path, st, flags);
 }
 
 int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
-	if (is_dev(dirfd, path)) {
-		fake_stat((struct stat *)st);
+	if (dev_stat(dirfd, path, st))
 		return 0;
-	}
 	return ISIM_REAL(fstatat64, fstatat_fn)(dirfd, path,
 						 (struct stat *)st, flags);
 }
@@ -110,57 +108,45 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 /* Pre-2.33 binaries call the versioned __xstat family instead. */
 int __xstat(int ver, const char *path, struct stat *st)
 {
-	if (is_dev(AT_FDCWD, path)) {
-		fake_stat(st);
+	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	}
 	return ISIM_REAL(__xstat, xstat_fn)(ver, path, st);
 }
 
 int __xstat64(int ver, const char *path, struct stat64 *st)
 {
-	if (is_dev(AT_FDCWD, path)) {
-		fake_stat((struct stat *)st);
+	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	}
 	return ISIM_REAL(__xstat64, xstat_fn)(ver, path, (struct stat *)st);
 }
 
 int __lxstat(int ver, const char *path, struct stat *st)
 {
-	if (is_dev(AT_FDCWD, path)) {
-		fake_stat(st);
+	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	}
 	return ISIM_REAL(__lxstat, xstat_fn)(ver, path, st);
 }
 
 int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
-	if (is_dev(AT_FDCWD, path)) {
-		fake_stat((struct stat *)st);
+	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	}
 	return ISIM_REAL(__lxstat64, xstat_fn)(ver, path, (struct stat *)st);
 }
 
 int __fxstatat(int ver, int dirfd, const char *path, struct stat *st,
 	       int flags)
 {
-	if (is_dev(dirfd, path)) {
-		fake_stat(st);
+	if (dev_stat(dirfd, path, st))
 		return 0;
-	}
 	return ISIM_REAL(__fxstatat, fxstatat_fn)(ver, dirfd, path, st, flags);
 }
 
 int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 		 int flags)
 {
-	if (is_dev(dirfd, path)) {
-		fake_stat((struct stat *)st);
+	if (dev_stat(dirfd, path, st))
 		return 0;
-	}
 	return ISIM_REAL(__fxstatat64, fxstatat_fn)(ver, dirfd, path,
 						   (struct stat *)st, flags);
 }
@@ -245,97 +231,65 @@ static mode_t open_mode(int flags, va_list ap)
 	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
 }
 
-int open(const char *path, int flags, ...)
-{
-	int idx = isim_dev_path_index(path);
-	va_list ap;
-	mode_t mode;
-
-	if (idx >= 0)
-		return dev_open(idx, flags);
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	return ISIM_REAL(open, open_fn)(path, flags, mode);
+/*
+ * Every open entry point: the device path opens the emulated device,
+ * anything else goes to libc's function of the same name.  OPEN_HOOKS(fn)
+ * defines fn(path, flags, ...) and its _FORTIFY_SOURCE form __fn_2(path,
+ * flags), which has no mode; OPENAT_HOOKS the same with a dirfd first.
+ * Each needs its own ISIM_REAL, hence a macro rather than a helper.
+ */
+#define OPEN_HOOKS(fn)							\
+int fn(const char *path, int flags, ...)				\
+{									\
+	int idx = isim_dev_path_index(path);				\
+	va_list ap;							\
+	mode_t mode;							\
+									\
+	if (idx >= 0)							\
+		return dev_open(idx, flags);				\
+	va_start(ap, flags);						\
+	mode = open_mode(flags, ap);					\
+	va_end(ap);							\
+	return ISIM_REAL(fn, open_fn)(path, flags, mode);		\
+}									\
+									\
+int __##fn##_2(const char *path, int flags)				\
+{									\
+	int idx = isim_dev_path_index(path);				\
+									\
+	if (idx >= 0)							\
+		return dev_open(idx, flags);				\
+	return ISIM_REAL(__##fn##_2, open_fn)(path, flags);		\
 }
 
-int open64(const char *path, int flags, ...)
-{
-	int idx = isim_dev_path_index(path);
-	va_list ap;
-	mode_t mode;
-
-	if (idx >= 0)
-		return dev_open(idx, flags);
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	return ISIM_REAL(open64, open_fn)(path, flags, mode);
+#define OPENAT_HOOKS(fn)						\
+int fn(int dirfd, const char *path, int flags, ...)			\
+{									\
+	int idx = isim_dev_path_index(path);				\
+	va_list ap;							\
+	mode_t mode;							\
+									\
+	if (idx >= 0)							\
+		return dev_open(idx, flags);				\
+	va_start(ap, flags);						\
+	mode = open_mode(flags, ap);					\
+	va_end(ap);							\
+	return ISIM_REAL(fn, openat_fn)(dirfd, path, flags, mode);	\
+}									\
+									\
+int __##fn##_2(int dirfd, const char *path, int flags)			\
+{									\
+	int idx = isim_dev_path_index(path);				\
+									\
+	if (idx >= 0)							\
+		return dev_open(idx, flags);				\
+	return ISIM_REAL(__##fn##_2, openat_fn)(dirfd, path, flags);	\
 }
 
-int __open_2(const char *path, int flags)
-{
-	int idx = isim_dev_path_index(path);
-
-	if (idx >= 0)
-		return dev_open(idx, flags);
-	return ISIM_REAL(__open_2, open_fn)(path, flags);
-}
-
-int __open64_2(const char *path, int flags)
-{
-	int idx = isim_dev_path_index(path);
-
-	if (idx >= 0)
-		return dev_open(idx, flags);
-	return ISIM_REAL(__open64_2, open_fn)(path, flags);
-}
-
-int openat(int dirfd, const char *path, int flags, ...)
-{
-	int idx = isim_dev_path_index(path);
-	va_list ap;
-	mode_t mode;
-
-	if (idx >= 0)
-		return dev_open(idx, flags);
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	return ISIM_REAL(openat, openat_fn)(dirfd, path, flags, mode);
-}
-
-int openat64(int dirfd, const char *path, int flags, ...)
-{
-	int idx = isim_dev_path_index(path);
-	va_list ap;
-	mode_t mode;
-
-	if (idx >= 0)
-		return dev_open(idx, flags);
-	va_start(ap, flags);
-	mode = open_mode(flags, ap);
-	va_end(ap);
-	return ISIM_REAL(openat64, openat_fn)(dirfd, path, flags, mode);
-}
-
-int __openat_2(int dirfd, const char *path, int flags)
-{
-	int idx = isim_dev_path_index(path);
-
-	if (idx >= 0)
-		return dev_open(idx, flags);
-	return ISIM_REAL(__openat_2, openat_fn)(dirfd, path, flags);
-}
-
-int __openat64_2(int dirfd, const char *path, int flags)
-{
-	int idx = isim_dev_path_index(path);
-
-	if (idx >= 0)
-		return dev_open(idx, flags);
-	return ISIM_REAL(__openat64_2, openat_fn)(dirfd, path, flags);
-}
+OPEN_HOOKS(open)
+OPEN_HOOKS(open64)
+OPENAT_HOOKS(openat)
+OPENAT_HOOKS(openat64)
 
 /* ---- netlink ------------------------------------------------------------- */
 

@@ -6,6 +6,8 @@
  * (MSN) and UD (NPG) sends and of receives, error completions with exactly
  * one WC per WQE and flushes, skipping of bad CQEs, CQE cleaning, credits
  * and the ring-0 doorbell, and the errno contract of post_send/post_recv.
+ * test_golden_cqes() feeds the hand-written CQEs of
+ * tests/golden/cqe_golden_bytes.h (what ionic-sim must write, too).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include "qp.h"
 #include "qp_priv.h"
 #include "table.h"
+#include "golden/cqe_golden_bytes.h"
 
 static int failures;
 
@@ -710,6 +713,108 @@ static void test_wr_api(void)
 	free_vcq(vcq);
 }
 
+/*
+ * The device's CQEs as written by hand from the spec (golden/
+ * cqe_golden_bytes.h, also what ionic-sim's CQE writer must produce,
+ * sim/tests/test_dev_cqe.c): the WCs each must turn into.
+ */
+static void dev_golden(struct dev_cq *d, const uint8_t *bytes)
+{
+	/* every golden CQE carries colour 1: first pass only */
+	CHECK(d->color);
+	memcpy(ionic_queue_at(&d->cq->q, d->pos), bytes, GC_SIZE);
+	d->pos = ionic_queue_next(&d->cq->q, d->pos);
+	if (!d->pos)
+		d->color = !d->color;
+}
+
+static void test_golden_cqes(void)
+{
+	struct ionic_vcq *vcq = make_vcq(64);
+	struct ionic_qp *qp = make_qp(vcq, true, GC_QPN, 16);
+	struct dev_cq dev = { &vcq->cq[0], 0, true };
+	struct ibv_sge sge = { .length = 8192 };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc[8];
+
+	/* UD QP: receives in RQ slots 2 and 3, sends in SQ slots 5 and 6 */
+	qp->rq.q.prod = qp->rq.q.cons = qp->rq.prod_rung = GC_RECV_SLOT;
+	qp->sq.q.prod = qp->sq.q.cons = qp->sq.prod_rung = GC_NPG_SLOT;
+	rwr.wr_id = 500;
+	CHECK_EQ(ionic_post_recv(&qp->vqp.qp, &rwr, &rbad), 0);
+	rwr.wr_id = 501;
+	CHECK_EQ(ionic_post_recv(&qp->vqp.qp, &rwr, &rbad), 0);
+	CHECK_EQ(post_sends(qp, 2, NULL, 600), 0);
+
+	dev_golden(&dev, gc_recv);
+	CHECK_EQ(poll(vcq, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 500);
+	CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc[0].opcode, IBV_WC_RECV);
+	CHECK_EQ(wc[0].byte_len, GC_RECV_LEN);
+	CHECK_EQ(wc[0].qp_num, GC_QPN);
+	CHECK_EQ(wc[0].src_qp, GC_RECV_SRC_QPN);
+	CHECK_EQ(wc[0].imm_data, htobe32(GC_RECV_IMM));
+	CHECK_EQ(wc[0].wc_flags, IBV_WC_WITH_IMM | IBV_WC_GRH);
+	CHECK_EQ(wc[0].sl, GC_RECV_SL);
+
+	dev_golden(&dev, gc_npg);
+	CHECK_EQ(poll(vcq, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 600);
+	CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc[0].opcode, IBV_WC_SEND);
+
+	/* flush indicators name no WQE: everything outstanding flushes */
+	dev_golden(&dev, gc_sq_flush);
+	CHECK_EQ(poll(vcq, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 601);
+	CHECK_EQ(wc[0].status, IBV_WC_WR_FLUSH_ERR);
+	dev_golden(&dev, gc_rq_flush);
+	CHECK_EQ(poll(vcq, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 501);
+	CHECK_EQ(wc[0].status, IBV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(wc[0].opcode, IBV_WC_RECV);
+	CHECK_EQ(poll(vcq, wc, 8), 0);
+	free_qp(qp);
+	free_vcq(vcq);
+
+	/* RC QP: a receive in RQ slot 3, five sends with MSNs 0..4 */
+	vcq = make_vcq(64);
+	qp = make_qp(vcq, false, GC_QPN, 16);
+	dev = (struct dev_cq){ &vcq->cq[0], 0, true };
+	qp->rq.q.prod = qp->rq.q.cons = qp->rq.prod_rung = GC_RECV_ERR_SLOT;
+	rwr.wr_id = 700;
+	CHECK_EQ(ionic_post_recv(&qp->vqp.qp, &rwr, &rbad), 0);
+	CHECK_EQ(post_sends(qp, 5, NULL, 710), 0);
+
+	dev_golden(&dev, gc_recv_err);
+	CHECK_EQ(poll(vcq, wc, 8), 1);
+	CHECK_EQ(wc[0].wr_id, 700);
+	CHECK_EQ(wc[0].status, IBV_WC_LOC_LEN_ERR);
+	CHECK_EQ(wc[0].vendor_err, GC_RECV_ERR_STATUS);
+
+	/* MSN 3: the sends with MSN 0, 1, 2 are done */
+	dev_golden(&dev, gc_msn);
+	CHECK_EQ(poll(vcq, wc, 8), 3);
+	CHECK_EQ(wc[0].wr_id, 710);
+	CHECK_EQ(wc[2].wr_id, 712);
+	CHECK_EQ(wc[2].status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc[2].opcode, IBV_WC_SEND);
+
+	/* MSN 4 + REMOTE_ACC: MSN 3 failed, the rest flushes */
+	dev_golden(&dev, gc_msn_err);
+	CHECK_EQ(poll(vcq, wc, 8), 2);
+	CHECK_EQ(wc[0].wr_id, 713);
+	CHECK_EQ(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(wc[0].vendor_err, GC_MSN_ERR_STATUS);
+	CHECK_EQ(wc[1].wr_id, 714);
+	CHECK_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR);
+	CHECK_EQ(poll(vcq, wc, 8), 0);
+	free_qp(qp);
+	free_vcq(vcq);
+}
+
 int main(void)
 {
 	ctx = calloc(1, sizeof(*ctx));
@@ -733,6 +838,7 @@ int main(void)
 	test_post_errors();
 	test_cq_ex();
 	test_wr_api();
+	test_golden_cqes();
 
 	ionic_qp_table_destroy(ctx->qp_table);
 	free(ctx);
