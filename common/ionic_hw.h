@@ -410,15 +410,4 @@ IONIC_HW_ASSERT_OFF(struct ionic_clock_info, shift, 36);
 IONIC_HW_ASSERT_OFF(struct ionic_clock_info, mask, 40);
 IONIC_HW_ASSERT_OFF(struct ionic_clock_info, overflow_period, 48);
 
-/* ------------------------------------------------------------------ */
-/* Ring geometry helpers shared by provider and device                */
-/* ------------------------------------------------------------------ */
-
-/* Number of WQE slots between cons and prod on a ring of mask+1 slots. */
-static inline uint16_t ionic_ring_len(uint16_t prod, uint16_t cons,
-				      uint16_t mask)
-{
-	return (uint16_t)(prod - cons) & mask;
-}
-
 #endif /* IONIC_HW_H */

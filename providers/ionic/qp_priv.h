@@ -139,8 +139,9 @@ int ionic_prep_send(struct ionic_qp *qp, const struct ibv_send_wr *wr);
 
 /*
  * Prepare the receive WQE for 'wr' at the RQ producer index and advance
- * it.  The RQ must not be full.  Returns 0, EINVAL, or ENOMEM if the slot
- * is still owned by the device.
+ * it.  The RQ must not be full.  Returns 0, EINVAL for a bad WR, EAGAIN if
+ * the slot still carries the device's ownership mark (FENCE, §4.3), or
+ * ENOMEM if its previous receive has not been completed yet.
  */
 int ionic_prep_recv(struct ionic_qp *qp, const struct ibv_recv_wr *wr);
 
