@@ -12,6 +12,7 @@
 #define IONIC_DOORBELL_H
 
 #include <endian.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -65,6 +66,47 @@ static inline void ionic_cq_release_barrier(void)
 	asm volatile("" ::: "memory");
 #elif defined(__aarch64__)
 	asm volatile("dmb osh" ::: "memory");
+#else
+	__sync_synchronize();
+#endif
+}
+
+#define IONIC_CMB_CHUNK 64       /* express-doorbell copy unit, bytes */
+
+/*
+ * Copy 'nqw' 64-bit words of prepared WQEs from the host ring to a queue's
+ * controller-memory (CMB) window (ionic-device.md §11.4): plain 64-bit
+ * stores through a volatile lvalue, in ascending address order, like
+ * doorbells (top of this file) and for the same reason: ionic-sim decodes
+ * plain stores only (its window is ordinary shared memory).  On real hardware a WC
+ * mapping is better served by 64-byte bursts (MOVDIR64B, ST64B); whatever
+ * the primitive, the WC buffers must be drained with ionic_wc_flush()
+ * before the doorbell store that makes the device read the window, and
+ * for express doorbells before each WQE's last 64-byte chunk and after the
+ * last WQE of a batch (D17).
+ */
+static inline void ionic_cmb_copy(volatile uint64_t *dst, const uint64_t *src,
+				  size_t nqw)
+{
+	size_t i;
+
+	for (i = 0; i < nqw; i++)
+		dst[i] = src[i];
+}
+
+/*
+ * Drain write-combining buffers: stores to a WC mapping (the CMB window)
+ * become visible to the device before any later store (the doorbell).
+ *  - x86-64: SFENCE (WC stores are weakly ordered).
+ *  - arm64: DSB ST, like rdma-core's mmio_flush_writes().
+ *  - elsewhere: a full fence.
+ */
+static inline void ionic_wc_flush(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	asm volatile("sfence" ::: "memory");
+#elif defined(__aarch64__)
+	asm volatile("dsb st" ::: "memory");
 #else
 	__sync_synchronize();
 #endif

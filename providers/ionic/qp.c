@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * QP verbs: create (legacy and extended), modify, query, destroy; the
- * software flush setup on ERR and the reset on RESET (ionic-device.md
- * §3.8, §5.8, §12, §13, §16.2, §16.3, §16.10).
+ * software flush setup on ERR and the reset on RESET, and the mapping of
+ * rings the kernel placed in controller memory (ionic-device.md §3.8,
+ * §5.8, §11.4, §12, §13, §16.2, §16.3, §16.10).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "qp.h"
 #include "qp_priv.h"
@@ -23,17 +25,94 @@ IBV_DRV_CMD(ionic_cmd_create_qp, ibv_create_qp_ex, ionic_qp_req,
 #define IONIC_STRIDE_LOG2_MAX 16
 
 /*
- * CMB placement preference sent to the kernel.  The provider does not map
- * controller memory yet, so it never asks for it: the rings stay in host
- * memory and the WQE layout has no express-doorbell trailer.  (With CMB,
- * this returns pd->sq_cmb / pd->rq_cmb and the sizing below already
- * handles EXPDB.)
+ * CMB placement preference sent to the kernel: the PD's (default ENABLE,
+ * plus EXPDB where the device offers it; ionic_dv_pd_set_sqcmb/rqcmb
+ * change it).  The queue builders below then drop EXPDB when the WQE size
+ * does not qualify (ionic-device.md §16.3).
  */
 static uint8_t ionic_qp_cmb_pref(struct ionic_pd *pd, bool sq)
 {
-	(void)pd;
-	(void)sq;
+	return sq ? pd->sq_cmb : pd->rq_cmb;
+}
+
+/*
+ * Follow the kernel's answer for one queue (the response byte is
+ * authoritative, §11.4): without ENABLE the ring stays in host memory;
+ * with it, exactly one of WC/UC names the mapping type and the window of
+ * q->size bytes is mapped at 'offset' of the command fd.  Writes to the
+ * window only, so it is mapped write-only.  0 or a positive errno: a
+ * mapping failure fails creation, there is no host-ring fallback since
+ * the device already reads the ring from CMB (D23).
+ */
+static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
+			    const char *name, struct ionic_queue *q,
+			    unsigned int qtype, bool layout_expdb,
+			    uint8_t req, uint8_t resp, uint64_t offset,
+			    struct ionic_cmb *cmb)
+{
+	uint8_t type = resp & (IONIC_CMB_WC | IONIC_CMB_UC);
+	void *map;
+	int rc;
+
+	/*
+	 * REQUIRE asked for what was sent (controller memory, and the express
+	 * doorbell if the WQE size kept it) or nothing: the kernel answers
+	 * "nothing" with success (D22), so the provider fails creation.
+	 */
+	if ((req & IONIC_CMB_REQUIRE) &&
+	    (!(resp & IONIC_CMB_ENABLE) ||
+	     ((req & IONIC_CMB_EXPDB) && !(resp & IONIC_CMB_EXPDB)))) {
+		verbs_err(&ctx->vctx, "QP %u: %s CMB required but not granted",
+			  qpid, name);
+		return EOPNOTSUPP;
+	}
+	if (!(resp & IONIC_CMB_ENABLE))
+		return 0;
+
+	if (type != IONIC_CMB_WC && type != IONIC_CMB_UC) {
+		verbs_err(&ctx->vctx, "QP %u: %s CMB flags 0x%x name no mapping type",
+			  qpid, name, resp);
+		return EINVAL;
+	}
+	/* express doorbells need the trailer the WQE layout reserved */
+	if ((resp & IONIC_CMB_EXPDB) && !layout_expdb) {
+		verbs_err(&ctx->vctx, "QP %u: %s express doorbell not requested",
+			  qpid, name);
+		return EINVAL;
+	}
+
+	map = mmap(NULL, q->size, PROT_WRITE, MAP_SHARED,
+		   ctx->vctx.context.cmd_fd, (off_t)offset);
+	if (map == MAP_FAILED) {
+		rc = errno;
+		verbs_err(&ctx->vctx, "QP %u: cannot map the %s CMB window: %s",
+			  qpid, name, strerror(rc));
+		return rc;
+	}
+	/* like the doorbell page: a forked child must not share it */
+	rc = ibv_dontfork_range(map, q->size);
+	if (rc) {
+		rc = rc > 0 ? rc : (errno ? errno : EINVAL);
+		munmap(map, q->size);
+		return rc;
+	}
+
+	cmb->ptr = map;
+	cmb->wc = type == IONIC_CMB_WC;
+	cmb->expdb = !!(resp & IONIC_CMB_EXPDB);
+	if (cmb->expdb)
+		ionic_expdb_prefill(q, qtype, qpid);
 	return 0;
+}
+
+static void ionic_qp_unmap_cmb(const struct ionic_queue *q,
+			       struct ionic_cmb *cmb)
+{
+	if (!cmb->ptr)
+		return;
+	ibv_dofork_range(cmb->ptr, q->size);
+	munmap(cmb->ptr, q->size);
+	cmb->ptr = NULL;
 }
 
 static unsigned int ionic_ctx_max_stride(struct ionic_ctx *ctx)
@@ -156,6 +235,8 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 
 static void ionic_qp_free(struct ionic_qp *qp)
 {
+	ionic_qp_unmap_cmb(&qp->sq.q, &qp->sq.cmb);
+	ionic_qp_unmap_cmb(&qp->rq.q, &qp->rq.cmb);
 	if (qp->sq.q.ptr) {
 		ionic_queue_free(&qp->sq.q);
 		ionic_lock_destroy(&qp->sq.lock);
@@ -291,14 +372,16 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 		rc = EINVAL;
 		goto err_cmd;
 	}
-	/* nothing was asked, so controller memory cannot be honoured */
-	if ((resp.drv_payload.sq_cmb | resp.drv_payload.rq_cmb) &
-	    IONIC_CMB_ENABLE) {
-		verbs_err(&ctx->vctx, "QP %u: unrequested CMB placement",
-			  qp->qpid);
-		rc = EINVAL;
+	rc = ionic_qp_map_cmb(ctx, qp->qpid, "SQ", &qp->sq.q, ctx->sq_qtype,
+			      qp->sq.expdb, sq_cmb, resp.drv_payload.sq_cmb,
+			      resp.drv_payload.sq_cmb_offset, &qp->sq.cmb);
+	if (rc)
 		goto err_cmd;
-	}
+	rc = ionic_qp_map_cmb(ctx, qp->qpid, "RQ", &qp->rq.q, ctx->rq_qtype,
+			      qp->rq.expdb, rq_cmb, resp.drv_payload.rq_cmb,
+			      resp.drv_payload.rq_cmb_offset, &qp->rq.cmb);
+	if (rc)
+		goto err_cmd;
 
 	qp->udma_idx = udma;
 	qp->send_cq = &send_vcq->cq[udma];
@@ -436,6 +519,8 @@ static void ionic_qp_reset(struct ionic_qp *qp)
 	memset(rq->meta, 0, ((size_t)rq->q.mask + 1) * sizeof(*rq->meta));
 	/* no slot may look device-owned (FENCE) to the next post */
 	memset(rq->q.ptr, 0, rq->q.size);
+	if (rq->cmb.expdb)
+		ionic_expdb_prefill(&rq->q, qp->ctx->rq_qtype, qp->qpid);
 	ionic_unlock(&rq->lock);
 	ionic_unlock(&qp->recv_cq->lock);
 }

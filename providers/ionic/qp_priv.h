@@ -55,6 +55,17 @@ struct ionic_rq_meta {
 	bool posted;
 };
 
+/*
+ * A ring the kernel placed in controller memory (ionic-device.md §11.4).
+ * The host ring stays the staging area: WQEs are prepared there and
+ * copied to the window when rung.
+ */
+struct ionic_cmb {
+	void *ptr;              /* the window (q.size bytes); NULL: host ring */
+	bool wc;                /* write-combining mapping (else uncached) */
+	bool expdb;             /* express doorbells: each WQE's trailer rings */
+};
+
 struct ionic_sq {
 	struct ionic_lock lock;
 	struct ionic_queue q;
@@ -65,7 +76,8 @@ struct ionic_sq {
 	uint16_t prod_rung;     /* producer index of the last doorbell */
 	uint8_t spec;
 	bool color;             /* COLOR flag of the next WQE */
-	bool expdb;
+	bool expdb;             /* WQE layout keeps the express-doorbell trailer */
+	struct ionic_cmb cmb;
 	bool flush;             /* software flush: device CQEs are ignored */
 	bool flush_rcvd;        /* device flush indicator seen */
 	bool flush_req;         /* went to ERR: flush once visible CQEs are reaped */
@@ -80,6 +92,7 @@ struct ionic_rq {
 	uint16_t prod_rung;
 	uint8_t spec;
 	bool expdb;
+	struct ionic_cmb cmb;
 	bool flush;
 	bool flush_req;
 	bool ooo;               /* a completion named a slot other than cons */
@@ -184,16 +197,42 @@ static inline void ionic_lock_cq_held(struct ionic_cq *cq,
 	ionic_lock(qlock);
 }
 
-/* Spend credits and ring once for everything produced since last time. */
+/*
+ * post.c: ionic_ring_queue() for a queue in controller memory.  Out of
+ * line: only such queues get there.
+ */
+void ionic_ring_cmb(struct ionic_ctx *ctx, struct ionic_cq *cq,
+		    struct ionic_queue *q, uint16_t *prod_rung,
+		    unsigned int qtype, const struct ionic_cmb *cmb);
+
+/*
+ * post.c: write the express-doorbell trailer of every slot of the host
+ * ring of 'q' (queue type 'qtype' of QP 'qpid'), at creation and after a
+ * RESET cleared the ring.
+ */
+void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
+			 uint32_t qpid);
+
+/*
+ * Spend credits and ring once for everything produced since last time.
+ * A queue in controller memory gets the new WQEs copied to its window
+ * (ionic_ring_cmb()); the host-ring path pays one test for that.
+ */
 static inline void ionic_ring_queue(struct ionic_ctx *ctx,
 				    struct ionic_cq *cq,
 				    struct ionic_queue *q, uint16_t *prod_rung,
-				    unsigned int qtype)
+				    unsigned int qtype,
+				    const struct ionic_cmb *cmb)
 {
 	uint16_t prod = q->prod;
 
 	if (prod == *prod_rung)
 		return;
+
+	if (unlikely(cmb->ptr != NULL)) {
+		ionic_ring_cmb(ctx, cq, q, prod_rung, qtype, cmb);
+		return;
+	}
 
 	/* each WQE may produce one CQE: reserve room before the device runs */
 	ionic_cq_reserve(ctx, cq, (prod - *prod_rung) & q->mask);
@@ -213,7 +252,7 @@ static inline void ionic_sq_ring(struct ionic_qp *qp)
 	struct ionic_sq *sq = &qp->sq;
 
 	ionic_ring_queue(qp->ctx, qp->send_cq, &sq->q, &sq->prod_rung,
-			 qp->ctx->sq_qtype);
+			 qp->ctx->sq_qtype, &sq->cmb);
 	if (unlikely(sq->flush))
 		ionic_qp_queue_sq_flush(qp);
 }
@@ -223,7 +262,7 @@ static inline void ionic_rq_ring(struct ionic_qp *qp)
 	struct ionic_rq *rq = &qp->rq;
 
 	ionic_ring_queue(qp->ctx, qp->recv_cq, &rq->q, &rq->prod_rung,
-			 qp->ctx->rq_qtype);
+			 qp->ctx->rq_qtype, &rq->cmb);
 	if (unlikely(rq->flush))
 		ionic_qp_queue_rq_flush(qp);
 }

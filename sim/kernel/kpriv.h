@@ -113,6 +113,8 @@ struct isim_cmd {
 	size_t resp_len;          /* bytes the caller's core response holds */
 	void *uout;               /* driver response scratch, zeroed */
 	size_t uout_len;          /* bytes the caller's driver response holds */
+	size_t uout_written;      /* bytes isim_udata_out() filled: all the
+				   * caller gets (ib_copy_to_udata) */
 	char note[160];           /* decoded result for the trace line */
 };
 
@@ -120,7 +122,9 @@ struct isim_cmd {
 int isim_udata_in(const struct isim_cmd *c, void *dst, size_t size);
 /* ib_no_udata_io / ib_is_udata_in_empty: no non-zero input bytes. */
 int isim_udata_empty(const struct isim_cmd *c);
-/* Copy a driver response (truncated to the caller's length). */
+/* Copy a driver response (truncated to the caller's length).  Only these
+ * bytes reach the caller; the rest of its buffer is left alone, as with
+ * the kernel's ib_copy_to_udata(). */
 void isim_udata_out(struct isim_cmd *c, const void *src, size_t size);
 
 /* response_length of an extended command whose core response has 'full'

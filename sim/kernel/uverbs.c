@@ -96,7 +96,11 @@ int isim_udata_empty(const struct isim_cmd *c)
 
 void isim_udata_out(struct isim_cmd *c, const void *src, size_t size)
 {
-	memcpy(c->uout, src, size < c->uout_len ? size : c->uout_len);
+	size_t n = size < c->uout_len ? size : c->uout_len;
+
+	memcpy(c->uout, src, n);
+	if (n > c->uout_written)
+		c->uout_written = n;
 }
 
 static void trace_cmd(const struct isim_cmd_desc *d, uint32_t command,
@@ -154,12 +158,17 @@ static ssize_t dispatch(struct isim_file *f, const struct isim_cmd_desc *d,
 	else
 		rc = d->fn(c);
 	if (!rc) {
-		/* the whole response: core part zero-filled past what the
-		 * command defines, driver part as the driver wrote it */
+		/* the core part whole, zero-filled past what the command
+		 * defines (uverbs_response); of the driver part only what the
+		 * driver copied out (ib_copy_to_udata): the rest of the
+		 * caller's buffer stays as it was, so a provider reading a
+		 * field the driver never wrote reads its own bytes, and
+		 * memcheck sees it if they were uninitialised */
 		if (core_out)
 			memcpy((void *)(uintptr_t)resp_ptr, resp, core_out);
-		if (c->uout_len)
-			memcpy((void *)(uintptr_t)uout_ptr, uout, c->uout_len);
+		if (c->uout_written)
+			memcpy((void *)(uintptr_t)uout_ptr, uout,
+			       c->uout_written);
 	}
 	pthread_mutex_unlock(&nic->lock);
 	free(resp);

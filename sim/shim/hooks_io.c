@@ -9,6 +9,7 @@
 #undef _FORTIFY_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -17,6 +18,7 @@
 
 #include "../common/trace.h"
 #include "shim.h"
+#include "vgcheck.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -41,6 +43,8 @@ ssize_t write(int fd, const void *buf, size_t len)
 
 	if (!f)
 		return ISIM_REAL(write, write_fn)(fd, buf, len);
+	/* what valgrind checks for a real write(2): the whole buffer */
+	ISIM_CHECK_DEFINED(buf, len, "write(uverbs, buf)");
 	rc = isim_file_write(f, buf, len);
 	if (rc < 0) {
 		errno = -rc;
@@ -62,6 +66,16 @@ int ioctl(int fd, unsigned long req, ...)
 	f = isim_fd_file(fd);
 	if (!f)
 		return ISIM_REAL(ioctl, ioctl_fn)(fd, req, arg);
+	/* RDMA_VERBS_IOCTL: the header and its attribute array (hdr.length
+	 * bytes), as the kernel copies them in */
+	if (req == RDMA_VERBS_IOCTL && arg) {
+		const struct ib_uverbs_ioctl_hdr *h = arg;
+
+		ISIM_CHECK_DEFINED(h, sizeof(*h), "ioctl(RDMA_VERBS_IOCTL, hdr)");
+		if (h->length > sizeof(*h))
+			ISIM_CHECK_DEFINED(h, h->length,
+					   "ioctl(RDMA_VERBS_IOCTL, attrs)");
+	}
 	rc = isim_file_ioctl(f, req, arg);
 	if (rc < 0) {
 		errno = -rc;

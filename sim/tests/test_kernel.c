@@ -467,6 +467,25 @@ int main(void)
 
 	/* PD, MR, MW */
 	pd = alloc_pd();
+	/* A driver response the driver does not write (ionic's ALLOC_PD has
+	 * none) leaves the caller's bytes alone (ib_copy_to_udata copies only
+	 * what the driver wrote): 8 response bytes, 4 of them core. */
+	{
+		struct ib_uverbs_alloc_pd core = { 0 };
+		struct ib_uverbs_dealloc_pd dp2 = { 0 };
+		uint32_t pd2;
+
+		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core),
+			     NULL, 0, 8), 16);
+		memcpy(&pd2, respbuf, 4);
+		CHECK(pd2 != pd, "second pd handle %u", pd2);
+		CHECK(respbuf[4] == 0xa5 && respbuf[7] == 0xa5,
+		      "untouched driver response %02x %02x", respbuf[4],
+		      respbuf[7]);
+		dp2.pd_handle = pd2;
+		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DEALLOC_PD, &dp2,
+			     sizeof(dp2), NULL, 0, 0), 12);
+	}
 	{
 		struct ib_uverbs_reg_mr core = { 0 };
 		struct ib_uverbs_reg_mr_resp *r =

@@ -815,6 +815,88 @@ static void test_golden_cqes(void)
 	free_vcq(vcq);
 }
 
+/*
+ * SQ in controller memory (ionic-device.md §11.4), with a plain buffer as
+ * the window: the WQEs of each post land at the same offsets, also across
+ * the wrap; regular mode rings the doorbell register, express-doorbell
+ * mode does not and carries each slot's trailer instead.
+ */
+static void test_cmb(void)
+{
+	struct ionic_vcq *vcq = make_vcq(64);
+	struct ionic_qp *qp = make_qp(vcq, false, 0x45, 16);
+	struct ionic_queue *q = &qp->sq.q;
+	size_t stride = ionic_queue_stride(q);
+	uint8_t *win = aligned_alloc(4096, q->size);
+	struct ionic_queue ex = { 0 };
+	uint64_t v, want;
+	int posted = 0;
+
+	memset(win, 0, q->size);
+	qp->sq.cmb.ptr = win;
+	qp->sq.cmb.wc = true;
+
+	/* regular: three batches of 7 on 16 slots, the third one wraps */
+	for (int b = 0; b < 3; b++) {
+		uint16_t start = q->prod;
+
+		dbpage[SQ_QTYPE] = 0;
+		CHECK_EQ(post_sends(qp, 7, NULL, 100 + posted), 0);
+		posted += 7;
+		CHECK_EQ(dbpage[SQ_QTYPE], htole64(q->dbell | q->prod));
+		for (uint16_t i = start; i != q->prod; i = ionic_queue_next(q, i))
+			CHECK_EQ(memcmp(win + i * stride,
+					ionic_queue_at(q, i), stride), 0);
+		/* the device took them: room for the next batch */
+		q->cons = q->prod;
+		qp->sq.msn_cons = qp->sq.msn_prod;
+	}
+	CHECK_EQ(q->prod, 21 & q->mask);
+
+	/* the trailer of the spec's example: qtype 3, QP 0x123, slot 0 */
+	CHECK_EQ(ionic_queue_geometry(&ex, 63, 64, 12), 0);
+	CHECK_EQ(ex.mask, 63);
+	ex.ptr = aligned_alloc(4096, ex.size);
+	memset(ex.ptr, 0, ex.size);
+	ionic_expdb_prefill(&ex, 3, 0x123);
+	memcpy(&v, (uint8_t *)ex.ptr + 64 - 8, 8);
+	CHECK_EQ(le64toh(v), 0x0003000123580001ull);
+	memcpy(&v, (uint8_t *)ex.ptr + 63 * 64 + 64 - 8, 8);
+	CHECK_EQ(le64toh(v), 0x0003000123580000ull);
+	free(ex.ptr);
+
+	/* express doorbell: no register write, trailers travel along */
+	qp->sq.expdb = true;
+	qp->sq.cmb.expdb = true;
+	ionic_expdb_prefill(q, SQ_QTYPE, qp->qpid);
+	memset(win, 0, q->size);
+	for (int b = 0; b < 2; b++) {
+		uint16_t start = q->prod;
+
+		dbpage[SQ_QTYPE] = 0;
+		CHECK_EQ(post_sends(qp, 7, NULL, 100 + posted), 0);
+		posted += 7;
+		CHECK_EQ(dbpage[SQ_QTYPE], 0);
+		for (uint16_t i = start; i != q->prod;
+		     i = ionic_queue_next(q, i)) {
+			CHECK_EQ(memcmp(win + i * stride,
+					ionic_queue_at(q, i), stride), 0);
+			memcpy(&v, win + i * stride + stride - 8, 8);
+			want = ((uint64_t)SQ_QTYPE << 48) |
+			       ((uint64_t)qp->qpid << 24) | (0xbull << 19) |
+			       ionic_queue_next(q, i);
+			CHECK_EQ(le64toh(v), want);
+		}
+		q->cons = q->prod;
+		qp->sq.msn_cons = qp->sq.msn_prod;
+	}
+
+	qp->sq.cmb.ptr = NULL;
+	free(win);
+	free_qp(qp);
+	free_vcq(vcq);
+}
+
 int main(void)
 {
 	ctx = calloc(1, sizeof(*ctx));
@@ -839,6 +921,7 @@ int main(void)
 	test_cq_ex();
 	test_wr_api();
 	test_golden_cqes();
+	test_cmb();
 
 	ionic_qp_table_destroy(ctx->qp_table);
 	free(ctx);

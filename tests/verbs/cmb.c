@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Send queues in controller memory (CMB, ionic-device.md §11.4,
+ * ionic-kernel.md §9.3) through ionic-sim.
+ *
+ *   verbs-cmb --cmb [--expdb]  the run's device has CMB (--cmb-pages 64),
+ *                              with --expdb also SQ express doorbells
+ *                              (expdb_qtypes bit 0; not modelled, so the
+ *                              emulated kernel never grants one)
+ *   verbs-cmb --no-cmb         the default device: no CMB
+ *
+ * Placement is observed from the application side: the emulator's CMB is
+ * a memfd named "ionic-sim-cmb", so every window the provider maps shows
+ * up in /proc/self/maps under that name, with the ring's size (next to
+ * the emulated device's own mapping of the whole CMB, counted once at the
+ * start as the base).
+ */
+#include <infiniband/ionic_dv.h>
+
+#include "harness.h"
+
+#define TMO 5000
+#define BUF (1 << 16)
+#define MSG 300
+#define SLOT 512
+#define RECV_OFF (BUF / 2)
+
+static struct ibv_context *ctx;
+static bool have_cmb, have_expdb;
+/* the emulated device's own view of its CMB, mapped before any QP */
+static int base_n;
+static size_t base_bytes;
+
+/* CMB windows mapped in this process; their total size in *bytes. */
+static int cmb_maps(size_t *bytes)
+{
+	char line[512];
+	unsigned long lo, hi;
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	REQUIRE(f);
+	if (bytes)
+		*bytes = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "ionic-sim-cmb"))
+			continue;
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && bytes)
+			*bytes += hi - lo;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * 'count' messages from side 0 to side 1 in batches of up to 'batch'
+ * (one ibv_post_send each), alternately SEND (every third one inline)
+ * and RDMA WRITE; every payload is checked.  With count beyond the ring
+ * size the SQ wraps, also in the middle of a batch.
+ */
+static void traffic(struct h_pair *p, int count, int batch)
+{
+	bool ud = p->o.type == IBV_QPT_UD;
+	size_t grh = ud ? 40 : 0;
+	struct ibv_wc wc[16];
+	int sent = 0;
+
+	REQUIRE(batch <= 16 && batch * SLOT <= RECV_OFF);
+	while (sent < count) {
+		struct ibv_send_wr wr[16], *bad = NULL;
+		struct ibv_sge sge[16];
+		int k = count - sent < batch ? count - sent : batch;
+		int recvs = 0, got;
+
+		for (int j = 0; j < k; j++) {
+			unsigned int seed = (unsigned int)(sent + j) * 7 + 3;
+			bool write = !ud && (sent + j) % 2;
+			uint8_t *dst = p->buf[1] + RECV_OFF + (size_t)j * SLOT;
+
+			h_fill(p->buf[0] + (size_t)j * SLOT, MSG, seed);
+			memset(dst, 0, SLOT);
+			sge[j] = (struct ibv_sge){
+				.addr = (uintptr_t)p->buf[0] + (size_t)j * SLOT,
+				.length = MSG,
+				.lkey = p->mr[0]->lkey,
+			};
+			memset(&wr[j], 0, sizeof(wr[j]));
+			wr[j].wr_id = (uint64_t)(sent + j);
+			wr[j].sg_list = &sge[j];
+			wr[j].num_sge = 1;
+			wr[j].send_flags = IBV_SEND_SIGNALED;
+			wr[j].next = j + 1 < k ? &wr[j + 1] : NULL;
+			if (write) {
+				wr[j].opcode = IBV_WR_RDMA_WRITE;
+				wr[j].wr.rdma.remote_addr = (uintptr_t)dst;
+				wr[j].wr.rdma.rkey = p->mr[1]->rkey;
+			} else {
+				wr[j].opcode = IBV_WR_SEND;
+				if ((sent + j) % 3 == 0 &&
+				    p->cap[0].max_inline_data >= MSG)
+					wr[j].send_flags |= IBV_SEND_INLINE;
+				if (ud) {
+					wr[j].wr.ud.ah = p->ah[0];
+					wr[j].wr.ud.remote_qpn = p->qp[1]->qp_num;
+					wr[j].wr.ud.remote_qkey = p->o.qkey;
+				}
+				REQUIRE_EQ(h_post_recv(p, 1, (uint64_t)(sent + j),
+						       RECV_OFF + (size_t)j * SLOT -
+							       grh,
+						       SLOT), 0);
+				recvs++;
+			}
+		}
+		REQUIRE_EQ(ibv_post_send(p->qp[0], wr, &bad), 0);
+
+		got = h_poll(p->scq[0], wc, k, TMO);
+		REQUIRE_EQ(got, k);
+		for (int j = 0; j < k; j++) {
+			CHECK_EQ(wc[j].status, IBV_WC_SUCCESS);
+			CHECK_EQ(wc[j].wr_id, sent + j);
+		}
+		if (recvs) {
+			got = h_poll(p->rcq[1], wc, recvs, TMO);
+			REQUIRE_EQ(got, recvs);
+			for (int j = 0; j < recvs; j++) {
+				CHECK_EQ(wc[j].status, IBV_WC_SUCCESS);
+				CHECK_EQ(wc[j].byte_len, MSG + grh);
+			}
+		}
+		for (int j = 0; j < k; j++) {
+			uint8_t want[MSG];
+
+			h_fill(want, MSG, (unsigned int)(sent + j) * 7 + 3);
+			if (memcmp(p->buf[1] + RECV_OFF + (size_t)j * SLOT,
+				   want, MSG))
+				h_fail(__FILE__, __LINE__,
+				       "message %d corrupted", sent + j);
+		}
+		sent += k;
+	}
+}
+
+/*
+ * A pair on 'pd' (NULL: its own PD with the default preferences) with
+ * 'send_wr' SQ entries: 'want' CMB windows appear (SQs only), and
+ * traffic through it arrives intact, also across ring wrap-around.
+ */
+static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
+		       uint32_t send_wr, int want)
+{
+	int before = cmb_maps(NULL);
+	size_t bytes;
+	struct h_qp_opts o;
+	struct h_pair p;
+	int ring;
+
+	h_qp_opts_default(&o, type);
+	o.max_send_wr = send_wr;
+	o.max_inline = MSG;
+	h_pair_create(&p, ctx, pd, &o, BUF);
+	CHECK_EQ(cmb_maps(&bytes) - before, want);
+	if (want && before == base_n)
+		CHECK(bytes > base_bytes && bytes - base_bytes <= 2 * 16 * 4096);
+	h_pair_connect(&p);
+
+	ring = (int)p.cap[0].max_send_wr + 1;
+	traffic(&p, 1, 1);
+	/* more than three laps, batches that straddle the wrap */
+	traffic(&p, 3 * ring + 5, 7);
+	traffic(&p, ring - 1 < 16 ? ring - 1 : 16, 16);
+
+	p.ctx = NULL;
+	if (pd)
+		p.pd = NULL;
+	h_pair_destroy(&p);
+	/* destroy unmaps the windows */
+	CHECK_EQ(cmb_maps(NULL), before);
+}
+
+/* One QP on 'pd' with SQ depth 'send_wr': NULL with errno, or the QP. */
+static struct ibv_qp *qp_try(struct ibv_pd *pd, struct ibv_cq *cq,
+			     uint32_t send_wr)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = send_wr,
+			.max_recv_wr = 16,
+			.max_send_sge = 4,
+			.max_recv_sge = 4,
+			.max_inline_data = MSG,	/* as pair_check() */
+		},
+	};
+
+	errno = 0;
+	return ibv_create_qp(pd, &a);
+}
+
+/* Creating one QP on 'pd' gives 'want' windows (or fails with 'err'). */
+static void qp_check(struct ibv_pd *pd, uint32_t send_wr, int want, int err)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	int before = cmb_maps(NULL);
+	struct ibv_qp *qp;
+
+	REQUIRE(cq);
+	qp = qp_try(pd, cq, send_wr);
+	if (err) {
+		CHECK(!qp);
+		CHECK_EQ(errno, err);
+	} else {
+		CHECK(qp);
+	}
+	CHECK_EQ(cmb_maps(NULL) - before, want);
+	if (qp)
+		CHECK_RC(ibv_destroy_qp(qp), 0);
+	CHECK_EQ(cmb_maps(NULL), before);
+	CHECK_RC(ibv_destroy_cq(cq), 0);
+}
+
+int main(int argc, char **argv)
+{
+	int one = 0;
+	struct ibv_pd *pd;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cmb"))
+			have_cmb = true;
+		else if (!strcmp(argv[i], "--expdb"))
+			have_expdb = true;
+		else if (strcmp(argv[i], "--no-cmb"))
+			h_fatal(__FILE__, __LINE__, "usage: %s --cmb|--no-cmb",
+				argv[0]);
+	}
+	one = have_cmb ? 1 : 0;
+
+	ctx = h_open();
+	base_n = cmb_maps(&base_bytes);
+
+	SECTION("default preferences: RC SQs in CMB, traffic intact");
+	pair_check(IBV_QPT_RC, NULL, 64, 2 * one);
+	SECTION("default preferences: UD SQs in CMB, traffic intact");
+	pair_check(IBV_QPT_UD, NULL, 64, 2 * one);
+	SECTION("small SQ: many laps of the ring");
+	pair_check(IBV_QPT_RC, NULL, 7, 2 * one);
+
+	pd = ibv_alloc_pd(ctx);
+	REQUIRE(pd);
+
+	SECTION("set_sqcmb(enable=false): host ring");
+	CHECK_RC(ionic_dv_pd_set_sqcmb(pd, false, false, false), 0);
+	pair_check(IBV_QPT_RC, pd, 64, 0);
+	qp_check(pd, 64, 0, 0);
+
+	SECTION("RQ CMB request: the RQ stays in host memory");
+	CHECK_RC(ionic_dv_pd_set_rqcmb(pd, true, false, false), 0);
+	pair_check(IBV_QPT_RC, pd, 64, 0);
+	/* REQUIRE that the kernel cannot meet fails creation */
+	CHECK_RC(ionic_dv_pd_set_rqcmb(pd, true, false, true), 0);
+	qp_check(pd, 64, 0, EOPNOTSUPP);
+	CHECK_RC(ionic_dv_pd_set_rqcmb(pd, false, false, false), 0);
+
+	SECTION("set_sqcmb(enable=true) again: CMB");
+	CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, false, false), 0);
+	pair_check(IBV_QPT_RC, pd, 64, 2 * one);
+
+	SECTION("SQ over 16 pages: host ring; with REQUIRE: EOPNOTSUPP");
+	/* 4096 entries of at least 64 bytes: 64 pages or more */
+	qp_check(pd, 4095, 0, 0);
+	pair_check(IBV_QPT_RC, pd, 4095, 0);
+	CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, false, true), 0);
+	qp_check(pd, 4095, 0, EOPNOTSUPP);
+
+	SECTION("REQUIRE with a small SQ");
+	qp_check(pd, 64, one, have_cmb ? 0 : EOPNOTSUPP);
+	if (have_cmb)
+		pair_check(IBV_QPT_RC, pd, 64, 2);
+
+	SECTION("REQUIRE with an express doorbell");
+	if (have_expdb) {
+		struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+		int before = cmb_maps(NULL);
+		struct ibv_qp *qp;
+
+		REQUIRE(cq);
+		CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, true, true), 0);
+		/*
+		 * 64-byte WQEs qualify for an express doorbell, so it is
+		 * asked for; the emulated kernel cannot give one, and with
+		 * REQUIRE gives no CMB at all: the provider fails creation.
+		 */
+		qp = ibv_create_qp(pd, &(struct ibv_qp_init_attr){
+			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+				 .max_send_sge = 1, .max_recv_sge = 1 } });
+		CHECK(!qp);
+		CHECK_EQ(errno, EOPNOTSUPP);
+		CHECK_EQ(cmb_maps(NULL), before);
+		if (qp)
+			ibv_destroy_qp(qp);
+		/* without REQUIRE the wish is dropped: regular CMB */
+		CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, true, false), 0);
+		pair_check(IBV_QPT_RC, pd, 64, 2);
+		CHECK_RC(ibv_destroy_cq(cq), 0);
+	} else {
+		CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, true, true), EINVAL);
+	}
+
+	SECTION("16-page SQ: CMB; 32 pages: host");
+	CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, false, false), 0);
+	{
+		struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+		struct ibv_qp *qp;
+		size_t bytes = 0;
+		uint32_t wr = 16;
+
+		REQUIRE(cq);
+		/* grow the SQ until its ring is 16 pages (by the window) */
+		for (; have_cmb && wr <= 4096; wr *= 2) {
+			qp = qp_try(pd, cq, wr - 1);
+			REQUIRE(qp);
+			cmb_maps(&bytes);
+			bytes -= base_bytes;
+			CHECK_RC(ibv_destroy_qp(qp), 0);
+			if (bytes >= 16 * 4096)
+				break;
+		}
+		if (have_cmb) {
+			CHECK_EQ(bytes, 16 * 4096);
+			/* twice the entries: 32 pages, over the limit */
+			qp_check(pd, 2 * wr - 1, 0, 0);
+			pair_check(IBV_QPT_RC, pd, wr - 1, 2);
+		}
+		CHECK_RC(ibv_destroy_cq(cq), 0);
+	}
+
+	CHECK_RC(ibv_dealloc_pd(pd), 0);
+	CHECK_RC(ibv_close_device(ctx), 0);
+	return h_finish();
+}
