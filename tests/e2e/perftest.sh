@@ -9,24 +9,16 @@
 # Passes when both sides exit 0 and each prints a numeric result line after
 # its "#bytes" header (real-clients.md §2.4); the server is killed on every
 # exit path and nothing may be left running afterwards.
+# work, fabric and port are set by e2e_setup (lib.sh)
+# shellcheck disable=SC2154
 set -u
 sim=$1 prog=$2
 shift 2
 command -v "$prog" >/dev/null || { echo "$prog not installed"; exit 1; }
 
-work=$(mktemp -d)
-fabric="pt-$$-$RANDOM"
-# A free TCP port for perftest's address exchange.
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-server_pid=
-cleanup() {
-	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-		kill "$server_pid" 2>/dev/null
-		wait "$server_pid" 2>/dev/null
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
+e2e_setup pt
 
 # -F: no CPU-frequency warnings (VMs); -x 1: the RoCEv2 IPv4 GID;
 # short runs unless the caller asks otherwise.
@@ -36,14 +28,7 @@ timeout 50 "$sim" --fabric "$fabric" -- "$prog" "${args[@]}" \
 	>"$work/server.out" 2>&1 &
 server_pid=$!
 
-# Wait until the server listens (its TCP socket), at most ~20 s.
-for _ in $(seq 200); do
-	if ss -ltn "sport = :$port" 2>/dev/null | grep -q ":$port"; then
-		break
-	fi
-	kill -0 "$server_pid" 2>/dev/null || break
-	sleep 0.1
-done
+e2e_wait_listen
 
 timeout 50 "$sim" --fabric "$fabric" -- "$prog" "${args[@]}" 127.0.0.1 \
 	>"$work/client.out" 2>&1

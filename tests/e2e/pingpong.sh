@@ -7,6 +7,8 @@
 #
 # Passes when both sides exit 0, print their throughput lines, and (with -c)
 # report no corrupted data; nothing may be left running afterwards.
+# work, fabric and port are set by e2e_setup (lib.sh)
+# shellcheck disable=SC2154
 set -u
 sim=$1 kind=$2
 shift 2
@@ -16,32 +18,15 @@ ud) prog=ibv_ud_pingpong ;;
 *) echo "unknown kind $kind" >&2; exit 2 ;;
 esac
 
-work=$(mktemp -d)
-fabric="pp-$$-$RANDOM"
-# A free TCP port for the address exchange.
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-server_pid=
-cleanup() {
-	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-		kill "$server_pid" 2>/dev/null
-		wait "$server_pid" 2>/dev/null
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
+e2e_setup pp
 
 timeout 60 "$sim" --fabric "$fabric" -- "$prog" -p "$port" "$@" \
 	>"$work/server.out" 2>&1 &
 server_pid=$!
 
-# Wait until the server listens (its TCP socket), at most ~20 s.
-for _ in $(seq 200); do
-	if ss -ltn "sport = :$port" 2>/dev/null | grep -q ":$port"; then
-		break
-	fi
-	kill -0 "$server_pid" 2>/dev/null || break
-	sleep 0.1
-done
+e2e_wait_listen
 
 timeout 60 "$sim" --fabric "$fabric" -- "$prog" -p "$port" "$@" 127.0.0.1 \
 	>"$work/client.out" 2>&1

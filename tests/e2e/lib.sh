@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+# shellcheck shell=bash disable=SC2034 # the variables are for the caller
+#
+# Shared by the two-process end-to-end scripts (pingpong.sh, perftest.sh):
+# a private work directory, a fabric of their own, a free TCP port for the
+# clients' address exchange, and a server that is killed on every exit path.
+#
+# e2e_setup PREFIX    sets work, fabric, port, server_pid; installs the trap
+# e2e_wait_listen     waits (~20 s at most) until the server listens on $port
+
+e2e_setup() {
+	work=$(mktemp -d)
+	fabric="$1-$$-$RANDOM"
+	port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	server_pid=
+	trap e2e_cleanup EXIT
+}
+
+e2e_cleanup() {
+	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid" 2>/dev/null
+	fi
+	rm -rf "$work"
+}
+
+e2e_wait_listen() {
+	for _ in $(seq 200); do
+		if ss -ltn "sport = :$port" 2>/dev/null | grep -q ":$port"; then
+			return 0
+		fi
+		kill -0 "$server_pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
