@@ -40,8 +40,10 @@ static void setup(struct ibv_context *ctx, struct ibv_pd *pd, struct side *s,
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
-			 .max_send_sge = 1, .max_recv_sge = 1,
+		.cap = { .max_send_wr = 64,
+			 .max_recv_wr = 64,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1,
 			 .max_inline_data = 64 },
 	};
 
@@ -62,13 +64,15 @@ static void connect_to(struct side *s, uint32_t dest_qpn,
 		       const union ibv_gid *dgid)
 {
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
 	};
 	int rc;
 
-	rc = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	rc = ibv_modify_qp(s->qp, &a,
+			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS);
 	if (rc)
 		die("INIT", rc);
 	memset(&a, 0, sizeof(a));
@@ -82,9 +86,11 @@ static void connect_to(struct side *s, uint32_t dest_qpn,
 	a.ah_attr.grh.sgid_index = GID_INDEX;
 	a.ah_attr.grh.hop_limit = 1;
 	a.ah_attr.port_num = 1;
-	rc = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			   IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	rc = ibv_modify_qp(s->qp, &a,
+			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				   IBV_QP_MAX_DEST_RD_ATOMIC |
+				   IBV_QP_MIN_RNR_TIMER);
 	if (rc)
 		die("RTR", rc);
 	memset(&a, 0, sizeof(a));
@@ -93,9 +99,10 @@ static void connect_to(struct side *s, uint32_t dest_qpn,
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	rc = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			   IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc = ibv_modify_qp(s->qp, &a,
+			   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				   IBV_QP_MAX_QP_RD_ATOMIC);
 	if (rc)
 		die("RTS", rc);
 }
@@ -115,7 +122,9 @@ static void post_send(struct side *s, size_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)s->buf, len, s->mr->lkey };
 	struct ibv_send_wr wr = {
-		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.wr_id = 1,
+		.sg_list = &sge,
+		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED |
 			      (len <= 64 ? IBV_SEND_INLINE : 0),

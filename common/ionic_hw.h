@@ -27,8 +27,9 @@
 
 #define IONIC_HW_ASSERT_SIZE(type, size) \
 	static_assert(sizeof(type) == (size), #type " size")
-#define IONIC_HW_ASSERT_OFF(type, field, off) \
-	static_assert(offsetof(type, field) == (off), #type "." #field " offset")
+#define IONIC_HW_ASSERT_OFF(type, field, off)         \
+	static_assert(offsetof(type, field) == (off), \
+		      #type "." #field " offset")
 
 /* ------------------------------------------------------------------ */
 /* Doorbells: one 64-bit little-endian store to dbpage[qtype].        */
@@ -38,7 +39,7 @@
 #define IONIC_DBELL_INDEX_MASK 0xffffull
 #define IONIC_DBELL_RING_SHIFT 16
 #define IONIC_DBELL_RING_MASK 0x7ull
-#define IONIC_DBELL_RING_ARM (1ull << 16)   /* CQ ring 1: arm for any */
+#define IONIC_DBELL_RING_ARM (1ull << 16) /* CQ ring 1: arm for any */
 #define IONIC_DBELL_RING_SONLY (2ull << 16) /* CQ ring 2: solicited only */
 #define IONIC_DBELL_QID_SHIFT 24
 #define IONIC_DBELL_QID_MASK 0xffffffull
@@ -51,8 +52,10 @@
 static inline uint64_t ionic_dbell_val(uint32_t qid, unsigned int ring,
 				       uint16_t index)
 {
-	return ((uint64_t)(qid & IONIC_DBELL_QID_MASK) << IONIC_DBELL_QID_SHIFT) |
-	       ((uint64_t)(ring & IONIC_DBELL_RING_MASK) << IONIC_DBELL_RING_SHIFT) |
+	return ((uint64_t)(qid & IONIC_DBELL_QID_MASK)
+		<< IONIC_DBELL_QID_SHIFT) |
+	       ((uint64_t)(ring & IONIC_DBELL_RING_MASK)
+		<< IONIC_DBELL_RING_SHIFT) |
 	       index;
 }
 
@@ -101,8 +104,8 @@ union ionic_wqe_payload {
 IONIC_HW_ASSERT_SIZE(union ionic_wqe_payload, 32);
 
 struct ionic_wqe_hdr {
-	__le64 wqe_idx;     /* echoed in CQEs; the provider stores the slot */
-	uint8_t op;         /* opcode, 0 in RQ WQEs */
+	__le64 wqe_idx; /* echoed in CQEs; the provider stores the slot */
+	uint8_t op; /* opcode, 0 in RQ WQEs */
 	uint8_t num_sge_key; /* SGE count, 0 inline, new key byte for bind */
 	__be16 flags;
 	__be32 imm_data_key; /* imm / rkey / RQ: total SGL length */
@@ -339,7 +342,8 @@ enum ionic_cqe_type {
 static inline uint32_t ionic_cqe_qtf(uint32_t qid, enum ionic_cqe_type type,
 				     int error, int color)
 {
-	return (qid << IONIC_CQE_QID_SHIFT) | ((uint32_t)type << IONIC_CQE_TYPE_SHIFT) |
+	return (qid << IONIC_CQE_QID_SHIFT) |
+	       ((uint32_t)type << IONIC_CQE_TYPE_SHIFT) |
 	       (error ? IONIC_CQE_ERROR : 0) | (color ? IONIC_CQE_COLOR : 0);
 }
 

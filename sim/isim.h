@@ -54,12 +54,12 @@ void isim_model_atfork_child(void);
  * pending.
  */
 struct isim_db_rec {
-	void *cookie;      /* as passed to isim_dbpage_map() */
-	uint32_t offset;   /* byte offset of the store inside the page */
-	uint32_t size;     /* 1, 2, 4, 8 or 16 bytes */
-	uint64_t value;    /* low 8 bytes of the stored value */
+	void *cookie; /* as passed to isim_dbpage_map() */
+	uint32_t offset; /* byte offset of the store inside the page */
+	uint32_t size; /* 1, 2, 4, 8 or 16 bytes */
+	uint64_t value; /* low 8 bytes of the stored value */
 	uint64_t value_hi; /* high 8 bytes of a 16-byte store */
-	pid_t tid;         /* storing thread, for tracing */
+	pid_t tid; /* storing thread, for tracing */
 };
 
 void *isim_dbpage_map(void *cookie, void *addr, size_t len, int *err);

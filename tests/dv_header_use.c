@@ -14,14 +14,13 @@ static uint8_t (*const ctx_count)(struct ibv_context *) =
 	ionic_dv_ctx_get_udma_count;
 static uint8_t (*const ctx_mask)(struct ibv_context *) =
 	ionic_dv_ctx_get_udma_mask;
-static uint8_t (*const pd_get_mask)(struct ibv_pd *) =
-	ionic_dv_pd_get_udma_mask;
-static int (*const pd_set_mask)(struct ibv_pd *, uint8_t) =
-	ionic_dv_pd_set_udma_mask;
-static int (*const pd_sqcmb)(struct ibv_pd *, bool, bool, bool) =
-	ionic_dv_pd_set_sqcmb;
-static int (*const pd_rqcmb)(struct ibv_pd *, bool, bool, bool) =
-	ionic_dv_pd_set_rqcmb;
+static uint8_t (*const pd_get_mask)(struct ibv_pd *) = ionic_dv_pd_get_udma_mask;
+static int (*const pd_set_mask)(struct ibv_pd *,
+				uint8_t) = ionic_dv_pd_set_udma_mask;
+static int (*const pd_sqcmb)(struct ibv_pd *, bool, bool,
+			     bool) = ionic_dv_pd_set_sqcmb;
+static int (*const pd_rqcmb)(struct ibv_pd *, bool, bool,
+			     bool) = ionic_dv_pd_set_rqcmb;
 
 int main(int argc, char **argv)
 {

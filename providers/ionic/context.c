@@ -99,20 +99,25 @@ static int ionic_ctx_parse(struct ionic_ctx *ctx,
 
 	if (resp->version < IONIC_MIN_FW_VERSION ||
 	    resp->version > IONIC_MAX_FW_VERSION) {
-		verbs_err(vctx, "firmware RDMA version %u not supported (need %d..%d)\n",
-			  resp->version, IONIC_MIN_FW_VERSION,
-			  IONIC_MAX_FW_VERSION);
+		verbs_err(
+			vctx,
+			"firmware RDMA version %u not supported (need %d..%d)\n",
+			resp->version, IONIC_MIN_FW_VERSION,
+			IONIC_MAX_FW_VERSION);
 		return EINVAL;
 	}
 
 	if (resp->version == 1 && resp->qp_opcodes < IONIC_V1_MIN_QP_OPCODES) {
-		verbs_err(vctx, "firmware v1 offers %u QP opcodes, need at least %d\n",
-			  resp->qp_opcodes, IONIC_V1_MIN_QP_OPCODES);
+		verbs_err(
+			vctx,
+			"firmware v1 offers %u QP opcodes, need at least %d\n",
+			resp->qp_opcodes, IONIC_V1_MIN_QP_OPCODES);
 		return EINVAL;
 	}
 
 	if (resp->udma_count != 1 && resp->udma_count != 2) {
-		verbs_err(vctx, "device reports %u UDMA pipelines, expected 1 or 2\n",
+		verbs_err(vctx,
+			  "device reports %u UDMA pipelines, expected 1 or 2\n",
 			  resp->udma_count);
 		return EINVAL;
 	}
@@ -123,7 +128,8 @@ static int ionic_ctx_parse(struct ionic_ctx *ctx,
 	 */
 	if (resp->page_shift < IONIC_MIN_PAGE_SHIFT ||
 	    resp->page_shift > IONIC_MAX_PAGE_SHIFT) {
-		verbs_err(vctx, "kernel page shift %u out of range\n", resp->page_shift);
+		verbs_err(vctx, "kernel page shift %u out of range\n",
+			  resp->page_shift);
 		return EINVAL;
 	}
 	page_size = 1ull << resp->page_shift;
@@ -134,8 +140,10 @@ static int ionic_ctx_parse(struct ionic_ctx *ctx,
 	if (resp->cq_qtype > max_qtype)
 		max_qtype = resp->cq_qtype;
 	if (db_in_page + (max_qtype + 1ull) * sizeof(uint64_t) > page_size) {
-		verbs_err(vctx, "doorbell registers (offset %#llx, qtype %u) exceed the doorbell page\n",
-			  (unsigned long long)resp->dbell_offset, max_qtype);
+		verbs_err(
+			vctx,
+			"doorbell registers (offset %#llx, qtype %u) exceed the doorbell page\n",
+			(unsigned long long)resp->dbell_offset, max_qtype);
 		return EINVAL;
 	}
 
@@ -176,7 +184,8 @@ static int ionic_map_doorbells(struct ionic_ctx *ctx, int cmd_fd,
 	rc = ibv_dontfork_range(map, len);
 	if (rc) {
 		rc = rc > 0 ? rc : (errno ? errno : EINVAL);
-		verbs_err(&ctx->vctx, "cannot protect the doorbell page from fork: %s\n",
+		verbs_err(&ctx->vctx,
+			  "cannot protect the doorbell page from fork: %s\n",
 			  strerror(rc));
 		munmap(map, len);
 		return rc;
@@ -199,8 +208,7 @@ static void ionic_unmap_doorbells(struct ionic_ctx *ctx)
 }
 
 /* Map the read-only PHC clock page if the kernel offers one. */
-static int ionic_map_phc(struct ionic_ctx *ctx, int cmd_fd,
-			 uint64_t phc_offset)
+static int ionic_map_phc(struct ionic_ctx *ctx, int cmd_fd, uint64_t phc_offset)
 {
 	void *map;
 	int rc;
@@ -212,7 +220,8 @@ static int ionic_map_phc(struct ionic_ctx *ctx, int cmd_fd,
 		   (off_t)phc_offset);
 	if (map == MAP_FAILED) {
 		rc = errno;
-		verbs_err(&ctx->vctx, "cannot map the clock page at %#llx: %s\n",
+		verbs_err(&ctx->vctx,
+			  "cannot map the clock page at %#llx: %s\n",
 			  (unsigned long long)phc_offset, strerror(rc));
 		return rc;
 	}
@@ -230,8 +239,7 @@ static void ionic_unmap_phc(struct ionic_ctx *ctx)
 }
 
 static struct verbs_context *ionic_alloc_context(struct ibv_device *ibdev,
-						 int cmd_fd,
-						 void *private_data)
+						 int cmd_fd, void *private_data)
 {
 	struct ionic_get_context_cmd_resp resp;
 	struct ionic_get_context_cmd cmd;
@@ -346,7 +354,8 @@ const struct verbs_context_ops ionic_ctx_ops = {
 /* ------------------------------------------------------------------------
  * Device
  */
-static struct verbs_device *ionic_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+static struct verbs_device *
+ionic_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
 {
 	struct ionic_device *dev;
 

@@ -15,21 +15,19 @@ IBV_DRV_CMD(ionic_cmd_create_cq, ibv_create_cq, ionic_cq_req,
 	    ib_uverbs_create_cq_resp, ionic_cq_resp);
 
 /* The standard wc_flags the provider can report (exactly these nine). */
-#define IONIC_CQ_WC_FLAGS_TS (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
-			      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
-#define IONIC_CQ_WC_FLAGS (IBV_WC_EX_WITH_BYTE_LEN |		\
-			   IBV_WC_EX_WITH_IMM |			\
-			   IBV_WC_EX_WITH_QP_NUM |		\
-			   IBV_WC_EX_WITH_SRC_QP |		\
-			   IBV_WC_EX_WITH_SLID |		\
-			   IBV_WC_EX_WITH_SL |			\
-			   IBV_WC_EX_WITH_DLID_PATH_BITS |	\
-			   IONIC_CQ_WC_FLAGS_TS)
+#define IONIC_CQ_WC_FLAGS_TS                   \
+	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+#define IONIC_CQ_WC_FLAGS                                                      \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |                        \
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | \
+	 IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS |                   \
+	 IONIC_CQ_WC_FLAGS_TS)
 
-#define IONIC_CQ_COMP_MASK (IBV_CQ_INIT_ATTR_MASK_FLAGS | \
-			    IBV_CQ_INIT_ATTR_MASK_PD)
-#define IONIC_CQ_CREATE_FLAGS (IBV_CREATE_CQ_ATTR_SINGLE_THREADED | \
-			       IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+#define IONIC_CQ_COMP_MASK \
+	(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
+#define IONIC_CQ_CREATE_FLAGS \
+	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
 static void ionic_vcq_free_rings(struct ionic_vcq *vcq)
 {
@@ -45,8 +43,8 @@ static void ionic_vcq_free_rings(struct ionic_vcq *vcq)
 }
 
 static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_vcq *vcq,
-			     struct ionic_cq *cq, int cqe,
-			     struct ionic_pd *pd, bool lockfree)
+			     struct ionic_cq *cq, int cqe, struct ionic_pd *pd,
+			     bool lockfree)
 {
 	int rc;
 
@@ -153,8 +151,8 @@ static struct ionic_vcq *ionic_vcq_create(struct ibv_context *ibctx,
 
 	rc = ibv_cmd_create_cq(ibctx, (int)attr->cqe, attr->channel,
 			       (int)attr->comp_vector, &vcq->vcq.cq,
-			       &cmd.ibv_cmd, sizeof(cmd),
-			       &resp.ibv_resp, sizeof(resp));
+			       &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+			       sizeof(resp));
 	if (rc)
 		goto err_rings;
 
@@ -282,8 +280,8 @@ int ionic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 void ionic_cq_clean(struct ionic_cq *cq, uint32_t qpid)
 {
-	const uint32_t clean = htobe32(IONIC_CQE_QID_CLEANED <<
-				       IONIC_CQE_QID_SHIFT);
+	const uint32_t clean =
+		htobe32(IONIC_CQE_QID_CLEANED << IONIC_CQE_QID_SHIFT);
 	uint16_t pos = cq->q.prod;
 	bool color = cq->color;
 	unsigned int n;

@@ -23,12 +23,12 @@ struct ionic_vcq;
 struct ionic_cq {
 	struct ionic_vcq *vcq;
 	struct ionic_lock lock;
-	struct ionic_queue q;   /* q.prod = read position, q.cons = reported */
+	struct ionic_queue q; /* q.prod = read position, q.cons = reported */
 	uint32_t cqid;
-	bool color;             /* colour expected at the read position */
-	bool flush;             /* some QP on the flush lists has work */
-	int reserve;            /* credits: WQEs that may still be rung */
-	int reserve_pending;    /* credits earned since the last ring-0 sync */
+	bool color; /* colour expected at the read position */
+	bool flush; /* some QP on the flush lists has work */
+	int reserve; /* credits: WQEs that may still be rung */
+	int reserve_pending; /* credits earned since the last ring-0 sync */
 	uint16_t arm_any_prod;
 	uint16_t arm_sol_prod;
 	/* QPs with send completions left over from a full poll (phase A) */
@@ -43,13 +43,13 @@ struct ionic_vcq {
 	struct ionic_ctx *ctx;
 	struct ionic_cq cq[IONIC_MAX_UDMA];
 	uint8_t udma_mask;
-	uint8_t poll_idx;       /* pipeline polled first; benign race */
-	bool want_ts;           /* a timestamp reader was requested */
+	uint8_t poll_idx; /* pipeline polled first; benign race */
+	bool want_ts; /* a timestamp reader was requested */
 	bool want_wallclock;
 	/* extended polling: the WC being read (single-threaded by contract) */
 	struct ibv_wc cur_wc;
-	uint64_t cur_ts;        /* raw 48-bit timestamp of cur_wc */
-	uint64_t cur_ns;        /* converted, if want_wallclock */
+	uint64_t cur_ts; /* raw 48-bit timestamp of cur_wc */
+	uint64_t cur_ns; /* converted, if want_wallclock */
 };
 
 static inline struct ionic_vcq *to_ionic_vcq(struct ibv_cq *ibcq)
@@ -84,8 +84,7 @@ static inline void ionic_cq_sync(struct ionic_ctx *ctx, struct ionic_cq *cq)
 	cq->reserve_pending = 0;
 	cq->q.cons = cq->q.prod;
 	ionic_cq_release_barrier();
-	ionic_dbell_write(ctx->dbpage, ctx->cq_qtype,
-			 cq->q.dbell | cq->q.prod);
+	ionic_dbell_write(ctx->dbpage, ctx->cq_qtype, cq->q.dbell | cq->q.prod);
 }
 
 /*
@@ -93,8 +92,8 @@ static inline void ionic_cq_sync(struct ionic_ctx *ctx, struct ionic_cq *cq)
  * sync ring 0 once they run out, but only if the read position moved.
  * Caller holds the CQ lock.
  */
-static inline void ionic_cq_reserve(struct ionic_ctx *ctx,
-				    struct ionic_cq *cq, int spend)
+static inline void ionic_cq_reserve(struct ionic_ctx *ctx, struct ionic_cq *cq,
+				    int spend)
 {
 	cq->reserve -= spend;
 	if (unlikely(cq->reserve <= 0) && cq->q.prod != cq->q.cons)

@@ -71,7 +71,7 @@ static inline void ionic_cq_release_barrier(void)
 #endif
 }
 
-#define IONIC_CMB_CHUNK 64       /* express-doorbell copy unit, bytes */
+#define IONIC_CMB_CHUNK 64 /* express-doorbell copy unit, bytes */
 
 /*
  * Copy 'nqw' 64-bit words of prepared WQEs from the host ring to a queue's
@@ -119,7 +119,7 @@ static inline void ionic_wc_flush(void)
  * returns CQ slots.
  */
 static inline void ionic_dbell_write(volatile uint64_t *dbpage,
-				    unsigned int qtype, uint64_t val)
+				     unsigned int qtype, uint64_t val)
 {
 	*(volatile uint64_t *)(dbpage + qtype) = htole64(val);
 }

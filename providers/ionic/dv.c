@@ -33,8 +33,8 @@ static struct ionic_ctx *ionic_dv_ctx(struct ibv_context *ibctx)
 
 static struct ionic_pd *ionic_dv_pd(struct ibv_pd *ibpd)
 {
-	return ibpd && ionic_is_ionic_ctx(ibpd->context) ? to_ionic_pd(ibpd)
-							 : NULL;
+	return ibpd && ionic_is_ionic_ctx(ibpd->context) ? to_ionic_pd(ibpd) :
+							   NULL;
 }
 
 uint8_t ionic_dv_ctx_get_udma_count(struct ibv_context *ibctx)

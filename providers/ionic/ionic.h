@@ -44,12 +44,12 @@ struct ionic_ctx {
 
 	/* negotiated with the kernel at GET_CONTEXT */
 	uint32_t page_shift;
-	uint16_t version;       /* firmware RDMA version, 1 or 2 */
+	uint16_t version; /* firmware RDMA version, 1 or 2 */
 	uint8_t sq_qtype, rq_qtype, cq_qtype;
 	uint8_t max_stride;
-	uint8_t spec;           /* speculative SGE limit, 0 = disabled */
+	uint8_t spec; /* speculative SGE limit, 0 = disabled */
 	uint8_t udma_count;
-	uint8_t udma_mask;      /* (1 << udma_count) - 1 */
+	uint8_t udma_mask; /* (1 << udma_count) - 1 */
 	uint8_t expdb_mask;
 	bool sq_expdb, rq_expdb;
 
@@ -61,20 +61,20 @@ struct ionic_ctx {
 	/* PHC clock page (struct ib_uverbs_clock_info), NULL if not offered */
 	const void *phc;
 
-	pthread_mutex_t mutex;  /* QP table insert/delete */
+	pthread_mutex_t mutex; /* QP table insert/delete */
 	struct ionic_qp_table *qp_table;
 };
 
 struct ionic_td {
 	struct ibv_td ibtd;
-	unsigned int refcnt;    /* 1 + parent domains using it */
+	unsigned int refcnt; /* 1 + parent domains using it */
 };
 
 struct ionic_pd {
 	struct ibv_pd ibpd;
-	struct ionic_pd *root;  /* the kernel PD (itself for a root PD) */
-	struct ionic_td *td;    /* parent domain with a thread domain */
-	unsigned int refcnt;    /* root PD: 1 + parent domains using it */
+	struct ionic_pd *root; /* the kernel PD (itself for a root PD) */
+	struct ionic_td *td; /* parent domain with a thread domain */
+	unsigned int refcnt; /* root PD: 1 + parent domains using it */
 	uint8_t udma_mask;
 	uint8_t sq_cmb, rq_cmb; /* IONIC_CMB_* preferences */
 	/* parent domain allocators */
@@ -161,8 +161,9 @@ int ionic_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_td *ionic_alloc_td(struct ibv_context *ibctx,
 			      struct ibv_td_init_attr *attr);
 int ionic_dealloc_td(struct ibv_td *ibtd);
-struct ibv_pd *ionic_alloc_parent_domain(struct ibv_context *ibctx,
-					 struct ibv_parent_domain_init_attr *attr);
+struct ibv_pd *
+ionic_alloc_parent_domain(struct ibv_context *ibctx,
+			  struct ibv_parent_domain_init_attr *attr);
 
 /* mr.c */
 struct ibv_mr *ionic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t len,

@@ -113,12 +113,13 @@ int ionic_dealloc_td(struct ibv_td *ibtd)
 	return 0;
 }
 
-#define IONIC_PARENT_DOMAIN_MASK \
+#define IONIC_PARENT_DOMAIN_MASK                  \
 	(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
 	 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
 
-struct ibv_pd *ionic_alloc_parent_domain(struct ibv_context *ibctx,
-					 struct ibv_parent_domain_init_attr *attr)
+struct ibv_pd *
+ionic_alloc_parent_domain(struct ibv_context *ibctx,
+			  struct ibv_parent_domain_init_attr *attr)
 {
 	struct ionic_pd *from, *pd;
 	struct ionic_td *td = NULL;

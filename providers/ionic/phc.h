@@ -10,11 +10,11 @@
 #include <stdint.h>
 
 struct ionic_phc_snapshot {
-	uint64_t nsec;   /* clock time at 'cycles' */
+	uint64_t nsec; /* clock time at 'cycles' */
 	uint64_t cycles; /* counter value of the last kernel update */
-	uint64_t frac;   /* sub-ns remainder, scaled by 2^shift */
-	uint64_t mask;   /* valid counter bits */
-	uint32_t mult;   /* ns per cycle, scaled by 2^shift */
+	uint64_t frac; /* sub-ns remainder, scaled by 2^shift */
+	uint64_t mask; /* valid counter bits */
+	uint32_t mult; /* ns per cycle, scaled by 2^shift */
 	uint32_t shift;
 };
 

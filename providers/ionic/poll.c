@@ -79,7 +79,9 @@ static inline void ionic_send_wc(struct ionic_vcq *vcq, struct ionic_qp *qp,
 	wc->status = status;
 	wc->opcode = meta->ibop;
 	wc->vendor_err = status == IBV_WC_SUCCESS ||
-			 status == IBV_WC_WR_FLUSH_ERR ? 0 : meta->len;
+					 status == IBV_WC_WR_FLUSH_ERR ?
+				 0 :
+				 meta->len;
 	wc->byte_len = status == IBV_WC_SUCCESS ? meta->len : 0;
 	wc->imm_data = 0;
 	wc->qp_num = qp->qpid;
@@ -174,9 +176,10 @@ static void ionic_comp_msn(struct ionic_vcq *vcq, struct ionic_qp *qp,
 	/* the newest covered WQE must be outstanding: progress, not past */
 	if (unlikely(((sq->msn_prod - sq->msn_cons) & mask) <=
 		     ((last - sq->msn_cons) & mask))) {
-		verbs_err_datapath(&qp->ctx->vctx,
-				   "QP %u: MSN %u outside [%u, %u), CQE skipped",
-				   qp->qpid, seq, sq->msn_cons, sq->msn_prod);
+		verbs_err_datapath(
+			&qp->ctx->vctx,
+			"QP %u: MSN %u outside [%u, %u), CQE skipped", qp->qpid,
+			seq, sq->msn_cons, sq->msn_prod);
 		return;
 	}
 
@@ -222,9 +225,10 @@ static void ionic_comp_npg(struct ionic_vcq *vcq, struct ionic_qp *qp,
 	slot = le64toh(cqe->send.npg_wqe_idx_timestamp) & sq->q.mask;
 	if (unlikely(((slot - sq->q.cons) & sq->q.mask) >=
 		     ionic_queue_length(&sq->q))) {
-		verbs_err_datapath(&qp->ctx->vctx,
-				   "QP %u: NPG slot %u not outstanding, CQE skipped",
-				   qp->qpid, slot);
+		verbs_err_datapath(
+			&qp->ctx->vctx,
+			"QP %u: NPG slot %u not outstanding, CQE skipped",
+			qp->qpid, slot);
 		return;
 	}
 
@@ -287,9 +291,10 @@ static int ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq,
 	slot = le64toh(cqe->recv.wqe_idx_timestamp) & IONIC_CQE_WQE_IDX_MASK;
 	if (unlikely(slot > rq->q.mask || !rq->meta[slot].posted ||
 		     ionic_queue_empty(&rq->q))) {
-		verbs_err_datapath(&qp->ctx->vctx,
-				   "QP %u: RECV slot %u not posted, CQE skipped",
-				   qp->qpid, slot);
+		verbs_err_datapath(
+			&qp->ctx->vctx,
+			"QP %u: RECV slot %u not posted, CQE skipped", qp->qpid,
+			slot);
 		return 0;
 	}
 
@@ -462,9 +467,10 @@ static int ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 skip:
 			/* cleaned CQEs (§5.8) are expected; others are not */
 			if (qid != IONIC_CQE_QID_CLEANED)
-				verbs_err_datapath(&ctx->vctx,
-						   "CQ %u: CQE type %u qid %u skipped",
-						   cq->cqid, type, qid);
+				verbs_err_datapath(
+					&ctx->vctx,
+					"CQ %u: CQE type %u qid %u skipped",
+					cq->cqid, type, qid);
 			break;
 		}
 
@@ -481,8 +487,8 @@ skip:
  * *done once it has nothing left to report.
  */
 static int ionic_flush_sq_step(struct ionic_vcq *vcq, struct ionic_cq *cq,
-			       struct ionic_qp *qp, struct ibv_wc *wc,
-			       int nwc, bool *done)
+			       struct ionic_qp *qp, struct ibv_wc *wc, int nwc,
+			       bool *done)
 {
 	struct ionic_sq *sq = &qp->sq;
 	int npolled = 0;
@@ -571,8 +577,7 @@ static int ionic_poll_phase_c(struct ionic_vcq *vcq, struct ionic_cq *cq,
 
 	cq->flush = false;
 	npolled = ionic_flush_qps(vcq, cq, true, wc, nwc);
-	npolled += ionic_flush_qps(vcq, cq, false, wc + npolled,
-				   nwc - npolled);
+	npolled += ionic_flush_qps(vcq, cq, false, wc + npolled, nwc - npolled);
 	return npolled;
 }
 

@@ -19,7 +19,7 @@ static void ionic_cmb_copy_slots(const struct ionic_queue *q,
 				 volatile uint64_t *win, uint16_t from,
 				 uint16_t to)
 {
-	unsigned int qw_log2 = q->stride_log2 - 3;  /* 64-bit words a slot */
+	unsigned int qw_log2 = q->stride_log2 - 3; /* 64-bit words a slot */
 	const uint64_t *ring = q->ptr;
 
 	if (to < from) {
@@ -52,14 +52,15 @@ static void ionic_cmb_copy_expdb(const struct ionic_queue *q,
 	const size_t qw = IONIC_CMB_CHUNK / sizeof(uint64_t);
 
 	for (uint16_t pos = from; pos != to; pos = ionic_queue_next(q, pos)) {
-		size_t base = ((size_t)pos << q->stride_log2) / sizeof(uint64_t);
+		size_t base =
+			((size_t)pos << q->stride_log2) / sizeof(uint64_t);
 
 		for (size_t c = 0; c < chunks; c++) {
 			ionic_to_device_barrier();
 			if (c == chunks - 1 && cmb->wc)
 				ionic_wc_flush();
-			ionic_cmb_copy(win + base + c * qw, ring + base + c * qw,
-				       qw);
+			ionic_cmb_copy(win + base + c * qw,
+				       ring + base + c * qw, qw);
 		}
 	}
 	if (cmb->wc)
@@ -80,8 +81,10 @@ void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
 
 	for (uint32_t pos = 0; pos <= q->mask; pos++) {
 		val = ((uint64_t)qtype << IONIC_DBELL_QTYPE_SHIFT) |
-		      ionic_dbell_val(qpid, 0, (uint16_t)((pos + 1) & q->mask)) |
-		      (IONIC_DBELL_EXPDB_SCHED << IONIC_DBELL_EXPDB_SCHED_SHIFT);
+		      ionic_dbell_val(qpid, 0,
+				      (uint16_t)((pos + 1) & q->mask)) |
+		      (IONIC_DBELL_EXPDB_SCHED
+		       << IONIC_DBELL_EXPDB_SCHED_SHIFT);
 		val = htole64(val);
 		memcpy((uint8_t *)q->ptr + pos * stride + stride -
 			       IONIC_EXP_DBELL_SZ,

@@ -17,9 +17,9 @@
 IBV_DRV_CMD(ionic_cmd_create_qp, ibv_create_qp_ex, ionic_qp_req,
 	    ib_uverbs_ex_create_qp_resp, ionic_qp_resp);
 
-#define IONIC_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD |		\
-			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |	\
-			    IBV_QP_INIT_ATTR_CREATE_FLAGS)
+#define IONIC_QP_COMP_MASK                                       \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
 /* Strides beyond 64 KiB cannot be described by the ring geometry. */
 #define IONIC_STRIDE_LOG2_MAX 16
@@ -46,8 +46,8 @@ static uint8_t ionic_qp_cmb_pref(struct ionic_pd *pd, bool sq)
  */
 static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 			    const char *name, struct ionic_queue *q,
-			    unsigned int qtype, bool layout_expdb,
-			    uint8_t req, uint8_t resp, uint64_t offset,
+			    unsigned int qtype, bool layout_expdb, uint8_t req,
+			    uint8_t resp, uint64_t offset,
 			    struct ionic_cmb *cmb)
 {
 	uint8_t type = resp & (IONIC_CMB_WC | IONIC_CMB_UC);
@@ -70,14 +70,16 @@ static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 		return 0;
 
 	if (type != IONIC_CMB_WC && type != IONIC_CMB_UC) {
-		verbs_err(&ctx->vctx, "QP %u: %s CMB flags 0x%x name no mapping type",
-			  qpid, name, resp);
+		verbs_err(&ctx->vctx,
+			  "QP %u: %s CMB flags 0x%x name no mapping type", qpid,
+			  name, resp);
 		return EINVAL;
 	}
 	/* express doorbells need the trailer the WQE layout reserved */
 	if ((resp & IONIC_CMB_EXPDB) && !layout_expdb) {
-		verbs_err(&ctx->vctx, "QP %u: %s express doorbell not requested",
-			  qpid, name);
+		verbs_err(&ctx->vctx,
+			  "QP %u: %s express doorbell not requested", qpid,
+			  name);
 		return EINVAL;
 	}
 
@@ -117,8 +119,8 @@ static void ionic_qp_unmap_cmb(const struct ionic_queue *q,
 
 static unsigned int ionic_ctx_max_stride(struct ionic_ctx *ctx)
 {
-	return ctx->max_stride > IONIC_STRIDE_LOG2_MAX ?
-		       IONIC_STRIDE_LOG2_MAX : ctx->max_stride;
+	return ctx->max_stride > IONIC_STRIDE_LOG2_MAX ? IONIC_STRIDE_LOG2_MAX :
+							 ctx->max_stride;
 }
 
 static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
@@ -165,8 +167,8 @@ static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	if (sq->q.stride_log2 > max_stride)
 		return EINVAL;
 
-	sq->max_sge = ionic_send_max_sge(sq->q.stride_log2, sq->spec,
-					 sq->expdb);
+	sq->max_sge =
+		ionic_send_max_sge(sq->q.stride_log2, sq->spec, sq->expdb);
 	sq->max_inline = ionic_send_max_inline(sq->q.stride_log2, sq->expdb);
 
 	sq->meta = calloc((size_t)sq->q.mask + 1, sizeof(*sq->meta));
@@ -219,8 +221,8 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	if (rq->q.stride_log2 > max_stride)
 		return EINVAL;
 
-	rq->max_sge = ionic_recv_max_sge(rq->q.stride_log2, rq->spec,
-					 rq->expdb);
+	rq->max_sge =
+		ionic_recv_max_sge(rq->q.stride_log2, rq->spec, rq->expdb);
 
 	rq->meta = calloc((size_t)rq->q.mask + 1, sizeof(*rq->meta));
 	if (!rq->meta)
@@ -251,8 +253,7 @@ static void ionic_qp_free(struct ionic_qp *qp)
 	free(qp);
 }
 
-static void ionic_qp_fill_cap(const struct ionic_qp *qp,
-			      struct ibv_qp_cap *cap)
+static void ionic_qp_fill_cap(const struct ionic_qp *qp, struct ibv_qp_cap *cap)
 {
 	cap->max_send_wr = qp->sq.q.mask;
 	cap->max_recv_wr = qp->rq.q.mask;
@@ -364,8 +365,7 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	udma = resp.drv_payload.udma_idx;
 
 	/* the QP completes only into cq[udma] of both vCQs: it must exist */
-	if (udma >= IONIC_MAX_UDMA ||
-	    !(send_vcq->udma_mask & (1u << udma)) ||
+	if (udma >= IONIC_MAX_UDMA || !(send_vcq->udma_mask & (1u << udma)) ||
 	    !(recv_vcq->udma_mask & (1u << udma))) {
 		verbs_err(&ctx->vctx, "QP %u on pipeline %u outside its CQs",
 			  qp->qpid, udma);
@@ -549,8 +549,8 @@ int ionic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	return 0;
 }
 
-int ionic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
-		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+int ionic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		   struct ibv_qp_init_attr *init_attr)
 {
 	struct ionic_qp *qp = to_ionic_qp(ibqp);
 	struct ibv_query_qp cmd;

@@ -15,8 +15,8 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr);
 int ionic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask);
-int ionic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
-		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int ionic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		   struct ibv_qp_init_attr *init_attr);
 int ionic_destroy_qp(struct ibv_qp *ibqp);
 
 /* post.c */

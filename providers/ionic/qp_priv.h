@@ -19,30 +19,26 @@
  * creation and can skip, rather than a failing WR later.  RC: upstream's
  * set (ionic-device.md §16.2); UD: SEND and SEND_WITH_IMM.
  */
-#define IONIC_RC_SEND_OPS (IBV_QP_EX_WITH_SEND |			\
-			   IBV_QP_EX_WITH_SEND_WITH_IMM |		\
-			   IBV_QP_EX_WITH_SEND_WITH_INV |		\
-			   IBV_QP_EX_WITH_RDMA_WRITE |			\
-			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
-			   IBV_QP_EX_WITH_RDMA_READ |			\
-			   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
-			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |	\
-			   IBV_QP_EX_WITH_LOCAL_INV |			\
-			   IBV_QP_EX_WITH_BIND_MW)
-#define IONIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | \
-			   IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define IONIC_RC_SEND_OPS                                                 \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |             \
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |       \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |  \
+	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                              \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
+	 IBV_QP_EX_WITH_BIND_MW)
+#define IONIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
 /* Per-SQ-slot metadata: what the WC of that WQE reports. */
 struct ionic_sq_meta {
 	uint64_t wr_id;
-	uint64_t ts;            /* raw completion timestamp */
-	uint32_t len;           /* byte_len on success, status code on error */
-	uint16_t seq;           /* MSN assigned at post time, if remote */
-	uint8_t ibop;           /* enum ibv_wc_opcode */
-	uint8_t ibsts;          /* enum ibv_wc_status */
-	bool remote;            /* completes through MSN CQEs */
-	bool signal;            /* produce a WC on success */
-	bool local_comp;        /* its NPG CQE has arrived */
+	uint64_t ts; /* raw completion timestamp */
+	uint32_t len; /* byte_len on success, status code on error */
+	uint16_t seq; /* MSN assigned at post time, if remote */
+	uint8_t ibop; /* enum ibv_wc_opcode */
+	uint8_t ibsts; /* enum ibv_wc_status */
+	bool remote; /* completes through MSN CQEs */
+	bool signal; /* produce a WC on success */
+	bool local_comp; /* its NPG CQE has arrived */
 };
 
 /*
@@ -61,26 +57,26 @@ struct ionic_rq_meta {
  * copied to the window when rung.
  */
 struct ionic_cmb {
-	void *ptr;              /* the window (q.size bytes); NULL: host ring */
-	bool wc;                /* write-combining mapping (else uncached) */
-	bool expdb;             /* express doorbells: each WQE's trailer rings */
+	void *ptr; /* the window (q.size bytes); NULL: host ring */
+	bool wc; /* write-combining mapping (else uncached) */
+	bool expdb; /* express doorbells: each WQE's trailer rings */
 };
 
 struct ionic_sq {
 	struct ionic_lock lock;
 	struct ionic_queue q;
 	struct ionic_sq_meta *meta;
-	uint16_t *msn_idx;      /* MSN -> ring slot of that remote WQE */
-	uint16_t msn_prod;      /* next MSN to assign */
-	uint16_t msn_cons;      /* MSNs acknowledged so far */
-	uint16_t prod_rung;     /* producer index of the last doorbell */
+	uint16_t *msn_idx; /* MSN -> ring slot of that remote WQE */
+	uint16_t msn_prod; /* next MSN to assign */
+	uint16_t msn_cons; /* MSNs acknowledged so far */
+	uint16_t prod_rung; /* producer index of the last doorbell */
 	uint8_t spec;
-	bool color;             /* COLOR flag of the next WQE */
-	bool expdb;             /* WQE layout keeps the express-doorbell trailer */
+	bool color; /* COLOR flag of the next WQE */
+	bool expdb; /* WQE layout keeps the express-doorbell trailer */
 	struct ionic_cmb cmb;
-	bool flush;             /* software flush: device CQEs are ignored */
-	bool flush_rcvd;        /* device flush indicator seen */
-	bool flush_req;         /* went to ERR: flush once visible CQEs are reaped */
+	bool flush; /* software flush: device CQEs are ignored */
+	bool flush_rcvd; /* device flush indicator seen */
+	bool flush_req; /* went to ERR: flush once visible CQEs are reaped */
 	uint32_t max_sge;
 	uint32_t max_inline;
 };
@@ -95,17 +91,17 @@ struct ionic_rq {
 	struct ionic_cmb cmb;
 	bool flush;
 	bool flush_req;
-	bool ooo;               /* a completion named a slot other than cons */
+	bool ooo; /* a completion named a slot other than cons */
 	uint32_t max_sge;
 };
 
 /* Extended send API (wr.c): the WR being built and the batch snapshot. */
 struct ionic_wrx {
-	struct ibv_send_wr wr;  /* template completed by a data setter */
-	struct ibv_sge sge;     /* for wr_set_sge / wr_set_inline_data */
-	bool pending;           /* a builder ran, no data setter yet */
-	int err;                /* sticky error of the batch */
-	uint16_t start_prod;    /* restored by wr_abort (upstream: D3) */
+	struct ibv_send_wr wr; /* template completed by a data setter */
+	struct ibv_sge sge; /* for wr_set_sge / wr_set_inline_data */
+	bool pending; /* a builder ran, no data setter yet */
+	int err; /* sticky error of the batch */
+	uint16_t start_prod; /* restored by wr_abort (upstream: D3) */
 	uint16_t start_msn;
 	bool start_color;
 };
@@ -118,10 +114,10 @@ struct ionic_qp {
 	struct ionic_cq *recv_cq;
 	uint32_t qpid;
 	uint8_t udma_idx;
-	uint8_t version;        /* firmware RDMA version: opcode table */
+	uint8_t version; /* firmware RDMA version: opcode table */
 	bool is_ud;
 	bool sig_all;
-	uint32_t wr_ops;        /* IBV_QP_EX_WITH_* the ibv_wr_* API may use */
+	uint32_t wr_ops; /* IBV_QP_EX_WITH_* the ibv_wr_* API may use */
 	struct ionic_sq sq;
 	struct ionic_rq rq;
 	/* membership of the send CQ's poll_sq / flush_sq, recv CQ's flush_rq */
@@ -218,8 +214,7 @@ void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
  * A queue in controller memory gets the new WQEs copied to its window
  * (ionic_ring_cmb()); the host-ring path pays one test for that.
  */
-static inline void ionic_ring_queue(struct ionic_ctx *ctx,
-				    struct ionic_cq *cq,
+static inline void ionic_ring_queue(struct ionic_ctx *ctx, struct ionic_cq *cq,
 				    struct ionic_queue *q, uint16_t *prod_rung,
 				    unsigned int qtype,
 				    const struct ionic_cmb *cmb)

@@ -12,8 +12,8 @@
 #include "phc.h"
 
 /* Does the caller's attribute buffer reach to the end of 'field'? */
-#define IONIC_ATTR_HAS(size, field)                                            \
-	((size) >= offsetof(struct ibv_device_attr_ex, field) +               \
+#define IONIC_ATTR_HAS(size, field)                             \
+	((size) >= offsetof(struct ibv_device_attr_ex, field) + \
 			   sizeof(((struct ibv_device_attr_ex *)0)->field))
 
 static void ionic_fill_fw_ver(struct ibv_context *ibctx,

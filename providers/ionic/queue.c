@@ -9,8 +9,8 @@
 #include "ionic.h"
 #include "queue.h"
 
-int ionic_queue_geometry(struct ionic_queue *q, uint32_t depth,
-			 uint32_t stride, unsigned int pg_shift)
+int ionic_queue_geometry(struct ionic_queue *q, uint32_t depth, uint32_t stride,
+			 unsigned int pg_shift)
 {
 	unsigned int depth_log2, stride_log2;
 
@@ -42,8 +42,7 @@ int ionic_queue_geometry(struct ionic_queue *q, uint32_t depth,
 	return 0;
 }
 
-int ionic_queue_alloc(struct ionic_queue *q, struct ionic_pd *pd,
-		      uint64_t tag)
+int ionic_queue_alloc(struct ionic_queue *q, struct ionic_pd *pd, uint64_t tag)
 {
 	size_t align;
 	void *ptr;
@@ -163,8 +162,7 @@ uint32_t ionic_recv_min_size(uint32_t max_sge, uint8_t spec, bool expdb)
 	return sz < IONIC_WQE_MIN_SIZE ? IONIC_WQE_MIN_SIZE : sz;
 }
 
-uint32_t ionic_send_max_sge(unsigned int stride_log2, uint8_t spec,
-			    bool expdb)
+uint32_t ionic_send_max_sge(unsigned int stride_log2, uint8_t spec, bool expdb)
 {
 	uint32_t end = (1u << stride_log2) - (expdb ? 16 : 0);
 	uint32_t first = IONIC_WQE_PAYLOAD_OFF + (spec > 2 ? 32 : 0);
@@ -175,8 +173,7 @@ uint32_t ionic_send_max_sge(unsigned int stride_log2, uint8_t spec,
 	return k;
 }
 
-uint32_t ionic_recv_max_sge(unsigned int stride_log2, uint8_t spec,
-			    bool expdb)
+uint32_t ionic_recv_max_sge(unsigned int stride_log2, uint8_t spec, bool expdb)
 {
 	/* the receive payload also starts at offset 32: same formula */
 	return ionic_send_max_sge(stride_log2, spec, expdb);

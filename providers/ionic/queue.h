@@ -38,7 +38,7 @@ struct ionic_pd;
 struct ionic_queue {
 	void *ptr;
 	size_t size;
-	uint64_t dbell;         /* doorbell template: qid << 24 */
+	uint64_t dbell; /* doorbell template: qid << 24 */
 	uint16_t prod;
 	uint16_t cons;
 	uint16_t mask;
@@ -64,16 +64,15 @@ struct ionic_queue {
  * Compute depth/stride/mask/size for 'depth' elements of 'stride' bytes,
  * at least one page of 2^pg_shift bytes.  Returns 0 or EINVAL.
  */
-int ionic_queue_geometry(struct ionic_queue *q, uint32_t depth,
-			 uint32_t stride, unsigned int pg_shift);
+int ionic_queue_geometry(struct ionic_queue *q, uint32_t depth, uint32_t stride,
+			 unsigned int pg_shift);
 
 /*
  * Allocate zeroed, page-aligned ring memory for a queue whose geometry is
  * set.  'pd' may be NULL or a parent domain with allocators; 'tag' is the
  * IONIC_PD_TAG_* for the ring.  Returns 0 or a positive errno.
  */
-int ionic_queue_alloc(struct ionic_queue *q, struct ionic_pd *pd,
-		      uint64_t tag);
+int ionic_queue_alloc(struct ionic_queue *q, struct ionic_pd *pd, uint64_t tag);
 void ionic_queue_free(struct ionic_queue *q);
 
 /* Ring descriptor for the kernel (ionic_qdesc). */
@@ -127,10 +126,8 @@ uint32_t ionic_send_min_size(uint32_t max_sge, uint32_t max_inline,
 uint32_t ionic_recv_min_size(uint32_t max_sge, uint8_t spec, bool expdb);
 
 /* Capacities of an allocated stride: reported back and used as limits. */
-uint32_t ionic_send_max_sge(unsigned int stride_log2, uint8_t spec,
-			    bool expdb);
-uint32_t ionic_recv_max_sge(unsigned int stride_log2, uint8_t spec,
-			    bool expdb);
+uint32_t ionic_send_max_sge(unsigned int stride_log2, uint8_t spec, bool expdb);
+uint32_t ionic_recv_max_sge(unsigned int stride_log2, uint8_t spec, bool expdb);
 uint32_t ionic_send_max_inline(unsigned int stride_log2, bool expdb);
 
 /* Express doorbell WQE sizes 64/128/256/512 <-> expdb_mask bits 1/2/4/8. */

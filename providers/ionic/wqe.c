@@ -21,28 +21,28 @@
 #define IONIC_ATOMIC_LEN 8
 
 enum ionic_body {
-	IONIC_BODY_NONE,        /* opcode not supported */
-	IONIC_BODY_SEND,        /* common body: payload (+ UD addressing) */
-	IONIC_BODY_RDMA,        /* common body: payload + remote address */
-	IONIC_BODY_ATOMIC,      /* atomic body, v1 or v2 by firmware version */
-	IONIC_BODY_LOCAL,       /* no body: key operation (LOCAL_INV) */
-	IONIC_BODY_BIND,        /* bind memory window body */
+	IONIC_BODY_NONE, /* opcode not supported */
+	IONIC_BODY_SEND, /* common body: payload (+ UD addressing) */
+	IONIC_BODY_RDMA, /* common body: payload + remote address */
+	IONIC_BODY_ATOMIC, /* atomic body, v1 or v2 by firmware version */
+	IONIC_BODY_LOCAL, /* no body: key operation (LOCAL_INV) */
+	IONIC_BODY_BIND, /* bind memory window body */
 };
 
 /* What the header's imm_data_key carries (§3.2). */
 enum ionic_hdr_key {
 	IONIC_KEY_NONE,
-	IONIC_KEY_IMM,          /* wr->imm_data, already in network order */
-	IONIC_KEY_INV,          /* wr->invalidate_rkey, host order */
+	IONIC_KEY_IMM, /* wr->imm_data, already in network order */
+	IONIC_KEY_INV, /* wr->invalidate_rkey, host order */
 };
 
 struct ionic_send_op {
-	uint8_t op[2];          /* firmware opcode: [0] v1, [1] v2 */
-	uint8_t wc_opcode;      /* enum ibv_wc_opcode of its completion */
-	uint8_t qp_types;       /* IONIC_QPT_* that may post it */
-	uint8_t body;           /* enum ionic_body */
-	uint8_t key;            /* enum ionic_hdr_key */
-	bool remote;            /* MSN-tracked on RC (not a local op) */
+	uint8_t op[2]; /* firmware opcode: [0] v1, [1] v2 */
+	uint8_t wc_opcode; /* enum ibv_wc_opcode of its completion */
+	uint8_t qp_types; /* IONIC_QPT_* that may post it */
+	uint8_t body; /* enum ionic_body */
+	uint8_t key; /* enum ionic_hdr_key */
+	bool remote; /* MSN-tracked on RC (not a local op) */
 	unsigned int bad_flags; /* send_flags rejected for this opcode */
 };
 
@@ -137,8 +137,7 @@ static const struct ionic_send_op ionic_send_ops[] = {
  * Zero a WQE slot of 'q'.  With an express doorbell the slot's last 8
  * bytes are its trailer, which the WQE must not touch.
  */
-static void ionic_wqe_zero(const struct ionic_queue *q, void *wqe,
-			   bool expdb)
+static void ionic_wqe_zero(const struct ionic_queue *q, void *wqe, bool expdb)
 {
 	memset(wqe, 0,
 	       ionic_queue_stride(q) - (expdb ? IONIC_EXP_DBELL_SZ : 0));
@@ -151,9 +150,9 @@ static void ionic_wqe_zero(const struct ionic_queue *q, void *wqe,
  * Inline: as a call, its out-parameters go through the stack on every
  * post_send and post_recv.
  */
-static inline int ionic_prep_sgl(uint8_t *wqe, uint8_t spec,
-				 uint32_t max_sge, const struct ibv_sge *sgl,
-				 int num_sge, uint16_t *flags, uint32_t *total)
+static inline int ionic_prep_sgl(uint8_t *wqe, uint8_t spec, uint32_t max_sge,
+				 const struct ibv_sge *sgl, int num_sge,
+				 uint16_t *flags, uint32_t *total)
 {
 	union ionic_wqe_payload *pld =
 		(union ionic_wqe_payload *)(wqe + IONIC_WQE_PAYLOAD_OFF);
@@ -353,8 +352,8 @@ static uint16_t ionic_mw_access(unsigned int access)
  * device takes nothing else from it.
  */
 static int ionic_prep_bind(struct ionic_wqe *wqe, struct ibv_mw *mw,
-			   uint32_t new_rkey,
-			   const struct ibv_mw_bind_info *bi, bool send_path)
+			   uint32_t new_rkey, const struct ibv_mw_bind_info *bi,
+			   bool send_path)
 {
 	uint16_t flags;
 
@@ -384,8 +383,8 @@ static int ionic_prep_bind(struct ionic_wqe *wqe, struct ibv_mw *mw,
 	wqe->bind_mw.va = htobe64(bi->addr);
 	wqe->bind_mw.length = htobe64(bi->length);
 	wqe->bind_mw.lkey = htobe32(bi->mr ? bi->mr->lkey : 0);
-	wqe->bind_mw.flags = htobe16(flags |
-				     ionic_mw_access(bi->mw_access_flags));
+	wqe->bind_mw.flags =
+		htobe16(flags | ionic_mw_access(bi->mw_access_flags));
 	return 0;
 }
 
@@ -508,8 +507,8 @@ int ionic_prep_recv(struct ionic_qp *qp, const struct ibv_recv_wr *wr)
 
 	ionic_wqe_zero(&rq->q, wqe, rq->expdb);
 
-	rc = ionic_prep_sgl((uint8_t *)wqe, rq->spec, rq->max_sge,
-			    wr->sg_list, wr->num_sge, &flags, &len);
+	rc = ionic_prep_sgl((uint8_t *)wqe, rq->spec, rq->max_sge, wr->sg_list,
+			    wr->num_sge, &flags, &len);
 	if (rc)
 		return rc;
 

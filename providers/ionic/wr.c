@@ -168,9 +168,8 @@ static void ionic_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 }
 
 /* Data setters end a WR: prepare its WQE now. */
-static void ionic_wr_finish(struct ionic_qp *qp,
-			    const struct ibv_sge *sgl, int num_sge,
-			    unsigned int extra_flags)
+static void ionic_wr_finish(struct ionic_qp *qp, const struct ibv_sge *sgl,
+			    int num_sge, unsigned int extra_flags)
 {
 	struct ibv_send_wr *wr = &qp->wrx.wr;
 	int rc;
@@ -233,8 +232,7 @@ static void ionic_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 	ionic_wr_finish(qp, &qp->wrx.sge, 1, IBV_SEND_INLINE);
 }
 
-static void ionic_wr_set_inline_data_list(struct ibv_qp_ex *qpx,
-					  size_t num_buf,
+static void ionic_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 					  const struct ibv_data_buf *buf_list)
 {
 	struct ionic_qp *qp = qpx_to_qp(qpx);
@@ -372,8 +370,8 @@ static void ionic_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t srqn)
 	ionic_wr_unsupported(qpx);
 }
 
-static void ionic_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr,
-			      uint16_t hdr_sz, uint16_t mss)
+static void ionic_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
+			      uint16_t mss)
 {
 	(void)hdr;
 	(void)hdr_sz;

@@ -35,19 +35,19 @@ void isim_profile_defaults(struct isim_profile *p)
 	/* Not determinable: 2 KiB WQEs; max_sge = min((2^11 - 32)/16, 8) = 8
 	 * and up to 2016 inline bytes. */
 	p->max_stride = 11;
-	p->max_spec = 8;      /* IONIC_SPEC_HIGH */
-	p->udma_count = 2;    /* hard-coded by the kernel */
-	p->udma_shift = 4;    /* not determinable; the kernel's worked example */
-	p->expdb_mask = 0xf;  /* 64..512 B express-doorbell windows exist ... */
-	p->expdb_qtypes = 0;  /* ... but no queue type offers express doorbell */
+	p->max_spec = 8; /* IONIC_SPEC_HIGH */
+	p->udma_count = 2; /* hard-coded by the kernel */
+	p->udma_shift = 4; /* not determinable; the kernel's worked example */
+	p->expdb_mask = 0xf; /* 64..512 B express-doorbell windows exist ... */
+	p->expdb_qtypes = 0; /* ... but no queue type offers express doorbell */
 	p->phc = true;
-	p->cmb_pages = 0;     /* no controller memory: rings stay in host memory */
+	p->cmb_pages = 0; /* no controller memory: rings stay in host memory */
 	p->qp_count = 2048;
 	p->cq_count = 2048;
 	p->nmrs = 65536;
 	p->nahs = 4096;
 	p->npts = 1u << 20;
-	p->eq_count = 6;      /* num_comp_vectors = 4 */
+	p->eq_count = 6; /* num_comp_vectors = 4 */
 	p->dbid_count = 64;
 	p->vendor_part_id = 0x1002;
 	p->hw_rev = 0;
@@ -56,7 +56,7 @@ void isim_profile_defaults(struct isim_profile *p)
 	 * -s 1024, as on real hardware at that MTU). */
 	p->netdev_mtu = 1500;
 	p->port_up = true;
-	p->abi_version = 1;   /* IONIC_ABI_VERSION */
+	p->abi_version = 1; /* IONIC_ABI_VERSION */
 }
 
 enum field_kind { F_U8, F_U16, F_U32, F_BOOL, F_STR };
@@ -69,8 +69,10 @@ struct field {
 	const char *help;
 };
 
-#define FLD(k, kind, lo, hi, h) \
-	{ #k, kind, offsetof(struct isim_profile, k), lo, hi, h }
+#define FLD(k, kind, lo, hi, h)                                       \
+	{                                                             \
+#k, kind, offsetof(struct isim_profile, k), lo, hi, h \
+	}
 
 static const struct field fields[] = {
 	FLD(version, F_U16, 0, 0xffff, "firmware RDMA version (opcode table)"),
@@ -79,7 +81,8 @@ static const struct field fields[] = {
 	FLD(sq_qtype, F_U8, 0, 15, "doorbell slot (qtype) of SQs"),
 	FLD(rq_qtype, F_U8, 0, 15, "doorbell slot (qtype) of RQs"),
 	FLD(cq_qtype, F_U8, 0, 15, "doorbell slot (qtype) of CQs"),
-	FLD(admin_qtype, F_U8, 0, 15, "doorbell slot (qtype) of the admin queue"),
+	FLD(admin_qtype, F_U8, 0, 15,
+	    "doorbell slot (qtype) of the admin queue"),
 	FLD(max_stride, F_U8, 6, 16, "log2 of the largest WQE"),
 	FLD(max_spec, F_U8, 0, 255, "speculative SGE limit"),
 	FLD(udma_count, F_U8, 0, 255, "UDMA pipelines"),
@@ -87,18 +90,22 @@ static const struct field fields[] = {
 	FLD(expdb_mask, F_U8, 0, 15, "express-doorbell windows (bit 0 = 64 B)"),
 	FLD(expdb_qtypes, F_U8, 0, 3, "express doorbell: 1 SQ, 2 RQ"),
 	FLD(phc, F_BOOL, 0, 1, "offer the PHC clock page"),
-	FLD(cmb_pages, F_U32, 0, 1u << 20, "controller memory pages (0 = no CMB)"),
+	FLD(cmb_pages, F_U32, 0, 1u << 20,
+	    "controller memory pages (0 = no CMB)"),
 	FLD(qp_count, F_U32, 4, 1u << 24, "QP ids (both pipelines)"),
 	FLD(cq_count, F_U32, 2, 1u << 24, "CQ ids (both pipelines)"),
 	FLD(nmrs, F_U32, 2, 1u << 24, "MR/MW indexes"),
 	FLD(nahs, F_U32, 1, 1u << 24, "address handles"),
 	FLD(npts, F_U32, 1, UINT32_MAX, "page translation entries"),
 	FLD(eq_count, F_U32, 4, 32, "event queues (comp vectors + 2)"),
-	FLD(dbid_count, F_U32, 2, 1u << 16, "doorbell pages (user contexts + 1)"),
-	FLD(vendor_part_id, F_U16, 0, 0xffff, "PCI device id (0x1002 PF, 0x1003 VF)"),
+	FLD(dbid_count, F_U32, 2, 1u << 16,
+	    "doorbell pages (user contexts + 1)"),
+	FLD(vendor_part_id, F_U16, 0, 0xffff,
+	    "PCI device id (0x1002 PF, 0x1003 VF)"),
 	FLD(hw_rev, F_U32, 0, UINT32_MAX, "ASIC revision"),
 	FLD(fw_ver, F_STR, 0, 0, "firmware version string (sysfs fw_ver)"),
-	FLD(netdev_mtu, F_U32, 68, 9216, "netdev MTU (active_mtu derives from it)"),
+	FLD(netdev_mtu, F_U32, 68, 9216,
+	    "netdev MTU (active_mtu derives from it)"),
 	FLD(port_up, F_BOOL, 0, 1, "port ACTIVE (1) or DOWN (0)"),
 	FLD(abi_version, F_U32, 0, 1000, "uverbs driver ABI in sysfs"),
 };
@@ -167,7 +174,7 @@ static int set_field(struct isim_profile *p, const struct field *f,
 	if (!*v || *v == '-')
 		return -EINVAL;
 	errno = 0;
-	n = strtoull(v, &end, 0);	/* decimal or 0x hex */
+	n = strtoull(v, &end, 0); /* decimal or 0x hex */
 	if (errno || *end || n < f->min || n > f->max)
 		return -EINVAL;
 	switch (f->kind) {
@@ -207,7 +214,7 @@ int isim_profile_parse(struct isim_profile *p, const char *spec, char *bad,
 		char val[64];
 		size_t vlen;
 
-		if (len == 0) {	/* tolerate ",," and a trailing comma */
+		if (len == 0) { /* tolerate ",," and a trailing comma */
 			s = comma ? comma + 1 : NULL;
 			continue;
 		}
@@ -331,10 +338,10 @@ void isim_node_gid(uint32_t node, unsigned int index, uint8_t gid[16])
 uint32_t isim_gid_to_node(const uint8_t gid[16])
 {
 	/* byte 8 is mac[0] ^ 0x02 = 0x00 */
-	static const uint8_t ll[11] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
-					0x00, 0x1d, 0xd8 };
-	static const uint8_t v4[13] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					0xff, 0xff, 198 };
+	static const uint8_t ll[11] = { 0xfe, 0x80, 0,	  0,	0,   0,
+					0,    0,    0x00, 0x1d, 0xd8 };
+	static const uint8_t v4[13] = { 0, 0, 0, 0,    0,    0,	 0,
+					0, 0, 0, 0xff, 0xff, 198 };
 	uint32_t node = 0;
 
 	if (!memcmp(gid, ll, sizeof(ll)) && gid[11] == 0xff &&

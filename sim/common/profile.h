@@ -14,39 +14,39 @@
 #include <stdint.h>
 
 #define ISIM_ENV_PROFILE "IONIC_SIM_PROFILE"
-#define ISIM_ENV_NODE "IONIC_SIM_NODE"       /* fabric node id of this NIC */
-#define ISIM_ENV_FABRIC "IONIC_SIM_FABRIC"   /* fabric name (isolation) */
-#define ISIM_ENV_TRACE "IONIC_SIM_TRACE"     /* trace file path, optional */
-#define ISIM_ENV_RUNDIR "IONIC_SIM_RUNDIR"   /* launcher's private directory */
+#define ISIM_ENV_NODE "IONIC_SIM_NODE" /* fabric node id of this NIC */
+#define ISIM_ENV_FABRIC "IONIC_SIM_FABRIC" /* fabric name (isolation) */
+#define ISIM_ENV_TRACE "IONIC_SIM_TRACE" /* trace file path, optional */
+#define ISIM_ENV_RUNDIR "IONIC_SIM_RUNDIR" /* launcher's private directory */
 
 struct isim_profile {
 	/* GET_CONTEXT (ionic_ctx_resp) */
-	uint16_t version;      /* firmware RDMA version: 1 or 2 */
-	uint8_t qp_opcodes;    /* count of supported SQ opcodes */
+	uint16_t version; /* firmware RDMA version: 1 or 2 */
+	uint8_t qp_opcodes; /* count of supported SQ opcodes */
 	uint8_t admin_opcodes;
 	uint8_t sq_qtype, rq_qtype, cq_qtype, admin_qtype;
-	uint8_t max_stride;    /* log2 of the largest WQE */
+	uint8_t max_stride; /* log2 of the largest WQE */
 	uint8_t max_spec;
-	uint8_t udma_count;    /* 1 or 2 */
-	uint8_t udma_shift;    /* queue-group shift of qid <-> pipeline */
+	uint8_t udma_count; /* 1 or 2 */
+	uint8_t udma_shift; /* queue-group shift of qid <-> pipeline */
 	uint8_t expdb_mask;
 	uint8_t expdb_qtypes;
-	bool phc;              /* offer the PHC clock page */
-	uint32_t cmb_pages;    /* controller memory pages; 0 = none */
+	bool phc; /* offer the PHC clock page */
+	uint32_t cmb_pages; /* controller memory pages; 0 = none */
 	/* device limits (firmware identity) */
-	uint32_t qp_count;     /* QP ids per device (both pipelines) */
-	uint32_t cq_count;     /* CQ ids per device (both pipelines) */
-	uint32_t nmrs;         /* MR/MW indexes */
+	uint32_t qp_count; /* QP ids per device (both pipelines) */
+	uint32_t cq_count; /* CQ ids per device (both pipelines) */
+	uint32_t nmrs; /* MR/MW indexes */
 	uint32_t nahs;
-	uint32_t npts;         /* page translation entries */
-	uint32_t eq_count;     /* num_comp_vectors = eq_count - 2 */
+	uint32_t npts; /* page translation entries */
+	uint32_t eq_count; /* num_comp_vectors = eq_count - 2 */
 	uint32_t dbid_count;
 	/* identity */
 	uint16_t vendor_part_id; /* 0x1002 PF, 0x1003 VF */
 	uint32_t hw_rev;
 	char fw_ver[32];
 	/* port */
-	uint32_t netdev_mtu;   /* active_mtu derives from it */
+	uint32_t netdev_mtu; /* active_mtu derives from it */
 	bool port_up;
 	/* uverbs driver ABI reported in sysfs (ionic: 1) */
 	uint32_t abi_version;

@@ -76,7 +76,7 @@ static size_t trace_prefix(char *buf, size_t len, const char *cat)
 
 static void trace_emit(char *buf, size_t used, size_t len)
 {
-	if (used >= len - 1) {	/* truncated: mark it, keep the newline */
+	if (used >= len - 1) { /* truncated: mark it, keep the newline */
 		used = len - 1;
 		memcpy(buf + used - 4, "...", 3);
 		buf[used - 1] = '\n';

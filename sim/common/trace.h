@@ -18,14 +18,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define ISIM_TR_CMD "CMD"     /* uverbs write/ioctl commands and results */
-#define ISIM_TR_MMAP "MMAP"   /* mmap/munmap of the uverbs fd */
-#define ISIM_TR_DB "DB"       /* captured doorbell stores, decoded */
-#define ISIM_TR_WQE "WQE"     /* WQEs consumed by the device */
-#define ISIM_TR_CQE "CQE"     /* CQEs written by the device */
-#define ISIM_TR_PKT "PKT"     /* fabric packets */
+#define ISIM_TR_CMD "CMD" /* uverbs write/ioctl commands and results */
+#define ISIM_TR_MMAP "MMAP" /* mmap/munmap of the uverbs fd */
+#define ISIM_TR_DB "DB" /* captured doorbell stores, decoded */
+#define ISIM_TR_WQE "WQE" /* WQEs consumed by the device */
+#define ISIM_TR_CQE "CQE" /* CQEs written by the device */
+#define ISIM_TR_PKT "PKT" /* fabric packets */
 #define ISIM_TR_EVENT "EVENT" /* async and completion events */
-#define ISIM_TR_FD "FD"       /* device open/close/dup bookkeeping */
+#define ISIM_TR_FD "FD" /* device open/close/dup bookkeeping */
 
 /* -1: not looked at yet, 0: off, 1: on.  Use isim_trace_enabled(). */
 extern int isim_trace_state;

@@ -91,21 +91,23 @@ static void comp_ack(struct isim_dev_qp *d, uint32_t psn)
 	uint32_t expect;
 
 	/* Older than what we know (duplicate) or never sent (bogus). */
-	if (isim_psn_diff(psn, r->una_psn) < 0 || isim_psn_diff(psn, r->next_psn) >= 0)
+	if (isim_psn_diff(psn, r->una_psn) < 0 ||
+	    isim_psn_diff(psn, r->next_psn) >= 0)
 		return;
 	for (slot = r->una; slot != end; slot = isim_sq_next(d, slot)) {
 		s = &d->swqe[slot];
 		if (s->complete)
 			continue;
 		if (!s->npkts)
-			break;  /* a local operation not executed yet */
+			break; /* a local operation not executed yet */
 		if (isim_swqe_needs_resp(s)) {
 			expect = isim_psn_add(s->first_psn, s->rcvd);
 			if (isim_psn_diff(psn, expect) >= 0) {
 				/* The responder is past responses we never
 				 * got: ask again (an implied NAK). */
 				if (!r->retry_left) {
-					isim_req_fail(d, slot, IONIC_STS_RETRY_EXCEEDED);
+					isim_req_fail(d, slot,
+						      IONIC_STS_RETRY_EXCEEDED);
 					return;
 				}
 				r->retry_left--;
@@ -117,7 +119,8 @@ static void comp_ack(struct isim_dev_qp *d, uint32_t psn)
 			}
 			break;
 		}
-		if (isim_psn_diff(isim_psn_add(s->first_psn, s->npkts - 1), psn) > 0)
+		if (isim_psn_diff(isim_psn_add(s->first_psn, s->npkts - 1),
+				  psn) > 0)
 			break;
 		s->complete = true;
 	}
@@ -134,7 +137,8 @@ static void comp_nak(struct isim_dev_qp *d, struct isim_pkt *pkt)
 	uint8_t kind = isim_pkt_hdr(pkt)->nak;
 	uint16_t slot;
 
-	if (isim_psn_diff(psn, r->una_psn) < 0 || isim_psn_diff(psn, r->next_psn) >= 0)
+	if (isim_psn_diff(psn, r->una_psn) < 0 ||
+	    isim_psn_diff(psn, r->next_psn) >= 0)
 		return;
 	/* A NAK acknowledges everything before the PSN it names. */
 	if (psn != r->una_psn)
@@ -148,16 +152,18 @@ static void comp_nak(struct isim_dev_qp *d, struct isim_pkt *pkt)
 	switch (kind) {
 	case ISIM_NAK_RNR:
 		d->rnr_naks_rx++;
-		if (qp->rnr_retry != 7) {  /* 7: retry forever */
+		if (qp->rnr_retry != 7) { /* 7: retry forever */
 			if (!r->rnr_left) {
-				isim_req_fail(d, slot, IONIC_STS_RNR_RETRY_EXCEEDED);
+				isim_req_fail(d, slot,
+					      IONIC_STS_RNR_RETRY_EXCEEDED);
 				return;
 			}
 			r->rnr_left--;
 		}
 		isim_req_go_back(d, psn);
 		r->rnr_wait = true;
-		r->deadline = isim_now_ns() + isim_rnr_delay_ns(isim_pkt_hdr(pkt)->rnr_timer);
+		r->deadline = isim_now_ns() +
+			      isim_rnr_delay_ns(isim_pkt_hdr(pkt)->rnr_timer);
 		break;
 	case ISIM_NAK_SEQ:
 		if (!r->retry_left) {
@@ -190,7 +196,8 @@ static void comp_nak(struct isim_dev_qp *d, struct isim_pkt *pkt)
  * lost: the ACK timeout recovers).
  */
 static struct isim_swqe *comp_resp_target(struct isim_dev_qp *d, uint32_t psn,
-					  enum isim_wr_op want1, enum isim_wr_op want2)
+					  enum isim_wr_op want1,
+					  enum isim_wr_op want2)
 {
 	struct isim_req *r = &d->req;
 	uint16_t slot = comp_find(d, psn);
@@ -202,7 +209,8 @@ static struct isim_swqe *comp_resp_target(struct isim_dev_qp *d, uint32_t psn,
 	if (s->complete || (s->w.op->op != want1 && s->w.op->op != want2) ||
 	    psn != isim_psn_add(s->first_psn, s->rcvd))
 		return NULL;
-	if (s->rcvd == 0 && isim_psn_diff(isim_psn_add(psn, ISIM_PSN_MASK), r->una_psn) >= 0)
+	if (s->rcvd == 0 &&
+	    isim_psn_diff(isim_psn_add(psn, ISIM_PSN_MASK), r->una_psn) >= 0)
 		comp_ack(d, isim_psn_add(psn, ISIM_PSN_MASK));
 	if (comp_first_open(d) != slot)
 		return NULL;
@@ -229,10 +237,12 @@ static void comp_read_resp(struct isim_dev_qp *d, struct isim_pkt *pkt)
 	if (!!(mask & ISIM_PKT_M_FIRST) != (rel == 0) ||
 	    !!(mask & ISIM_PKT_M_LAST) != (rel + 1 == nrel) ||
 	    isim_pkt_paylen(pkt) != want) {
-		isim_req_fail(d, (uint16_t)(s - d->swqe), IONIC_STS_BAD_RESP_ERR);
+		isim_req_fail(d, (uint16_t)(s - d->swqe),
+			      IONIC_STS_BAD_RESP_ERR);
 		return;
 	}
-	st = isim_mem_scatter(d->nic, d->qp->pd, &s->w, off, isim_pkt_payload(pkt), want);
+	st = isim_mem_scatter(d->nic, d->qp->pd, &s->w, off,
+			      isim_pkt_payload(pkt), want);
 	if (st) {
 		isim_req_fail(d, (uint16_t)(s - d->swqe), st);
 		return;
@@ -257,8 +267,9 @@ static void comp_atomic_ack(struct isim_dev_qp *d, struct isim_pkt *pkt)
 	if (!s)
 		return;
 	/* The original value lands in host byte order (as rxe does). */
-	st = isim_mem_resolve(d->nic, d->qp->pd, s->w.result.lkey, s->w.result.va,
-			      ISIM_ATOMIC_SIZE, IBV_ACCESS_LOCAL_WRITE, &host);
+	st = isim_mem_resolve(d->nic, d->qp->pd, s->w.result.lkey,
+			      s->w.result.va, ISIM_ATOMIC_SIZE,
+			      IBV_ACCESS_LOCAL_WRITE, &host);
 	if (st) {
 		isim_req_fail(d, (uint16_t)(s - d->swqe), st);
 		return;

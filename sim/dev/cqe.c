@@ -60,10 +60,12 @@ static bool cq_sol_unread(const struct isim_hwcq *hw)
  * the one the PHC page describes (isim_phc_cycles). */
 static void cqe_stamp(struct ionic_cqe *slot, uint32_t qtf)
 {
-	uint64_t ts = isim_phc_cycles() & ((1ull << (64 - IONIC_CQE_TIMESTAMP_SHIFT)) - 1);
+	uint64_t ts = isim_phc_cycles() &
+		      ((1ull << (64 - IONIC_CQE_TIMESTAMP_SHIFT)) - 1);
 	__le64 *f = ((qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK) ==
-		    IONIC_CQE_TYPE_RECV ? &slot->recv.wqe_idx_timestamp :
-					  &slot->send.npg_wqe_idx_timestamp;
+				    IONIC_CQE_TYPE_RECV ?
+			    &slot->recv.wqe_idx_timestamp :
+			    &slot->send.npg_wqe_idx_timestamp;
 
 	*f = htole64((le64toh(*f) & IONIC_CQE_WQE_IDX_MASK) |
 		     ts << IONIC_CQE_TIMESTAMP_SHIFT);
@@ -82,7 +84,8 @@ int isim_cqe_post(struct isim_hwcq *hw, const struct ionic_cqe *cqe,
 		 * CQ_ERR is what the firmware has for it (§8.1). */
 		hw->overflowed = true;
 		if (isim_trace_enabled())
-			isim_trace(ISIM_TR_CQE, "cq %u OVERFLOW prod %u host_cons %u",
+			isim_trace(ISIM_TR_CQE,
+				   "cq %u OVERFLOW prod %u host_cons %u",
 				   hw->cqid, hw->prod, hw->host_cons);
 		if (hw->vcq)
 			isim_post_async_cq(hw->vcq, IBV_EVENT_CQ_ERR);
@@ -127,7 +130,7 @@ void isim_cq_doorbell(struct isim_hwcq *hw, unsigned int ring, uint16_t index)
 		break;
 	case 1:
 		if (index == hw->arm_any_idx)
-			break;  /* not a new arm request */
+			break; /* not a new arm request */
 		hw->arm_any_idx = index;
 		hw->armed_any = true;
 		if (isim_cq_outstanding(hw))
@@ -154,19 +157,20 @@ static void cqe_tail(struct ionic_cqe *cqe, uint32_t qpn,
 		     uint32_t length)
 {
 	cqe->status_length = htobe32(status ? (uint32_t)status : length);
-	cqe->qid_type_flags = htobe32(ionic_cqe_qtf(qpn & IONIC_CQE_QID_MASK,
-						    type, status != 0, 0));
+	cqe->qid_type_flags = htobe32(
+		ionic_cqe_qtf(qpn & IONIC_CQE_QID_MASK, type, status != 0, 0));
 }
 
 void isim_cqe_recv(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		   uint32_t byte_len, uint32_t src_qpn, unsigned int op,
-		   uint32_t imm_raw, const uint8_t src_mac[6], uint16_t vlan_tci)
+		   uint32_t imm_raw, const uint8_t src_mac[6],
+		   uint16_t vlan_tci)
 {
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->recv.wqe_idx_timestamp = htole64(wqe_idx);
-	cqe->recv.src_qpn_op =
-		htobe32((src_qpn & IONIC_CQE_RECV_SRC_QPN_MASK) |
-			((op & IONIC_CQE_RECV_OP_MASK) << IONIC_CQE_RECV_OP_SHIFT));
+	cqe->recv.src_qpn_op = htobe32(
+		(src_qpn & IONIC_CQE_RECV_SRC_QPN_MASK) |
+		((op & IONIC_CQE_RECV_OP_MASK) << IONIC_CQE_RECV_OP_SHIFT));
 	if (src_mac)
 		memcpy(cqe->recv.src_mac, src_mac, 6);
 	cqe->recv.vlan_tag = htobe16(vlan_tci);

@@ -31,7 +31,8 @@ int isim_cqe_post(struct isim_hwcq *hw, const struct ionic_cqe *cqe,
 /* Builders: fill *cqe (zeroed first) for isim_cqe_post(). */
 void isim_cqe_recv(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		   uint32_t byte_len, uint32_t src_qpn, unsigned int op,
-		   uint32_t imm_raw, const uint8_t src_mac[6], uint16_t vlan_tci);
+		   uint32_t imm_raw, const uint8_t src_mac[6],
+		   uint16_t vlan_tci);
 void isim_cqe_recv_err(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		       enum ionic_status status);
 void isim_cqe_msn(struct ionic_cqe *cqe, uint32_t qpn, uint32_t msn,

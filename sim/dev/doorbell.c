@@ -17,12 +17,13 @@
 static void db_ignored(uint32_t offset, uint64_t value, const char *why)
 {
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_DB, "off 0x%x val 0x%016llx ignored: %s", offset,
-			   (unsigned long long)value, why);
+		isim_trace(ISIM_TR_DB, "off 0x%x val 0x%016llx ignored: %s",
+			   offset, (unsigned long long)value, why);
 }
 
 static void db_wq(struct isim_nic *nic, struct isim_file *file, bool sq,
-		  uint32_t qid, unsigned int ring, uint16_t index, uint64_t value)
+		  uint32_t qid, unsigned int ring, uint16_t index,
+		  uint64_t value)
 {
 	struct isim_qp *qp = isim_qp_lookup(nic, qid);
 	struct isim_dev_qp *d = qp ? to_isim_dqp(qp) : NULL;
@@ -41,8 +42,8 @@ static void db_wq(struct isim_nic *nic, struct isim_file *file, bool sq,
 	/* The index is the host's, untrusted: keep it inside the ring. */
 	wq->db_prod = index & wq->desc.mask;
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_DB, "%s qp %u prod %u (cons %u)", sq ? "SQ" : "RQ",
-			   qid, wq->db_prod, wq->cons);
+		isim_trace(ISIM_TR_DB, "%s qp %u prod %u (cons %u)",
+			   sq ? "SQ" : "RQ", qid, wq->db_prod, wq->cons);
 	if (sq)
 		isim_req_run(d);
 	else if (qp->state == IBV_QPS_ERR)
@@ -63,12 +64,13 @@ static void db_cq(struct isim_nic *nic, struct isim_file *file, uint32_t qid,
 				hw = &cq->hw[i];
 	}
 	if (!hw) {
-		db_ignored(8 * nic->prof.cq_qtype, value, "no such CQ on this page");
+		db_ignored(8 * nic->prof.cq_qtype, value,
+			   "no such CQ on this page");
 		return;
 	}
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_DB, "CQ %u ring %u index %u (prod %u)", qid, ring,
-			   index, hw->prod);
+		isim_trace(ISIM_TR_DB, "CQ %u ring %u index %u (prod %u)", qid,
+			   ring, index, hw->prod);
 	isim_cq_doorbell(hw, ring, index);
 }
 

@@ -28,14 +28,14 @@
 
 /* An SQ slot as the device consumed it. */
 struct isim_swqe {
-	struct isim_wqe w;        /* decoded snapshot (points into sq_copy) */
-	uint32_t first_psn;       /* RC: PSN of its first packet */
-	uint32_t npkts;           /* RC: packets of the message */
-	uint32_t seq;             /* MSN sequence number, if remote */
-	bool remote;              /* completed through the MSN */
-	bool complete;            /* done; retired in order from una */
-	uint32_t rcvd;            /* READ/atomic: response packets received */
-	uint32_t rd_base;         /* READ: packet index the last request began at */
+	struct isim_wqe w; /* decoded snapshot (points into sq_copy) */
+	uint32_t first_psn; /* RC: PSN of its first packet */
+	uint32_t npkts; /* RC: packets of the message */
+	uint32_t seq; /* MSN sequence number, if remote */
+	bool remote; /* completed through the MSN */
+	bool complete; /* done; retired in order from una */
+	uint32_t rcvd; /* READ/atomic: response packets received */
+	uint32_t rd_base; /* READ: packet index the last request began at */
 };
 
 /* READ and atomics complete through response packets, not ACKs. */
@@ -50,20 +50,20 @@ static inline bool isim_swqe_needs_resp(const struct isim_swqe *s)
  * WQE the device has not completed, end is where fetching stopped
  * (sq.cons, or the slot of a pending local error). */
 struct isim_req {
-	uint16_t una;             /* oldest uncompleted SQ slot */
-	uint16_t snd;             /* slot of the next packet to send */
-	uint32_t snd_idx;         /* its packet index in the message */
-	uint32_t snd_psn;         /* PSN of the next packet to send */
-	uint32_t una_psn;         /* oldest unacknowledged PSN */
-	uint32_t next_psn;        /* PSN of the next fetched message */
-	uint32_t msn_next;        /* seq of the next remote WQE fetched */
-	uint32_t msn_done;        /* remote WQEs completed (CQE msg_msn) */
-	uint8_t retry_left;       /* transport retries left (retry_cnt) */
-	uint8_t rnr_left;         /* RNR retries left (rnr_retry, 7 = inf) */
-	bool rnr_wait;            /* paused until deadline by an RNR NAK */
-	uint64_t deadline;        /* ns: RNR wait end or ACK timeout; 0 none */
-	bool err_pending;         /* a fetched WQE failed locally ... */
-	uint16_t err_slot;        /* ... this one; completed when una gets */
+	uint16_t una; /* oldest uncompleted SQ slot */
+	uint16_t snd; /* slot of the next packet to send */
+	uint32_t snd_idx; /* its packet index in the message */
+	uint32_t snd_psn; /* PSN of the next packet to send */
+	uint32_t una_psn; /* oldest unacknowledged PSN */
+	uint32_t next_psn; /* PSN of the next fetched message */
+	uint32_t msn_next; /* seq of the next remote WQE fetched */
+	uint32_t msn_done; /* remote WQEs completed (CQE msg_msn) */
+	uint8_t retry_left; /* transport retries left (retry_cnt) */
+	uint8_t rnr_left; /* RNR retries left (rnr_retry, 7 = inf) */
+	bool rnr_wait; /* paused until deadline by an RNR NAK */
+	uint64_t deadline; /* ns: RNR wait end or ACK timeout; 0 none */
+	bool err_pending; /* a fetched WQE failed locally ... */
+	uint16_t err_slot; /* ... this one; completed when una gets */
 	enum ionic_status err_status; /* there, so CQEs stay in order */
 };
 
@@ -78,34 +78,34 @@ struct isim_atomic_res {
 
 /* RC/UD responder. */
 struct isim_resp {
-	uint32_t epsn;            /* RC: expected PSN */
-	uint32_t msn;             /* RC: messages completed (sent in ACKs) */
-	bool in_msg;              /* RC: a multi-packet SEND/WRITE is going on */
-	uint32_t msg_kind;        /* ... ISIM_PKT_M_SEND or ISIM_PKT_M_WRITE */
-	uint64_t msg_off;         /* bytes of it placed so far */
-	uint8_t *wr_host;         /* WRITE: target memory (rkey resolved) */
-	uint64_t wr_len;          /* WRITE: DMA length from the RETH */
+	uint32_t epsn; /* RC: expected PSN */
+	uint32_t msn; /* RC: messages completed (sent in ACKs) */
+	bool in_msg; /* RC: a multi-packet SEND/WRITE is going on */
+	uint32_t msg_kind; /* ... ISIM_PKT_M_SEND or ISIM_PKT_M_WRITE */
+	uint64_t msg_off; /* bytes of it placed so far */
+	uint8_t *wr_host; /* WRITE: target memory (rkey resolved) */
+	uint64_t wr_len; /* WRITE: DMA length from the RETH */
 	struct isim_atomic_res atomics[ISIM_ATOMIC_CACHE];
 	unsigned int atomic_next;
-	struct isim_wqe w;        /* the RQ WQE being filled (at rq.cons) */
-	enum ionic_status wst;    /* its decode status */
-	bool nak_sent;            /* RC: NAK outstanding, drop OOS silently */
-	uint8_t *copy;            /* snapshot buffer, one RQ stride */
+	struct isim_wqe w; /* the RQ WQE being filled (at rq.cons) */
+	enum ionic_status wst; /* its decode status */
+	bool nak_sent; /* RC: NAK outstanding, drop OOS silently */
+	uint8_t *copy; /* snapshot buffer, one RQ stride */
 };
 
 struct isim_dev_qp {
 	struct isim_qp *qp;
 	struct isim_nic *nic;
-	struct isim_dev_qp *next;  /* engine's list of device QPs */
-	struct isim_fab_ep ep;     /* fabric endpoint "<node>/<qpn>" */
-	uint32_t peer_node;        /* RC: from av.dgid at RTR; 0 = none */
+	struct isim_dev_qp *next; /* engine's list of device QPs */
+	struct isim_fab_ep ep; /* fabric endpoint "<node>/<qpn>" */
+	uint32_t peer_node; /* RC: from av.dgid at RTR; 0 = none */
 	uint32_t sq_stride, rq_stride;
-	uint8_t *sq_copy;          /* WQE snapshots, one stride per slot */
-	struct isim_swqe *swqe;    /* per SQ slot */
+	uint8_t *sq_copy; /* WQE snapshots, one stride per slot */
+	struct isim_swqe *swqe; /* per SQ slot */
 	struct isim_req req;
 	struct isim_resp resp;
 	bool sq_errored, rq_errored; /* error or flush CQE given since RESET */
-	bool drain_reported;       /* SQD: SQ_DRAINED raised for this drain */
+	bool drain_reported; /* SQD: SQ_DRAINED raised for this drain */
 	/* counters */
 	uint64_t wqes, cqes, rnr_naks_rx, retransmits, drops;
 };

@@ -35,9 +35,9 @@
 #define EV_KIND_MASK (0xfull << 60)
 
 #define ENGINE_MAX_EVENTS 64
-#define ENGINE_DB_BATCH 256     /* doorbells per lock hold */
-#define ENGINE_RX_BATCH 32      /* packets per endpoint per lock hold */
-#define ENGINE_BACKLOG_MS 1     /* retry period of a busy fabric peer */
+#define ENGINE_DB_BATCH 256 /* doorbells per lock hold */
+#define ENGINE_RX_BATCH 32 /* packets per endpoint per lock hold */
+#define ENGINE_BACKLOG_MS 1 /* retry period of a busy fabric peer */
 #define ENGINE_LOCK_SLICE_NS 20000000ll
 
 struct isim_engine {
@@ -47,9 +47,9 @@ struct isim_engine {
 	int epfd;
 	int wakefd;
 	int dbfd;
-	int stop;                   /* atomic */
-	bool db_more;               /* doorbells left over from the last batch */
-	struct isim_dev_qp *qps;    /* every device QP of the NIC */
+	int stop; /* atomic */
+	bool db_more; /* doorbells left over from the last batch */
+	struct isim_dev_qp *qps; /* every device QP of the NIC */
 };
 
 uint64_t isim_now_ns(void)
@@ -138,7 +138,8 @@ static int engine_doorbells(struct isim_engine *eng)
 			/* The doorbell is one 64-bit store (§1.2); anything
 			 * else on the page is not a doorbell. */
 			if (isim_trace_enabled())
-				isim_trace(ISIM_TR_DB, "off 0x%x size %u ignored",
+				isim_trace(ISIM_TR_DB,
+					   "off 0x%x size %u ignored",
 					   rec.offset, rec.size);
 			continue;
 		}
@@ -182,16 +183,20 @@ static int engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
 		    (isim_pkt_dst_qpn(&pkt) != qpn)) {
 			d->drops++;
 			if (isim_trace_enabled())
-				isim_trace(ISIM_TR_PKT, "rx qp %u: malformed datagram (%zd bytes) dropped",
-					   qpn, n);
+				isim_trace(
+					ISIM_TR_PKT,
+					"rx qp %u: malformed datagram (%zd bytes) dropped",
+					qpn, n);
 			continue;
 		}
 		if (isim_trace_enabled())
-			isim_trace(ISIM_TR_PKT, "rx %s qp %u <- %u/%u psn %u msn %u len %u nak %u",
-				   isim_pkt_opname(isim_pkt_opcode(&pkt)), qpn,
-				   isim_pkt_src_node(&pkt), isim_pkt_src_qpn(&pkt),
-				   isim_pkt_psn(&pkt), isim_pkt_msn(&pkt),
-				   isim_pkt_paylen(&pkt), isim_pkt_hdr(&pkt)->nak);
+			isim_trace(
+				ISIM_TR_PKT,
+				"rx %s qp %u <- %u/%u psn %u msn %u len %u nak %u",
+				isim_pkt_opname(isim_pkt_opcode(&pkt)), qpn,
+				isim_pkt_src_node(&pkt), isim_pkt_src_qpn(&pkt),
+				isim_pkt_psn(&pkt), isim_pkt_msn(&pkt),
+				isim_pkt_paylen(&pkt), isim_pkt_hdr(&pkt)->nak);
 		if (isim_pkt_opmask(isim_pkt_opcode(&pkt)) & ISIM_PKT_M_REQ)
 			isim_resp_rx(d, &pkt);
 		else
@@ -251,7 +256,6 @@ static void *engine_main(void *arg)
 	uint64_t cnt;
 	int timeout = -1, n, i;
 
-
 	for (;;) {
 		n = epoll_wait(eng->epfd, evs, ENGINE_MAX_EVENTS, timeout);
 		if (n < 0)
@@ -274,7 +278,8 @@ static void *engine_main(void *arg)
 				engine_doorbells(eng);
 				break;
 			case EV_QP:
-				engine_rx(eng, (uint32_t)evs[i].data.u64, evs[i].events);
+				engine_rx(eng, (uint32_t)evs[i].data.u64,
+					  evs[i].events);
 				break;
 			}
 		}

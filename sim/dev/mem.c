@@ -12,9 +12,10 @@ static bool range_ok(uint64_t base, uint64_t length, uint64_t va, uint64_t len)
 	return va >= base && va - base <= length && len <= length - (va - base);
 }
 
-enum ionic_status isim_mem_resolve(struct isim_nic *nic, const struct isim_pd *pd,
-				   uint32_t key, uint64_t va, uint64_t len,
-				   uint32_t access, uint8_t **host)
+enum ionic_status isim_mem_resolve(struct isim_nic *nic,
+				   const struct isim_pd *pd, uint32_t key,
+				   uint64_t va, uint64_t len, uint32_t access,
+				   uint8_t **host)
 {
 	struct isim_mr *mr;
 
@@ -35,9 +36,10 @@ enum ionic_status isim_mem_resolve(struct isim_nic *nic, const struct isim_pd *p
 }
 
 enum ionic_status isim_mem_resolve_remote(struct isim_nic *nic,
-					  const struct isim_pd *pd, uint32_t rkey,
-					  uint64_t va, uint64_t len,
-					  uint32_t access, uint8_t **host)
+					  const struct isim_pd *pd,
+					  uint32_t rkey, uint64_t va,
+					  uint64_t len, uint32_t access,
+					  uint8_t **host)
 {
 	struct isim_mr *mr;
 
@@ -60,7 +62,8 @@ enum ionic_status isim_mem_resolve_remote(struct isim_nic *nic,
 	return IONIC_STS_OK;
 }
 
-enum ionic_status isim_mem_check_sgl(struct isim_nic *nic, const struct isim_pd *pd,
+enum ionic_status isim_mem_check_sgl(struct isim_nic *nic,
+				     const struct isim_pd *pd,
 				     const struct isim_wqe *w, uint32_t access)
 {
 	struct isim_sge sge;
@@ -72,7 +75,8 @@ enum ionic_status isim_mem_check_sgl(struct isim_nic *nic, const struct isim_pd 
 		return IONIC_STS_OK;
 	for (i = 0; i < w->num_sge; i++) {
 		isim_wqe_sge(w, i, &sge);
-		st = isim_mem_resolve(nic, pd, sge.lkey, sge.va, sge.len, access, &host);
+		st = isim_mem_resolve(nic, pd, sge.lkey, sge.va, sge.len,
+				      access, &host);
 		if (st)
 			return st;
 	}
@@ -85,7 +89,8 @@ enum ionic_status isim_mem_check_sgl(struct isim_nic *nic, const struct isim_pd 
  * walk from the start per packet is cheaper than keeping a cursor in
  * sync across retransmissions.
  */
-static enum ionic_status sgl_copy(struct isim_nic *nic, const struct isim_pd *pd,
+static enum ionic_status sgl_copy(struct isim_nic *nic,
+				  const struct isim_pd *pd,
 				  const struct isim_wqe *w, uint64_t off,
 				  uint8_t *buf, uint32_t len, uint32_t access,
 				  bool to_sgl)
@@ -105,7 +110,8 @@ static enum ionic_status sgl_copy(struct isim_nic *nic, const struct isim_pd *pd
 		n = sge.len - off;
 		if (n > len)
 			n = len;
-		st = isim_mem_resolve(nic, pd, sge.lkey, sge.va + off, n, access, &host);
+		st = isim_mem_resolve(nic, pd, sge.lkey, sge.va + off, n,
+				      access, &host);
 		if (st)
 			return st;
 		if (to_sgl)
@@ -119,7 +125,8 @@ static enum ionic_status sgl_copy(struct isim_nic *nic, const struct isim_pd *pd
 	return len ? IONIC_STS_LOCAL_LEN_ERR : IONIC_STS_OK;
 }
 
-enum ionic_status isim_mem_gather(struct isim_nic *nic, const struct isim_pd *pd,
+enum ionic_status isim_mem_gather(struct isim_nic *nic,
+				  const struct isim_pd *pd,
 				  const struct isim_wqe *w, uint64_t off,
 				  void *dst, uint32_t len)
 {
@@ -132,7 +139,8 @@ enum ionic_status isim_mem_gather(struct isim_nic *nic, const struct isim_pd *pd
 	return sgl_copy(nic, pd, w, off, dst, len, 0, false);
 }
 
-enum ionic_status isim_mem_scatter(struct isim_nic *nic, const struct isim_pd *pd,
+enum ionic_status isim_mem_scatter(struct isim_nic *nic,
+				   const struct isim_pd *pd,
 				   const struct isim_wqe *w, uint64_t off,
 				   const void *src, uint32_t len)
 {

@@ -68,7 +68,8 @@ enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
 		return IONIC_STS_OK;
 	}
 	mr = isim_key_lookup(nic, w->bind_lkey);
-	if (!mr || mr->is_mw || mr->pd != pd || !(mr->access & IBV_ACCESS_MW_BIND))
+	if (!mr || mr->is_mw || mr->pd != pd ||
+	    !(mr->access & IBV_ACCESS_MW_BIND))
 		return IONIC_STS_MEM_MGMT_OPER_ERR;
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
@@ -87,8 +88,8 @@ enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
 	return IONIC_STS_OK;
 }
 
-static enum ionic_status mw_invalidate(struct isim_nic *nic, const struct isim_pd *pd,
-				       uint32_t key)
+static enum ionic_status mw_invalidate(struct isim_nic *nic,
+				       const struct isim_pd *pd, uint32_t key)
 {
 	struct isim_mr *mw = mw_key_obj(nic, key, true);
 
@@ -100,14 +101,14 @@ static enum ionic_status mw_invalidate(struct isim_nic *nic, const struct isim_p
 	return IONIC_STS_OK;
 }
 
-enum ionic_status isim_mw_local_inv(struct isim_nic *nic, const struct isim_pd *pd,
-				    uint32_t key)
+enum ionic_status isim_mw_local_inv(struct isim_nic *nic,
+				    const struct isim_pd *pd, uint32_t key)
 {
 	return mw_invalidate(nic, pd, key);
 }
 
-enum ionic_status isim_mw_remote_inv(struct isim_nic *nic, const struct isim_pd *pd,
-				     uint32_t rkey)
+enum ionic_status isim_mw_remote_inv(struct isim_nic *nic,
+				     const struct isim_pd *pd, uint32_t rkey)
 {
 	return mw_invalidate(nic, pd, rkey);
 }

@@ -21,10 +21,10 @@ enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
 			       const struct isim_wqe *w);
 /* LOCAL_INV of 'key' (a type-2 window of 'pd').  MEM_MGMT_OPER_ERR if
  * refused. */
-enum ionic_status isim_mw_local_inv(struct isim_nic *nic, const struct isim_pd *pd,
-				    uint32_t key);
+enum ionic_status isim_mw_local_inv(struct isim_nic *nic,
+				    const struct isim_pd *pd, uint32_t key);
 /* Invalidation requested by a SEND_WITH_INV from the peer; same rules. */
-enum ionic_status isim_mw_remote_inv(struct isim_nic *nic, const struct isim_pd *pd,
-				     uint32_t rkey);
+enum ionic_status isim_mw_remote_inv(struct isim_nic *nic,
+				     const struct isim_pd *pd, uint32_t rkey);
 
 #endif /* ISIM_DEV_MW_H */

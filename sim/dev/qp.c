@@ -18,7 +18,8 @@
 uint32_t isim_port_mtu(const struct isim_nic *nic)
 {
 	/* iboe_get_mtu(): room for GRH, UDP, BTH, extended headers, ICRC. */
-	uint32_t room = nic->prof.netdev_mtu > 96 ? nic->prof.netdev_mtu - 96 : 0;
+	uint32_t room = nic->prof.netdev_mtu > 96 ? nic->prof.netdev_mtu - 96 :
+						    0;
 	uint32_t mtu;
 
 	for (mtu = 4096; mtu > 256; mtu >>= 1)
@@ -61,12 +62,14 @@ void isim_dqp_xmit(struct isim_dev_qp *d, uint32_t node, uint32_t qpn,
 	isim_pkt_set_paylen(pkt, pkt->len - ISIM_PKT_HDR_SIZE);
 	r = isim_fab_send(&d->ep, node, qpn, pkt->buf, pkt->len);
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_PKT, "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %u%s",
-			   isim_pkt_opname(isim_pkt_opcode(pkt)), d->qp->qpn, node, qpn,
-			   isim_pkt_psn(pkt), isim_pkt_msn(pkt), isim_pkt_paylen(pkt),
-			   isim_pkt_hdr(pkt)->nak,
-			   r == ISIM_FAB_LOST ? " LOST" :
-			   r == ISIM_FAB_QUEUED ? " queued" : "");
+		isim_trace(ISIM_TR_PKT,
+			   "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %u%s",
+			   isim_pkt_opname(isim_pkt_opcode(pkt)), d->qp->qpn,
+			   node, qpn, isim_pkt_psn(pkt), isim_pkt_msn(pkt),
+			   isim_pkt_paylen(pkt), isim_pkt_hdr(pkt)->nak,
+			   r == ISIM_FAB_LOST	? " LOST" :
+			   r == ISIM_FAB_QUEUED ? " queued" :
+						  "");
 }
 
 void isim_dqp_cqe(struct isim_dev_qp *d, bool send, const struct ionic_cqe *cqe,
@@ -243,7 +246,8 @@ void isim_dev_qp_modify(struct isim_nic *nic, struct isim_qp *qp,
 			/* The connected peer: node from the path's GID. */
 			d->peer_node = isim_gid_to_node(qp->av.dgid);
 			if (d->peer_node)
-				isim_fab_set_peer(&d->ep, d->peer_node, qp->dest_qpn);
+				isim_fab_set_peer(&d->ep, d->peer_node,
+						  qp->dest_qpn);
 			d->resp.epsn = qp->rq_psn & ISIM_PSN_MASK;
 		}
 		break;
@@ -269,7 +273,8 @@ void isim_dev_qp_modify(struct isim_nic *nic, struct isim_qp *qp,
 	case IBV_QPS_ERR:
 		if (old_state != IBV_QPS_ERR) {
 			if (isim_trace_enabled())
-				isim_trace(ISIM_TR_EVENT, "qp %u -> ERR (modify)", qp->qpn);
+				isim_trace(ISIM_TR_EVENT,
+					   "qp %u -> ERR (modify)", qp->qpn);
 			dqp_quiesce(d);
 			isim_dqp_flush_indicators(d);
 		}

@@ -35,9 +35,10 @@
 
 /* IBTA RNR NAK timer field -> microseconds (table 45). */
 static const uint32_t rnr_timer_us[32] = {
-	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
-	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
-	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+	655360, 10,    20,    30,     40,     60,     80,     120,
+	160,	240,   320,   480,    640,    960,    1280,   1920,
+	2560,	3840,  5120,  7680,   10240,  15360,  20480,  30720,
+	40960,	61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
 uint64_t isim_rnr_delay_ns(uint8_t code)
@@ -109,12 +110,14 @@ static enum ionic_status req_snapshot(struct isim_dev_qp *d, uint16_t slot,
 	switch (s->w.op->op) {
 	case ISIM_WR_RDMA_READ:
 		/* The responses land in the SGL. */
-		st = isim_mem_check_sgl(d->nic, qp->pd, &s->w, IBV_ACCESS_LOCAL_WRITE);
+		st = isim_mem_check_sgl(d->nic, qp->pd, &s->w,
+					IBV_ACCESS_LOCAL_WRITE);
 		break;
 	case ISIM_WR_ATOMIC_CS:
 	case ISIM_WR_ATOMIC_FA:
-		st = isim_mem_resolve(d->nic, qp->pd, s->w.result.lkey, s->w.result.va,
-				      ISIM_ATOMIC_SIZE, IBV_ACCESS_LOCAL_WRITE, &host);
+		st = isim_mem_resolve(d->nic, qp->pd, s->w.result.lkey,
+				      s->w.result.va, ISIM_ATOMIC_SIZE,
+				      IBV_ACCESS_LOCAL_WRITE, &host);
 		break;
 	default:
 		if (s->w.op->flags & ISIM_WRF_GATHER)
@@ -154,7 +157,8 @@ void isim_req_check_err(struct isim_dev_qp *d)
 	}
 }
 
-static void req_set_err(struct isim_dev_qp *d, uint16_t slot, enum ionic_status st)
+static void req_set_err(struct isim_dev_qp *d, uint16_t slot,
+			enum ionic_status st)
 {
 	d->req.err_pending = true;
 	d->req.err_slot = slot;
@@ -172,7 +176,7 @@ static uint32_t req_npkts(const struct isim_swqe *s, uint32_t mtu)
 	case ISIM_WR_LOCAL_INV:
 	case ISIM_WR_BIND_MW:
 	case ISIM_WR_REG_MR:
-		return 0;  /* local: no packet, no PSN */
+		return 0; /* local: no packet, no PSN */
 	default:
 		return s->w.length ? (s->w.length + mtu - 1) / mtu : 1;
 	}
@@ -224,7 +228,8 @@ void isim_req_seek(struct isim_dev_qp *d, uint32_t psn)
 	}
 	r->snd = end;
 	r->snd_idx = 0;
-	r->snd_psn = end == d->qp->sq.cons ? r->next_psn : d->swqe[end].first_psn;
+	r->snd_psn = end == d->qp->sq.cons ? r->next_psn :
+					     d->swqe[end].first_psn;
 }
 
 void isim_req_go_back(struct isim_dev_qp *d, uint32_t psn)
@@ -237,25 +242,32 @@ void isim_req_go_back(struct isim_dev_qp *d, uint32_t psn)
 
 static uint8_t seg_opcode(bool first, bool last, const struct isim_wqe *w)
 {
-	bool imm = w->op->flags & ISIM_WRF_IMM, inv = w->op->flags & ISIM_WRF_INV;
-	bool write = w->op->op == ISIM_WR_RDMA_WRITE || w->op->op == ISIM_WR_RDMA_WRITE_IMM;
+	bool imm = w->op->flags & ISIM_WRF_IMM,
+	     inv = w->op->flags & ISIM_WRF_INV;
+	bool write = w->op->op == ISIM_WR_RDMA_WRITE ||
+		     w->op->op == ISIM_WR_RDMA_WRITE_IMM;
 
 	if (first && last)
-		return write ? (imm ? ISIM_OP_RC_WRITE_ONLY_IMM : ISIM_OP_RC_WRITE_ONLY) :
-		       inv ? ISIM_OP_RC_SEND_ONLY_INV :
-		       imm ? ISIM_OP_RC_SEND_ONLY_IMM : ISIM_OP_RC_SEND_ONLY;
+		return write ? (imm ? ISIM_OP_RC_WRITE_ONLY_IMM :
+				      ISIM_OP_RC_WRITE_ONLY) :
+		       inv   ? ISIM_OP_RC_SEND_ONLY_INV :
+		       imm   ? ISIM_OP_RC_SEND_ONLY_IMM :
+			       ISIM_OP_RC_SEND_ONLY;
 	if (first)
 		return write ? ISIM_OP_RC_WRITE_FIRST : ISIM_OP_RC_SEND_FIRST;
 	if (last)
-		return write ? (imm ? ISIM_OP_RC_WRITE_LAST_IMM : ISIM_OP_RC_WRITE_LAST) :
-		       inv ? ISIM_OP_RC_SEND_LAST_INV :
-		       imm ? ISIM_OP_RC_SEND_LAST_IMM : ISIM_OP_RC_SEND_LAST;
+		return write ? (imm ? ISIM_OP_RC_WRITE_LAST_IMM :
+				      ISIM_OP_RC_WRITE_LAST) :
+		       inv   ? ISIM_OP_RC_SEND_LAST_INV :
+		       imm   ? ISIM_OP_RC_SEND_LAST_IMM :
+			       ISIM_OP_RC_SEND_LAST;
 	return write ? ISIM_OP_RC_WRITE_MIDDLE : ISIM_OP_RC_SEND_MIDDLE;
 }
 
 /* Fill packet 'idx' of a SEND or WRITE message. */
-static enum ionic_status req_build_seg(struct isim_dev_qp *d, struct isim_swqe *s,
-				       uint32_t idx, struct isim_pkt *pkt)
+static enum ionic_status req_build_seg(struct isim_dev_qp *d,
+				       struct isim_swqe *s, uint32_t idx,
+				       struct isim_pkt *pkt)
 {
 	struct isim_pkt_hdr *h = isim_pkt_hdr(pkt);
 	uint32_t mtu = isim_qp_mtu(d->qp);
@@ -268,12 +280,12 @@ static enum ionic_status req_build_seg(struct isim_dev_qp *d, struct isim_swqe *
 	enum ionic_status st;
 
 	h->opcode = seg_opcode(first, last, &s->w);
-	if (write && first) {  /* RETH */
+	if (write && first) { /* RETH */
 		isim_pkt_set_va(pkt, s->w.remote_va);
 		isim_pkt_set_rkey(pkt, s->w.rkey);
 		isim_pkt_set_dmalen(pkt, s->w.length);
 	}
-	if (last && (s->w.op->flags & ISIM_WRF_INV))  /* IETH */
+	if (last && (s->w.op->flags & ISIM_WRF_INV)) /* IETH */
 		isim_pkt_set_rkey(pkt, s->w.key);
 	if (last) {
 		h->flags |= ISIM_PKT_F_ACKREQ;
@@ -284,15 +296,16 @@ static enum ionic_status req_build_seg(struct isim_dev_qp *d, struct isim_swqe *
 	}
 	if (idx % ISIM_REQ_ACKREQ_EVERY == ISIM_REQ_ACKREQ_EVERY - 1)
 		h->flags |= ISIM_PKT_F_ACKREQ;
-	st = isim_mem_gather(d->nic, d->qp->pd, &s->w, off, isim_pkt_payload(pkt), len);
+	st = isim_mem_gather(d->nic, d->qp->pd, &s->w, off,
+			     isim_pkt_payload(pkt), len);
 	if (!st)
 		pkt->len += len;
 	return st;
 }
 
 /* A READ request for the rest of the message from packet 'idx' on. */
-static void req_build_read(struct isim_dev_qp *d, struct isim_swqe *s, uint32_t idx,
-			   struct isim_pkt *pkt)
+static void req_build_read(struct isim_dev_qp *d, struct isim_swqe *s,
+			   uint32_t idx, struct isim_pkt *pkt)
 {
 	uint64_t off = (uint64_t)idx * isim_qp_mtu(d->qp);
 
@@ -307,7 +320,8 @@ static void req_build_read(struct isim_dev_qp *d, struct isim_swqe *s, uint32_t 
 static void req_build_atomic(struct isim_swqe *s, struct isim_pkt *pkt)
 {
 	isim_pkt_hdr(pkt)->opcode = s->w.op->op == ISIM_WR_ATOMIC_CS ?
-				    ISIM_OP_RC_CMP_SWAP : ISIM_OP_RC_FETCH_ADD;
+					    ISIM_OP_RC_CMP_SWAP :
+					    ISIM_OP_RC_FETCH_ADD;
 	isim_pkt_hdr(pkt)->flags |= ISIM_PKT_F_ACKREQ;
 	isim_pkt_set_va(pkt, s->w.remote_va);
 	isim_pkt_set_rkey(pkt, s->w.rkey);
@@ -345,7 +359,8 @@ static uint32_t req_send_one(struct isim_dev_qp *d, struct isim_swqe *s,
 			return 0;
 		break;
 	}
-	if (isim_psn_diff(isim_psn_add(r->snd_psn, used), r->una_psn) >= ISIM_REQ_WINDOW)
+	if (isim_psn_diff(isim_psn_add(r->snd_psn, used), r->una_psn) >=
+	    ISIM_REQ_WINDOW)
 		isim_pkt_hdr(&pkt)->flags |= ISIM_PKT_F_ACKREQ;
 	if (d->peer_node)
 		isim_dqp_xmit(d, d->peer_node, qp->dest_qpn, &pkt);
@@ -395,7 +410,8 @@ static unsigned int req_rd_outstanding(const struct isim_dev_qp *d)
 	uint16_t slot;
 
 	for (slot = r->una; slot != r->snd; slot = isim_sq_next(d, slot))
-		if (!d->swqe[slot].complete && isim_swqe_needs_resp(&d->swqe[slot]))
+		if (!d->swqe[slot].complete &&
+		    isim_swqe_needs_resp(&d->swqe[slot]))
 			n++;
 	return n;
 }
@@ -411,13 +427,16 @@ void isim_req_xmit(struct isim_dev_qp *d)
 	uint32_t used;
 
 	/* SQD: messages already fetched still go out (and complete). */
-	if (r->rnr_wait || (d->qp->state != IBV_QPS_RTS && d->qp->state != IBV_QPS_SQD))
+	if (r->rnr_wait ||
+	    (d->qp->state != IBV_QPS_RTS && d->qp->state != IBV_QPS_SQD))
 		return;
-	while (r->snd != end && isim_psn_diff(r->snd_psn, r->una_psn) < ISIM_REQ_WINDOW) {
+	while (r->snd != end &&
+	       isim_psn_diff(r->snd_psn, r->una_psn) < ISIM_REQ_WINDOW) {
 		s = &d->swqe[r->snd];
 		if (!s->npkts) {
 			/* A local operation, executed in SQ order. */
-			if (s->w.flags & IONIC_WQE_FLAG_FENCE && req_rd_outstanding(d))
+			if (s->w.flags & IONIC_WQE_FLAG_FENCE &&
+			    req_rd_outstanding(d))
 				break;
 			if (!req_exec_local(d, s))
 				break;
@@ -471,8 +490,10 @@ void isim_req_timer(struct isim_dev_qp *d)
 	}
 	r->retry_left--;
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_PKT, "qp %u ack timeout, retransmit from psn %u (%u left)",
-			   d->qp->qpn, r->una_psn, r->retry_left);
+		isim_trace(
+			ISIM_TR_PKT,
+			"qp %u ack timeout, retransmit from psn %u (%u left)",
+			d->qp->qpn, r->una_psn, r->retry_left);
 	isim_req_go_back(d, r->una_psn);
 	isim_req_xmit(d);
 }
@@ -499,13 +520,15 @@ static enum ionic_status req_send_ud(struct isim_dev_qp *d, struct isim_swqe *s)
 	if (s->w.length > isim_port_mtu(nic))
 		return IONIC_STS_LOCAL_LEN_ERR;
 
-	isim_pkt_init(&pkt, imm ? ISIM_OP_UD_SEND_ONLY_IMM : ISIM_OP_UD_SEND_ONLY,
+	isim_pkt_init(&pkt,
+		      imm ? ISIM_OP_UD_SEND_ONLY_IMM : ISIM_OP_UD_SEND_ONLY,
 		      nic->node, qp->qpn, s->w.dest_qpn & 0xffffff);
 	h = isim_pkt_hdr(&pkt);
 	isim_pkt_set_psn(&pkt, d->req.next_psn);
 	d->req.next_psn = isim_psn_add(d->req.next_psn, 1);
 	/* A "privileged" qkey (bit 31) means: use the QP's own (IBTA). */
-	isim_pkt_set_qkey(&pkt, s->w.dest_qkey & 0x80000000u ? qp->qkey : s->w.dest_qkey);
+	isim_pkt_set_qkey(&pkt, s->w.dest_qkey & 0x80000000u ? qp->qkey :
+							       s->w.dest_qkey);
 	if (s->w.flags & IONIC_WQE_FLAG_SOL)
 		h->flags |= ISIM_PKT_F_SOL;
 	if (imm)
@@ -516,7 +539,8 @@ static enum ionic_status req_send_ud(struct isim_dev_qp *d, struct isim_swqe *s)
 	h->sl = ah->av.sl;
 	memcpy(h->sgid, nic->gid[ah->av.sgid_index], 16);
 	memcpy(h->dgid, ah->av.dgid, 16);
-	st = isim_mem_gather(nic, qp->pd, &s->w, 0, isim_pkt_payload(&pkt), s->w.length);
+	st = isim_mem_gather(nic, qp->pd, &s->w, 0, isim_pkt_payload(&pkt),
+			     s->w.length);
 	if (st)
 		return st;
 	pkt.len += s->w.length;

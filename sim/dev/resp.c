@@ -58,7 +58,8 @@ static bool resp_take_wqe(struct isim_dev_qp *d)
 	if (!d->resp.copy || qp->rq.cons == qp->rq.db_prod)
 		return false;
 	isim_wqe_fetch(&qp->rq, qp->rq.cons, d->resp.copy);
-	d->resp.wst = isim_wqe_decode_rq(&d->resp.w, d->resp.copy, d->rq_stride);
+	d->resp.wst =
+		isim_wqe_decode_rq(&d->resp.w, d->resp.copy, d->rq_stride);
 	isim_wqe_trace("rq", qp->qpn, qp->rq.cons, &d->resp.w, d->resp.wst);
 	d->wqes++;
 	return true;
@@ -86,8 +87,8 @@ static void resp_fail_wqe(struct isim_dev_qp *d, enum ionic_status st)
 /* ---- RC ------------------------------------------------------------------ */
 
 /* Start a response packet (ACK, NAK, READ response, atomic ACK). */
-static void resp_pkt(struct isim_dev_qp *d, struct isim_pkt *pkt, uint8_t opcode,
-		     uint32_t psn)
+static void resp_pkt(struct isim_dev_qp *d, struct isim_pkt *pkt,
+		     uint8_t opcode, uint32_t psn)
 {
 	isim_pkt_init(pkt, opcode, d->nic->node, d->qp->qpn, d->qp->dest_qpn);
 	isim_pkt_set_psn(pkt, psn);
@@ -121,8 +122,8 @@ static void resp_nak(struct isim_dev_qp *d, enum isim_nak kind, uint32_t psn)
 }
 
 /* A fatal responder error: NAK with 'kind', QP to ERR. */
-static void resp_rc_error(struct isim_dev_qp *d, enum isim_nak kind, uint32_t psn,
-			  enum ibv_event_type ev)
+static void resp_rc_error(struct isim_dev_qp *d, enum isim_nak kind,
+			  uint32_t psn, enum ibv_event_type ev)
 {
 	resp_nak(d, kind, psn);
 	isim_dqp_error(d, ev);
@@ -145,17 +146,19 @@ static void resp_rnr(struct isim_dev_qp *d, uint32_t psn)
  * responder validates its QP's remote access enables before the R_Key).
  */
 static enum ionic_status resp_resolve(struct isim_dev_qp *d, uint32_t rkey,
-				      uint64_t va, uint64_t len, uint32_t access,
-				      uint8_t **host)
+				      uint64_t va, uint64_t len,
+				      uint32_t access, uint8_t **host)
 {
 	if ((d->qp->access_flags & access) != access) {
 		*host = NULL;
 		return IONIC_STS_REMOTE_ACC_ERR;
 	}
-	return isim_mem_resolve_remote(d->nic, d->qp->pd, rkey, va, len, access, host);
+	return isim_mem_resolve_remote(d->nic, d->qp->pd, rkey, va, len, access,
+				       host);
 }
 
-static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t mask)
+static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt,
+			 uint32_t mask)
 {
 	struct isim_resp *r = &d->resp;
 	struct isim_qp *qp = d->qp;
@@ -188,7 +191,8 @@ static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t m
 		bool too_long = !r->wst && st == IONIC_STS_LOCAL_LEN_ERR;
 
 		resp_fail_wqe(d, st);
-		resp_rc_error(d, too_long ? ISIM_NAK_INV_REQ : ISIM_NAK_REM_OP, psn, 0);
+		resp_rc_error(d, too_long ? ISIM_NAK_INV_REQ : ISIM_NAK_REM_OP,
+			      psn, 0);
 		return;
 	}
 	r->msg_off += len;
@@ -202,7 +206,8 @@ static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t m
 			/* SEND_WITH_INV: invalidate, then report the rkey
 			 * (BE32, §7.1).  A key we may not invalidate is the
 			 * requester's invalid request (as rxe). */
-			if (isim_mw_remote_inv(d->nic, qp->pd, isim_pkt_rkey(pkt))) {
+			if (isim_mw_remote_inv(d->nic, qp->pd,
+					       isim_pkt_rkey(pkt))) {
 				resp_fail_wqe(d, IONIC_STS_REMOTE_INV_REQ_ERR);
 				resp_rc_error(d, ISIM_NAK_INV_REQ, psn, 0);
 				return;
@@ -216,7 +221,8 @@ static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t m
 		isim_node_mac(isim_pkt_src_node(pkt), src_mac);
 		isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, r->msg_off,
 			      isim_pkt_src_qpn(pkt), op, imm, src_mac, 0);
-		resp_complete(d, &cqe, isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
+		resp_complete(d, &cqe,
+			      isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
 		r->msn++;
 		resp_ack(d, psn);
 	} else if (isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_ACKREQ) {
@@ -226,7 +232,8 @@ static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t m
 
 /* RDMA WRITE (+IMM): the RETH of the first packet names the target; the
  * immediate form consumes a receive WQE at the last packet. */
-static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t mask)
+static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt,
+			  uint32_t mask)
 {
 	struct isim_resp *r = &d->resp;
 	struct isim_qp *qp = d->qp;
@@ -240,9 +247,11 @@ static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t 
 	if (mask & ISIM_PKT_M_FIRST) {
 		r->wr_len = isim_pkt_dmalen(pkt);
 		st = resp_resolve(d, isim_pkt_rkey(pkt), isim_pkt_va(pkt),
-				  r->wr_len, IBV_ACCESS_REMOTE_WRITE, &r->wr_host);
+				  r->wr_len, IBV_ACCESS_REMOTE_WRITE,
+				  &r->wr_host);
 		if (st) {
-			resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
+			resp_rc_error(d, ISIM_NAK_REM_ACC, psn,
+				      IBV_EVENT_QP_ACCESS_ERR);
 			return;
 		}
 	}
@@ -281,9 +290,11 @@ static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt, uint32_t 
 			return;
 		}
 		isim_node_mac(isim_pkt_src_node(pkt), src_mac);
-		isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, r->wr_len, isim_pkt_src_qpn(pkt),
-			      IONIC_CQE_RECV_OP_RDMA_IMM, isim_pkt_imm_raw(pkt), src_mac, 0);
-		resp_complete(d, &cqe, isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
+		isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, r->wr_len,
+			      isim_pkt_src_qpn(pkt), IONIC_CQE_RECV_OP_RDMA_IMM,
+			      isim_pkt_imm_raw(pkt), src_mac, 0);
+		resp_complete(d, &cqe,
+			      isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
 	}
 	resp_ack(d, psn);
 }
@@ -310,7 +321,8 @@ static void resp_rc_read(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup)
 			  IBV_ACCESS_REMOTE_READ, &host);
 	if (st) {
 		if (!dup)
-			resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
+			resp_rc_error(d, ISIM_NAK_REM_ACC, psn,
+				      IBV_EVENT_QP_ACCESS_ERR);
 		return;
 	}
 	if (!dup) {
@@ -319,9 +331,10 @@ static void resp_rc_read(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup)
 		r->nak_sent = false;
 	}
 	for (i = 0; i < n; i++) {
-		op = n == 1 ? ISIM_OP_RC_READ_RESP_ONLY :
-		     i == 0 ? ISIM_OP_RC_READ_RESP_FIRST :
-		     i + 1 == n ? ISIM_OP_RC_READ_RESP_LAST : ISIM_OP_RC_READ_RESP_MIDDLE;
+		op = n == 1	? ISIM_OP_RC_READ_RESP_ONLY :
+		     i == 0	? ISIM_OP_RC_READ_RESP_FIRST :
+		     i + 1 == n ? ISIM_OP_RC_READ_RESP_LAST :
+				  ISIM_OP_RC_READ_RESP_MIDDLE;
 		off = (uint64_t)i * mtu;
 		chunk = len - off < mtu ? (uint32_t)(len - off) : mtu;
 		resp_pkt(d, &rsp, op, isim_psn_add(psn, i));
@@ -343,7 +356,8 @@ static void resp_atomic_ack(struct isim_dev_qp *d, uint32_t psn, uint64_t orig)
 }
 
 /* Atomics execute once: a duplicate gets the saved original value. */
-static void resp_rc_atomic(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup)
+static void resp_rc_atomic(struct isim_dev_qp *d, struct isim_pkt *pkt,
+			   bool dup)
 {
 	struct isim_resp *r = &d->resp;
 	uint32_t psn = isim_pkt_psn(pkt);
@@ -369,17 +383,20 @@ static void resp_rc_atomic(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup
 	st = resp_resolve(d, isim_pkt_rkey(pkt), va, ISIM_ATOMIC_SIZE,
 			  IBV_ACCESS_REMOTE_ATOMIC, &host);
 	if (st) {
-		resp_rc_error(d, ISIM_NAK_REM_ACC, psn, IBV_EVENT_QP_ACCESS_ERR);
+		resp_rc_error(d, ISIM_NAK_REM_ACC, psn,
+			      IBV_EVENT_QP_ACCESS_ERR);
 		return;
 	}
 	/* The application may use the same memory concurrently. */
 	p = (uint64_t *)host;
 	if (isim_pkt_opcode(pkt) == ISIM_OP_RC_CMP_SWAP) {
 		orig = isim_pkt_compare(pkt);
-		__atomic_compare_exchange_n(p, &orig, isim_pkt_swap_add(pkt), false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		__atomic_compare_exchange_n(p, &orig, isim_pkt_swap_add(pkt),
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
 	} else {
-		orig = __atomic_fetch_add(p, isim_pkt_swap_add(pkt), __ATOMIC_SEQ_CST);
+		orig = __atomic_fetch_add(p, isim_pkt_swap_add(pkt),
+					  __ATOMIC_SEQ_CST);
 	}
 	a = &r->atomics[r->atomic_next++ % ISIM_ATOMIC_CACHE];
 	a->valid = true;
@@ -429,7 +446,7 @@ static void resp_rc(struct isim_dev_qp *d, struct isim_pkt *pkt)
 	/* Opcode sequence: FIRST/ONLY start a message, MIDDLE/LAST continue
 	 * the same kind of message. */
 	if ((mask & ISIM_PKT_M_FIRST) ? r->in_msg :
-	    (!r->in_msg || !(mask & r->msg_kind))) {
+					(!r->in_msg || !(mask & r->msg_kind))) {
 		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
 		return;
 	}
@@ -449,7 +466,8 @@ static void resp_rc(struct isim_dev_qp *d, struct isim_pkt *pkt)
 
 static bool gid_is_v4mapped(const uint8_t gid[16])
 {
-	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0,    0,
+					    0, 0, 0, 0, 0xff, 0xff };
 
 	return !memcmp(gid, prefix, sizeof(prefix));
 }
@@ -473,8 +491,8 @@ static uint16_t ip_csum(const uint8_t *p, size_t len)
  * followed by the 20-byte IPv4 header (ibv_wc's GRH convention for RoCEv2,
  * where applications read sgid/dgid with ibv_init_ah_from_wc).
  */
-static void resp_build_grh(uint8_t grh[ISIM_GRH_SIZE], const struct isim_pkt *pkt,
-			   bool imm)
+static void resp_build_grh(uint8_t grh[ISIM_GRH_SIZE],
+			   const struct isim_pkt *pkt, bool imm)
 {
 	const struct isim_pkt_hdr *h = isim_pkt_hdr(pkt);
 	uint32_t l4 = ROCE_UDP + ROCE_BTH + ROCE_DETH + (imm ? ROCE_IMMDT : 0) +
@@ -486,13 +504,13 @@ static void resp_build_grh(uint8_t grh[ISIM_GRH_SIZE], const struct isim_pkt *pk
 	memset(grh, 0, ISIM_GRH_SIZE);
 	if (gid_is_v4mapped(h->sgid)) {
 		ip = grh + 20;
-		ip[0] = 0x45;                 /* version 4, 5 words */
-		ip[1] = h->tclass;            /* DSCP/ECN */
+		ip[0] = 0x45; /* version 4, 5 words */
+		ip[1] = h->tclass; /* DSCP/ECN */
 		ip[2] = (20 + l4) >> 8;
 		ip[3] = (20 + l4) & 0xff;
-		ip[6] = 0x40;                 /* DF */
-		ip[8] = h->hop_limit;         /* TTL */
-		ip[9] = 17;                   /* UDP */
+		ip[6] = 0x40; /* DF */
+		ip[8] = h->hop_limit; /* TTL */
+		ip[9] = 17; /* UDP */
 		memcpy(ip + 12, h->sgid + 12, 4);
 		memcpy(ip + 16, h->dgid + 12, 4);
 		c = ip_csum(ip, 20);
@@ -504,9 +522,9 @@ static void resp_build_grh(uint8_t grh[ISIM_GRH_SIZE], const struct isim_pkt *pk
 	grh[1] = (h->tclass << 4) | ((fl >> 16) & 0xf);
 	grh[2] = (fl >> 8) & 0xff;
 	grh[3] = fl & 0xff;
-	grh[4] = l4 >> 8;                     /* payload length */
+	grh[4] = l4 >> 8; /* payload length */
 	grh[5] = l4 & 0xff;
-	grh[6] = 17;                          /* next header: UDP */
+	grh[6] = 17; /* next header: UDP */
 	grh[7] = h->hop_limit;
 	memcpy(grh + 8, h->sgid, 16);
 	memcpy(grh + 24, h->dgid, 16);
@@ -534,7 +552,8 @@ static void resp_ud(struct isim_dev_qp *d, struct isim_pkt *pkt)
 		st = IONIC_STS_LOCAL_LEN_ERR;
 	if (!st) {
 		resp_build_grh(grh, pkt, imm);
-		st = isim_mem_scatter(d->nic, qp->pd, &r->w, 0, grh, ISIM_GRH_SIZE);
+		st = isim_mem_scatter(d->nic, qp->pd, &r->w, 0, grh,
+				      ISIM_GRH_SIZE);
 	}
 	if (!st)
 		st = isim_mem_scatter(d->nic, qp->pd, &r->w, ISIM_GRH_SIZE,

@@ -16,29 +16,40 @@
  * LOCAL_INV, BIND_MW and REG_MR is completed through the MSN. */
 static const struct isim_wqe_opinfo isim_wqe_ops[] = {
 	{ "SEND", IONIC_V1_OP_SEND, IONIC_V2_OP_SEND, ISIM_WR_SEND,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | RCUD | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
-	{ "SEND_INV", IONIC_V1_OP_SEND_INV, IONIC_V2_OP_SEND_INV, ISIM_WR_SEND_INV,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_INV | ISIM_WRF_RC | ISIM_WRF_IMPL,
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | RCUD | ISIM_WRF_IMPL,
 	  ISIM_BODY_COMMON },
-	{ "SEND_IMM", IONIC_V1_OP_SEND_IMM, IONIC_V2_OP_SEND_IMM, ISIM_WR_SEND_IMM,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | RCUD | ISIM_WRF_IMPL,
+	{ "SEND_INV", IONIC_V1_OP_SEND_INV, IONIC_V2_OP_SEND_INV,
+	  ISIM_WR_SEND_INV,
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_INV | ISIM_WRF_RC |
+		  ISIM_WRF_IMPL,
 	  ISIM_BODY_COMMON },
-	{ "RDMA_READ", IONIC_V1_OP_RDMA_READ, IONIC_V2_OP_RDMA_READ, ISIM_WR_RDMA_READ,
-	  ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
-	{ "RDMA_WRITE", IONIC_V1_OP_RDMA_WRITE, IONIC_V2_OP_RDMA_WRITE, ISIM_WR_RDMA_WRITE,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_COMMON },
-	{ "RDMA_WRITE_IMM", IONIC_V1_OP_RDMA_WRITE_IMM, IONIC_V2_OP_RDMA_WRITE_IMM,
-	  ISIM_WR_RDMA_WRITE_IMM,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | ISIM_WRF_RC | ISIM_WRF_IMPL,
+	{ "SEND_IMM", IONIC_V1_OP_SEND_IMM, IONIC_V2_OP_SEND_IMM,
+	  ISIM_WR_SEND_IMM,
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | RCUD |
+		  ISIM_WRF_IMPL,
 	  ISIM_BODY_COMMON },
-	{ "ATOMIC_CS", IONIC_V1_OP_ATOMIC_CS, IONIC_V2_OP_ATOMIC_CS, ISIM_WR_ATOMIC_CS,
-	  ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_ATOMIC },
-	{ "ATOMIC_FA", IONIC_V1_OP_ATOMIC_FA, IONIC_V2_OP_ATOMIC_FA, ISIM_WR_ATOMIC_FA,
-	  ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_ATOMIC },
+	{ "RDMA_READ", IONIC_V1_OP_RDMA_READ, IONIC_V2_OP_RDMA_READ,
+	  ISIM_WR_RDMA_READ, ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL,
+	  ISIM_BODY_COMMON },
+	{ "RDMA_WRITE", IONIC_V1_OP_RDMA_WRITE, IONIC_V2_OP_RDMA_WRITE,
+	  ISIM_WR_RDMA_WRITE,
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_RC | ISIM_WRF_IMPL,
+	  ISIM_BODY_COMMON },
+	{ "RDMA_WRITE_IMM", IONIC_V1_OP_RDMA_WRITE_IMM,
+	  IONIC_V2_OP_RDMA_WRITE_IMM, ISIM_WR_RDMA_WRITE_IMM,
+	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | ISIM_WRF_RC |
+		  ISIM_WRF_IMPL,
+	  ISIM_BODY_COMMON },
+	{ "ATOMIC_CS", IONIC_V1_OP_ATOMIC_CS, IONIC_V2_OP_ATOMIC_CS,
+	  ISIM_WR_ATOMIC_CS, ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL,
+	  ISIM_BODY_ATOMIC },
+	{ "ATOMIC_FA", IONIC_V1_OP_ATOMIC_FA, IONIC_V2_OP_ATOMIC_FA,
+	  ISIM_WR_ATOMIC_FA, ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL,
+	  ISIM_BODY_ATOMIC },
 	{ "REG_MR", IONIC_V1_OP_REG_MR, IONIC_V2_OP_REG_MR, ISIM_WR_REG_MR,
 	  ISIM_WRF_RC, ISIM_BODY_REG_MR },
-	{ "LOCAL_INV", IONIC_V1_OP_LOCAL_INV, IONIC_V2_OP_LOCAL_INV, ISIM_WR_LOCAL_INV,
-	  ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_LOCAL },
+	{ "LOCAL_INV", IONIC_V1_OP_LOCAL_INV, IONIC_V2_OP_LOCAL_INV,
+	  ISIM_WR_LOCAL_INV, ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_LOCAL },
 	{ "BIND_MW", IONIC_V1_OP_BIND_MW, IONIC_V2_OP_BIND_MW, ISIM_WR_BIND_MW,
 	  ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_BIND },
 };
@@ -48,7 +59,8 @@ const struct isim_wqe_opinfo *isim_wqe_op_lookup(uint16_t version, uint8_t op)
 	size_t i;
 
 	for (i = 0; i < sizeof(isim_wqe_ops) / sizeof(isim_wqe_ops[0]); i++) {
-		if ((version < 2 ? isim_wqe_ops[i].v1 : isim_wqe_ops[i].v2) == op)
+		if ((version < 2 ? isim_wqe_ops[i].v1 : isim_wqe_ops[i].v2) ==
+		    op)
 			return &isim_wqe_ops[i];
 	}
 	return NULL;
@@ -58,7 +70,9 @@ void isim_wqe_fetch(const struct isim_wq *wq, uint16_t slot, uint8_t *dst)
 {
 	size_t stride = (size_t)1 << wq->desc.stride_log2;
 
-	memcpy(dst, wq->ring + ((size_t)(slot & wq->desc.mask) << wq->desc.stride_log2),
+	memcpy(dst,
+	       wq->ring +
+		       ((size_t)(slot & wq->desc.mask) << wq->desc.stride_log2),
 	       stride);
 }
 
@@ -86,7 +100,8 @@ static uint64_t rd_be64(const uint8_t *p)
 	return be64toh(v);
 }
 
-void isim_wqe_sge(const struct isim_wqe *w, unsigned int i, struct isim_sge *sge)
+void isim_wqe_sge(const struct isim_wqe *w, unsigned int i,
+		  struct isim_sge *sge)
 {
 	const uint8_t *p = w->raw + ionic_wqe_sge_off(i, w->spec);
 
@@ -118,7 +133,8 @@ static void decode_hdr(struct isim_wqe *w, const uint8_t *raw, uint32_t stride)
  */
 static enum ionic_status decode_sgl(struct isim_wqe *w, uint64_t *total)
 {
-	uint16_t spec = w->flags & (IONIC_WQE_FLAG_SPEC32 | IONIC_WQE_FLAG_SPEC16);
+	uint16_t spec = w->flags &
+			(IONIC_WQE_FLAG_SPEC32 | IONIC_WQE_FLAG_SPEC16);
 	struct isim_sge sge;
 	unsigned int i;
 	uint32_t want;
@@ -158,11 +174,12 @@ static enum ionic_status decode_common(struct isim_wqe *w)
 	w->ah_id = be32toh(wqe->common.send.ah_id);
 	w->dest_qpn = be32toh(wqe->common.send.dest_qpn);
 	w->dest_qkey = be32toh(wqe->common.send.dest_qkey);
-	w->remote_va = ((uint64_t)be32toh(wqe->common.rdma.remote_va_high) << 32) |
-		       be32toh(wqe->common.rdma.remote_va_low);
+	w->remote_va =
+		((uint64_t)be32toh(wqe->common.rdma.remote_va_high) << 32) |
+		be32toh(wqe->common.rdma.remote_va_low);
 	w->rkey = be32toh(wqe->common.rdma.remote_rkey);
 	if (w->op->flags & ISIM_WRF_INV)
-		w->key = be32toh(w->imm_raw);  /* SEND_INV: rkey to invalidate */
+		w->key = be32toh(w->imm_raw); /* SEND_INV: rkey to invalidate */
 
 	if (w->flags & IONIC_WQE_FLAG_INL) {
 		if (!(w->op->flags & ISIM_WRF_GATHER))
@@ -296,31 +313,35 @@ void isim_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
 			snprintf(extra, sizeof(extra), "raddr 0x%llx rkey 0x%x",
 				 (unsigned long long)w->remote_va, w->rkey);
 		else
-			snprintf(extra, sizeof(extra), "ah %u dqpn %u qkey 0x%x",
-				 w->ah_id, w->dest_qpn, w->dest_qkey);
+			snprintf(extra, sizeof(extra),
+				 "ah %u dqpn %u qkey 0x%x", w->ah_id,
+				 w->dest_qpn, w->dest_qkey);
 		break;
 	case ISIM_BODY_ATOMIC:
-		snprintf(extra, sizeof(extra),
-			 "raddr 0x%llx rkey 0x%x swap_add 0x%llx compare 0x%llx",
-			 (unsigned long long)w->remote_va, w->rkey,
-			 (unsigned long long)w->swap_add,
-			 (unsigned long long)w->compare);
+		snprintf(
+			extra, sizeof(extra),
+			"raddr 0x%llx rkey 0x%x swap_add 0x%llx compare 0x%llx",
+			(unsigned long long)w->remote_va, w->rkey,
+			(unsigned long long)w->swap_add,
+			(unsigned long long)w->compare);
 		break;
 	case ISIM_BODY_BIND:
-		snprintf(extra, sizeof(extra),
-			 "key 0x%x key8 0x%x va 0x%llx len %llu lkey 0x%x mrf 0x%x",
-			 w->key, w->new_key8, (unsigned long long)w->bind_va,
-			 (unsigned long long)w->bind_len, w->bind_lkey,
-			 w->bind_flags);
+		snprintf(
+			extra, sizeof(extra),
+			"key 0x%x key8 0x%x va 0x%llx len %llu lkey 0x%x mrf 0x%x",
+			w->key, w->new_key8, (unsigned long long)w->bind_va,
+			(unsigned long long)w->bind_len, w->bind_lkey,
+			w->bind_flags);
 		break;
 	case ISIM_BODY_LOCAL:
 		snprintf(extra, sizeof(extra), "key 0x%x", w->key);
 		break;
 	}
-	isim_trace(ISIM_TR_WQE,
-		   "%s qp %u slot %u idx %u op %s(0x%x) flags 0x%x nsge %u%s len %u "
-		   "imm 0x%x%s%s status %d",
-		   what, qpn, slot, w->wqe_idx, w->op ? w->op->name : "-", w->opcode,
-		   w->flags, w->num_sge, w->inl ? " inline" : "", w->length,
-		   be32toh(w->imm_raw), extra[0] ? " " : "", extra, st);
+	isim_trace(
+		ISIM_TR_WQE,
+		"%s qp %u slot %u idx %u op %s(0x%x) flags 0x%x nsge %u%s len %u "
+		"imm 0x%x%s%s status %d",
+		what, qpn, slot, w->wqe_idx, w->op ? w->op->name : "-",
+		w->opcode, w->flags, w->num_sge, w->inl ? " inline" : "",
+		w->length, be32toh(w->imm_raw), extra[0] ? " " : "", extra, st);
 }

@@ -35,27 +35,27 @@ enum isim_wr_op {
 };
 
 /* Operation properties */
-#define ISIM_WRF_REMOTE 0x01  /* RC: acknowledged by the peer, MSN-completed */
-#define ISIM_WRF_IMM 0x02     /* carries immediate data */
-#define ISIM_WRF_INV 0x04     /* carries an rkey to invalidate remotely */
-#define ISIM_WRF_GATHER 0x08  /* payload from the local SGL or inline data */
-#define ISIM_WRF_RC 0x10      /* valid on RC QPs */
-#define ISIM_WRF_UD 0x20      /* valid on UD QPs */
-#define ISIM_WRF_IMPL 0x40    /* implemented by this device model */
+#define ISIM_WRF_REMOTE 0x01 /* RC: acknowledged by the peer, MSN-completed */
+#define ISIM_WRF_IMM 0x02 /* carries immediate data */
+#define ISIM_WRF_INV 0x04 /* carries an rkey to invalidate remotely */
+#define ISIM_WRF_GATHER 0x08 /* payload from the local SGL or inline data */
+#define ISIM_WRF_RC 0x10 /* valid on RC QPs */
+#define ISIM_WRF_UD 0x20 /* valid on UD QPs */
+#define ISIM_WRF_IMPL 0x40 /* implemented by this device model */
 
 enum isim_wqe_body {
-	ISIM_BODY_COMMON,   /* send/RDMA: addressing, length, SGL/inline */
-	ISIM_BODY_ATOMIC,   /* v1 or v2 atomic layout by firmware version */
+	ISIM_BODY_COMMON, /* send/RDMA: addressing, length, SGL/inline */
+	ISIM_BODY_ATOMIC, /* v1 or v2 atomic layout by firmware version */
 	ISIM_BODY_BIND,
-	ISIM_BODY_LOCAL,    /* no body (LOCAL_INV) */
-	ISIM_BODY_REG_MR,   /* kernel fast-register; never from the provider */
+	ISIM_BODY_LOCAL, /* no body (LOCAL_INV) */
+	ISIM_BODY_REG_MR, /* kernel fast-register; never from the provider */
 };
 
 struct isim_wqe_opinfo {
 	const char *name;
-	uint8_t v1, v2;           /* opcode byte per firmware version */
+	uint8_t v1, v2; /* opcode byte per firmware version */
 	enum isim_wr_op op;
-	uint32_t flags;           /* ISIM_WRF_* */
+	uint32_t flags; /* ISIM_WRF_* */
 	enum isim_wqe_body body;
 };
 
@@ -70,17 +70,17 @@ struct isim_sge {
 
 /* A decoded WQE.  Points into its snapshot, which must outlive it. */
 struct isim_wqe {
-	const uint8_t *raw;       /* snapshot of the slot */
+	const uint8_t *raw; /* snapshot of the slot */
 	uint32_t stride;
 	const struct isim_wqe_opinfo *op; /* SQ: NULL if the opcode is unknown */
-	uint8_t opcode;           /* raw opcode byte (SQ) */
-	uint16_t wqe_idx;         /* low 16 bits of the LE64 wqe_idx */
-	uint16_t flags;           /* IONIC_WQE_FLAG_* */
+	uint8_t opcode; /* raw opcode byte (SQ) */
+	uint16_t wqe_idx; /* low 16 bits of the LE64 wqe_idx */
+	uint16_t flags; /* IONIC_WQE_FLAG_* */
 	uint8_t num_sge;
-	bool spec;                /* SGEs follow a length table (offset 64) */
-	bool inl;                 /* payload is inline data at offset 32 */
-	uint32_t imm_raw;         /* imm_data_key, raw bytes as posted */
-	uint32_t length;          /* total payload bytes */
+	bool spec; /* SGEs follow a length table (offset 64) */
+	bool inl; /* payload is inline data at offset 32 */
+	uint32_t imm_raw; /* imm_data_key, raw bytes as posted */
+	uint32_t length; /* total payload bytes */
 	/* UD addressing (common body, send variant) */
 	uint32_t ah_id, dest_qpn, dest_qkey;
 	/* RDMA addressing (common body, rdma variant; atomic body) */
@@ -119,7 +119,8 @@ enum ionic_status isim_wqe_decode_rq(struct isim_wqe *w, const uint8_t *raw,
 				     uint32_t stride);
 
 /* SGE i (< num_sge) of a decoded WQE. */
-void isim_wqe_sge(const struct isim_wqe *w, unsigned int i, struct isim_sge *sge);
+void isim_wqe_sge(const struct isim_wqe *w, unsigned int i,
+		  struct isim_sge *sge);
 
 /* Inline payload bytes (w->length of them). */
 static inline const uint8_t *isim_wqe_inline(const struct isim_wqe *w)

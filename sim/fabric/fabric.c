@@ -106,7 +106,8 @@ void isim_fab_clear_peer(struct isim_fab_ep *ep)
 	ep->want_peer = false;
 }
 
-static bool fab_is_peer(const struct isim_fab_ep *ep, uint32_t node, uint32_t qpn)
+static bool fab_is_peer(const struct isim_fab_ep *ep, uint32_t node,
+			uint32_t qpn)
 {
 	return ep->want_peer && ep->peer_node == node && ep->peer_qpn == qpn;
 }

@@ -35,9 +35,9 @@
 struct isim_fab_pend;
 
 struct isim_fab_ep {
-	int fd;                      /* -1 when closed */
-	uint32_t node, qpn;          /* our own address */
-	bool want_peer;              /* RC: connect to peer_node/peer_qpn */
+	int fd; /* -1 when closed */
+	uint32_t node, qpn; /* our own address */
+	bool want_peer; /* RC: connect to peer_node/peer_qpn */
 	bool connected;
 	uint32_t peer_node, peer_qpn;
 	struct isim_fab_pend *head, *tail; /* backlog, oldest first */
@@ -51,9 +51,9 @@ struct isim_fab_ep {
 #define ISIM_FAB_BACKLOG_MAX 4096
 
 enum isim_fab_result {
-	ISIM_FAB_SENT,    /* handed to the peer's socket */
-	ISIM_FAB_QUEUED,  /* peer busy: kept in the backlog */
-	ISIM_FAB_LOST,    /* no such peer (or backlog full): gone */
+	ISIM_FAB_SENT, /* handed to the peer's socket */
+	ISIM_FAB_QUEUED, /* peer busy: kept in the backlog */
+	ISIM_FAB_LOST, /* no such peer (or backlog full): gone */
 };
 
 /* The fabric name in use ($IONIC_SIM_FABRIC or "default"). */

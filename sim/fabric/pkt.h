@@ -26,7 +26,7 @@
 
 #define ISIM_PKT_MAGIC 0x4953494du /* "ISIM" */
 #define ISIM_PKT_VERSION 1
-#define ISIM_PKT_MAX_PAYLOAD 4096  /* largest path MTU */
+#define ISIM_PKT_MAX_PAYLOAD 4096 /* largest path MTU */
 #define ISIM_PSN_MASK 0xffffffu
 
 enum isim_pkt_op {
@@ -37,25 +37,25 @@ enum isim_pkt_op {
 	ISIM_OP_RC_SEND_LAST_IMM = 0x03,
 	ISIM_OP_RC_SEND_ONLY = 0x04,
 	ISIM_OP_RC_SEND_ONLY_IMM = 0x05,
-	ISIM_OP_RC_WRITE_FIRST = 0x06,      /* reserved for RDMA WRITE */
+	ISIM_OP_RC_WRITE_FIRST = 0x06, /* reserved for RDMA WRITE */
 	ISIM_OP_RC_WRITE_MIDDLE = 0x07,
 	ISIM_OP_RC_WRITE_LAST = 0x08,
 	ISIM_OP_RC_WRITE_LAST_IMM = 0x09,
 	ISIM_OP_RC_WRITE_ONLY = 0x0a,
 	ISIM_OP_RC_WRITE_ONLY_IMM = 0x0b,
-	ISIM_OP_RC_READ_REQ = 0x0c,         /* reserved for RDMA READ */
+	ISIM_OP_RC_READ_REQ = 0x0c, /* reserved for RDMA READ */
 	ISIM_OP_RC_READ_RESP_FIRST = 0x0d,
 	ISIM_OP_RC_READ_RESP_MIDDLE = 0x0e,
 	ISIM_OP_RC_READ_RESP_LAST = 0x0f,
 	ISIM_OP_RC_READ_RESP_ONLY = 0x10,
 	/* RC responses */
 	ISIM_OP_RC_ACK = 0x11,
-	ISIM_OP_RC_ATOMIC_ACK = 0x12,       /* reserved for atomics */
+	ISIM_OP_RC_ATOMIC_ACK = 0x12, /* reserved for atomics */
 	ISIM_OP_RC_CMP_SWAP = 0x13,
 	ISIM_OP_RC_FETCH_ADD = 0x14,
-	ISIM_OP_RC_SEND_LAST_INV = 0x16,    /* reserved for SEND_INV */
+	ISIM_OP_RC_SEND_LAST_INV = 0x16, /* reserved for SEND_INV */
 	ISIM_OP_RC_SEND_ONLY_INV = 0x17,
-	ISIM_OP_RC_NAK = 0x1f,              /* emulator: NAK with a kind */
+	ISIM_OP_RC_NAK = 0x1f, /* emulator: NAK with a kind */
 	/* UD */
 	ISIM_OP_UD_SEND_ONLY = 0x64,
 	ISIM_OP_UD_SEND_ONLY_IMM = 0x65,
@@ -64,37 +64,37 @@ enum isim_pkt_op {
 /* NAK kinds (ISIM_OP_RC_NAK) and the requester status they map to. */
 enum isim_nak {
 	ISIM_NAK_NONE = 0,
-	ISIM_NAK_RNR = 1,      /* no receive WQE; retry after rnr_timer */
-	ISIM_NAK_SEQ = 2,      /* PSN sequence error; go back to psn */
-	ISIM_NAK_INV_REQ = 3,  /* -> IONIC_STS_REMOTE_INV_REQ_ERR */
-	ISIM_NAK_REM_ACC = 4,  /* -> IONIC_STS_REMOTE_ACC_ERR */
-	ISIM_NAK_REM_OP = 5,   /* -> IONIC_STS_REMOTE_OPER_ERR */
+	ISIM_NAK_RNR = 1, /* no receive WQE; retry after rnr_timer */
+	ISIM_NAK_SEQ = 2, /* PSN sequence error; go back to psn */
+	ISIM_NAK_INV_REQ = 3, /* -> IONIC_STS_REMOTE_INV_REQ_ERR */
+	ISIM_NAK_REM_ACC = 4, /* -> IONIC_STS_REMOTE_ACC_ERR */
+	ISIM_NAK_REM_OP = 5, /* -> IONIC_STS_REMOTE_OPER_ERR */
 };
 
 /* Header flags */
-#define ISIM_PKT_F_SOL 0x01     /* solicited event (BTH SE) */
-#define ISIM_PKT_F_ACKREQ 0x02  /* requester wants an ACK (BTH A) */
+#define ISIM_PKT_F_SOL 0x01 /* solicited event (BTH SE) */
+#define ISIM_PKT_F_ACKREQ 0x02 /* requester wants an ACK (BTH A) */
 
 struct isim_pkt_hdr {
-	uint32_t magic;       /* BE ISIM_PKT_MAGIC */
+	uint32_t magic; /* BE ISIM_PKT_MAGIC */
 	uint8_t version;
-	uint8_t opcode;       /* enum isim_pkt_op */
-	uint8_t flags;        /* ISIM_PKT_F_* */
-	uint8_t nak;          /* enum isim_nak, NAK only */
+	uint8_t opcode; /* enum isim_pkt_op */
+	uint8_t flags; /* ISIM_PKT_F_* */
+	uint8_t nak; /* enum isim_nak, NAK only */
 	uint32_t src_node;
 	uint32_t src_qpn;
 	uint32_t dst_qpn;
-	uint32_t psn;         /* 24 bits */
-	uint32_t msn;         /* ACK/NAK: responder's message count */
-	uint32_t imm;         /* raw bytes, network order as posted */
-	uint32_t qkey;        /* UD */
-	uint32_t paylen;      /* payload bytes after the header */
+	uint32_t psn; /* 24 bits */
+	uint32_t msn; /* ACK/NAK: responder's message count */
+	uint32_t imm; /* raw bytes, network order as posted */
+	uint32_t qkey; /* UD */
+	uint32_t paylen; /* payload bytes after the header */
 	uint32_t flow_label;
 	uint8_t tclass;
 	uint8_t hop_limit;
 	uint8_t sl;
-	uint8_t rnr_timer;    /* RNR NAK: responder's min_rnr_timer code */
-	uint8_t sgid[16];     /* sender's GID (UD: for the GRH) */
+	uint8_t rnr_timer; /* RNR NAK: responder's min_rnr_timer code */
+	uint8_t sgid[16]; /* sender's GID (UD: for the GRH) */
 	uint8_t dgid[16];
 	/* RETH / AtomicETH, reserved for RDMA and atomics */
 	uint64_t va;
@@ -120,8 +120,8 @@ static_assert(offsetof(struct isim_pkt_hdr, compare) == 104, "compare");
 #define ISIM_PKT_MAX_SIZE (ISIM_PKT_HDR_SIZE + ISIM_PKT_MAX_PAYLOAD)
 
 /* Opcode properties: code asks masks, not lists of opcodes (rxe_opcode). */
-#define ISIM_PKT_M_REQ 0x0001     /* request (to the responder) */
-#define ISIM_PKT_M_RESP 0x0002    /* ACK/NAK/read response (to the requester) */
+#define ISIM_PKT_M_REQ 0x0001 /* request (to the responder) */
+#define ISIM_PKT_M_RESP 0x0002 /* ACK/NAK/read response (to the requester) */
 #define ISIM_PKT_M_SEND 0x0004
 #define ISIM_PKT_M_WRITE 0x0008
 #define ISIM_PKT_M_READ 0x0010
@@ -139,7 +139,7 @@ static_assert(offsetof(struct isim_pkt_hdr, compare) == 104, "compare");
 #define ISIM_PKT_M_NAK 0x8000
 
 struct isim_pkt_opinfo {
-	const char *name;   /* NULL: not a valid opcode */
+	const char *name; /* NULL: not a valid opcode */
 	uint32_t mask;
 };
 
@@ -161,7 +161,7 @@ static inline const char *isim_pkt_opname(uint8_t op)
 /* A packet in a buffer: header at buf, payload right after it. */
 struct isim_pkt {
 	uint8_t *buf;
-	size_t len;         /* bytes valid in buf */
+	size_t len; /* bytes valid in buf */
 };
 
 static inline struct isim_pkt_hdr *isim_pkt_hdr(const struct isim_pkt *pkt)
@@ -175,23 +175,23 @@ static inline uint8_t *isim_pkt_payload(const struct isim_pkt *pkt)
 }
 
 /* Raw-header accessors (big endian on the wire). */
-#define ISIM_PKT_U32(field)                                                   \
-	static inline uint32_t __isim_pkt_##field(const void *hdr)            \
-	{                                                                     \
-		return be32toh(((const struct isim_pkt_hdr *)hdr)->field);    \
-	}                                                                     \
-	static inline void __isim_pkt_set_##field(void *hdr, uint32_t v)      \
-	{                                                                     \
-		((struct isim_pkt_hdr *)hdr)->field = htobe32(v);             \
-	}                                                                     \
-	static inline uint32_t isim_pkt_##field(const struct isim_pkt *pkt)   \
-	{                                                                     \
-		return __isim_pkt_##field(pkt->buf);                          \
-	}                                                                     \
-	static inline void isim_pkt_set_##field(struct isim_pkt *pkt,         \
-						uint32_t v)                   \
-	{                                                                     \
-		__isim_pkt_set_##field(pkt->buf, v);                          \
+#define ISIM_PKT_U32(field)                                                 \
+	static inline uint32_t __isim_pkt_##field(const void *hdr)          \
+	{                                                                   \
+		return be32toh(((const struct isim_pkt_hdr *)hdr)->field);  \
+	}                                                                   \
+	static inline void __isim_pkt_set_##field(void *hdr, uint32_t v)    \
+	{                                                                   \
+		((struct isim_pkt_hdr *)hdr)->field = htobe32(v);           \
+	}                                                                   \
+	static inline uint32_t isim_pkt_##field(const struct isim_pkt *pkt) \
+	{                                                                   \
+		return __isim_pkt_##field(pkt->buf);                        \
+	}                                                                   \
+	static inline void isim_pkt_set_##field(struct isim_pkt *pkt,       \
+						uint32_t v)                 \
+	{                                                                   \
+		__isim_pkt_set_##field(pkt->buf, v);                        \
 	}
 
 ISIM_PKT_U32(magic)
@@ -208,18 +208,19 @@ ISIM_PKT_U32(dmalen)
 
 /* RETH / AtomicETH: 64-bit fields.  ATOMIC_ACK returns the original
  * value in swap_add (AtomicAckETH). */
-#define ISIM_PKT_U64(field)                                                   \
-	static inline uint64_t isim_pkt_##field(const struct isim_pkt *pkt)   \
-	{                                                                     \
-		uint64_t v;                                                   \
-		memcpy(&v, &((const struct isim_pkt_hdr *)pkt->buf)->field, 8); \
-		return be64toh(v);                                            \
-	}                                                                     \
-	static inline void isim_pkt_set_##field(struct isim_pkt *pkt,         \
-						uint64_t v)                   \
-	{                                                                     \
-		v = htobe64(v);                                               \
-		memcpy(&((struct isim_pkt_hdr *)pkt->buf)->field, &v, 8);     \
+#define ISIM_PKT_U64(field)                                                 \
+	static inline uint64_t isim_pkt_##field(const struct isim_pkt *pkt) \
+	{                                                                   \
+		uint64_t v;                                                 \
+		memcpy(&v, &((const struct isim_pkt_hdr *)pkt->buf)->field, \
+		       8);                                                  \
+		return be64toh(v);                                          \
+	}                                                                   \
+	static inline void isim_pkt_set_##field(struct isim_pkt *pkt,       \
+						uint64_t v)                 \
+	{                                                                   \
+		v = htobe64(v);                                             \
+		memcpy(&((struct isim_pkt_hdr *)pkt->buf)->field, &v, 8);   \
 	}
 
 ISIM_PKT_U64(va)

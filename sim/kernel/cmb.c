@@ -21,9 +21,10 @@
 
 #include "kpriv.h"
 
-#define ISIM_SQCMB_ORDER 5  /* order must be below: at most 16 pages */
-#define ISIM_CMB_KNOWN (IONIC_CMB_ENABLE | IONIC_CMB_REQUIRE | \
-			IONIC_CMB_EXPDB | IONIC_CMB_WC | IONIC_CMB_UC)
+#define ISIM_SQCMB_ORDER 5 /* order must be below: at most 16 pages */
+#define ISIM_CMB_KNOWN                                            \
+	(IONIC_CMB_ENABLE | IONIC_CMB_REQUIRE | IONIC_CMB_EXPDB | \
+	 IONIC_CMB_WC | IONIC_CMB_UC)
 
 int isim_cmb_init(struct isim_nic *nic)
 {
@@ -94,8 +95,8 @@ static int64_t cmb_get(struct isim_nic *nic, unsigned int order)
  * create for lack of CMB (REQUIRE only turns a partial grant into none);
  * returns 0 or -ENOMEM when the mmap entry cannot be made.
  */
-int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp,
-		      uint8_t req, uint8_t *resp, uint64_t *offset)
+int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp, uint8_t req,
+		      uint8_t *resp, uint64_t *offset)
 {
 	struct isim_nic *nic = f->nic;
 	uint64_t pages, pgoff;

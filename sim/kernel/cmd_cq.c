@@ -24,7 +24,7 @@ int isim_qdesc_check(const struct ionic_qdesc *q)
 	if (!q->size || !q->mask || !q->depth_log2 || !q->stride_log2)
 		return -EINVAL;
 	if (q->depth_log2 > 16 || q->stride_log2 > 16)
-		return -EINVAL;  /* mask is 16 bits; no larger stride exists */
+		return -EINVAL; /* mask is 16 bits; no larger stride exists */
 	if (q->mask != (1u << q->depth_log2) - 1)
 		return -EINVAL;
 	if (q->size < (1ull << (q->depth_log2 + q->stride_log2)))
@@ -55,8 +55,8 @@ void isim_cq_free(struct isim_file *f, struct isim_cq *cq)
 }
 
 static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
-		     uint32_t comp_vector, int32_t comp_channel,
-		     uint32_t flags, struct ib_uverbs_create_cq_resp *r)
+		     uint32_t comp_vector, int32_t comp_channel, uint32_t flags,
+		     struct ib_uverbs_create_cq_resp *r)
 {
 	struct isim_nic *nic = c->nic;
 	const struct isim_profile *p = &nic->prof;
@@ -73,7 +73,7 @@ static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
 	if (comp_channel >= 0) {
 		ch = isim_file_channel(c->f, comp_channel);
 		if (!ch)
-			return -EBADF;  /* not a completion channel of ours */
+			return -EBADF; /* not a completion channel of ours */
 	}
 	/* ionic_create_cq */
 	if (flags)
@@ -143,10 +143,10 @@ static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
 	dr.cqid[1] = cq->hw[1].present ? cq->hw[1].cqid : 0;
 	dr.udma_mask = mask;
 	isim_udata_out(c, &dr, sizeof(dr));
-	KNOTE(c, "cq_handle=%u cqe=%u vector=%u channel=%d mask=%u cqid=%u/%u depth_log2=%u/%u",
-	      cq->uobj.handle, cqe, comp_vector, comp_channel, mask,
-	      dr.cqid[0], dr.cqid[1], req.cq[0].depth_log2,
-	      req.cq[1].depth_log2);
+	KNOTE(c,
+	      "cq_handle=%u cqe=%u vector=%u channel=%d mask=%u cqid=%u/%u depth_log2=%u/%u",
+	      cq->uobj.handle, cqe, comp_vector, comp_channel, mask, dr.cqid[0],
+	      dr.cqid[1], req.cq[0].depth_log2, req.cq[1].depth_log2);
 	return 0;
 err:
 	cq->uobj.handle = UINT32_MAX;
@@ -191,7 +191,7 @@ int isim_cmd_destroy_cq(struct isim_cmd *c)
 	if (!cq)
 		return -EINVAL;
 	if (cq->usecnt)
-		return -EBUSY;  /* QPs still complete into it */
+		return -EBUSY; /* QPs still complete into it */
 	rc = isim_admin_ok(c->nic, ISIM_ADMIN_DESTROY_CQ);
 	if (rc)
 		return rc;
@@ -215,9 +215,8 @@ int isim_cmd_destroy_cq(struct isim_cmd *c)
 			     cq->uobj.user_handle, &cq->async_events_reported);
 	r->comp_events_reported = cq->comp_events_reported;
 	r->async_events_reported = cq->async_events_reported;
-	KNOTE(c, "cq_handle=%u comp_events=%u async_events=%u",
-	      cq->uobj.handle, r->comp_events_reported,
-	      r->async_events_reported);
+	KNOTE(c, "cq_handle=%u comp_events=%u async_events=%u", cq->uobj.handle,
+	      r->comp_events_reported, r->async_events_reported);
 	isim_cq_free(c->f, cq);
 	return 0;
 }

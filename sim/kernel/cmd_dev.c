@@ -28,7 +28,7 @@ int isim_cmd_get_context(struct isim_cmd *c)
 	int rc;
 
 	if (f->has_ucontext)
-		return -EINVAL;  /* one ucontext per file */
+		return -EINVAL; /* one ucontext per file */
 	rc = isim_udata_in(c, &req, sizeof(req));
 	if (rc)
 		return rc;
@@ -57,7 +57,7 @@ int isim_cmd_get_context(struct isim_cmd *c)
 	r->num_comp_vectors = p->eq_count - 2;
 
 	dr.page_shift = ISIM_PAGE_SHIFT;
-	dr.dbell_offset = 0;  /* BAR1 is page aligned */
+	dr.dbell_offset = 0; /* BAR1 is page aligned */
 	dr.version = p->version;
 	dr.qp_opcodes = p->qp_opcodes;
 	dr.admin_opcodes = p->admin_opcodes;
@@ -71,7 +71,8 @@ int isim_cmd_get_context(struct isim_cmd *c)
 	dr.expdb_mask = p->expdb_mask;
 	dr.expdb_qtypes = p->expdb_qtypes;
 	isim_udata_out(c, &dr, sizeof(dr));
-	KNOTE(c, "async_fd=%d num_comp_vectors=%u dbid=%u version=%u phc_offset=%llu",
+	KNOTE(c,
+	      "async_fd=%d num_comp_vectors=%u dbid=%u version=%u phc_offset=%llu",
 	      f->async_q.rd, r->num_comp_vectors, f->dbid, dr.version,
 	      (unsigned long long)dr.phc_offset);
 	return 0;
@@ -89,14 +90,14 @@ err_dbid:
 
 static uint32_t dev_max_sge(const struct isim_profile *p)
 {
-	uint32_t n = p->max_stride >= 6 ?
-		     ((1u << p->max_stride) - 32) / 16 : 0;
+	uint32_t n = p->max_stride >= 6 ? ((1u << p->max_stride) - 32) / 16 : 0;
 
 	return n < ISIM_MAX_SGE_CAP ? n : ISIM_MAX_SGE_CAP;
 }
 
-#define ISIM_DEV_CAPS (IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_MGT_EXTENSIONS | \
-		       IBV_DEVICE_MEM_WINDOW_TYPE_2B)
+#define ISIM_DEV_CAPS                                            \
+	(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_MGT_EXTENSIONS | \
+	 IBV_DEVICE_MEM_WINDOW_TYPE_2B)
 
 static void fill_device(struct isim_nic *nic,
 			struct ib_uverbs_query_device_resp *r)
@@ -110,7 +111,7 @@ static void fill_device(struct isim_nic *nic,
 	memcpy(&r->node_guid, guid, 8);
 	memcpy(&r->sys_image_guid, guid, 8);
 	r->max_mr_size = (uint64_t)p->npts * ISIM_PAGE_SIZE / 2;
-	r->page_size_cap = 0x40201000;  /* 4K | 2M | 1G before RDMA v2.1 */
+	r->page_size_cap = 0x40201000; /* 4K | 2M | 1G before RDMA v2.1 */
 	r->vendor_id = ISIM_VENDOR_ID;
 	r->vendor_part_id = p->vendor_part_id;
 	r->hw_ver = p->hw_rev;
@@ -139,9 +140,9 @@ int isim_cmd_query_device(struct isim_cmd *c)
 	/* the legacy command answers from the cached device attributes
 	 * without calling the driver, so no udata rule applies */
 	fill_device(c->nic, c->resp);
-	KNOTE(c, "vendor=0x%x part=0x%x max_qp=%u max_sge=%u",
-	      ISIM_VENDOR_ID, c->nic->prof.vendor_part_id,
-	      c->nic->prof.qp_count, dev_max_sge(&c->nic->prof));
+	KNOTE(c, "vendor=0x%x part=0x%x max_qp=%u max_sge=%u", ISIM_VENDOR_ID,
+	      c->nic->prof.vendor_part_id, c->nic->prof.qp_count,
+	      dev_max_sge(&c->nic->prof));
 	return 0;
 }
 
@@ -154,7 +155,7 @@ int isim_cmd_ex_query_device(struct isim_cmd *c)
 	isim_req_copy(c, &cmd, sizeof(cmd));
 	if (cmd.comp_mask || cmd.reserved)
 		return -EINVAL;
-	rc = isim_udata_empty(c);  /* ionic_query_device: ib_no_udata_io */
+	rc = isim_udata_empty(c); /* ionic_query_device: ib_no_udata_io */
 	if (rc)
 		return rc;
 	fill_device(c->nic, &r->base);
@@ -191,7 +192,7 @@ int isim_cmd_query_port(struct isim_cmd *c)
 	uint8_t max_mtu, act;
 
 	if (cmd->port_num != 1)
-		return -EINVAL;  /* rdma_is_port_valid */
+		return -EINVAL; /* rdma_is_port_valid */
 	max_mtu = iboe_mtu(ISIM_NETDEV_MAX_MTU);
 	act = iboe_mtu(p->netdev_mtu);
 	if (act > max_mtu)
@@ -205,17 +206,17 @@ int isim_cmd_query_port(struct isim_cmd *c)
 	r->sm_lid = 0;
 	if (p->port_up) {
 		r->state = IBV_PORT_ACTIVE;
-		r->phys_state = 5;  /* LINK_UP */
+		r->phys_state = 5; /* LINK_UP */
 	} else {
 		r->state = IBV_PORT_DOWN;
-		r->phys_state = 2;  /* POLLING: running, no carrier */
+		r->phys_state = 2; /* POLLING: running, no carrier */
 	}
 	r->max_mtu = max_mtu;
 	r->active_mtu = act;
 	r->max_vl_num = 1;
 	/* ib_get_eth_speed for a 100G netdev: 4X EDR */
-	r->active_width = 2;    /* IB_WIDTH_4X */
-	r->active_speed = 32;   /* IB_SPEED_EDR */
+	r->active_width = 2; /* IB_WIDTH_4X */
+	r->active_speed = 32; /* IB_SPEED_EDR */
 	r->link_layer = IBV_LINK_LAYER_ETHERNET;
 	KNOTE(c, "port=1 state=%u active_mtu=%u", r->state, act);
 	return 0;

@@ -66,7 +66,7 @@ int isim_cmd_dealloc_pd(struct isim_cmd *c)
 	if (rc)
 		return rc;
 	if (pd->usecnt)
-		return -EBUSY;  /* ib_destroy_usecnt */
+		return -EBUSY; /* ib_destroy_usecnt */
 	KNOTE(c, "pd_handle=%u pdid=%u", pd->uobj.handle, pd->pdid);
 	isim_pd_free(c->f, pd);
 	return 0;
@@ -102,7 +102,7 @@ static int mr_key_alloc(struct isim_nic *nic, struct isim_mr *mr)
 		return (int)idx;
 	mr->index = (uint32_t)idx;
 	mr->key = (mr->index << 8) | nic->next_key8;
-	nic->next_key8++;  /* wraps through 0..255 */
+	nic->next_key8++; /* wraps through 0..255 */
 	nic->mrs[mr->index] = mr;
 	return 0;
 }
@@ -121,7 +121,7 @@ static int mr_install(struct isim_cmd *c, struct isim_pd *pd,
 	}
 	rc = isim_handle_add(c->f, &mr->uobj, type);
 	if (rc) {
-		isim_mr_free(c->f, mr);  /* no PD yet: none to give back */
+		isim_mr_free(c->f, mr); /* no PD yet: none to give back */
 		return rc;
 	}
 	mr->pd = pd;
@@ -257,14 +257,14 @@ int isim_cmd_alloc_mw(struct isim_cmd *c)
 		return -ENOMEM;
 	mw->is_mw = true;
 	mw->mw_type = cmd->mw_type;
-	mw->valid = false;  /* usable only once bound */
+	mw->valid = false; /* usable only once bound */
 	rc = mr_install(c, pd, mw, ISIM_UOBJ_MW);
 	if (rc)
 		return rc;
 	r->mw_handle = mw->uobj.handle;
 	r->rkey = mw->key;
-	KNOTE(c, "mw_handle=%u type=%u rkey=0x%x", mw->uobj.handle,
-	      mw->mw_type, mw->key);
+	KNOTE(c, "mw_handle=%u type=%u rkey=0x%x", mw->uobj.handle, mw->mw_type,
+	      mw->key);
 	return 0;
 }
 
@@ -286,9 +286,9 @@ int isim_av_from_uverbs(struct isim_nic *nic, struct isim_av *av,
 {
 	(void)nic;
 	if (port_num != 1)
-		return -EINVAL;   /* rdma_is_port_valid */
+		return -EINVAL; /* rdma_is_port_valid */
 	if (!is_global)
-		return -EINVAL;   /* rdma_check_ah_attr: RoCE needs a GRH */
+		return -EINVAL; /* rdma_check_ah_attr: RoCE needs a GRH */
 	/* rdma_get_gid_attr: only the populated GID entries resolve */
 	if (sgid_index >= ISIM_NUM_GIDS)
 		return -ENODATA;
@@ -339,7 +339,7 @@ int isim_cmd_create_ah(struct isim_cmd *c)
 				 a->is_global, a->port_num);
 	if (rc)
 		return rc;
-	rc = isim_udata_empty(c);  /* ib_is_udata_in_empty */
+	rc = isim_udata_empty(c); /* ib_is_udata_in_empty */
 	if (rc)
 		return rc;
 	rc = isim_admin_ok(c->nic, ISIM_ADMIN_CREATE_AH);

@@ -92,8 +92,7 @@ void isim_qp_free(struct isim_file *f, struct isim_qp *qp)
  * the other half's.  An id the fabric reports as held by another process of
  * the same node (-EADDRINUSE) is skipped.
  */
-static int qp_assign_id(struct isim_nic *nic, struct isim_qp *qp,
-			uint8_t mask)
+static int qp_assign_id(struct isim_nic *nic, struct isim_qp *qp, uint8_t mask)
 {
 	unsigned int pref = nic->next_qp_udma;
 	uint32_t skipped[64];
@@ -117,7 +116,7 @@ static int qp_assign_id(struct isim_nic *nic, struct isim_qp *qp,
 			qp->udma = (uint8_t)u;
 			qp->qpn = isim_udma_qid(nic, u, (uint32_t)idx);
 			rc = qp->qpn == 0xffffff ? -EADDRINUSE :
-			     isim_dev_qp_create(nic, qp);
+						   isim_dev_qp_create(nic, qp);
 			if (!rc) {
 				qp->dev_live = true;
 				break;
@@ -269,7 +268,8 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	dr.sq_cmb = sq_cmb;
 	dr.sq_cmb_offset = sq_cmb_off;
 	isim_udata_out(c, &dr, sizeof(dr));
-	KNOTE(c, "qp_handle=%u qpn=%u type=%u udma=%u sq_cmb=0x%x sq=%u/%u rq=%u/%u caps=%u,%u,%u,%u,%u",
+	KNOTE(c,
+	      "qp_handle=%u qpn=%u type=%u udma=%u sq_cmb=0x%x sq=%u/%u rq=%u/%u caps=%u,%u,%u,%u,%u",
 	      qp->uobj.handle, qp->qpn, qp->type, qp->udma, sq_cmb,
 	      req.sq.depth_log2, req.sq.stride_log2, req.rq.depth_log2,
 	      req.rq.stride_log2, r->max_send_wr, r->max_recv_wr,
@@ -281,21 +281,22 @@ err:
 }
 
 /* The legacy and the extended request name these fields alike. */
-#define QP_ARGS(cmd) ((struct qp_args){				\
-	.user_handle = (cmd).user_handle,			\
-	.pd_handle = (cmd).pd_handle,				\
-	.send_cq_handle = (cmd).send_cq_handle,			\
-	.recv_cq_handle = (cmd).recv_cq_handle,			\
-	.srq_handle = (cmd).srq_handle,				\
-	.max_send_wr = (cmd).max_send_wr,			\
-	.max_recv_wr = (cmd).max_recv_wr,			\
-	.max_send_sge = (cmd).max_send_sge,			\
-	.max_recv_sge = (cmd).max_recv_sge,			\
-	.max_inline_data = (cmd).max_inline_data,		\
-	.sq_sig_all = (cmd).sq_sig_all,				\
-	.qp_type = (cmd).qp_type,				\
-	.is_srq = (cmd).is_srq,					\
-})
+#define QP_ARGS(cmd)                                      \
+	((struct qp_args){                                \
+		.user_handle = (cmd).user_handle,         \
+		.pd_handle = (cmd).pd_handle,             \
+		.send_cq_handle = (cmd).send_cq_handle,   \
+		.recv_cq_handle = (cmd).recv_cq_handle,   \
+		.srq_handle = (cmd).srq_handle,           \
+		.max_send_wr = (cmd).max_send_wr,         \
+		.max_recv_wr = (cmd).max_recv_wr,         \
+		.max_send_sge = (cmd).max_send_sge,       \
+		.max_recv_sge = (cmd).max_recv_sge,       \
+		.max_inline_data = (cmd).max_inline_data, \
+		.sq_sig_all = (cmd).sq_sig_all,           \
+		.qp_type = (cmd).qp_type,                 \
+		.is_srq = (cmd).is_srq,                   \
+	})
 
 int isim_cmd_create_qp(struct isim_cmd *c)
 {
@@ -306,10 +307,10 @@ int isim_cmd_create_qp(struct isim_cmd *c)
 }
 
 /* create flags the IB core lets through to a driver */
-#define ISIM_QP_CREATE_CORE_FLAGS                                          \
-	(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS |   \
-	 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |        \
-	 IBV_QP_CREATE_PCI_WRITE_END_PADDING | (1u << 2) | (1u << 3) |     \
+#define ISIM_QP_CREATE_CORE_FLAGS                                        \
+	(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS | \
+	 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |      \
+	 IBV_QP_CREATE_PCI_WRITE_END_PADDING | (1u << 2) | (1u << 3) |   \
 	 (1u << 4))
 
 int isim_cmd_ex_create_qp(struct isim_cmd *c)
@@ -325,9 +326,9 @@ int isim_cmd_ex_create_qp(struct isim_cmd *c)
 	if (cmd.create_flags & ~(uint32_t)ISIM_QP_CREATE_CORE_FLAGS)
 		return -EINVAL;
 	if (cmd.comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
-		return -EINVAL;  /* no RWQ indirection tables exist */
+		return -EINVAL; /* no RWQ indirection tables exist */
 	if (cmd.create_flags)
-		return -EOPNOTSUPP;  /* ionic implements none */
+		return -EOPNOTSUPP; /* ionic implements none */
 	a = QP_ARGS(cmd);
 	rc = qp_create(c, &a, &r->base);
 	if (rc)

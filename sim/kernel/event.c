@@ -101,7 +101,7 @@ static unsigned int evq_drain_obj(struct isim_event_queue *q, size_t recsz,
 			struct rec *k = realloc(keep, ncap * sizeof(*k));
 
 			if (!k)
-				break;  /* out of memory: lose the rest */
+				break; /* out of memory: lose the rest */
 			keep = k;
 			cap = ncap;
 		}

@@ -20,7 +20,7 @@ int isim_file_open(unsigned int devidx, struct isim_file **out)
 	int rc;
 
 	if (devidx != 0)
-		return -ENODEV;  /* one NIC per process: uverbs0 only */
+		return -ENODEV; /* one NIC per process: uverbs0 only */
 	rc = isim_model_init();
 	if (rc)
 		return rc;

@@ -31,11 +31,12 @@ int isim_file_ioctl(struct isim_file *f, unsigned long req, void *arg)
 	memcpy(&hdr, arg, sizeof(hdr));
 	if (hdr.object_id == UVERBS_OBJECT_MR &&
 	    hdr.method_id == UVERBS_METHOD_REG_DMABUF_MR)
-		rc = -EOPNOTSUPP;  /* dma-buf import needs real DMA */
+		rc = -EOPNOTSUPP; /* dma-buf import needs real DMA */
 	else
 		rc = -EPROTONOSUPPORT;
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_CMD, "ioctl object=%u method=%u nattrs=%u -> %d",
+		isim_trace(ISIM_TR_CMD,
+			   "ioctl object=%u method=%u nattrs=%u -> %d",
 			   hdr.object_id, hdr.method_id, hdr.num_attrs, rc);
 	return rc;
 }

@@ -27,7 +27,7 @@
 #define ISIM_VENDOR_ID 0x1dd8
 #define ISIM_NETDEV_MAX_MTU 9194 /* ionic netdev max_mtu */
 #define ISIM_GID_TBL_LEN 256
-#define ISIM_NUM_GIDS 2          /* populated entries: link-local, v4 */
+#define ISIM_NUM_GIDS 2 /* populated entries: link-local, v4 */
 
 /* Admin opcodes (ionic-kernel.md 16): a verb needing opcode N fails with
  * EBADRQC when the firmware reports admin_opcodes <= N. */
@@ -105,17 +105,17 @@ struct isim_cmd {
 	struct isim_file *f;
 	struct isim_nic *nic;
 	bool ex;
-	const void *req;          /* core request (header excluded) */
-	size_t req_len;           /* bytes of core request available */
-	const uint8_t *uin;       /* driver request (udata in) */
+	const void *req; /* core request (header excluded) */
+	size_t req_len; /* bytes of core request available */
+	const uint8_t *uin; /* driver request (udata in) */
 	size_t uin_len;
-	void *resp;               /* core response scratch, zeroed */
-	size_t resp_len;          /* bytes the caller's core response holds */
-	void *uout;               /* driver response scratch, zeroed */
-	size_t uout_len;          /* bytes the caller's driver response holds */
-	size_t uout_written;      /* bytes isim_udata_out() filled: all the
+	void *resp; /* core response scratch, zeroed */
+	size_t resp_len; /* bytes the caller's core response holds */
+	void *uout; /* driver response scratch, zeroed */
+	size_t uout_len; /* bytes the caller's driver response holds */
+	size_t uout_written; /* bytes isim_udata_out() filled: all the
 				   * caller gets (ib_copy_to_udata) */
-	char note[160];           /* decoded result for the trace line */
+	char note[160]; /* decoded result for the trace line */
 };
 
 /* ib_copy_validate_udata_in: at least 'size' bytes, extra bytes zero. */
@@ -187,8 +187,8 @@ int isim_av_from_uverbs(struct isim_nic *nic, struct isim_av *av,
 
 /* controller memory (cmb.c) */
 int isim_cmb_init(struct isim_nic *nic);
-int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp,
-		      uint8_t req, uint8_t *resp, uint64_t *offset);
+int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp, uint8_t req,
+		      uint8_t *resp, uint64_t *offset);
 void isim_cmb_sq_release(struct isim_file *f, struct isim_qp *qp);
 int64_t isim_cmb_window(const struct isim_mmap_entry *e);
 

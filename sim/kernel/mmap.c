@@ -52,8 +52,9 @@ void isim_mmap_clear(struct isim_file *f)
 
 static const char *kind_name(enum isim_mmap_kind k)
 {
-	return k == ISIM_MMAP_DBELL ? "dbell" : k == ISIM_MMAP_PHC ? "phc" :
-	       "cmb";
+	return k == ISIM_MMAP_DBELL ? "dbell" :
+	       k == ISIM_MMAP_PHC   ? "phc" :
+				      "cmb";
 }
 
 /* Find the entry an mmap names and check the request against it. */
@@ -80,7 +81,7 @@ static int mmap_lookup(struct isim_file *f, size_t len, int prot, int flags,
 	if (e->kind == ISIM_MMAP_CMB) {
 		*cmb_off = isim_cmb_window(e);
 		if (*cmb_off < 0)
-			return (int)*cmb_off;  /* removed with its QP */
+			return (int)*cmb_off; /* removed with its QP */
 	}
 	return 0;
 }
@@ -99,8 +100,8 @@ void *isim_file_mmap(struct isim_file *f, void *addr, size_t len, int prot,
 		return NULL;
 	}
 	pthread_mutex_lock(&f->nic->lock);
-	*err = f->dead ? -EIO : mmap_lookup(f, len, prot, flags, off, &kind,
-						   &cmb_off);
+	*err = f->dead ? -EIO :
+			 mmap_lookup(f, len, prot, flags, off, &kind, &cmb_off);
 	pthread_mutex_unlock(&f->nic->lock);
 	/* map outside the NIC lock: the doorbell trap has locks of its own
 	 * that the engine holds while it takes the NIC lock */
@@ -125,8 +126,10 @@ void *isim_file_mmap(struct isim_file *f, void *addr, size_t len, int prot,
 		}
 	}
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_MMAP, "mmap %s off=0x%llx len=%zu prot=0x%x flags=0x%x -> %p err=%d",
-			   kind ? kind_name(kind) : "?",
-			   (unsigned long long)off, len, prot, flags, p, *err);
+		isim_trace(
+			ISIM_TR_MMAP,
+			"mmap %s off=0x%llx len=%zu prot=0x%x flags=0x%x -> %p err=%d",
+			kind ? kind_name(kind) : "?", (unsigned long long)off,
+			len, prot, flags, p, *err);
 	return p;
 }

@@ -166,8 +166,8 @@ static int phc_create(struct isim_nic *nic)
 	/* VM_MAYWRITE is cleared on the user's mapping: map it from a
 	 * read-only descriptor so mprotect(PROT_WRITE) fails as well */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	nic->phc_ro_fd = (int)syscall(SYS_openat, AT_FDCWD, path,
-				      O_RDONLY | O_CLOEXEC);
+	nic->phc_ro_fd =
+		(int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (nic->phc_ro_fd < 0)
 		return -errno;
 	isim_phc_update(nic);
@@ -184,7 +184,8 @@ bool isim_user_mapped(uint64_t addr, uint64_t len)
 
 	if (!len || addr + len < addr)
 		return false;
-	end = (addr + len + ISIM_PAGE_SIZE - 1) & ~(uint64_t)(ISIM_PAGE_SIZE - 1);
+	end = (addr + len + ISIM_PAGE_SIZE - 1) &
+	      ~(uint64_t)(ISIM_PAGE_SIZE - 1);
 	/* mincore fails with ENOMEM on any unmapped page, which is where
 	 * ib_umem_get would fail to pin. */
 	while (start < end) {
@@ -273,7 +274,7 @@ static int nic_create(struct isim_nic **out)
 		nic->node = 1;
 	isim_node_gid(nic->node, 0, nic->gid[0]);
 	isim_node_gid(nic->node, 1, nic->gid[1]);
-	nic->next_key8 = 1;   /* ionic_ibdev.c: the key counter starts at 1 */
+	nic->next_key8 = 1; /* ionic_ibdev.c: the key counter starts at 1 */
 	nic->next_qp_udma = 0;
 	rc = nic_ids_init(nic);
 	if (rc)
@@ -307,12 +308,13 @@ int isim_model_init(void)
 		if (!rc)
 			__atomic_store_n(&isim_nic, nic, __ATOMIC_RELEASE);
 		if (isim_trace_enabled())
-			isim_trace(ISIM_TR_CMD,
-				   "model init node=%u qp_count=%u cq_count=%u udma_shift=%u -> %d",
-				   nic ? nic->node : 0,
-				   nic ? nic->prof.qp_count : 0,
-				   nic ? nic->prof.cq_count : 0,
-				   nic ? nic->prof.udma_shift : 0, rc);
+			isim_trace(
+				ISIM_TR_CMD,
+				"model init node=%u qp_count=%u cq_count=%u udma_shift=%u -> %d",
+				nic ? nic->node : 0,
+				nic ? nic->prof.qp_count : 0,
+				nic ? nic->prof.cq_count : 0,
+				nic ? nic->prof.udma_shift : 0, rc);
 	}
 	pthread_mutex_unlock(&isim_init_lock);
 	return rc;

@@ -23,8 +23,8 @@
 #include "../common/profile.h"
 #include "../isim.h"
 
-struct isim_dev_qp;  /* device-private QP state (sim/dev) */
-struct isim_engine;  /* device engine thread (sim/dev) */
+struct isim_dev_qp; /* device-private QP state (sim/dev) */
+struct isim_engine; /* device engine thread (sim/dev) */
 
 /* Lowest-free id allocator over [base, base + count). */
 struct isim_ida {
@@ -44,17 +44,17 @@ enum isim_uobj_type {
 
 struct isim_uobj {
 	enum isim_uobj_type type;
-	uint32_t handle;          /* uverbs handle returned to libibverbs */
-	struct isim_file *file;   /* owning ucontext */
-	uint64_t user_handle;     /* CQ/QP: libibverbs' object pointer */
+	uint32_t handle; /* uverbs handle returned to libibverbs */
+	struct isim_file *file; /* owning ucontext */
+	uint64_t user_handle; /* CQ/QP: libibverbs' object pointer */
 };
 
 /* A completion channel or async event queue: a SOCK_SEQPACKET pair whose
  * read end belongs to the application; the model writes one record per
  * event with MSG_NOSIGNAL | MSG_DONTWAIT. */
 struct isim_event_queue {
-	int rd;   /* given to the application; the model never closes it */
-	int wr;   /* model's end, closed at file release */
+	int rd; /* given to the application; the model never closes it */
+	int wr; /* model's end, closed at file release */
 	/* The model's own duplicate of the read end.  The kernel counts an
 	 * event as reported only when userspace reads it and drops unread
 	 * events of a destroyed object; draining through this fd lets the
@@ -66,7 +66,7 @@ struct isim_event_queue {
 struct isim_pd {
 	struct isim_uobj uobj;
 	uint32_t pdid;
-	uint32_t usecnt;          /* MRs, MWs, AHs, QPs using it: busy */
+	uint32_t usecnt; /* MRs, MWs, AHs, QPs using it: busy */
 };
 
 /* Memory regions and memory windows share the key space:
@@ -77,12 +77,12 @@ struct isim_mr {
 	uint32_t index;
 	uint32_t key;
 	bool is_mw;
-	uint8_t mw_type;        /* 1 or 2, MWs only */
-	bool valid;             /* MW: bound; MR: not invalidated */
-	uint32_t access;        /* IBV_ACCESS_* */
-	uint64_t iova;          /* start of the region as addressed by keys */
+	uint8_t mw_type; /* 1 or 2, MWs only */
+	bool valid; /* MW: bound; MR: not invalidated */
+	uint32_t access; /* IBV_ACCESS_* */
+	uint64_t iova; /* start of the region as addressed by keys */
 	uint64_t length;
-	uint8_t *host;          /* host address corresponding to iova */
+	uint8_t *host; /* host address corresponding to iova */
 	struct isim_mr *bound_mr; /* MW: region it is bound to */
 };
 
@@ -113,18 +113,18 @@ struct isim_hwcq {
 	uint32_t cqid;
 	uint32_t eqid;
 	struct ionic_qdesc desc;
-	uint8_t *ring;            /* user memory, desc.addr */
+	uint8_t *ring; /* user memory, desc.addr */
 	/* device */
-	uint32_t prod;            /* next slot the device writes (mod slots) */
-	uint8_t color;            /* colour of the current pass, starts at 1 */
-	uint16_t host_cons;       /* last consumer index reported on ring 0 */
-	uint16_t arm_any_idx;     /* last ring-1 index seen */
-	uint16_t arm_sol_idx;     /* last ring-2 index seen */
+	uint32_t prod; /* next slot the device writes (mod slots) */
+	uint8_t color; /* colour of the current pass, starts at 1 */
+	uint16_t host_cons; /* last consumer index reported on ring 0 */
+	uint16_t arm_any_idx; /* last ring-1 index seen */
+	uint16_t arm_sol_idx; /* last ring-2 index seen */
 	bool armed_any;
 	bool armed_sol;
-	bool overflowed;          /* CQ error raised; no more CQEs written */
-	bool sol_pending;         /* a solicited CQE lies past host_cons */
-	uint32_t sol_slot;        /* slot of the newest solicited CQE */
+	bool overflowed; /* CQ error raised; no more CQEs written */
+	bool sol_pending; /* a solicited CQE lies past host_cons */
+	uint32_t sol_slot; /* slot of the newest solicited CQE */
 };
 
 struct isim_cq {
@@ -136,19 +136,19 @@ struct isim_cq {
 	struct isim_hwcq hw[2];
 	uint32_t comp_events_reported;
 	uint32_t async_events_reported;
-	uint32_t usecnt;          /* QPs completing into it: busy */
+	uint32_t usecnt; /* QPs completing into it: busy */
 };
 
 /* SQ or RQ as described by the provider's qdesc. */
 struct isim_wq {
 	struct ionic_qdesc desc;
-	uint8_t *ring;            /* user memory (or CMB window for a CMB SQ) */
-	uint8_t spec;             /* speculative SGE setting sent at create */
-	uint8_t cmb;              /* final IONIC_CMB_* flags */
+	uint8_t *ring; /* user memory (or CMB window for a CMB SQ) */
+	uint8_t spec; /* speculative SGE setting sent at create */
+	uint8_t cmb; /* final IONIC_CMB_* flags */
 	uint32_t max_wr, max_sge, max_inline; /* caps returned at create */
 	/* device */
-	uint16_t db_prod;         /* producer index from the last doorbell */
-	uint16_t cons;            /* next slot the device will consume */
+	uint16_t db_prod; /* producer index from the last doorbell */
+	uint16_t cons; /* next slot the device will consume */
 };
 
 struct isim_qp {
@@ -166,22 +166,22 @@ struct isim_qp {
 	uint32_t dest_qpn;
 	uint32_t sq_psn, rq_psn;
 	enum ibv_mtu path_mtu;
-	uint32_t access_flags;    /* qp_access_flags */
+	uint32_t access_flags; /* qp_access_flags */
 	uint16_t pkey_index;
 	uint8_t port_num;
 	uint8_t retry_cnt, rnr_retry, min_rnr_timer, timeout;
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
 	uint8_t sq_draining, en_sqd_async_notify;
 	uint32_t rate_limit;
-	struct isim_av av;        /* RC: the path, after modify with IBV_QP_AV */
-	bool has_ah;              /* RC: owns ahid (header template slot) */
-	bool av_valid;            /* an AV was programmed */
+	struct isim_av av; /* RC: the path, after modify with IBV_QP_AV */
+	bool has_ah; /* RC: owns ahid (header template slot) */
+	bool av_valid; /* an AV was programmed */
 	uint32_t ahid;
 	/* firmware encodings kept as the device stores them; query_qp
 	 * reports 2^depth - 1 (ionic-kernel.md 9.4/9.5) */
 	uint8_t rrq_depth, rsq_depth;
 	uint32_t events_reported;
-	bool dev_live;            /* admin CREATE_QP done, DESTROY_QP not yet */
+	bool dev_live; /* admin CREATE_QP done, DESTROY_QP not yet */
 	/* SQ in controller memory: pages [cmb_pgid, cmb_pgid + 2^order) */
 	bool sq_in_cmb;
 	uint32_t sq_cmb_pgid;
@@ -202,8 +202,8 @@ struct isim_mmap_entry {
 	enum isim_mmap_kind kind;
 	uint64_t pgoff;
 	uint64_t npages;
-	struct isim_qp *qp;       /* CMB: owning QP */
-	bool sq;                  /* CMB: SQ (true) or RQ window */
+	struct isim_qp *qp; /* CMB: owning QP */
+	bool sq; /* CMB: SQ (true) or RQ window */
 	struct isim_mmap_entry *next;
 };
 
@@ -211,45 +211,45 @@ struct isim_mmap_entry {
 struct isim_file {
 	struct isim_nic *nic;
 	bool has_ucontext;
-	bool dead;                /* inherited across fork(): every command fails */
+	bool dead; /* inherited across fork(): every command fails */
 	uint32_t dbid;
 	struct isim_event_queue async_q;
 	struct isim_event_queue **channels; /* completion channels */
 	unsigned int nchannels;
-	struct isim_uobj **handles;  /* handle -> object, NULL when free */
+	struct isim_uobj **handles; /* handle -> object, NULL when free */
 	uint32_t nhandles;
 	struct isim_mmap_entry *mmaps;
-	struct isim_file *next;   /* nic->files */
+	struct isim_file *next; /* nic->files */
 };
 
 struct isim_nic {
 	pthread_mutex_t lock;
 	struct isim_profile prof;
-	uint32_t node;            /* fabric node id */
-	uint8_t gid[2][16];       /* [0] link-local (MAC EUI-64), [1] IPv4 */
+	uint32_t node; /* fabric node id */
+	uint8_t gid[2][16]; /* [0] link-local (MAC EUI-64), [1] IPv4 */
 	struct isim_ida pd_ida, mr_ida, ah_ida, dbid_ida;
 	struct isim_ida qp_ida[2], cq_ida[2]; /* bit ids per UDMA half */
-	uint8_t next_key8;        /* device-wide MR/MW key counter */
-	uint8_t next_qp_udma;     /* alternates on every QP create */
-	struct isim_qp **qps;     /* indexed by qpn, size qpn_limit */
+	uint8_t next_key8; /* device-wide MR/MW key counter */
+	uint8_t next_qp_udma; /* alternates on every QP create */
+	struct isim_qp **qps; /* indexed by qpn, size qpn_limit */
 	uint32_t qpn_limit;
-	struct isim_cq **cqs;     /* indexed by cqid, size cqid_limit */
+	struct isim_cq **cqs; /* indexed by cqid, size cqid_limit */
 	uint32_t cqid_limit;
-	struct isim_mr **mrs;     /* indexed by MR index, size prof.nmrs */
-	struct isim_ah **ahs;     /* indexed by ahid, size prof.nahs */
+	struct isim_mr **mrs; /* indexed by MR index, size prof.nmrs */
+	struct isim_ah **ahs; /* indexed by ahid, size prof.nahs */
 	struct isim_file *files;
 	/* Released files are kept (never reused or freed) because captured
 	 * doorbell records may still name them as their page cookie. */
 	struct isim_file *released;
 	struct isim_engine *engine;
-	uint8_t *phc_page;        /* model's writable view of the PHC page */
+	uint8_t *phc_page; /* model's writable view of the PHC page */
 	int phc_memfd;
-	int phc_ro_fd;            /* O_RDONLY view: user maps can't gain write */
+	int phc_ro_fd; /* O_RDONLY view: user maps can't gain write */
 	/* controller memory (profile cmb_pages > 0): a memfd the model maps
 	 * for the device and users map per QP window */
 	uint8_t *cmb_base;
 	int cmb_memfd;
-	uint64_t *cmb_bits;       /* one bit per CMB page, set = in use */
+	uint64_t *cmb_bits; /* one bit per CMB page, set = in use */
 };
 
 /* The one NIC of this process (created by isim_model_init). */

@@ -37,22 +37,21 @@ struct qp_trans {
 
 /* Every state may go to RESET and to ERR, with no other attribute. */
 #define TO_RESET_OR_ERR \
-	[IBV_QPS_RESET] = { .valid = true }, \
-	[IBV_QPS_ERR] = { .valid = true }
+	[IBV_QPS_RESET] = { .valid = true }, [IBV_QPS_ERR] = { .valid = true }
 
 /* Required by RESET->INIT, optional in INIT->INIT. */
-#define INIT_ATTRS { \
-	[T_UD] = PKEY | PORT | QKEY, \
-	[T_UC] = PKEY | PORT | ACC, \
-	[T_RC] = PKEY | PORT | ACC, \
-}
+#define INIT_ATTRS                                                       \
+	{                                                                \
+		[T_UD] = PKEY | PORT | QKEY, [T_UC] = PKEY | PORT | ACC, \
+		[T_RC] = PKEY | PORT | ACC,                              \
+	}
 
 /* Optional in RTR->RTS, RTS->RTS and SQD->RTS. */
-#define TO_RTS_OPT { \
-	[T_UD] = CUR | QKEY, \
-	[T_UC] = CUR | ALT | ACC | MIG, \
-	[T_RC] = CUR | ALT | ACC | RNR | MIG, \
-}
+#define TO_RTS_OPT                                                   \
+	{                                                            \
+		[T_UD] = CUR | QKEY, [T_UC] = CUR | ALT | ACC | MIG, \
+		[T_RC] = CUR | ALT | ACC | RNR | MIG,                \
+	}
 
 /* The IBTA QP state machine (IB spec vol. 1, 11.2.5 / 10.3.1), written
  * as the IB core's qp_state_table encodes it for UD, UC and RC. */
@@ -163,7 +162,7 @@ static bool modify_is_ok(enum ibv_qp_state cur, enum ibv_qp_state next,
 static const char *state_name(enum ibv_qp_state s)
 {
 	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS",
-					 "SQD", "SQE", "ERR" };
+					 "SQD",	  "SQE",  "ERR" };
 
 	return s < NSTATES ? n[s] : "?";
 }
@@ -189,8 +188,10 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	int rc;
 
 	/* IB core (modify_qp in uverbs_cmd.c) */
-	if (mask & ~((ex ? (uint32_t)IBV_QP_RATE_LIMIT :
-			   (uint32_t)IBV_QP_DEST_QPN) * 2 - 1))
+	if (mask &
+	    ~((ex ? (uint32_t)IBV_QP_RATE_LIMIT : (uint32_t)IBV_QP_DEST_QPN) *
+		      2 -
+	      1))
 		return -EOPNOTSUPP;
 	qp = isim_handle_get(c->f, cmd->qp_handle, ISIM_UOBJ_QP);
 	if (!qp)
@@ -244,7 +245,7 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	if (!modify_is_ok(cur, next, qp->type, mask & ~IBV_QP_RATE_LIMIT))
 		return -EINVAL;
 	if ((mask & QKEY) && (cmd->qkey & 0x80000000u))
-		return -EPERM;  /* privileged qkey: kernel QPs only */
+		return -EPERM; /* privileged qkey: kernel QPs only */
 	if ((mask & IBV_QP_AV) && !qp->has_ah)
 		return -ENOMEM; /* UC: no header buffer was allocated */
 	if ((mask & IBV_QP_PATH_MTU) &&
@@ -278,7 +279,8 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC) {
 		qp->max_rd_atomic = cmd->max_rd_atomic;
 		if (cmd->max_rd_atomic)
-			qp->rrq_depth = order_base_2(cmd->max_rd_atomic + 2) - 1;
+			qp->rrq_depth =
+				order_base_2(cmd->max_rd_atomic + 2) - 1;
 	}
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC) {
 		qp->max_dest_rd_atomic = cmd->max_dest_rd_atomic;
@@ -302,8 +304,8 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	qp->state = next;
 	qp->sq_draining = next == IBV_QPS_SQD;
 	isim_dev_qp_modify(nic, qp, old, (int)mask);
-	KNOTE(c, "qpn=%u %s->%s mask=0x%x", qp->qpn,
-	      state_name(cur), state_name(next), mask);
+	KNOTE(c, "qpn=%u %s->%s mask=0x%x", qp->qpn, state_name(cur),
+	      state_name(next), mask);
 	return 0;
 }
 

@@ -26,18 +26,22 @@
 #define EXF IB_USER_VERBS_CMD_FLAG_EXTENDED
 
 struct isim_cmd_desc {
-	uint32_t cmd;          /* EXF set for extended commands */
+	uint32_t cmd; /* EXF set for extended commands */
 	const char *name;
-	uint16_t req_size;     /* minimum core request the kernel accepts */
-	uint16_t resp_size;    /* minimum core response (0: none) */
-	uint16_t resp_full;    /* size of the core response we produce */
+	uint16_t req_size; /* minimum core request the kernel accepts */
+	uint16_t resp_size; /* minimum core response (0: none) */
+	uint16_t resp_full; /* size of the core response we produce */
 	int (*fn)(struct isim_cmd *c);
 };
 
-#define LEG(c, n, req, resp, fn) \
-	{ IB_USER_VERBS_CMD_##c, n, req, resp, resp, fn }
-#define EXC(c, n, req, resp, full, fn) \
-	{ EXF | IB_USER_VERBS_EX_CMD_##c, n, req, resp, full, fn }
+#define LEG(c, n, req, resp, fn)                              \
+	{                                                     \
+		IB_USER_VERBS_CMD_##c, n, req, resp, resp, fn \
+	}
+#define EXC(c, n, req, resp, full, fn)                                 \
+	{                                                              \
+		EXF | IB_USER_VERBS_EX_CMD_##c, n, req, resp, full, fn \
+	}
 
 static const struct isim_cmd_desc cmd_table[] = {
 	LEG(GET_CONTEXT, "GET_CONTEXT", 8, 8, isim_cmd_get_context),
@@ -113,11 +117,12 @@ static void trace_cmd(const struct isim_cmd_desc *d, uint32_t command,
 		return;
 	if (!d)
 		snprintf(name, sizeof(name), "cmd_0x%x", command);
-	isim_trace(ISIM_TR_CMD, "write %s len=%zu in_words=%u out_words=%u%s%s -> %zd%s%s",
+	isim_trace(ISIM_TR_CMD,
+		   "write %s len=%zu in_words=%u out_words=%u%s%s -> %zd%s%s",
 		   d ? d->name : name, len, h->in_words, h->out_words,
 		   c && c->uin_len ? " udata_in=" : "",
-		   c && c->uin_len ? "yes" : "", rc,
-		   c && c->note[0] ? " " : "", c ? c->note : "");
+		   c && c->uin_len ? "yes" : "", rc, c && c->note[0] ? " " : "",
+		   c ? c->note : "");
 	/* a refused command: show what it asked for */
 	if (rc < 0 && c && c->req)
 		isim_trace_hex(ISIM_TR_CMD, "  core req", c->req,
@@ -152,9 +157,8 @@ static ssize_t dispatch(struct isim_file *f, const struct isim_cmd_desc *d,
 	pthread_mutex_lock(&nic->lock);
 	if (f->dead)
 		rc = -EIO;
-	else if (!f->has_ucontext &&
-		 d->cmd != IB_USER_VERBS_CMD_GET_CONTEXT)
-		rc = -EINVAL;  /* ib_uverbs_get_ucontext: no context yet */
+	else if (!f->has_ucontext && d->cmd != IB_USER_VERBS_CMD_GET_CONTEXT)
+		rc = -EINVAL; /* ib_uverbs_get_ucontext: no context yet */
 	else
 		rc = d->fn(c);
 	if (!rc) {
@@ -220,7 +224,8 @@ ssize_t isim_file_write(struct isim_file *f, const void *buf, size_t len)
 		}
 		memcpy(&ex, b + sizeof(hdr), sizeof(ex));
 		count = len - sizeof(hdr) - sizeof(ex);
-		if (((size_t)hdr.in_words + ex.provider_in_words) * 8 != count) {
+		if (((size_t)hdr.in_words + ex.provider_in_words) * 8 !=
+		    count) {
 			rc = -EINVAL;
 			goto out;
 		}

@@ -37,35 +37,35 @@ struct opts {
 static void usage(FILE *out)
 {
 	fprintf(out,
-"usage: ionic-sim [options] [--] COMMAND [ARGS...]\n"
-"\n"
-"Run COMMAND against an emulated AMD Pensando ionic RDMA NIC (ionic_0,\n"
-"/dev/infiniband/uverbs0).  Every process COMMAND starts shares the NIC.\n"
-"\n"
-"Options:\n"
-"  --fabric NAME          fabric to join (default \"default\"); runs on the\n"
-"                         same fabric can reach each other, others cannot\n"
-"  --trace FILE           append a decoded event trace of every process\n"
-"  --provider PATH        use this build of the provider (libionic-rdmav34.so,\n"
-"                         its prefix .../libionic, or its directory)\n"
-"  --installed-provider   use the provider libibverbs finds on its own\n"
-"  --preload PATH         use this libionic-sim.so\n"
-"  --profile K=V[,K=V..]  set firmware profile values (keys below)\n"
-"  --KEY VALUE, --KEY=VALUE  the same for one key ('-' or '_' in KEY)\n"
-"  --fw-version N         alias of --version (firmware RDMA version)\n"
-"  --phc / --no-phc       offer / hide the PHC clock page\n"
-"  --port-down            report the port DOWN\n"
-"  --devices 1            number of NICs (only 1 is supported)\n"
-"  --keep-rundir          do not delete the run directory (debugging)\n"
-"  -h, --help             this text\n"
-"\n"
-"Profile keys:\n");
+		"usage: ionic-sim [options] [--] COMMAND [ARGS...]\n"
+		"\n"
+		"Run COMMAND against an emulated AMD Pensando ionic RDMA NIC (ionic_0,\n"
+		"/dev/infiniband/uverbs0).  Every process COMMAND starts shares the NIC.\n"
+		"\n"
+		"Options:\n"
+		"  --fabric NAME          fabric to join (default \"default\"); runs on the\n"
+		"                         same fabric can reach each other, others cannot\n"
+		"  --trace FILE           append a decoded event trace of every process\n"
+		"  --provider PATH        use this build of the provider (libionic-rdmav34.so,\n"
+		"                         its prefix .../libionic, or its directory)\n"
+		"  --installed-provider   use the provider libibverbs finds on its own\n"
+		"  --preload PATH         use this libionic-sim.so\n"
+		"  --profile K=V[,K=V..]  set firmware profile values (keys below)\n"
+		"  --KEY VALUE, --KEY=VALUE  the same for one key ('-' or '_' in KEY)\n"
+		"  --fw-version N         alias of --version (firmware RDMA version)\n"
+		"  --phc / --no-phc       offer / hide the PHC clock page\n"
+		"  --port-down            report the port DOWN\n"
+		"  --devices 1            number of NICs (only 1 is supported)\n"
+		"  --keep-rundir          do not delete the run directory (debugging)\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Profile keys:\n");
 	isim_profile_usage(out);
 	fprintf(out,
-"\n"
-"Environment given to COMMAND: SYSFS_PATH, LD_PRELOAD, RDMAV_DRIVERS,\n"
-"IONIC_SIM_PROFILE, IONIC_SIM_NODE, IONIC_SIM_FABRIC, IONIC_SIM_RUNDIR,\n"
-"IONIC_SIM_TRACE.  Exit status: COMMAND's, or 128+N if signal N killed it.\n");
+		"\n"
+		"Environment given to COMMAND: SYSFS_PATH, LD_PRELOAD, RDMAV_DRIVERS,\n"
+		"IONIC_SIM_PROFILE, IONIC_SIM_NODE, IONIC_SIM_FABRIC, IONIC_SIM_RUNDIR,\n"
+		"IONIC_SIM_TRACE.  Exit status: COMMAND's, or 128+N if signal N killed it.\n");
 }
 
 static int set_key(struct opts *o, const char *key, const char *val)
@@ -163,7 +163,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		} else if (i + 1 < argc) {
 			val = argv[++i];
 		} else {
-			fprintf(stderr, "ionic-sim: --%s needs a value\n", name);
+			fprintf(stderr, "ionic-sim: --%s needs a value\n",
+				name);
 			return -1;
 		}
 		if (!strcmp(name, "fabric")) {
@@ -177,7 +178,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		} else if (!strcmp(name, "profile")) {
 			char bad[64] = "";
 
-			if (isim_profile_parse(&o->prof, val, bad, sizeof(bad))) {
+			if (isim_profile_parse(&o->prof, val, bad,
+					       sizeof(bad))) {
 				fprintf(stderr,
 					"ionic-sim: bad --profile entry '%s'\n",
 					bad);
@@ -233,7 +235,7 @@ static int find_preload(const struct opts *o, char *out, size_t len)
 		return 0;
 	}
 	exe_dir(dir, sizeof(dir));
-	snprintf(out, len, "%s/libionic-sim.so", dir);	/* build tree */
+	snprintf(out, len, "%s/libionic-sim.so", dir); /* build tree */
 	if (exists(out))
 		return 0;
 	snprintf(out, len, "%s", ISIM_INSTALL_PRELOAD);
@@ -254,7 +256,8 @@ static int provider_prefix(const char *path, char *out, size_t len)
 		if (!realpath(path, abs))
 			return -errno;
 		return snprintf(out, len, "%s/libionic", abs) < (int)len ?
-			0 : -ENAMETOOLONG;
+			       0 :
+			       -ENAMETOOLONG;
 	}
 	if (path[0] == '/')
 		snprintf(abs, sizeof(abs), "%s", path);
@@ -329,7 +332,8 @@ static int setup_env(const struct opts *o, const char *rundir,
 
 		snprintf(so, sizeof(so), "%s-rdmav34.so", buf);
 		if (!exists(so))
-			fprintf(stderr, "ionic-sim: warning: provider %s not found\n",
+			fprintf(stderr,
+				"ionic-sim: warning: provider %s not found\n",
 				so);
 		if (prepend_env("RDMAV_DRIVERS", buf, ":", false))
 			return -errno;
@@ -345,11 +349,12 @@ static int setup_env(const struct opts *o, const char *rundir,
 		return -errno;
 	if (o->trace) {
 		/* absolute, so commands that chdir still find it */
-		int fd = open(o->trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-			      0644);
+		int fd = open(o->trace,
+			      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 
 		if (fd < 0 || !realpath(o->trace, buf)) {
-			fprintf(stderr, "ionic-sim: cannot open trace file %s: %s\n",
+			fprintf(stderr,
+				"ionic-sim: cannot open trace file %s: %s\n",
 				o->trace, strerror(errno));
 			return -errno;
 		}
@@ -370,7 +375,7 @@ static volatile sig_atomic_t pending_sig;
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (child_pid <= 0) {	/* still setting up: do not start at all */
+	if (child_pid <= 0) { /* still setting up: do not start at all */
 		pending_sig = sig;
 		return;
 	}
@@ -389,7 +394,7 @@ static void catch_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
-	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: waitpid sees EINTR */
+	sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: waitpid sees EINTR */
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
 		sigaction(fwd[i], &sa, NULL);
@@ -477,7 +482,8 @@ int main(int argc, char **argv)
 		status = 125;
 	} else {
 		if (isim_trace_enabled())
-			isim_trace("RUN", "start node=%u fabric=%s rundir=%s cmd=%s",
+			isim_trace("RUN",
+				   "start node=%u fabric=%s rundir=%s cmd=%s",
 				   node, o.fabric, rundir, o.cmd[0]);
 		status = run(o.cmd);
 		if (isim_trace_enabled())

@@ -18,7 +18,7 @@
 
 #include "launcher.h"
 
-#define MAX_NODE 65535	/* node ids are MAC/GID bytes hi.lo */
+#define MAX_NODE 65535 /* node ids are MAC/GID bytes hi.lo */
 
 uint32_t isim_node_claim(const char *fabric, int *out)
 {

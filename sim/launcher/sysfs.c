@@ -15,7 +15,7 @@
 
 #include "launcher.h"
 
-#define GID_TBL_LEN 256	/* ionic's gid_tbl_len (query_port) */
+#define GID_TBL_LEN 256 /* ionic's gid_tbl_len (query_port) */
 
 static int mkdirs(char *path)
 {
@@ -73,10 +73,11 @@ static int put(const char *root, const char *rel, const char *fmt, ...)
 
 static void gid_text(const uint8_t g[16], char *out, size_t len)
 {
-	snprintf(out, len,
-		 "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
-		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
-		 g[10], g[11], g[12], g[13], g[14], g[15]);
+	snprintf(
+		out, len,
+		"%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
+		g[10], g[11], g[12], g[13], g[14], g[15]);
 }
 
 int isim_sysfs_write(const char *root, const struct isim_profile *p,
@@ -100,7 +101,7 @@ int isim_sysfs_write(const char *root, const struct isim_profile *p,
 	rc |= put(root, "class/infiniband_verbs/uverbs0/abi_version", "%u",
 		  p->abi_version);
 
-#define DEVFILE(name, ...) \
+#define DEVFILE(name, ...)                               \
 	(snprintf(rel, sizeof(rel), "%s/%s", dev, name), \
 	 put(root, rel, __VA_ARGS__))
 	rc |= DEVFILE("node_type", "1: CA");
@@ -116,7 +117,8 @@ int isim_sysfs_write(const char *root, const struct isim_profile *p,
 		      "pci:v00001DD8d0000%04Xsv00001DD8sd0000%04Xbc02sc00i00",
 		      p->vendor_part_id, p->vendor_part_id);
 	/* Port files libibverbs does not read, for humans and scripts. */
-	rc |= DEVFILE("ports/1/state", "%s", p->port_up ? "4: ACTIVE" : "1: DOWN");
+	rc |= DEVFILE("ports/1/state", "%s",
+		      p->port_up ? "4: ACTIVE" : "1: DOWN");
 	rc |= DEVFILE("ports/1/phys_state", "%s",
 		      p->port_up ? "5: LinkUp" : "3: Disabled");
 	rc |= DEVFILE("ports/1/link_layer", "Ethernet");
@@ -140,7 +142,8 @@ int isim_sysfs_write(const char *root, const struct isim_profile *p,
 		gid_text(g, text, sizeof(text));
 		snprintf(rel, sizeof(rel), "%s/ports/1/gids/%u", dev, i);
 		rc |= put(root, rel, "%s", text);
-		snprintf(rel, sizeof(rel), "%s/ports/1/gid_attrs/types/%u", dev, i);
+		snprintf(rel, sizeof(rel), "%s/ports/1/gid_attrs/types/%u", dev,
+			 i);
 		rc |= put(root, rel, "%s", i < 2 ? "RoCE v2" : "IB/RoCE v1");
 	}
 	/* Entries 3.. are all empty: hard links to entry 2 (creating a file
@@ -153,8 +156,8 @@ int isim_sysfs_write(const char *root, const struct isim_profile *p,
 
 			snprintf(from, sizeof(from), "%s/%s/ports/1/%s/2", root,
 				 dev, kind[k]);
-			snprintf(to, sizeof(to), "%s/%s/ports/1/%s/%u", root, dev,
-				 kind[k], i);
+			snprintf(to, sizeof(to), "%s/%s/ports/1/%s/%u", root,
+				 dev, kind[k], i);
 			if (link(from, to))
 				rc = -errno;
 		}

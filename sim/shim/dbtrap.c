@@ -37,7 +37,7 @@
 #define MAX_TRAPS 256
 
 struct trap_ent {
-	_Atomic uintptr_t start;   /* 0 = free slot; published last */
+	_Atomic uintptr_t start; /* 0 = free slot; published last */
 	uintptr_t end;
 	void *cookie;
 };
@@ -74,7 +74,8 @@ static _Atomic pid_t consumer_tid;
 static size_t cell_seq(size_t idx)
 {
 	return atomic_load_explicit(&ring.cell[idx].seq_rel,
-				    memory_order_acquire) + idx;
+				    memory_order_acquire) +
+	       idx;
 }
 
 static void cell_set_seq(size_t idx, size_t seq)
@@ -94,13 +95,14 @@ static bool ring_push(const struct isim_db_rec *rec)
 		if (diff == 0) {
 			if (atomic_compare_exchange_weak_explicit(
 				    &ring.enq, &pos, pos + 1,
-				    memory_order_relaxed, memory_order_relaxed)) {
+				    memory_order_relaxed,
+				    memory_order_relaxed)) {
 				ring.cell[idx].rec = *rec;
 				cell_set_seq(idx, pos + 1);
 				return true;
 			}
 		} else if (diff < 0) {
-			return false;	/* full */
+			return false; /* full */
 		} else {
 			pos = atomic_load_explicit(&ring.enq,
 						   memory_order_relaxed);
@@ -119,13 +121,14 @@ static bool ring_pop(struct isim_db_rec *rec)
 		if (diff == 0) {
 			if (atomic_compare_exchange_weak_explicit(
 				    &ring.deq, &pos, pos + 1,
-				    memory_order_relaxed, memory_order_relaxed)) {
+				    memory_order_relaxed,
+				    memory_order_relaxed)) {
 				*rec = ring.cell[idx].rec;
 				cell_set_seq(idx, pos + RING_SIZE);
 				return true;
 			}
 		} else if (diff < 0) {
-			return false;	/* empty */
+			return false; /* empty */
 		} else {
 			pos = atomic_load_explicit(&ring.deq,
 						   memory_order_relaxed);
@@ -218,7 +221,8 @@ static void fill_regs(const ucontext_t *uc, struct x86_regs *r)
 	r->gpr[X86_R15] = g[REG_R15];
 	r->rip = g[REG_RIP];
 	r->xmm = uc->uc_mcontext.fpregs ?
-		(const uint8_t (*)[16])uc->uc_mcontext.fpregs->_xmm : NULL;
+			 (const uint8_t(*)[16])uc->uc_mcontext.fpregs->_xmm :
+			 NULL;
 }
 
 static void die(const char *msg)
@@ -303,8 +307,7 @@ static int arm_locked(void)
 	ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&ours.sa_mask);
 	/* Whatever was installed so far becomes the chained handler. */
-	if (ISIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &ours,
-					       &app_sa[0]) < 0)
+	if (ISIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &ours, &app_sa[0]) < 0)
 		return -errno;
 	atomic_store(&app_cur, 0);
 	armed = true;

@@ -21,7 +21,7 @@
 
 struct fdobj {
 	struct isim_file *f;
-	int refs;          /* descriptors referring to this open file */
+	int refs; /* descriptors referring to this open file */
 };
 
 static struct fdobj *_Atomic fdtab[MAX_FDS];
@@ -89,7 +89,7 @@ int isim_fd_track_new(int fd, struct isim_file *f)
 		return -ENOMEM;
 	o->f = f;
 	pthread_mutex_lock(&fd_lock);
-	old = drop_locked(fd);	/* stale entry: fd closed behind our back */
+	old = drop_locked(fd); /* stale entry: fd closed behind our back */
 	set_locked(fd, o);
 	pthread_mutex_unlock(&fd_lock);
 	release(old);
@@ -106,7 +106,7 @@ void isim_fd_track_dup(int oldfd, int newfd)
 		return;
 	pthread_mutex_lock(&fd_lock);
 	if (newfd < MAX_FDS)
-		old = drop_locked(newfd);	/* dup2 over a tracked fd */
+		old = drop_locked(newfd); /* dup2 over a tracked fd */
 	o = atomic_load(&fdtab[oldfd]);
 	if (o && newfd < MAX_FDS)
 		set_locked(newfd, o);

@@ -34,7 +34,7 @@ static void fake_stat(struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_dev = makedev(0, 5);
-	st->st_ino = 0x1b0000;	/* arbitrary, stable */
+	st->st_ino = 0x1b0000; /* arbitrary, stable */
 	st->st_mode = S_IFCHR | 0666;
 	st->st_nlink = 1;
 	st->st_rdev = makedev(ISIM_CDEV_MAJOR, ISIM_CDEV_MINOR);
@@ -43,7 +43,7 @@ static void fake_stat(struct stat *st)
 
 static bool is_dev(int dirfd, const char *path)
 {
-	(void)dirfd;	/* only absolute paths name the device */
+	(void)dirfd; /* only absolute paths name the device */
 	return isim_dev_path_index(path) >= 0;
 }
 
@@ -101,8 +101,8 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	if (dev_stat(dirfd, path, st))
 		return 0;
-	return ISIM_REAL(fstatat64, fstatat_fn)(dirfd, path,
-						 (struct stat *)st, flags);
+	return ISIM_REAL(fstatat64, fstatat_fn)(dirfd, path, (struct stat *)st,
+						flags);
 }
 
 /* Pre-2.33 binaries call the versioned __xstat family instead. */
@@ -134,8 +134,7 @@ int __lxstat64(int ver, const char *path, struct stat64 *st)
 	return ISIM_REAL(__lxstat64, xstat_fn)(ver, path, (struct stat *)st);
 }
 
-int __fxstatat(int ver, int dirfd, const char *path, struct stat *st,
-	       int flags)
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
 	if (dev_stat(dirfd, path, st))
 		return 0;
@@ -148,7 +147,7 @@ int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 	if (dev_stat(dirfd, path, st))
 		return 0;
 	return ISIM_REAL(__fxstatat64, fxstatat_fn)(ver, dirfd, path,
-						   (struct stat *)st, flags);
+						    (struct stat *)st, flags);
 }
 
 typedef int (*statx_fn)(int, const char *, int, unsigned int, struct statx *);
@@ -203,7 +202,8 @@ static int dev_open(int devidx, int flags)
 		goto fail;
 	/* A real character device (1:3) as the descriptor: fstat, poll and
 	 * O_CLOEXEC all behave naturally; write/ioctl/mmap are ours. */
-	fd = ISIM_REAL(open, open_fn)("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	fd = ISIM_REAL(open, open_fn)("/dev/null",
+				      O_RDWR | (flags & O_CLOEXEC));
 	if (fd < 0)
 		return -1;
 	rc = isim_file_open(devidx, &f);
@@ -238,53 +238,53 @@ static mode_t open_mode(int flags, va_list ap)
  * flags), which has no mode; OPENAT_HOOKS the same with a dirfd first.
  * Each needs its own ISIM_REAL, hence a macro rather than a helper.
  */
-#define OPEN_HOOKS(fn)							\
-int fn(const char *path, int flags, ...)				\
-{									\
-	int idx = isim_dev_path_index(path);				\
-	va_list ap;							\
-	mode_t mode;							\
-									\
-	if (idx >= 0)							\
-		return dev_open(idx, flags);				\
-	va_start(ap, flags);						\
-	mode = open_mode(flags, ap);					\
-	va_end(ap);							\
-	return ISIM_REAL(fn, open_fn)(path, flags, mode);		\
-}									\
-									\
-int __##fn##_2(const char *path, int flags)				\
-{									\
-	int idx = isim_dev_path_index(path);				\
-									\
-	if (idx >= 0)							\
-		return dev_open(idx, flags);				\
-	return ISIM_REAL(__##fn##_2, open_fn)(path, flags);		\
-}
+#define OPEN_HOOKS(fn)                                              \
+	int fn(const char *path, int flags, ...)                    \
+	{                                                           \
+		int idx = isim_dev_path_index(path);                \
+		va_list ap;                                         \
+		mode_t mode;                                        \
+                                                                    \
+		if (idx >= 0)                                       \
+			return dev_open(idx, flags);                \
+		va_start(ap, flags);                                \
+		mode = open_mode(flags, ap);                        \
+		va_end(ap);                                         \
+		return ISIM_REAL(fn, open_fn)(path, flags, mode);   \
+	}                                                           \
+                                                                    \
+	int __##fn##_2(const char *path, int flags)                 \
+	{                                                           \
+		int idx = isim_dev_path_index(path);                \
+                                                                    \
+		if (idx >= 0)                                       \
+			return dev_open(idx, flags);                \
+		return ISIM_REAL(__##fn##_2, open_fn)(path, flags); \
+	}
 
-#define OPENAT_HOOKS(fn)						\
-int fn(int dirfd, const char *path, int flags, ...)			\
-{									\
-	int idx = isim_dev_path_index(path);				\
-	va_list ap;							\
-	mode_t mode;							\
-									\
-	if (idx >= 0)							\
-		return dev_open(idx, flags);				\
-	va_start(ap, flags);						\
-	mode = open_mode(flags, ap);					\
-	va_end(ap);							\
-	return ISIM_REAL(fn, openat_fn)(dirfd, path, flags, mode);	\
-}									\
-									\
-int __##fn##_2(int dirfd, const char *path, int flags)			\
-{									\
-	int idx = isim_dev_path_index(path);				\
-									\
-	if (idx >= 0)							\
-		return dev_open(idx, flags);				\
-	return ISIM_REAL(__##fn##_2, openat_fn)(dirfd, path, flags);	\
-}
+#define OPENAT_HOOKS(fn)                                                     \
+	int fn(int dirfd, const char *path, int flags, ...)                  \
+	{                                                                    \
+		int idx = isim_dev_path_index(path);                         \
+		va_list ap;                                                  \
+		mode_t mode;                                                 \
+                                                                             \
+		if (idx >= 0)                                                \
+			return dev_open(idx, flags);                         \
+		va_start(ap, flags);                                         \
+		mode = open_mode(flags, ap);                                 \
+		va_end(ap);                                                  \
+		return ISIM_REAL(fn, openat_fn)(dirfd, path, flags, mode);   \
+	}                                                                    \
+                                                                             \
+	int __##fn##_2(int dirfd, const char *path, int flags)               \
+	{                                                                    \
+		int idx = isim_dev_path_index(path);                         \
+                                                                             \
+		if (idx >= 0)                                                \
+			return dev_open(idx, flags);                         \
+		return ISIM_REAL(__##fn##_2, openat_fn)(dirfd, path, flags); \
+	}
 
 OPEN_HOOKS(open)
 OPEN_HOOKS(open64)

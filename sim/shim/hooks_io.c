@@ -71,7 +71,8 @@ int ioctl(int fd, unsigned long req, ...)
 	if (req == RDMA_VERBS_IOCTL && arg) {
 		const struct ib_uverbs_ioctl_hdr *h = arg;
 
-		ISIM_CHECK_DEFINED(h, sizeof(*h), "ioctl(RDMA_VERBS_IOCTL, hdr)");
+		ISIM_CHECK_DEFINED(h, sizeof(*h),
+				   "ioctl(RDMA_VERBS_IOCTL, hdr)");
 		if (h->length > sizeof(*h))
 			ISIM_CHECK_DEFINED(h, h->length,
 					   "ioctl(RDMA_VERBS_IOCTL, attrs)");
@@ -91,10 +92,11 @@ static void *dev_mmap(struct isim_file *f, int fd, void *addr, size_t len,
 	void *p = isim_file_mmap(f, addr, len, prot, flags, off, &err);
 
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_MMAP,
-			   "mmap fd=%d off=0x%llx len=%zu prot=0x%x flags=0x%x -> %p%s%s",
-			   fd, (unsigned long long)off, len, prot, flags, p,
-			   p ? "" : " error ", p ? "" : strerror(-err));
+		isim_trace(
+			ISIM_TR_MMAP,
+			"mmap fd=%d off=0x%llx len=%zu prot=0x%x flags=0x%x -> %p%s%s",
+			fd, (unsigned long long)off, len, prot, flags, p,
+			p ? "" : " error ", p ? "" : strerror(-err));
 	if (!p) {
 		errno = err ? -err : EINVAL;
 		return MAP_FAILED;
@@ -187,7 +189,7 @@ int dup2(int oldfd, int newfd)
 		if (isim_fd_file(oldfd))
 			isim_fd_track_dup(oldfd, fd);
 		else
-			isim_fd_untrack(fd);	/* replaced a tracked fd */
+			isim_fd_untrack(fd); /* replaced a tracked fd */
 	}
 	return fd;
 }

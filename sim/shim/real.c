@@ -16,7 +16,8 @@ void *isim_real(const char *name)
 	void *fn = dlsym(RTLD_NEXT, name);
 
 	if (!fn) {
-		static const char msg[] = "ionic-sim: cannot resolve libc symbol ";
+		static const char msg[] =
+			"ionic-sim: cannot resolve libc symbol ";
 
 		syscall(SYS_write, 2, msg, sizeof(msg) - 1);
 		syscall(SYS_write, 2, name, strlen(name));

@@ -17,11 +17,13 @@
 /* ---- real libc functions (dlsym RTLD_NEXT, resolved once) -------------- */
 
 void *isim_real(const char *name);
-#define ISIM_REAL(name, type) \
-	({ static type __fn; \
-	   if (!__fn) \
-		__fn = (type)isim_real(#name); \
-	   __fn; })
+#define ISIM_REAL(name, type)                          \
+	({                                             \
+		static type __fn;                      \
+		if (!__fn)                             \
+			__fn = (type)isim_real(#name); \
+		__fn;                                  \
+	})
 
 /* ---- doorbell trap (dbtrap.c) ------------------------------------------ */
 

@@ -18,7 +18,7 @@ struct cursor {
 
 static int next(struct cursor *c, uint8_t *b)
 {
-	if (c->pos >= c->avail || c->pos >= 15)	/* 15: architectural limit */
+	if (c->pos >= c->avail || c->pos >= 15) /* 15: architectural limit */
 		return -1;
 	*b = c->p[c->pos++];
 	return 0;
@@ -46,8 +46,8 @@ static int64_t sext(uint64_t v, unsigned int bytes)
 }
 
 struct modrm {
-	unsigned int reg;   /* ModRM.reg extended by REX.R */
-	uint64_t addr;      /* memory operand, RIP-relative not yet resolved */
+	unsigned int reg; /* ModRM.reg extended by REX.R */
+	uint64_t addr; /* memory operand, RIP-relative not yet resolved */
 	bool riprel;
 };
 
@@ -67,7 +67,7 @@ static int decode_modrm(struct cursor *c, uint8_t rex, const struct x86_regs *r,
 	m->addr = 0;
 	m->riprel = false;
 	if (mod == 3)
-		return -1;	/* register operand: not a store to memory */
+		return -1; /* register operand: not a store to memory */
 
 	if (rm == 4) {
 		unsigned int scale, index, base;
@@ -77,7 +77,7 @@ static int decode_modrm(struct cursor *c, uint8_t rex, const struct x86_regs *r,
 		scale = sib >> 6;
 		index = ((sib >> 3) & 7) | ((rex & 2) ? 8 : 0);
 		base = (sib & 7) | ((rex & 1) ? 8 : 0);
-		if (index != X86_RSP)	/* index 100 without REX.X: none */
+		if (index != X86_RSP) /* index 100 without REX.X: none */
 			m->addr += r->gpr[index] << scale;
 		if ((sib & 7) == 5 && mod == 0) {
 			/* no base: disp32 (also with REX.B, i.e. r13) */
@@ -134,45 +134,45 @@ static int decode_0f(struct cursor *c, uint8_t rex, bool opsize, uint8_t rep,
 	if (next(c, &op))
 		return -1;
 	switch (op) {
-	case 0xC3:	/* movnti m32/m64, r32/r64 */
+	case 0xC3: /* movnti m32/m64, r32/r64 */
 		if (opsize || rep || decode_modrm(c, rex, r, m))
 			return -1;
 		out->size = (rex & 8) ? 8 : 4;
 		out->value = trunc_to(r->gpr[m->reg], out->size);
 		return 0;
-	case 0xD6:	/* 66: movq m64, xmm */
+	case 0xD6: /* 66: movq m64, xmm */
 		if (!opsize || rep || decode_modrm(c, rex, r, m))
 			return -1;
 		xmm_value(r, m->reg, out);
 		out->size = 8;
 		break;
-	case 0x7E:	/* 66: movd m32, xmm / REX.W movq m64, xmm (F3: load) */
+	case 0x7E: /* 66: movd m32, xmm / REX.W movq m64, xmm (F3: load) */
 		if (!opsize || rep || decode_modrm(c, rex, r, m))
 			return -1;
 		xmm_value(r, m->reg, out);
 		out->size = (rex & 8) ? 8 : 4;
 		break;
-	case 0x11:	/* movups/movupd; F3 movss; F2 movsd */
+	case 0x11: /* movups/movupd; F3 movss; F2 movsd */
 		if (decode_modrm(c, rex, r, m))
 			return -1;
 		xmm_value(r, m->reg, out);
 		out->size = rep == 0xF3 ? 4 : rep == 0xF2 ? 8 : 16;
 		break;
-	case 0x29:	/* movaps/movapd */
-	case 0x2B:	/* movntps/movntpd */
+	case 0x29: /* movaps/movapd */
+	case 0x2B: /* movntps/movntpd */
 		if (rep || decode_modrm(c, rex, r, m))
 			return -1;
 		xmm_value(r, m->reg, out);
 		out->size = 16;
 		break;
-	case 0x7F:	/* 66 movdqa, F3 movdqu (no prefix: MMX, refused) */
+	case 0x7F: /* 66 movdqa, F3 movdqu (no prefix: MMX, refused) */
 		if ((!opsize && rep != 0xF3) || rep == 0xF2 ||
 		    decode_modrm(c, rex, r, m))
 			return -1;
 		xmm_value(r, m->reg, out);
 		out->size = 16;
 		break;
-	case 0xE7:	/* 66 movntdq (no prefix: MMX movntq, refused) */
+	case 0xE7: /* 66 movntdq (no prefix: MMX movntq, refused) */
 		if (!opsize || rep || decode_modrm(c, rex, r, m))
 			return -1;
 		xmm_value(r, m->reg, out);
@@ -198,7 +198,7 @@ int x86_decode_store(const uint8_t *code, unsigned int avail,
 	uint64_t imm;
 
 	memset(out, 0, sizeof(*out));
-	for (;;) {	/* legacy prefixes */
+	for (;;) { /* legacy prefixes */
 		if (next(&c, &b))
 			return -1;
 		if (b == 0x66)
@@ -206,44 +206,44 @@ int x86_decode_store(const uint8_t *code, unsigned int avail,
 		else if (b == 0xF2 || b == 0xF3)
 			rep = b;
 		else if (b == 0x2E || b == 0x36 || b == 0x3E || b == 0x26)
-			;	/* ignored in 64-bit mode */
+			; /* ignored in 64-bit mode */
 		else if (b == 0x64 || b == 0x65)
 			seg = true;
 		else if (b == 0x67 || b == 0xF0)
-			return -1;	/* address size, LOCK: unsupported */
+			return -1; /* address size, LOCK: unsupported */
 		else
 			break;
 	}
-	if ((b & 0xF0) == 0x40) {	/* REX must come right before the opcode */
+	if ((b & 0xF0) == 0x40) { /* REX must come right before the opcode */
 		rex = b;
 		if (next(&c, &b))
 			return -1;
 	}
 
 	switch (b) {
-	case 0x88:	/* mov r/m8, r8 */
+	case 0x88: /* mov r/m8, r8 */
 		if (rep || decode_modrm(&c, rex, r, &m))
 			return -1;
 		out->size = 1;
-		if (!rex && m.reg >= 4)	/* AH, CH, DH, BH */
+		if (!rex && m.reg >= 4) /* AH, CH, DH, BH */
 			out->value = (r->gpr[m.reg - 4] >> 8) & 0xff;
 		else
 			out->value = r->gpr[m.reg] & 0xff;
 		break;
-	case 0x89:	/* mov r/m16/32/64, r */
+	case 0x89: /* mov r/m16/32/64, r */
 		if (rep || decode_modrm(&c, rex, r, &m))
 			return -1;
 		out->size = (rex & 8) ? 8 : opsize ? 2 : 4;
 		out->value = trunc_to(r->gpr[m.reg], out->size);
 		break;
-	case 0xC6:	/* mov r/m8, imm8 */
+	case 0xC6: /* mov r/m8, imm8 */
 		if (rep || decode_modrm(&c, rex, r, &m) || (m.reg & 7) != 0 ||
 		    next_le(&c, 1, &imm))
 			return -1;
 		out->size = 1;
 		out->value = imm;
 		break;
-	case 0xC7:	/* mov r/m16/32/64, imm16/32 (sign-extended for 64) */
+	case 0xC7: /* mov r/m16/32/64, imm16/32 (sign-extended for 64) */
 		if (rep || decode_modrm(&c, rex, r, &m) || (m.reg & 7) != 0)
 			return -1;
 		out->size = (rex & 8) ? 8 : opsize ? 2 : 4;
@@ -251,8 +251,8 @@ int x86_decode_store(const uint8_t *code, unsigned int avail,
 			return -1;
 		out->value = out->size == 8 ? (uint64_t)sext(imm, 4) : imm;
 		break;
-	case 0xA2:	/* mov moffs64, AL */
-	case 0xA3:	/* mov moffs64, eAX/rAX */
+	case 0xA2: /* mov moffs64, AL */
+	case 0xA3: /* mov moffs64, eAX/rAX */
 		if (rep || next_le(&c, 8, &m.addr))
 			return -1;
 		out->size = b == 0xA2 ? 1 : (rex & 8) ? 8 : opsize ? 2 : 4;

@@ -12,24 +12,38 @@
 
 /* General-purpose registers in hardware encoding order. */
 enum {
-	X86_RAX, X86_RCX, X86_RDX, X86_RBX, X86_RSP, X86_RBP, X86_RSI, X86_RDI,
-	X86_R8, X86_R9, X86_R10, X86_R11, X86_R12, X86_R13, X86_R14, X86_R15,
+	X86_RAX,
+	X86_RCX,
+	X86_RDX,
+	X86_RBX,
+	X86_RSP,
+	X86_RBP,
+	X86_RSI,
+	X86_RDI,
+	X86_R8,
+	X86_R9,
+	X86_R10,
+	X86_R11,
+	X86_R12,
+	X86_R13,
+	X86_R14,
+	X86_R15,
 	X86_NGPR
 };
 
 struct x86_regs {
 	uint64_t gpr[X86_NGPR];
-	uint64_t rip;                 /* address of the instruction */
-	const uint8_t (*xmm)[16];     /* 16 XMM registers, or NULL */
+	uint64_t rip; /* address of the instruction */
+	const uint8_t (*xmm)[16]; /* 16 XMM registers, or NULL */
 };
 
 struct x86_store {
-	uint64_t addr;      /* effective address (segment base NOT added) */
-	bool seg_base;      /* fs:/gs: override: addr lacks the segment base */
-	uint8_t len;        /* instruction length in bytes */
-	uint8_t size;       /* bytes stored: 1, 2, 4, 8 or 16 */
-	uint64_t value;     /* low 8 bytes of the stored value */
-	uint64_t value_hi;  /* high 8 bytes of a 16-byte store */
+	uint64_t addr; /* effective address (segment base NOT added) */
+	bool seg_base; /* fs:/gs: override: addr lacks the segment base */
+	uint8_t len; /* instruction length in bytes */
+	uint8_t size; /* bytes stored: 1, 2, 4, 8 or 16 */
+	uint64_t value; /* low 8 bytes of the stored value */
+	uint64_t value_hi; /* high 8 bytes of a 16-byte store */
 };
 
 /*

@@ -20,13 +20,13 @@
 
 static int failures;
 
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
 			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                            \
-			failures++;                                          \
-		}                                                            \
+				__LINE__, #cond);                              \
+			failures++;                                            \
+		}                                                              \
 	} while (0)
 
 /* ---- stubs of the kernel layer ---- */
@@ -47,7 +47,7 @@ void isim_post_async_cq(struct isim_cq *cq, enum ibv_event_type ev)
 
 uint64_t isim_phc_cycles(void)
 {
-	return 0xfedcba987654ull;  /* the device clock: a fixed 48-bit value */
+	return 0xfedcba987654ull; /* the device clock: a fixed 48-bit value */
 }
 
 void isim_post_async_qp(struct isim_qp *qp, enum ibv_event_type ev)
@@ -104,8 +104,9 @@ static void test_layout(void)
 
 	/* RECV: LE64 wqe_idx @0, BE32 src_qpn|op<<24 @8, mac @12, BE16 vlan
 	 * @18, raw imm @20, BE32 byte count @24, qtf 0x00004521 @28. */
-	isim_cqe_recv(&cqe, 0x45, 0x1234, 4136, 0xabcdef, IONIC_CQE_RECV_OP_SEND_IMM,
-		      htobe32(0x11223344), mac, 3 << 13);
+	isim_cqe_recv(&cqe, 0x45, 0x1234, 4136, 0xabcdef,
+		      IONIC_CQE_RECV_OP_SEND_IMM, htobe32(0x11223344), mac,
+		      3 << 13);
 	CHECK(isim_cqe_post(hw, &cqe, false) == 0);
 	s = ring;
 	/* LE64 @0: wqe_idx in bits 0..15, the timestamp above it. */
@@ -184,7 +185,8 @@ static void test_colour_and_credits(void)
 	hw = new_cq();
 	for (i = 0; i < 3 * SLOTS; i++) {
 		post_npg(hw, i, 0);
-		CHECK(!!(qtf_at(i % SLOTS) & IONIC_CQE_COLOR) == ((i / SLOTS) % 2 == 0));
+		CHECK(!!(qtf_at(i % SLOTS) & IONIC_CQE_COLOR) ==
+		      ((i / SLOTS) % 2 == 0));
 		isim_cq_doorbell(hw, 0, (i + 1) % SLOTS);
 	}
 }
@@ -247,8 +249,9 @@ static void check_golden(const char *what, const struct ionic_cqe *cqe,
 	CHECK(isim_cqe_post(hw, cqe, false) == 0);
 	for (i = 0; i < GC_SIZE; i++) {
 		if (ring[i] != want[i]) {
-			fprintf(stderr, "golden %s: byte %u is %02x, want %02x\n",
-				what, i, ring[i], want[i]);
+			fprintf(stderr,
+				"golden %s: byte %u is %02x, want %02x\n", what,
+				i, ring[i], want[i]);
 			failures++;
 			return;
 		}

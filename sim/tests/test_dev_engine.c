@@ -28,13 +28,13 @@
 
 static int failures;
 
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
 			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                            \
-			failures++;                                          \
-		}                                                            \
+				__LINE__, #cond);                              \
+			failures++;                                            \
+		}                                                              \
 	} while (0)
 
 /* ---- the fake kernel layer ----------------------------------------------- */
@@ -130,7 +130,10 @@ static void db_store(uint32_t offset, uint64_t value)
 		pthread_mutex_lock(&db_lock);
 	}
 	db_fifo[db_tail++ % DB_FIFO] = (struct isim_db_rec){
-		.cookie = &file, .offset = offset, .size = 8, .value = value,
+		.cookie = &file,
+		.offset = offset,
+		.size = 8,
+		.value = value,
 	};
 	pthread_mutex_unlock(&db_lock);
 	if (write(db_efd, &one, sizeof(one)) < 0)
@@ -149,7 +152,7 @@ static void unlock(void)
 
 /* ---- host side: rings, posting, polling ---------------------------------- */
 
-struct hcq {                /* the host's view of one CQ */
+struct hcq { /* the host's view of one CQ */
 	struct isim_cq cq;
 	uint16_t pos;
 	uint8_t colour;
@@ -192,7 +195,8 @@ static bool poll_cqe(struct hcq *h, struct ionic_cqe *out, int ms)
 	uint64_t end = isim_now_ns() + (uint64_t)ms * 1000000;
 
 	for (;;) {
-		uint32_t qtf = be32toh(__atomic_load_n(&c->qid_type_flags, __ATOMIC_ACQUIRE));
+		uint32_t qtf = be32toh(
+			__atomic_load_n(&c->qid_type_flags, __ATOMIC_ACQUIRE));
 
 		if ((qtf & IONIC_CQE_COLOR) == h->colour) {
 			*out = *c;
@@ -211,7 +215,8 @@ static bool poll_cqe(struct hcq *h, struct ionic_cqe *out, int ms)
 
 static uint32_t cqe_type(const struct ionic_cqe *c)
 {
-	return (be32toh(c->qid_type_flags) >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK;
+	return (be32toh(c->qid_type_flags) >> IONIC_CQE_TYPE_SHIFT) &
+	       IONIC_CQE_TYPE_MASK;
 }
 
 static bool cqe_err(const struct ionic_cqe *c)
@@ -304,8 +309,8 @@ static void modify(struct hqp *h, enum ibv_qp_state st)
 }
 
 /* RESET -> INIT -> RTR -> RTS, RC connected to (node 1, peer) or UD. */
-static void bring_up(struct hqp *h, uint32_t peer, uint8_t retry, uint8_t rnr_retry,
-		     uint8_t timeout)
+static void bring_up(struct hqp *h, uint32_t peer, uint8_t retry,
+		     uint8_t rnr_retry, uint8_t timeout)
 {
 	struct isim_qp *qp = &h->qp;
 
@@ -314,9 +319,9 @@ static void bring_up(struct hqp *h, uint32_t peer, uint8_t retry, uint8_t rnr_re
 	qp->path_mtu = IBV_MTU_1024;
 	qp->retry_cnt = retry;
 	qp->rnr_retry = rnr_retry;
-	qp->min_rnr_timer = 1;   /* 10 us */
+	qp->min_rnr_timer = 1; /* 10 us */
 	qp->timeout = timeout;
-	qp->sq_psn = 0xfffffe;   /* wraps during the tests */
+	qp->sq_psn = 0xfffffe; /* wraps during the tests */
 	qp->rq_psn = 0xfffffe;
 	isim_node_gid(1, 1, qp->av.dgid);
 	modify(h, IBV_QPS_INIT);
@@ -333,8 +338,8 @@ static void ring_db(struct hqp *h, bool sq)
 }
 
 static void post_send(struct hqp *h, uint8_t v2op, void *buf, uint32_t len,
-		      uint32_t lkey, uint16_t flags, uint32_t ahid, uint32_t dqpn,
-		      uint32_t qkey)
+		      uint32_t lkey, uint16_t flags, uint32_t ahid,
+		      uint32_t dqpn, uint32_t qkey)
 {
 	uint16_t slot = h->sq_prod;
 	struct ionic_wqe *w = (struct ionic_wqe *)(h->qp.sq.ring + slot * 64);
@@ -381,8 +386,9 @@ static void post_rdma(struct hqp *h, uint8_t v2op, void *buf, uint32_t len,
 }
 
 /* Firmware v2 atomic layout: lkey @44, local_va @48 (§3.3 (d)). */
-static void post_atomic(struct hqp *h, uint8_t v2op, uint64_t *res, uint32_t lkey,
-			uint64_t *target, uint32_t rkey, uint64_t swap_add, uint64_t cmp)
+static void post_atomic(struct hqp *h, uint8_t v2op, uint64_t *res,
+			uint32_t lkey, uint64_t *target, uint32_t rkey,
+			uint64_t swap_add, uint64_t cmp)
 {
 	uint16_t slot = h->sq_prod;
 	struct ionic_wqe *w = (struct ionic_wqe *)(h->qp.sq.ring + slot * 64);
@@ -522,16 +528,19 @@ static void test_rc_send_msn(void)
 	post_send(a, IONIC_V2_OP_SEND_IMM, sbuf, 5, skey,
 		  IONIC_WQE_FLAG_SIG | IONIC_WQE_FLAG_SOL, 0, 0, 0);
 	CHECK(poll_cqe(cq_b, &c, 2000));
-	CHECK(((be32toh(c.recv.src_qpn_op) >> 24) & 0x1f) == IONIC_CQE_RECV_OP_SEND_IMM);
+	CHECK(((be32toh(c.recv.src_qpn_op) >> 24) & 0x1f) ==
+	      IONIC_CQE_RECV_OP_SEND_IMM);
 	CHECK(c.recv.imm_data_rkey == htobe32(0xabcd0003));
 	CHECK(poll_cqe(cq_a, &c, 2000) && be32toh(c.send.msg_msn) == 4);
 
 	/* RNR: no receive WQE left after the one below is used ... */
-	post_send(a, IONIC_V2_OP_SEND, sbuf, 64, skey, IONIC_WQE_FLAG_SIG, 0, 0, 0);
-	CHECK(!poll_cqe(cq_a, &c, 50));   /* RNR NAKs, retrying forever */
+	post_send(a, IONIC_V2_OP_SEND, sbuf, 64, skey, IONIC_WQE_FLAG_SIG, 0, 0,
+		  0);
+	CHECK(!poll_cqe(cq_a, &c, 50)); /* RNR NAKs, retrying forever */
 	CHECK(a->qp.dev->rnr_naks_rx > 0);
-	post_recv(b, rbuf[0], 4096, rkey);  /* ... until one is posted */
-	CHECK(poll_cqe(cq_b, &c, 2000) && !cqe_err(&c) && cqe_status_len(&c) == 64);
+	post_recv(b, rbuf[0], 4096, rkey); /* ... until one is posted */
+	CHECK(poll_cqe(cq_b, &c, 2000) && !cqe_err(&c) &&
+	      cqe_status_len(&c) == 64);
 	CHECK(poll_cqe(cq_a, &c, 2000) && be32toh(c.send.msg_msn) == 5);
 
 	/* RESET restarts the MSN at 0 (the first completion says 1). */
@@ -540,8 +549,10 @@ static void test_rc_send_msn(void)
 	bring_up(a, 11, 7, 7, 14);
 	bring_up(b, 10, 7, 7, 14);
 	post_recv(b, rbuf[0], 4096, rkey);
-	post_send(a, IONIC_V2_OP_SEND, sbuf, 2048, skey, IONIC_WQE_FLAG_SIG, 0, 0, 0);
-	CHECK(poll_cqe(cq_b, &c, 2000) && (le64toh(c.recv.wqe_idx_timestamp) & 0xffff) == 0);
+	post_send(a, IONIC_V2_OP_SEND, sbuf, 2048, skey, IONIC_WQE_FLAG_SIG, 0,
+		  0, 0);
+	CHECK(poll_cqe(cq_b, &c, 2000) &&
+	      (le64toh(c.recv.wqe_idx_timestamp) & 0xffff) == 0);
 	CHECK(poll_cqe(cq_a, &c, 2000) && be32toh(c.send.msg_msn) == 1);
 
 	/* Receive buffer too small: LOCAL_LEN on the receiver, REMOTE_INV_REQ
@@ -584,7 +595,8 @@ static void test_rc_errors(void)
 	bring_up(a, 21, 7, 2, 14);
 	bring_up(b, 20, 7, 7, 14);
 	post_recv(a, rbuf[3], 64, rkey);
-	post_send(a, IONIC_V2_OP_SEND, sbuf, 8, skey, IONIC_WQE_FLAG_SIG, 0, 0, 0);
+	post_send(a, IONIC_V2_OP_SEND, sbuf, 8, skey, IONIC_WQE_FLAG_SIG, 0, 0,
+		  0);
 	CHECK(poll_cqe(cq, &c, 2000));
 	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_SEND_MSN && cqe_err(&c) &&
 	      cqe_status_len(&c) == IONIC_STS_RNR_RETRY_EXCEEDED &&
@@ -621,7 +633,8 @@ static void test_rc_errors(void)
 	post_send(a, IONIC_V2_OP_SEND, sbuf, 8, 0x7777, 0, 0, 0, 0);
 	/* In order: the good send's MSN first, then the error. */
 	CHECK(poll_cqe(cq, &c, 2000) && cqe_type(&c) == IONIC_CQE_TYPE_RECV);
-	CHECK(poll_cqe(cq, &c, 2000) && cqe_type(&c) == IONIC_CQE_TYPE_SEND_MSN &&
+	CHECK(poll_cqe(cq, &c, 2000) &&
+	      cqe_type(&c) == IONIC_CQE_TYPE_SEND_MSN &&
 	      be32toh(c.send.msg_msn) == 1);
 	CHECK(poll_cqe(cq, &c, 2000));
 	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_SEND_NPG && cqe_err(&c) &&
@@ -667,12 +680,15 @@ static void test_rc_rdma(void)
 	struct hcq *cq_a = make_cq(6), *cq_b = make_cq(7);
 	struct hqp *a = make_qp(40, IBV_QPT_RC, cq_a, cq_a);
 	struct hqp *b = make_qp(41, IBV_QPT_RC, cq_b, cq_b);
-	uint32_t lsrc = mr_key(big_src, sizeof(big_src), IBV_ACCESS_LOCAL_WRITE);
-	uint32_t rdst = mr_key(big_dst, sizeof(big_dst),
-			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	uint32_t lsrc =
+		mr_key(big_src, sizeof(big_src), IBV_ACCESS_LOCAL_WRITE);
+	uint32_t rdst =
+		mr_key(big_dst, sizeof(big_dst),
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			       IBV_ACCESS_REMOTE_READ);
-	uint32_t ratom = mr_key(atomic_target, sizeof(atomic_target),
-				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	uint32_t ratom =
+		mr_key(atomic_target, sizeof(atomic_target),
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
 	uint32_t rnone = mr_key(rbuf[2], 4096, IBV_ACCESS_LOCAL_WRITE);
 	uint32_t rkey = mr_key(rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
 	static uint64_t result;
@@ -688,7 +704,8 @@ static void test_rc_rdma(void)
 	bring_up(b, 40, 7, 7, 14);
 
 	/* WRITE of 20000 bytes (20 packets), then READ it back elsewhere. */
-	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 20000, lsrc, big_dst, rdst, 0);
+	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 20000, lsrc, big_dst,
+		  rdst, 0);
 	CHECK(wait_msn(cq_a, 1, &st) && st == IONIC_STS_OK);
 	CHECK(!memcmp(big_src, big_dst, 20000));
 	memset(big_src, 0, 20000);
@@ -696,17 +713,20 @@ static void test_rc_rdma(void)
 		  IONIC_WQE_FLAG_SIG);
 	CHECK(wait_msn(cq_a, 2, &st) && st == IONIC_STS_OK);
 	CHECK(!memcmp(big_src, big_dst, 20000));
-	CHECK(!poll_cqe(cq_b, &c, 10));   /* no CQE at the target */
+	CHECK(!poll_cqe(cq_b, &c, 10)); /* no CQE at the target */
 
 	/* Mixed, pipelined: SEND, READ, WRITE_IMM, READ (one MSN sequence). */
 	post_recv(b, rbuf[0], 4096, rkey);
 	post_recv(b, rbuf[1], 4096, rkey);
 	post_send(a, IONIC_V2_OP_SEND, big_src, 100, lsrc, 0, 0, 0, 0);
-	post_rdma(a, IONIC_V2_OP_RDMA_READ, big_src + 1000, 3000, lsrc, big_dst, rdst, 0);
+	post_rdma(a, IONIC_V2_OP_RDMA_READ, big_src + 1000, 3000, lsrc, big_dst,
+		  rdst, 0);
 	/* Its source overlaps the READ's destination: fenced. */
-	post_rdma(a, IONIC_V2_OP_RDMA_WRITE_IMM, big_src, 5000, lsrc, big_dst + 10000,
-		  rdst, IONIC_WQE_FLAG_SIG | IONIC_WQE_FLAG_FENCE);
-	post_rdma(a, IONIC_V2_OP_RDMA_READ, big_src + 8000, 1, lsrc, big_dst + 7, rdst, 0);
+	post_rdma(a, IONIC_V2_OP_RDMA_WRITE_IMM, big_src, 5000, lsrc,
+		  big_dst + 10000, rdst,
+		  IONIC_WQE_FLAG_SIG | IONIC_WQE_FLAG_FENCE);
+	post_rdma(a, IONIC_V2_OP_RDMA_READ, big_src + 8000, 1, lsrc,
+		  big_dst + 7, rdst, 0);
 	CHECK(wait_msn(cq_a, 6, &st) && st == IONIC_STS_OK);
 	CHECK(!memcmp(big_src + 1000, big_dst, 3000));
 	CHECK(big_src[8000] == big_dst[7]);
@@ -714,20 +734,24 @@ static void test_rc_rdma(void)
 	CHECK(poll_cqe(cq_b, &c, 2000));
 	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_RECV && !cqe_err(&c) &&
 	      cqe_status_len(&c) == 5000 &&
-	      ((be32toh(c.recv.src_qpn_op) >> 24) & 0x1f) == IONIC_CQE_RECV_OP_RDMA_IMM &&
+	      ((be32toh(c.recv.src_qpn_op) >> 24) & 0x1f) ==
+		      IONIC_CQE_RECV_OP_RDMA_IMM &&
 	      c.recv.imm_data_rkey == htobe32(0x5eed0000 | 4) &&
 	      (le64toh(c.recv.wqe_idx_timestamp) & 0xffff) == 1);
 	CHECK(!memcmp(big_src, big_dst + 10000, 5000));
 
 	/* Atomics: result in host order, executed once. */
 	atomic_target[0] = 40;
-	post_atomic(a, IONIC_V2_OP_ATOMIC_FA, &result, lres, &atomic_target[0], ratom, 2, 0);
+	post_atomic(a, IONIC_V2_OP_ATOMIC_FA, &result, lres, &atomic_target[0],
+		    ratom, 2, 0);
 	CHECK(wait_msn(cq_a, 7, &st) && st == IONIC_STS_OK);
 	CHECK(result == 40 && atomic_target[0] == 42);
-	post_atomic(a, IONIC_V2_OP_ATOMIC_CS, &result, lres, &atomic_target[0], ratom, 7, 42);
+	post_atomic(a, IONIC_V2_OP_ATOMIC_CS, &result, lres, &atomic_target[0],
+		    ratom, 7, 42);
 	CHECK(wait_msn(cq_a, 8, &st) && st == IONIC_STS_OK);
 	CHECK(result == 42 && atomic_target[0] == 7);
-	post_atomic(a, IONIC_V2_OP_ATOMIC_CS, &result, lres, &atomic_target[0], ratom, 9, 42);
+	post_atomic(a, IONIC_V2_OP_ATOMIC_CS, &result, lres, &atomic_target[0],
+		    ratom, 9, 42);
 	CHECK(wait_msn(cq_a, 9, &st) && st == IONIC_STS_OK);
 	CHECK(result == 7 && atomic_target[0] == 7);
 
@@ -737,7 +761,8 @@ static void test_rc_rdma(void)
 	async_qp_events = 0;
 	modify(a, IBV_QPS_SQD);
 	CHECK(async_qp_events == 1 && a->qp.sq_draining == 0);
-	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 8, lsrc, big_dst, rdst, 0);
+	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 8, lsrc, big_dst, rdst,
+		  0);
 	CHECK(!poll_cqe(cq_a, &c, 20));
 	modify(a, IBV_QPS_RTS);
 	CHECK(wait_msn(cq_a, 10, &st) && st == IONIC_STS_OK);
@@ -745,7 +770,8 @@ static void test_rc_rdma(void)
 	/* WRITE without REMOTE_WRITE: REMOTE_ACC_ERR for the requester
 	 * (msg_msn = seq + 1), the target QP in ERR with an access event. */
 	async_qp_events = 0;
-	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 8, lsrc, rbuf[2], rnone, 0);
+	post_rdma(a, IONIC_V2_OP_RDMA_WRITE, big_src, 8, lsrc, rbuf[2], rnone,
+		  0);
 	CHECK(!wait_msn(cq_a, 11, &st) || st == IONIC_STS_REMOTE_ACC_ERR);
 	CHECK(st == IONIC_STS_REMOTE_ACC_ERR);
 	CHECK(a->qp.state == IBV_QPS_ERR && b->qp.state == IBV_QPS_ERR);
@@ -783,7 +809,8 @@ static void test_mw(void)
 	bring_up(f, 50, 7, 7, 14);
 	/* Bind [rbuf[1], +4096) for remote write/read with key byte 0x11. */
 	post_local(f, IONIC_V2_OP_BIND_MW, key0, 0x11, rbuf[1], 4096, region,
-		   IONIC_MRF_REMOTE_WRITE | IONIC_MRF_REMOTE_READ | IONIC_MRF_MW_2);
+		   IONIC_MRF_REMOTE_WRITE | IONIC_MRF_REMOTE_READ |
+			   IONIC_MRF_MW_2);
 	CHECK(poll_cqe(cq_f, &c, 2000));
 	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_SEND_NPG && !cqe_err(&c) &&
 	      (le64toh(c.send.npg_wqe_idx_timestamp) & 0xffff) == 0);
@@ -791,7 +818,8 @@ static void test_mw(void)
 
 	/* The old key is dead; the new one writes into the window. */
 	memset(rbuf[1], 0, 4096);
-	post_rdma(e, IONIC_V2_OP_RDMA_WRITE, sbuf, 100, lsrc, rbuf[1] + 8, key1, 0);
+	post_rdma(e, IONIC_V2_OP_RDMA_WRITE, sbuf, 100, lsrc, rbuf[1] + 8, key1,
+		  0);
 	CHECK(wait_msn(cq_e, 1, &st) && st == IONIC_STS_OK);
 	CHECK(!memcmp(rbuf[1] + 8, sbuf, 100));
 
@@ -800,7 +828,8 @@ static void test_mw(void)
 	CHECK(poll_cqe(cq_f, &c, 2000));
 	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_SEND_NPG && !cqe_err(&c));
 	CHECK(!mw->valid);
-	post_rdma(e, IONIC_V2_OP_RDMA_WRITE, sbuf, 100, lsrc, rbuf[1] + 8, key1, 0);
+	post_rdma(e, IONIC_V2_OP_RDMA_WRITE, sbuf, 100, lsrc, rbuf[1] + 8, key1,
+		  0);
 	CHECK(!wait_msn(cq_e, 2, &st) || st);
 	CHECK(st == IONIC_STS_REMOTE_ACC_ERR);
 
@@ -809,12 +838,13 @@ static void test_mw(void)
 	modify(e, IBV_QPS_RESET);
 	modify(f, IBV_QPS_RESET);
 	while (poll_cqe(cq_f, &c, 20))
-		;   /* flush indicators of the error above */
+		; /* flush indicators of the error above */
 	bring_up(e, 51, 7, 7, 14);
 	bring_up(f, 50, 7, 7, 14);
 	post_local(f, IONIC_V2_OP_BIND_MW, key1, 0x12, rbuf[1], 4096, region,
 		   IONIC_MRF_REMOTE_WRITE | IONIC_MRF_MW_2);
-	CHECK(poll_cqe(cq_f, &c, 2000) && !cqe_err(&c) && mw->valid && mw->key == key2);
+	CHECK(poll_cqe(cq_f, &c, 2000) && !cqe_err(&c) && mw->valid &&
+	      mw->key == key2);
 	post_recv(f, rbuf[0], 4096, region);
 	/* A key that is not ours to invalidate: invalid request. */
 	post_send_inv(e, sbuf, 10, lsrc, 0xabcd0000);
@@ -837,7 +867,8 @@ static void test_mw(void)
 	post_send_inv(e, sbuf, 10, lsrc, key2);
 	CHECK(poll_cqe(cq_f, &c, 2000));
 	CHECK(cqe_type(&c) == IONIC_CQE_TYPE_RECV && !cqe_err(&c) &&
-	      ((be32toh(c.recv.src_qpn_op) >> 24) & 0x1f) == IONIC_CQE_RECV_OP_SEND_INV &&
+	      ((be32toh(c.recv.src_qpn_op) >> 24) & 0x1f) ==
+		      IONIC_CQE_RECV_OP_SEND_INV &&
 	      be32toh(c.recv.imm_data_rkey) == key2);
 	CHECK(wait_msn(cq_e, 1, &st) && st == IONIC_STS_OK);
 	CHECK(!mw->valid);
@@ -889,7 +920,8 @@ static void test_ud(void)
 	CHECK((be32toh(e.recv.src_qpn_op) & 0xffffff) == 30);
 	CHECK(be16toh(e.recv.vlan_tag) >> 13 == 5);
 	/* GRH area: IPv4-mapped GIDs -> IPv4 header at offset 20. */
-	CHECK(g[0] == 0 && g[19] == 0 && g[20] == 0x45 && g[28] == 64 && g[29] == 17);
+	CHECK(g[0] == 0 && g[19] == 0 && g[20] == 0x45 && g[28] == 64 &&
+	      g[29] == 17);
 	CHECK(g[32] == 198 && g[33] == 18 && g[35] == 1);
 	CHECK(g[36] == 198 && g[39] == 1);
 	CHECK(!memcmp(g + 40, sbuf, 100));

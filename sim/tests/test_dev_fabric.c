@@ -15,13 +15,13 @@
 
 static int failures;
 
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
 			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                            \
-			failures++;                                          \
-		}                                                            \
+				__LINE__, #cond);                              \
+			failures++;                                            \
+		}                                                              \
 	} while (0)
 
 static void test_header_layout(void)
@@ -30,8 +30,9 @@ static void test_header_layout(void)
 	struct isim_pkt pkt = { .buf = buf };
 	const uint8_t *b = buf;
 
-	isim_pkt_init(&pkt, ISIM_OP_RC_SEND_LAST_IMM, 0x01020304, 0x00a0b0c0, 0x00d0e0f0);
-	isim_pkt_set_psn(&pkt, 0x12345678);  /* 24 bits kept */
+	isim_pkt_init(&pkt, ISIM_OP_RC_SEND_LAST_IMM, 0x01020304, 0x00a0b0c0,
+		      0x00d0e0f0);
+	isim_pkt_set_psn(&pkt, 0x12345678); /* 24 bits kept */
 	isim_pkt_set_msn(&pkt, 0xcafef00d);
 	isim_pkt_set_qkey(&pkt, 0x11223344);
 	isim_pkt_hdr(&pkt)->imm = htobe32(0xdeadbeef);
@@ -61,7 +62,8 @@ static void test_header_layout(void)
 	CHECK(isim_pkt_opmask(ISIM_OP_RC_SEND_ONLY) & ISIM_PKT_M_FIRST);
 	CHECK(isim_pkt_opmask(ISIM_OP_RC_SEND_ONLY) & ISIM_PKT_M_LAST);
 	CHECK(isim_pkt_opmask(ISIM_OP_RC_SEND_LAST_IMM) & ISIM_PKT_M_IMM);
-	CHECK(!(isim_pkt_opmask(ISIM_OP_RC_SEND_MIDDLE) & (ISIM_PKT_M_FIRST | ISIM_PKT_M_LAST)));
+	CHECK(!(isim_pkt_opmask(ISIM_OP_RC_SEND_MIDDLE) &
+		(ISIM_PKT_M_FIRST | ISIM_PKT_M_LAST)));
 	CHECK(isim_pkt_opmask(ISIM_OP_RC_ACK) & ISIM_PKT_M_RESP);
 	CHECK(isim_pkt_opmask(ISIM_OP_UD_SEND_ONLY) & ISIM_PKT_M_UD);
 	CHECK(isim_pkt_opmask(ISIM_OP_RC_WRITE_ONLY) & ISIM_PKT_M_WRITE);
@@ -109,12 +111,14 @@ static void test_endpoints(void)
 	/* In order. */
 	for (i = 0; i < 5; i++) {
 		snprintf(msg, sizeof(msg), "pkt%d", i);
-		CHECK(isim_fab_send(&a, 7, 101, msg, strlen(msg) + 1) == ISIM_FAB_SENT);
+		CHECK(isim_fab_send(&a, 7, 101, msg, strlen(msg) + 1) ==
+		      ISIM_FAB_SENT);
 	}
 	for (i = 0; i < 5; i++) {
 		snprintf(msg, sizeof(msg), "pkt%d", i);
 		n = isim_fab_recv(&b, buf, sizeof(buf));
-		CHECK(n == (ssize_t)strlen(msg) + 1 && !strcmp((char *)buf, msg));
+		CHECK(n == (ssize_t)strlen(msg) + 1 &&
+		      !strcmp((char *)buf, msg));
 	}
 
 	/* No such peer: lost, nothing queued. */
@@ -124,7 +128,8 @@ static void test_endpoints(void)
 	/* Unconnected receiver with a full queue (max_dgram_qlen): the
 	 * sender backs up instead of blocking, in order, and drains. */
 	for (i = 0; i < 2000; i++) {
-		enum isim_fab_result r = isim_fab_send(&a, 7, 101, &i, sizeof(i));
+		enum isim_fab_result r =
+			isim_fab_send(&a, 7, 101, &i, sizeof(i));
 
 		CHECK(r != ISIM_FAB_LOST);
 		if (r == ISIM_FAB_QUEUED)

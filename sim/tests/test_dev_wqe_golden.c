@@ -21,14 +21,14 @@
 
 static int failures;
 
-#define CHECK_EQ(a, b)                                                        \
-	do {                                                                  \
-		unsigned long long _a = (a), _b = (b);                        \
-		if (_a != _b) {                                               \
+#define CHECK_EQ(a, b)                                                         \
+	do {                                                                   \
+		unsigned long long _a = (a), _b = (b);                         \
+		if (_a != _b) {                                                \
 			fprintf(stderr, "%s:%d: %s: %s = %#llx, want %#llx\n", \
-				__FILE__, __LINE__, cur, #a, _a, _b);         \
-			failures++;                                           \
-		}                                                             \
+				__FILE__, __LINE__, cur, #a, _a, _b);          \
+			failures++;                                            \
+		}                                                              \
 	} while (0)
 
 static const char *cur = "";
@@ -169,10 +169,10 @@ static void test_send_inv(const uint8_t *bytes, uint16_t version)
 	CHECK_EQ(w.op ? !(w.op->flags & ISIM_WRF_REMOTE) : 1, 0);
 }
 
-static void test_bind(const char *name, const uint8_t *bytes,
-		      uint16_t version, uint16_t slot, uint16_t flags,
-		      uint32_t rkey, uint32_t new_rkey, uint64_t va,
-		      uint64_t len, uint32_t lkey, uint16_t mrf)
+static void test_bind(const char *name, const uint8_t *bytes, uint16_t version,
+		      uint16_t slot, uint16_t flags, uint32_t rkey,
+		      uint32_t new_rkey, uint64_t va, uint64_t len,
+		      uint32_t lkey, uint16_t mrf)
 {
 	decode(name, bytes, version);
 	CHECK_EQ(w.op ? w.op->op : 99, ISIM_WR_BIND_MW);

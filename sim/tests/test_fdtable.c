@@ -21,14 +21,14 @@
 
 static int failures;
 
-#define CHECK(c, ...)                                             \
-	do {                                                      \
-		if (!(c)) {                                       \
-			failures++;                               \
-			printf("FAIL %d: ", __LINE__);            \
-			printf(__VA_ARGS__);                      \
-			printf("\n");                             \
-		}                                                 \
+#define CHECK(c, ...)                                  \
+	do {                                           \
+		if (!(c)) {                            \
+			failures++;                    \
+			printf("FAIL %d: ", __LINE__); \
+			printf(__VA_ARGS__);           \
+			printf("\n");                  \
+		}                                      \
 	} while (0)
 
 static const char DEV[] = "/dev/infiniband/uverbs0";
@@ -75,7 +75,8 @@ int main(void)
 	if (fd < 0)
 		return 1;
 	CHECK(fstat(fd, &sb) == 0 && S_ISCHR(sb.st_mode) &&
-	      sb.st_rdev == makedev(1, 3), "fstat: char device 1:3");
+		      sb.st_rdev == makedev(1, 3),
+	      "fstat: char device 1:3");
 	CHECK(reaches_model(fd), "original fd");
 
 	d1 = dup(fd);
@@ -84,7 +85,8 @@ int main(void)
 	d4 = dup3(fd, 201, O_CLOEXEC);
 	CHECK(d1 >= 0 && d2 >= 100 && d3 == 200 && d4 == 201, "dups");
 	CHECK(reaches_model(d1) && reaches_model(d2) && reaches_model(d3) &&
-	      reaches_model(d4), "every dup reaches the model");
+		      reaches_model(d4),
+	      "every dup reaches the model");
 
 	/* dup2 over a tracked fd: it becomes plain /dev/null */
 	other = open("/dev/null", O_WRONLY);

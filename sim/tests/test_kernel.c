@@ -30,9 +30,19 @@ static int dev_qp_created, dev_qp_destroyed, dev_cq_created, dev_cq_destroyed;
 static int dev_qp_modified;
 static uint32_t busy_qpn = UINT32_MAX;
 
-int isim_dev_start(struct isim_nic *nic) { (void)nic; return 0; }
-void isim_dev_stop(struct isim_nic *nic) { (void)nic; }
-void isim_dev_atfork_child(struct isim_nic *old) { (void)old; }
+int isim_dev_start(struct isim_nic *nic)
+{
+	(void)nic;
+	return 0;
+}
+void isim_dev_stop(struct isim_nic *nic)
+{
+	(void)nic;
+}
+void isim_dev_atfork_child(struct isim_nic *old)
+{
+	(void)old;
+}
 int isim_dev_qp_create(struct isim_nic *nic, struct isim_qp *qp)
 {
 	(void)nic;
@@ -44,29 +54,38 @@ int isim_dev_qp_create(struct isim_nic *nic, struct isim_qp *qp)
 void isim_dev_qp_modify(struct isim_nic *nic, struct isim_qp *qp,
 			enum ibv_qp_state old_state, int attr_mask)
 {
-	(void)nic; (void)qp; (void)old_state; (void)attr_mask;
+	(void)nic;
+	(void)qp;
+	(void)old_state;
+	(void)attr_mask;
 	dev_qp_modified++;
 }
 void isim_dev_qp_destroy(struct isim_nic *nic, struct isim_qp *qp)
 {
-	(void)nic; (void)qp;
+	(void)nic;
+	(void)qp;
 	dev_qp_destroyed++;
 }
 int isim_dev_cq_create(struct isim_nic *nic, struct isim_hwcq *hw)
 {
-	(void)nic; (void)hw;
+	(void)nic;
+	(void)hw;
 	dev_cq_created++;
 	return 0;
 }
 void isim_dev_cq_destroy(struct isim_nic *nic, struct isim_hwcq *hw)
 {
-	(void)nic; (void)hw;
+	(void)nic;
+	(void)hw;
 	dev_cq_destroyed++;
 }
 void isim_dev_doorbell(struct isim_nic *nic, struct isim_file *file,
 		       uint32_t offset, uint64_t value)
 {
-	(void)nic; (void)file; (void)offset; (void)value;
+	(void)nic;
+	(void)file;
+	(void)offset;
+	(void)value;
 }
 void *isim_dbpage_map(void *cookie, void *addr, size_t len, int *err)
 {
@@ -80,30 +99,41 @@ void *isim_dbpage_map(void *cookie, void *addr, size_t len, int *err)
 	}
 	return p;
 }
-void isim_dbpage_forget(void *page, size_t len) { (void)page; (void)len; }
-int isim_dbtrap_eventfd(void) { return -1; }
-int isim_dbtrap_pop(struct isim_db_rec *rec) { (void)rec; return 0; }
+void isim_dbpage_forget(void *page, size_t len)
+{
+	(void)page;
+	(void)len;
+}
+int isim_dbtrap_eventfd(void)
+{
+	return -1;
+}
+int isim_dbtrap_pop(struct isim_db_rec *rec)
+{
+	(void)rec;
+	return 0;
+}
 
 /* ---- harness -------------------------------------------------------------- */
 
 static int failures, checks;
 
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		checks++;                                                 \
-		if (!(cond)) {                                            \
-			failures++;                                       \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);       \
-			printf(__VA_ARGS__);                              \
-			printf("\n");                                     \
-		}                                                         \
+#define CHECK(cond, ...)                                            \
+	do {                                                        \
+		checks++;                                           \
+		if (!(cond)) {                                      \
+			failures++;                                 \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__);                        \
+			printf("\n");                               \
+		}                                                   \
 	} while (0)
 
-#define CHECK_RC(expr, want)                                              \
-	do {                                                              \
-		long _r = (long)(expr);                                   \
+#define CHECK_RC(expr, want)                                               \
+	do {                                                               \
+		long _r = (long)(expr);                                    \
 		CHECK(_r == (long)(want), "%s = %ld, want %ld", #expr, _r, \
-		      (long)(want));                                      \
+		      (long)(want));                                       \
 	} while (0)
 
 static struct isim_file *F;
@@ -112,8 +142,7 @@ static uint8_t respbuf[4096];
 /* Legacy command: hdr | core | drv.  When out > 0 the core request's first
  * u64 is set to respbuf; 'out' is core + driver response bytes. */
 static ssize_t leg(struct isim_file *f, uint32_t cmd, void *core,
-		   size_t core_len, const void *drv, size_t drv_len,
-		   size_t out)
+		   size_t core_len, const void *drv, size_t drv_len, size_t out)
 {
 	uint8_t buf[1024];
 	struct ib_uverbs_cmd_hdr h = {
@@ -198,7 +227,8 @@ static int get_context(struct isim_file *f, struct ionic_ctx_resp *dr,
 	if (rc < 0)
 		return (int)rc;
 	if (async_fd)
-		*async_fd = ((struct ib_uverbs_get_context_resp *)respbuf)->async_fd;
+		*async_fd =
+			((struct ib_uverbs_get_context_resp *)respbuf)->async_fd;
 	if (dr)
 		memcpy(dr, respbuf + 8, sizeof(*dr));
 	return 0;
@@ -208,8 +238,9 @@ static uint32_t alloc_pd(void)
 {
 	struct ib_uverbs_alloc_pd core = { 0 };
 
-	CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core),
-		     NULL, 0, 4), 16);
+	CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core), NULL,
+		     0, 4),
+		 16);
 	return ((struct ib_uverbs_alloc_pd_resp *)respbuf)->pd_handle;
 }
 
@@ -227,7 +258,8 @@ static ssize_t create_cq(uint32_t cqe, uint32_t vector, int channel,
 			 req, sizeof(*req), 8 + sizeof(*dr));
 
 	if (rc > 0) {
-		*handle = ((struct ib_uverbs_create_cq_resp *)respbuf)->cq_handle;
+		*handle =
+			((struct ib_uverbs_create_cq_resp *)respbuf)->cq_handle;
 		memcpy(dr, respbuf + 8, sizeof(*dr));
 	}
 	return rc;
@@ -256,8 +288,8 @@ static struct ionic_qp_req qp_req(void)
 	return r;
 }
 
-static ssize_t create_qp(uint8_t type, uint32_t pd, uint32_t cq,
-			 uint32_t sge, const struct ionic_qp_req *req,
+static ssize_t create_qp(uint8_t type, uint32_t pd, uint32_t cq, uint32_t sge,
+			 const struct ionic_qp_req *req,
 			 struct ib_uverbs_create_qp_resp *r,
 			 struct ionic_qp_resp *dr)
 {
@@ -337,13 +369,14 @@ static void fill_ud_init(struct ib_uverbs_modify_qp *m)
 	m->qkey = 0x80000001u;
 }
 
-#define RC_INIT (IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | \
-		 IBV_QP_ACCESS_FLAGS)
-#define RC_RTR (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | \
-		IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | \
-		IBV_QP_MIN_RNR_TIMER)
-#define RC_RTS (IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | \
-		IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)
+#define RC_INIT \
+	(IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
+#define RC_RTR                                                          \
+	(IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | \
+	 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+#define RC_RTS                                                              \
+	(IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
+	 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)
 
 static void post_async(struct isim_qp *qp)
 {
@@ -388,8 +421,9 @@ int main(void)
 		CHECK_RC(isim_file_write(F, &h, 8), -EINVAL);
 		CHECK_RC(isim_file_write(F, &h, 4), -EINVAL);
 		/* no context yet */
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core,
-			     sizeof(core), NULL, 0, 4), -EINVAL);
+		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core),
+			     NULL, 0, 4),
+			 -EINVAL);
 		/* in_words not matching the length */
 		h.command = IB_USER_VERBS_CMD_QUERY_DEVICE;
 		h.in_words = 5;
@@ -404,17 +438,21 @@ int main(void)
 		uint8_t drv[16] = { 0 };
 
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_GET_CONTEXT, &core,
-			     sizeof(core), NULL, 0, 48), -EINVAL);
+			     sizeof(core), NULL, 0, 48),
+			 -EINVAL);
 		drv[12] = 1;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_GET_CONTEXT, &core,
-			     sizeof(core), drv, 16, 48), -EOPNOTSUPP);
+			     sizeof(core), drv, 16, 48),
+			 -EOPNOTSUPP);
 	}
 	CHECK_RC(get_context(F, &cr, &async_fd), 0);
 	CHECK(async_fd > 2, "async_fd %d", async_fd);
-	CHECK(((struct ib_uverbs_get_context_resp *)respbuf)->num_comp_vectors
-	      == 4, "num_comp_vectors");
+	CHECK(((struct ib_uverbs_get_context_resp *)respbuf)->num_comp_vectors ==
+		      4,
+	      "num_comp_vectors");
 	CHECK(cr.page_shift == 12 && cr.version == 2 && cr.udma_count == 2 &&
-	      cr.max_spec == 8 && cr.phc_offset == 4096 && cr.sq_qtype == 2,
+		      cr.max_spec == 8 && cr.phc_offset == 4096 &&
+		      cr.sq_qtype == 2,
 	      "ctx resp page_shift=%u version=%u phc=%llu", cr.page_shift,
 	      cr.version, (unsigned long long)cr.phc_offset);
 	CHECK_RC(get_context(F, NULL, NULL), -EINVAL);
@@ -427,24 +465,30 @@ int main(void)
 			(struct ib_uverbs_ex_query_device_resp *)respbuf;
 
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_QUERY_DEVICE, &core,
-			     sizeof(core), NULL, 0, 176), 16);
+			     sizeof(core), NULL, 0, 176),
+			 16);
 		dev = (struct ib_uverbs_query_device_resp *)respbuf;
 		CHECK(dev->vendor_id == 0x1dd8 && dev->vendor_part_id == 0x1002,
 		      "vendor");
 		CHECK(dev->max_sge == 8 && dev->phys_port_cnt == 1 &&
-		      dev->max_cqe == 65435 && dev->max_qp_wr == 0xffff &&
-		      dev->max_pkeys == 1 && dev->max_qp_rd_atom == 16 &&
-		      dev->atomic_cap == IBV_ATOMIC_GLOB, "device limits");
+			      dev->max_cqe == 65435 &&
+			      dev->max_qp_wr == 0xffff && dev->max_pkeys == 1 &&
+			      dev->max_qp_rd_atom == 16 &&
+			      dev->atomic_cap == IBV_ATOMIC_GLOB,
+		      "device limits");
 		CHECK(((uint8_t *)&dev->node_guid)[3] == 0xff &&
-		      ((uint8_t *)&dev->node_guid)[4] == 0xfe, "eui64 guid");
+			      ((uint8_t *)&dev->node_guid)[4] == 0xfe,
+		      "eui64 guid");
 		CHECK(dev->reserved[0] == 0, "zero filled");
 		CHECK_RC(exc(F, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &ex,
-			     sizeof(ex), NULL, 0, 304, 0), 32);
+			     sizeof(ex), NULL, 0, 304, 0),
+			 32);
 		CHECK(x->response_length == 304 && x->base.max_sge == 8,
 		      "ex response_length %u", x->response_length);
 		ex.comp_mask = 1;
 		CHECK_RC(exc(F, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &ex,
-			     sizeof(ex), NULL, 0, 304, 0), -EINVAL);
+			     sizeof(ex), NULL, 0, 304, 0),
+			 -EINVAL);
 	}
 
 	/* QUERY_PORT */
@@ -455,14 +499,19 @@ int main(void)
 
 		core.port_num = 1;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_QUERY_PORT, &core,
-			     sizeof(core), NULL, 0, 40), 24);
-		CHECK(r->state == IBV_PORT_ACTIVE && r->link_layer ==
-		      IBV_LINK_LAYER_ETHERNET && r->gid_tbl_len == 256 &&
-		      r->active_mtu == IBV_MTU_1024 && r->max_mtu ==
-		      IBV_MTU_4096 && r->max_msg_sz == 0x80000000u, "port");
+			     sizeof(core), NULL, 0, 40),
+			 24);
+		CHECK(r->state == IBV_PORT_ACTIVE &&
+			      r->link_layer == IBV_LINK_LAYER_ETHERNET &&
+			      r->gid_tbl_len == 256 &&
+			      r->active_mtu == IBV_MTU_1024 &&
+			      r->max_mtu == IBV_MTU_4096 &&
+			      r->max_msg_sz == 0x80000000u,
+		      "port");
 		core.port_num = 2;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_QUERY_PORT, &core,
-			     sizeof(core), NULL, 0, 40), -EINVAL);
+			     sizeof(core), NULL, 0, 40),
+			 -EINVAL);
 	}
 
 	/* PD, MR, MW */
@@ -476,15 +525,17 @@ int main(void)
 		uint32_t pd2;
 
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core),
-			     NULL, 0, 8), 16);
+			     NULL, 0, 8),
+			 16);
 		memcpy(&pd2, respbuf, 4);
 		CHECK(pd2 != pd, "second pd handle %u", pd2);
 		CHECK(respbuf[4] == 0xa5 && respbuf[7] == 0xa5,
 		      "untouched driver response %02x %02x", respbuf[4],
 		      respbuf[7]);
 		dp2.pd_handle = pd2;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DEALLOC_PD, &dp2,
-			     sizeof(dp2), NULL, 0, 0), 12);
+		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DEALLOC_PD, &dp2, sizeof(dp2),
+			     NULL, 0, 0),
+			 12);
 	}
 	{
 		struct ib_uverbs_reg_mr core = { 0 };
@@ -500,38 +551,47 @@ int main(void)
 		core.pd_handle = pd;
 		core.access_flags = IBV_ACCESS_REMOTE_WRITE;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12), -EINVAL);
+			     NULL, 0, 12),
+			 -EINVAL);
 		core.access_flags = IBV_ACCESS_REMOTE_ATOMIC;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12), -EINVAL);
+			     NULL, 0, 12),
+			 -EINVAL);
 		core.access_flags = IBV_ACCESS_LOCAL_WRITE |
 				    IBV_ACCESS_REMOTE_WRITE;
 		core.hca_va = 0x10000123;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12), -EINVAL);
+			     NULL, 0, 12),
+			 -EINVAL);
 		core.hca_va = 0x10000000;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12), 48);
+			     NULL, 0, 12),
+			 48);
 		CHECK(r->lkey == r->rkey && r->lkey == ((1u << 8) | 1),
 		      "first key 0x%x", r->lkey);
 		mr_handle = r->mr_handle;
 		CHECK(isim_key_lookup(isim_nic, r->lkey) != NULL, "key lookup");
-		core.start = 0x1000;  /* unmapped */
+		core.start = 0x1000; /* unmapped */
 		core.hca_va = 0x1000;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12), -EFAULT);
+			     NULL, 0, 12),
+			 -EFAULT);
 
 		mw.pd_handle = pd;
 		mw.mw_type = 3;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_MW, &mw, sizeof(mw),
-			     NULL, 0, 8), -EINVAL);
+			     NULL, 0, 8),
+			 -EINVAL);
 		mw.mw_type = 2;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_MW, &mw, sizeof(mw),
-			     NULL, 0, 8), 24);
+			     NULL, 0, 8),
+			 24);
 		CHECK(((struct ib_uverbs_alloc_mw_resp *)respbuf)->rkey ==
-		      ((2u << 8) | 2), "mw key");
+			      ((2u << 8) | 2),
+		      "mw key");
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DEALLOC_PD, &dp, sizeof(dp),
-			     NULL, 0, 0), -EBUSY);
+			     NULL, 0, 0),
+			 -EBUSY);
 	}
 
 	/* completion channel and CQs */
@@ -539,9 +599,10 @@ int main(void)
 		struct ib_uverbs_create_comp_channel core = { 0 };
 
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &core,
-			     sizeof(core), NULL, 0, 4), 16);
-		chan_fd = ((struct ib_uverbs_create_comp_channel_resp *)
-			   respbuf)->fd;
+			     sizeof(core), NULL, 0, 4),
+			 16);
+		chan_fd = ((struct ib_uverbs_create_comp_channel_resp *)respbuf)
+				  ->fd;
 	}
 	creq = cq_req();
 	CHECK_RC(create_cq(100, 0, chan_fd, &creq, &cq, &cdr), 80);
@@ -570,20 +631,23 @@ int main(void)
 	      "cq2 ids %u %u", cdr.cqid[0], cdr.cqid[1]);
 	{
 		struct ib_uverbs_ex_create_cq ex = {
-			.user_handle = 1, .cqe = 10, .comp_channel = -1,
+			.user_handle = 1,
+			.cqe = 10,
+			.comp_channel = -1,
 			.flags = 1,
 		};
 
 		creq = cq_req();
-		CHECK_RC(exc(F, IB_USER_VERBS_EX_CMD_CREATE_CQ, &ex,
-			     sizeof(ex), &creq, sizeof(creq), 16, 16),
+		CHECK_RC(exc(F, IB_USER_VERBS_EX_CMD_CREATE_CQ, &ex, sizeof(ex),
+			     &creq, sizeof(creq), 16, 16),
 			 -EOPNOTSUPP);
 		ex.flags = 0;
-		CHECK_RC(exc(F, IB_USER_VERBS_EX_CMD_CREATE_CQ, &ex,
-			     sizeof(ex), &creq, sizeof(creq), 16, 16),
+		CHECK_RC(exc(F, IB_USER_VERBS_EX_CMD_CREATE_CQ, &ex, sizeof(ex),
+			     &creq, sizeof(creq), 16, 16),
 			 24 + 32 + 40);
 		CHECK(((struct ib_uverbs_ex_create_cq_resp *)respbuf)
-		      ->response_length == 16, "ex cq response_length");
+				      ->response_length == 16,
+		      "ex cq response_length");
 	}
 
 	/* QPs */
@@ -593,7 +657,8 @@ int main(void)
 	CHECK(qr.qpn == 2 && qdr.qpid == 2 && qdr.udma_idx == 0,
 	      "first qpn %u udma %u", qr.qpn, qdr.udma_idx);
 	CHECK(qr.max_send_wr == 63 && qr.max_send_sge == 2 &&
-	      qr.max_inline_data == 32 && qr.max_recv_sge == 2, "caps");
+		      qr.max_inline_data == 32 && qr.max_recv_sge == 2,
+	      "caps");
 	qreq = qp_req();
 	CHECK_RC(create_qp(IBV_QPT_UD, pd, cq, 1, &qreq, &qr, &qdr), 104);
 	ud = qr.qp_handle;
@@ -631,14 +696,15 @@ int main(void)
 			 104);
 		h = qr.qp_handle;
 		CHECK(qdr.sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_WC) &&
-		      qdr.sq_cmb_offset == 8192 && qdr.rq_cmb == 0,
+			      qdr.sq_cmb_offset == 8192 && qdr.rq_cmb == 0,
 		      "cmb resp 0x%x off %llu", qdr.sq_cmb,
 		      (unsigned long long)qdr.sq_cmb_offset);
 		q = isim_qp_lookup(isim_nic, qdr.qpid);
 		p = isim_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE,
 				   MAP_SHARED, 8192, &err);
-		CHECK(p && !err && q && q->sq.ring != (uint8_t *)(uintptr_t)
-		      qreq.sq.addr, "cmb map err %d", err);
+		CHECK(p && !err && q &&
+			      q->sq.ring != (uint8_t *)(uintptr_t)qreq.sq.addr,
+		      "cmb map err %d", err);
 		if (p && q) {
 			((volatile uint8_t *)p)[100] = 0x5a;
 			CHECK(q->sq.ring[100] == 0x5a, "device sees CMB ring");
@@ -649,25 +715,31 @@ int main(void)
 			 104);
 		CHECK(qdr.sq_cmb == 0 && qdr.sq_cmb_offset == 0, "no expdb");
 		{
-			struct ib_uverbs_destroy_qp dq = { .qp_handle = qr.qp_handle };
+			struct ib_uverbs_destroy_qp dq = {
+				.qp_handle = qr.qp_handle
+			};
 
 			CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_QP, &dq,
-				     sizeof(dq), NULL, 0, 4), 24);
+				     sizeof(dq), NULL, 0, 4),
+				 24);
 		}
 		qreq.sq_cmb = IONIC_CMB_ENABLE | IONIC_CMB_UC | IONIC_CMB_EXPDB;
 		CHECK_RC(create_qp(IBV_QPT_UD, pd, cq, 1, &qreq, &qr, &qdr),
 			 104);
 		CHECK(qdr.sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_UC) &&
-		      qdr.sq_cmb_offset == 12288, "cmb uc 0x%x off %llu",
-		      qdr.sq_cmb, (unsigned long long)qdr.sq_cmb_offset);
+			      qdr.sq_cmb_offset == 12288,
+		      "cmb uc 0x%x off %llu", qdr.sq_cmb,
+		      (unsigned long long)qdr.sq_cmb_offset);
 		{
 			struct ib_uverbs_destroy_qp dq = { .qp_handle = h };
 
 			CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_QP, &dq,
-				     sizeof(dq), NULL, 0, 4), 24);
+				     sizeof(dq), NULL, 0, 4),
+				 24);
 			dq.qp_handle = qr.qp_handle;
 			CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_QP, &dq,
-				     sizeof(dq), NULL, 0, 4), 24);
+				     sizeof(dq), NULL, 0, 4),
+				 24);
 		}
 		p = isim_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE,
 				   MAP_SHARED, 8192, &err);
@@ -677,7 +749,8 @@ int main(void)
 	/* modify_qp transitions */
 	CHECK_RC(modify(qp, RC_RTR, fill_rtr, IBV_QPS_RTR), -EINVAL);
 	CHECK_RC(modify(qp, IBV_QP_STATE | IBV_QP_PORT, fill_init,
-			IBV_QPS_INIT), -EINVAL);
+			IBV_QPS_INIT),
+		 -EINVAL);
 	CHECK_RC(modify(qp, RC_INIT | IBV_QP_CAP, fill_init, IBV_QPS_INIT),
 		 -EINVAL);
 	CHECK_RC(modify(qp, RC_INIT, fill_init, IBV_QPS_INIT), 120);
@@ -686,15 +759,24 @@ int main(void)
 	CHECK_RC(modify(qp, RC_RTR, fill_rtr_noglobal, IBV_QPS_RTR), -EINVAL);
 	CHECK_RC(modify(qp, RC_RTR, fill_rtr, IBV_QPS_RTR), 120);
 	CHECK_RC(modify(qp, RC_RTS, fill_rts, IBV_QPS_RTS), 120);
-	CHECK_RC(modify(uc, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			IBV_QP_ACCESS_FLAGS, fill_init, IBV_QPS_INIT), 120);
-	CHECK_RC(modify(uc, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			IBV_QP_DEST_QPN | IBV_QP_RQ_PSN, fill_rtr,
-			IBV_QPS_RTR), -ENOMEM);
-	CHECK_RC(modify(ud, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			IBV_QP_QKEY, fill_ud_init, IBV_QPS_INIT), -EPERM);
+	CHECK_RC(modify(uc,
+			IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_ACCESS_FLAGS,
+			fill_init, IBV_QPS_INIT),
+		 120);
+	CHECK_RC(modify(uc,
+			IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+			fill_rtr, IBV_QPS_RTR),
+		 -ENOMEM);
+	CHECK_RC(modify(ud,
+			IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				IBV_QP_QKEY,
+			fill_ud_init, IBV_QPS_INIT),
+		 -EPERM);
 	CHECK_RC(modify(ud, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT,
-			fill_ud_init, IBV_QPS_INIT), -EINVAL);
+			fill_ud_init, IBV_QPS_INIT),
+		 -EINVAL);
 	CHECK_RC(modify(ud, IBV_QP_STATE, NULL, IBV_QPS_ERR), 120);
 	CHECK_RC(modify(ud, IBV_QP_STATE, NULL, IBV_QPS_RTS), -EINVAL);
 	CHECK_RC(modify(ud, IBV_QP_STATE, NULL, IBV_QPS_RESET), 120);
@@ -702,19 +784,25 @@ int main(void)
 	/* query_qp */
 	{
 		struct ib_uverbs_query_qp core = {
-			.qp_handle = qp, .attr_mask = 0x1ffffff,
+			.qp_handle = qp,
+			.attr_mask = 0x1ffffff,
 		};
 		struct ib_uverbs_query_qp_resp *r =
 			(struct ib_uverbs_query_qp_resp *)respbuf;
 
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_QUERY_QP, &core,
-			     sizeof(core), NULL, 0, 128), 24);
-		CHECK(r->qp_state == IBV_QPS_RTS && r->path_mtu == IBV_MTU_1024
-		      && r->dest_qp_num == 17 && r->sq_psn == 0x456 &&
-		      r->rq_psn == 0x123 && r->max_send_wr == 63 &&
-		      r->dest.is_global == 1 && r->dest.sgid_index == 1 &&
-		      r->max_rd_atomic == 1 && r->max_dest_rd_atomic == 1 &&
-		      r->retry_cnt == 7 && r->port_num == 0, "query_qp");
+		CHECK_RC(leg(F, IB_USER_VERBS_CMD_QUERY_QP, &core, sizeof(core),
+			     NULL, 0, 128),
+			 24);
+		CHECK(r->qp_state == IBV_QPS_RTS &&
+			      r->path_mtu == IBV_MTU_1024 &&
+			      r->dest_qp_num == 17 && r->sq_psn == 0x456 &&
+			      r->rq_psn == 0x123 && r->max_send_wr == 63 &&
+			      r->dest.is_global == 1 &&
+			      r->dest.sgid_index == 1 &&
+			      r->max_rd_atomic == 1 &&
+			      r->max_dest_rd_atomic == 1 && r->retry_cnt == 7 &&
+			      r->port_num == 0,
+		      "query_qp");
 	}
 
 	/* address handles */
@@ -725,18 +813,21 @@ int main(void)
 		core.pd_handle = pd;
 		core.attr.port_num = 1;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_CREATE_AH, &core,
-			     sizeof(core), NULL, 0, 12), -EINVAL);
+			     sizeof(core), NULL, 0, 12),
+			 -EINVAL);
 		core.attr.is_global = 1;
 		core.attr.grh.sgid_index = 1;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_CREATE_AH, &core,
-			     sizeof(core), NULL, 0, 12), 64);
+			     sizeof(core), NULL, 0, 12),
+			 64);
 		/* RC QPs took ahids 0 and 1 */
 		CHECK(((uint32_t *)respbuf)[1] == 2, "ahid %u",
 		      ((uint32_t *)respbuf)[1]);
 		CHECK(isim_ah_lookup(isim_nic, 2) != NULL, "ah lookup");
 		core.attr.port_num = 2;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_CREATE_AH, &core,
-			     sizeof(core), NULL, 0, 12), -EINVAL);
+			     sizeof(core), NULL, 0, 12),
+			 -EINVAL);
 	}
 
 	/* events and destroy counts */
@@ -752,32 +843,40 @@ int main(void)
 		post_async(q);
 		CHECK_RC(read(async_fd, ev, sizeof(ev)), 16);
 		CHECK(((struct ib_uverbs_async_event_desc *)ev)->element ==
-		      0x5000, "async element");
+			      0x5000,
+		      "async element");
 		post_comp(c);
 		post_comp(c);
 		post_comp(c);
 		CHECK_RC(read(chan_fd, ev, sizeof(ev)), 8);
 
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_CQ, &dc, sizeof(dc),
-			     NULL, 0, 8), -EBUSY);
+			     NULL, 0, 8),
+			 -EBUSY);
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_QP, &dq, sizeof(dq),
-			     NULL, 0, 4), 24);
+			     NULL, 0, 4),
+			 24);
 		CHECK(((struct ib_uverbs_destroy_qp_resp *)respbuf)
-		      ->events_reported == 1, "qp events_reported %u",
+				      ->events_reported == 1,
+		      "qp events_reported %u",
 		      ((struct ib_uverbs_destroy_qp_resp *)respbuf)
-		      ->events_reported);
+			      ->events_reported);
 		dq.qp_handle = ud;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_QP, &dq, sizeof(dq),
-			     NULL, 0, 4), 24);
+			     NULL, 0, 4),
+			 24);
 		dq.qp_handle = uc;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_QP, &dq, sizeof(dq),
-			     NULL, 0, 4), 24);
+			     NULL, 0, 4),
+			 24);
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_CQ, &dc, sizeof(dc),
-			     NULL, 0, 8), 24);
+			     NULL, 0, 8),
+			 24);
 		CHECK(((struct ib_uverbs_destroy_cq_resp *)respbuf)
-		      ->comp_events_reported == 1, "cq comp events %u",
+				      ->comp_events_reported == 1,
+		      "cq comp events %u",
 		      ((struct ib_uverbs_destroy_cq_resp *)respbuf)
-		      ->comp_events_reported);
+			      ->comp_events_reported);
 		CHECK(recv(chan_fd, ev, sizeof(ev), MSG_DONTWAIT) < 0,
 		      "unread events dropped");
 		CHECK(isim_nic->cqs[0] == NULL, "cqid freed");
@@ -840,7 +939,8 @@ int main(void)
 		      "release tore down");
 		CHECK(isim_qp_lookup(isim_nic, qr.qpn) == NULL, "qpn freed");
 		CHECK_RC(leg(f2, IB_USER_VERBS_CMD_ALLOC_PD, buf, 8, NULL, 0,
-			     4), -EIO);
+			     4),
+			 -EIO);
 		F = save;
 	}
 	/* fork: the child's inherited file is dead, a new open works */

@@ -23,14 +23,14 @@
 
 static int failures;
 
-#define CHECK(c, ...)                                             \
-	do {                                                      \
-		if (!(c)) {                                       \
-			failures++;                               \
-			printf("FAIL %d: ", __LINE__);            \
-			printf(__VA_ARGS__);                      \
-			printf("\n");                             \
-		}                                                 \
+#define CHECK(c, ...)                                  \
+	do {                                           \
+		if (!(c)) {                            \
+			failures++;                    \
+			printf("FAIL %d: ", __LINE__); \
+			printf(__VA_ARGS__);           \
+			printf("\n");                  \
+		}                                      \
 	} while (0)
 
 static const char DEV[] = "/dev/infiniband/uverbs0";
@@ -41,17 +41,21 @@ static void test_stat(void)
 	struct statx stx;
 
 	CHECK(stat(DEV, &st) == 0 && S_ISCHR(st.st_mode) &&
-	      st.st_rdev == makedev(1, 3), "stat");
+		      st.st_rdev == makedev(1, 3),
+	      "stat");
 	CHECK(lstat(DEV, &st) == 0 && S_ISCHR(st.st_mode), "lstat");
 	CHECK(fstatat(AT_FDCWD, DEV, &st, 0) == 0 && S_ISCHR(st.st_mode),
 	      "fstatat");
 	CHECK(statx(AT_FDCWD, DEV, 0, STATX_BASIC_STATS, &stx) == 0 &&
-	      S_ISCHR(stx.stx_mode) && stx.stx_rdev_major == 1 &&
-	      stx.stx_rdev_minor == 3, "statx");
+		      S_ISCHR(stx.stx_mode) && stx.stx_rdev_major == 1 &&
+		      stx.stx_rdev_minor == 3,
+	      "statx");
 	CHECK(access(DEV, R_OK | W_OK) == 0, "access");
-	CHECK(stat("/dev/infiniband/uverbs1", &st) < 0, "uverbs1 must not exist");
+	CHECK(stat("/dev/infiniband/uverbs1", &st) < 0,
+	      "uverbs1 must not exist");
 	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null");
-	CHECK(stat("/nonexistent/x", &st) < 0 && errno == ENOENT, "ENOENT kept");
+	CHECK(stat("/nonexistent/x", &st) < 0 && errno == ENOENT,
+	      "ENOENT kept");
 }
 
 static void test_netlink(void)
@@ -70,7 +74,9 @@ static volatile int h1_calls, h2_calls;
 
 static void h1(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig; (void)si; (void)uc;
+	(void)sig;
+	(void)si;
+	(void)uc;
 	h1_calls++;
 	siglongjmp(jb, 1);
 }
@@ -85,10 +91,12 @@ static void h2(int sig)
 static void test_signals(void)
 {
 	void *(*map)(void *, void *, size_t, int *) =
-		(void *(*)(void *, void *, size_t, int *))dlsym(RTLD_DEFAULT, "isim_dbpage_map");
-	int (*pop)(struct isim_db_rec *) =
-		(int (*)(struct isim_db_rec *))dlsym(RTLD_DEFAULT, "isim_dbtrap_pop");
-	uint8_t *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		(void *(*)(void *, void *, size_t,
+			   int *))dlsym(RTLD_DEFAULT, "isim_dbpage_map");
+	int (*pop)(struct isim_db_rec *) = (int (*)(struct isim_db_rec *))dlsym(
+		RTLD_DEFAULT, "isim_dbtrap_pop");
+	uint8_t *ro =
+		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct sigaction sa, old;
 	struct isim_db_rec r;
 	uint8_t *pg;
@@ -107,20 +115,23 @@ static void test_signals(void)
 	sa.sa_sigaction = h1;
 	sa.sa_flags = SA_SIGINFO;
 	CHECK(sigaction(SIGSEGV, &sa, &old) == 0, "sigaction");
-#ifndef __SANITIZE_ADDRESS__	/* else ASan's handler came first */
-	CHECK(old.sa_handler == SIG_DFL, "previous disposition reported as SIG_DFL");
+#ifndef __SANITIZE_ADDRESS__ /* else ASan's handler came first */
+	CHECK(old.sa_handler == SIG_DFL,
+	      "previous disposition reported as SIG_DFL");
 #endif
 	CHECK(sigaction(SIGSEGV, NULL, &old) == 0 && old.sa_sigaction == h1,
 	      "application sees its own handler");
 
 	*(volatile uint64_t *)(pg + 8) = 0xdb;
-	CHECK(pop(&r) == 1 && r.offset == 8 && r.value == 0xdb && r.cookie == &cookie,
+	CHECK(pop(&r) == 1 && r.offset == 8 && r.value == 0xdb &&
+		      r.cookie == &cookie,
 	      "doorbell captured with an application handler present");
 	if (sigsetjmp(jb, 1) == 0)
 		*(volatile int *)ro = 1;
 	CHECK(h1_calls == 1, "application SA_SIGINFO handler chained");
 
-	CHECK((void *)signal(SIGSEGV, h2) == (void *)h1, "signal() returns previous");
+	CHECK((void *)signal(SIGSEGV, h2) == (void *)h1,
+	      "signal() returns previous");
 	if (sigsetjmp(jb, 1) == 0)
 		*(volatile int *)ro = 1;
 	CHECK(h2_calls == 1, "signal() handler chained");

@@ -44,7 +44,8 @@ static void *producer(void *arg)
 	tids[t] = gettid();
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (unsigned long k = 0; k < nstores; k++)
-		*slot = (t << 56) | (k * 2654435761u % (1ul << 40)) << 8 | (k & 0xff);
+		*slot = (t << 56) | (k * 2654435761u % (1ul << 40)) << 8 |
+			(k & 0xff);
 	return NULL;
 }
 
@@ -55,9 +56,11 @@ static void check(const struct isim_db_rec *r)
 	unsigned long t = r->offset / 64, k;
 	uint64_t want;
 
-	if (r->offset % 64 || t >= nthreads || r->size != 8 || r->cookie != &cookie) {
+	if (r->offset % 64 || t >= nthreads || r->size != 8 ||
+	    r->cookie != &cookie) {
 		if (bad++ < 5)
-			printf("bad record off %u size %u\n", r->offset, r->size);
+			printf("bad record off %u size %u\n", r->offset,
+			       r->size);
 		return;
 	}
 	k = expect_next[t]++;
@@ -78,7 +81,8 @@ static void *consumer(void *arg)
 
 	(void)arg;
 	if (delay_ms) {
-		struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+		struct timespec ts = { delay_ms / 1000,
+				       (delay_ms % 1000) * 1000000L };
 
 		nanosleep(&ts, NULL);
 	}
@@ -114,7 +118,7 @@ static unsigned long self_full(void)
 		struct isim_db_rec r;
 		uint8_t *pg = isim_dbpage_map(&cookie, NULL, 4096, &err);
 
-		while (isim_dbtrap_pop(&r))	/* become the consumer */
+		while (isim_dbtrap_pop(&r)) /* become the consumer */
 			;
 		for (int i = 0; i < 5000; i++)
 			*(volatile uint64_t *)pg = i;
@@ -125,7 +129,8 @@ static unsigned long self_full(void)
 		printf("consumer storing into a full ring: aborted (expected)\n");
 		return 0;
 	}
-	printf("consumer storing into a full ring: status %#x, want SIGABRT\n", st);
+	printf("consumer storing into a full ring: status %#x, want SIGABRT\n",
+	       st);
 	return 1;
 }
 

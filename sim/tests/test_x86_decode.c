@@ -24,15 +24,15 @@
 
 static int failures, checks;
 
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		checks++;                                                 \
-		if (!(cond)) {                                            \
-			failures++;                                       \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);      \
-			printf(__VA_ARGS__);                              \
-			printf("\n");                                     \
-		}                                                         \
+#define CHECK(cond, ...)                                            \
+	do {                                                        \
+		checks++;                                           \
+		if (!(cond)) {                                      \
+			failures++;                                 \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__);                        \
+			printf("\n");                               \
+		}                                                   \
 	} while (0)
 
 /* ---- part 1: pure decoding ---------------------------------------------- */
@@ -51,9 +51,10 @@ static void init_regs(void)
 	for (int i = 0; i < 16; i++)
 		for (int j = 0; j < 16; j++)
 			XMM[i][j] = (uint8_t)(i * 16 + j);
-	R.xmm = (const uint8_t (*)[16])XMM;
+	R.xmm = (const uint8_t(*)[16])XMM;
 }
 
+/* clang-format off */
 struct dcase {
 	const char *name;
 	uint8_t bytes[15];
@@ -62,8 +63,12 @@ struct dcase {
 	unsigned int size;
 	uint64_t value, value_hi;
 };
+/* clang-format on */
 
-static uint64_t G(int r) { return R.gpr[r]; }
+static uint64_t G(int r)
+{
+	return R.gpr[r];
+}
 
 static uint64_t xlo(int i)
 {
@@ -83,6 +88,7 @@ static uint64_t xhi(int i)
 
 static void run_decode_cases(void)
 {
+	/* clang-format off */
 	struct dcase c[] = {
 		{ "mov %rsi,(%rcx)", { 0x48, 0x89, 0x31 }, 3,
 		  G(X86_RCX), 8, G(X86_RSI), 0 },
@@ -156,6 +162,7 @@ static void run_decode_cases(void)
 		{ "movabs %eax,0x1122334455667788", { 0xa3, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11 }, 9,
 		  0x1122334455667788ull, 4, G(X86_RAX) & 0xffffffff, 0 },
 	};
+	/* clang-format on */
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		struct x86_store st;
@@ -164,22 +171,30 @@ static void run_decode_cases(void)
 		CHECK(rc == 0, "%s: refused", c[i].name);
 		if (rc)
 			continue;
-		CHECK(st.len == c[i].n, "%s: len %u want %u", c[i].name, st.len, c[i].n);
-		CHECK(st.addr == c[i].addr, "%s: addr %#llx want %#llx", c[i].name,
-		      (unsigned long long)st.addr, (unsigned long long)c[i].addr);
-		CHECK(st.size == c[i].size, "%s: size %u want %u", c[i].name, st.size,
-		      c[i].size);
+		CHECK(st.len == c[i].n, "%s: len %u want %u", c[i].name, st.len,
+		      c[i].n);
+		CHECK(st.addr == c[i].addr, "%s: addr %#llx want %#llx",
+		      c[i].name, (unsigned long long)st.addr,
+		      (unsigned long long)c[i].addr);
+		CHECK(st.size == c[i].size, "%s: size %u want %u", c[i].name,
+		      st.size, c[i].size);
 		CHECK(st.value == c[i].value && st.value_hi == c[i].value_hi,
 		      "%s: value %#llx:%#llx want %#llx:%#llx", c[i].name,
-		      (unsigned long long)st.value_hi, (unsigned long long)st.value,
-		      (unsigned long long)c[i].value_hi, (unsigned long long)c[i].value);
+		      (unsigned long long)st.value_hi,
+		      (unsigned long long)st.value,
+		      (unsigned long long)c[i].value_hi,
+		      (unsigned long long)c[i].value);
 		CHECK(!st.seg_base, "%s: seg_base", c[i].name);
 	}
 }
 
 static void run_refusals(void)
 {
-	struct { const char *name; uint8_t b[15]; unsigned int n; } bad[] = {
+	struct {
+		const char *name;
+		uint8_t b[15];
+		unsigned int n;
+	} bad[] = {
 		{ "mov %rcx,%rax (register)", { 0x48, 0x89, 0xc8 }, 3 },
 		{ "lock add %rax,(%rcx)", { 0xf0, 0x48, 0x01, 0x01 }, 4 },
 		{ "xchg %rax,(%rcx)", { 0x48, 0x87, 0x01 }, 3 },
@@ -202,7 +217,8 @@ static void run_refusals(void)
 	static const uint8_t fs[] = { 0x64, 0x48, 0x89, 0x01 };
 
 	CHECK(x86_decode_store(fs, sizeof(fs), &R, &st) == 0 && st.seg_base &&
-	      st.len == 4, "fs: store not flagged");
+		      st.len == 4,
+	      "fs: store not flagged");
 }
 
 /* ---- part 2: the same encodings through a real trap --------------------- */
@@ -225,7 +241,7 @@ static void expect(const char *name, uint32_t off, uint32_t size, uint64_t v,
 	if (got != 1)
 		return;
 	CHECK(r.cookie == &cookie && r.offset == off && r.size == size &&
-	      r.value == v && r.value_hi == vhi,
+		      r.value == v && r.value_hi == vhi,
 	      "%s: got off %u size %u value %#llx:%#llx, want off %u size %u %#llx:%#llx",
 	      name, r.offset, r.size, (unsigned long long)r.value_hi,
 	      (unsigned long long)r.value, off, size, (unsigned long long)vhi,
@@ -248,21 +264,24 @@ static void run_trap_cases(void)
 
 	/* 48 89 31: mov %rsi,(%rcx) */
 	p = page + 0x18;
-	asm volatile(".byte 0x48, 0x89, 0x31" :: "c"(p), "S"(v) : "memory");
+	asm volatile(".byte 0x48, 0x89, 0x31" ::"c"(p), "S"(v) : "memory");
 	expect("mov %rsi,(%rcx)", 0x18, 8, v, 0);
 
 	/* 48 c7 02 imm32: movq $0x5a5a5a5a,(%rdx) */
 	p = page + 0x20;
-	asm volatile(".byte 0x48, 0xc7, 0x02, 0x5a, 0x5a, 0x5a, 0x5a" :: "d"(p) : "memory");
+	asm volatile(".byte 0x48, 0xc7, 0x02, 0x5a, 0x5a, 0x5a, 0x5a" ::"d"(p)
+		     : "memory");
 	expect("movq $imm,(%rdx)", 0x20, 8, 0x5a5a5a5a, 0);
 
 	/* 48 c7 02 ff ff ff ff: sign extension */
-	asm volatile(".byte 0x48, 0xc7, 0x02, 0xff, 0xff, 0xff, 0xff" :: "d"(p) : "memory");
+	asm volatile(".byte 0x48, 0xc7, 0x02, 0xff, 0xff, 0xff, 0xff" ::"d"(p)
+		     : "memory");
 	expect("movq $-1,(%rdx)", 0x20, 8, ~0ull, 0);
 
 	/* 48 89 44 d1 10: mov %rax,0x10(%rcx,%rdx,8) */
-	asm volatile(".byte 0x48, 0x89, 0x44, 0xd1, 0x10"
-		     :: "a"(v), "c"(page + 0x100), "d"(3ul) : "memory");
+	asm volatile(".byte 0x48, 0x89, 0x44, 0xd1, 0x10" ::"a"(v),
+		     "c"(page + 0x100), "d"(3ul)
+		     : "memory");
 	expect("mov %rax,0x10(%rcx,%rdx,8)", 0x100 + 24 + 0x10, 8, v, 0);
 
 	/* 4f 89 4c 9a 40: mov %r9,0x40(%r10,%r11,4) */
@@ -271,8 +290,9 @@ static void run_trap_cases(void)
 		register uint8_t *r10 asm("r10") = page + 0x200;
 		register uint64_t r11 asm("r11") = 5;
 
-		asm volatile(".byte 0x4f, 0x89, 0x4c, 0x9a, 0x40"
-			     :: "r"(r9), "r"(r10), "r"(r11) : "memory");
+		asm volatile(".byte 0x4f, 0x89, 0x4c, 0x9a, 0x40" ::"r"(r9),
+			     "r"(r10), "r"(r11)
+			     : "memory");
 	}
 	expect("mov %r9,0x40(%r10,%r11,4)", 0x200 + 20 + 0x40, 8, v ^ 0xff, 0);
 
@@ -280,7 +300,8 @@ static void run_trap_cases(void)
 	{
 		register uint8_t *r12 asm("r12") = page + 0x300;
 
-		asm volatile(".byte 0x49, 0x89, 0x04, 0x24" :: "a"(v), "r"(r12) : "memory");
+		asm volatile(".byte 0x49, 0x89, 0x04, 0x24" ::"a"(v), "r"(r12)
+			     : "memory");
 	}
 	expect("mov %rax,(%r12)", 0x300, 8, v, 0);
 
@@ -288,64 +309,88 @@ static void run_trap_cases(void)
 	{
 		register uint8_t *r13 asm("r13") = page + 0x308;
 
-		asm volatile(".byte 0x49, 0x89, 0x45, 0x00" :: "a"(v), "r"(r13) : "memory");
+		asm volatile(".byte 0x49, 0x89, 0x45, 0x00" ::"a"(v), "r"(r13)
+			     : "memory");
 	}
 	expect("mov %rax,0(%r13)", 0x308, 8, v, 0);
 
 	/* 48 89 04 cd disp32: mov %rax,0x400(,%rcx,8) -- no base register */
-	asm volatile(".byte 0x48, 0x89, 0x04, 0xcd, 0x00, 0x04, 0x00, 0x00"
-		     :: "a"(v), "c"((uintptr_t)page / 8) : "memory");
+	asm volatile(
+		".byte 0x48, 0x89, 0x04, 0xcd, 0x00, 0x04, 0x00, 0x00" ::"a"(v),
+		"c"((uintptr_t)page / 8)
+		: "memory");
 	expect("mov %rax,0x400(,%rcx,8)", 0x400, 8, v, 0);
 
 	/* 41 89 00: mov %eax,(%r8) */
 	{
 		register uint8_t *r8 asm("r8") = page + 0x408;
 
-		asm volatile(".byte 0x41, 0x89, 0x00" :: "a"(v), "r"(r8) : "memory");
+		asm volatile(".byte 0x41, 0x89, 0x00" ::"a"(v), "r"(r8)
+			     : "memory");
 	}
 	expect("mov %eax,(%r8)", 0x408, 4, v & 0xffffffff, 0);
 
 	/* 66 89 01: mov %ax,(%rcx) */
-	asm volatile(".byte 0x66, 0x89, 0x01" :: "a"(v), "c"(page + 0x410) : "memory");
+	asm volatile(".byte 0x66, 0x89, 0x01" ::"a"(v), "c"(page + 0x410)
+		     : "memory");
 	expect("mov %ax,(%rcx)", 0x410, 2, v & 0xffff, 0);
 
 	/* 88 01 / 88 21 / 40 88 31: AL, AH, SIL */
-	asm volatile(".byte 0x88, 0x01" :: "a"(v), "c"(page + 0x411) : "memory");
+	asm volatile(".byte 0x88, 0x01" ::"a"(v), "c"(page + 0x411) : "memory");
 	expect("mov %al,(%rcx)", 0x411, 1, v & 0xff, 0);
-	asm volatile(".byte 0x88, 0x21" :: "a"(v), "c"(page + 0x412) : "memory");
+	asm volatile(".byte 0x88, 0x21" ::"a"(v), "c"(page + 0x412) : "memory");
 	expect("mov %ah,(%rcx)", 0x412, 1, (v >> 8) & 0xff, 0);
-	asm volatile(".byte 0x40, 0x88, 0x31" :: "S"(0x78ul), "c"(page + 0x413) : "memory");
+	asm volatile(".byte 0x40, 0x88, 0x31" ::"S"(0x78ul), "c"(page + 0x413)
+		     : "memory");
 	expect("mov %sil,(%rcx)", 0x413, 1, 0x78, 0);
 
 	/* 48 c7 84 c8 disp32 imm32: movq $0x12345678,0x200(%rax,%rcx,8) */
-	asm volatile(".byte 0x48, 0xc7, 0x84, 0xc8, 0x00, 0x02, 0x00, 0x00, 0x78, 0x56, 0x34, 0x12"
-		     :: "a"(page + 0x100), "c"(2ul) : "memory");
-	expect("movq $imm,0x200(%rax,%rcx,8)", 0x100 + 16 + 0x200, 8, 0x12345678, 0);
+	asm volatile(
+		".byte 0x48, 0xc7, 0x84, 0xc8, 0x00, 0x02, 0x00, 0x00, 0x78, 0x56, 0x34, 0x12" ::
+			"a"(page + 0x100),
+		"c"(2ul)
+		: "memory");
+	expect("movq $imm,0x200(%rax,%rcx,8)", 0x100 + 16 + 0x200, 8,
+	       0x12345678, 0);
 
 	/* c6 01 ab: movb $0xab,(%rcx) */
-	asm volatile(".byte 0xc6, 0x01, 0xab" :: "c"(page + 0x500) : "memory");
+	asm volatile(".byte 0xc6, 0x01, 0xab" ::"c"(page + 0x500) : "memory");
 	expect("movb $0xab,(%rcx)", 0x500, 1, 0xab, 0);
 
 	/* 48 0f c3 01: movnti %rax,(%rcx) */
-	asm volatile(".byte 0x48, 0x0f, 0xc3, 0x01" :: "a"(v), "c"(page + 0x508) : "memory");
+	asm volatile(".byte 0x48, 0x0f, 0xc3, 0x01" ::"a"(v), "c"(page + 0x508)
+		     : "memory");
 	expect("movnti %rax,(%rcx)", 0x508, 8, v, 0);
 
 	/* SSE stores: load xmm in the same asm so nothing clobbers it */
 	{
 		static const uint64_t src[2] __attribute__((aligned(16))) = {
-			0x1111222233334444ull, 0x5555666677778888ull };
+			0x1111222233334444ull, 0x5555666677778888ull
+		};
 
-		asm volatile("movdqu (%0), %%xmm0\n .byte 0x66, 0x0f, 0xd6, 0x01"
-			     :: "r"(src), "c"(page + 0x600) : "xmm0", "memory");
+		asm volatile(
+			"movdqu (%0), %%xmm0\n .byte 0x66, 0x0f, 0xd6, 0x01" ::
+				"r"(src),
+			"c"(page + 0x600)
+			: "xmm0", "memory");
 		expect("movq %xmm0,(%rcx)", 0x600, 8, src[0], 0);
-		asm volatile("movdqu (%0), %%xmm9\n .byte 0xf3, 0x44, 0x0f, 0x7f, 0x09"
-			     :: "r"(src), "c"(page + 0x610) : "xmm9", "memory");
+		asm volatile(
+			"movdqu (%0), %%xmm9\n .byte 0xf3, 0x44, 0x0f, 0x7f, 0x09" ::
+				"r"(src),
+			"c"(page + 0x610)
+			: "xmm9", "memory");
 		expect("movdqu %xmm9,(%rcx)", 0x610, 16, src[0], src[1]);
-		asm volatile("movdqu (%0), %%xmm0\n .byte 0x0f, 0x29, 0x01"
-			     :: "r"(src), "c"(page + 0x620) : "xmm0", "memory");
+		asm volatile(
+			"movdqu (%0), %%xmm0\n .byte 0x0f, 0x29, 0x01" ::"r"(
+				src),
+			"c"(page + 0x620)
+			: "xmm0", "memory");
 		expect("movaps %xmm0,(%rcx)", 0x620, 16, src[0], src[1]);
-		asm volatile("movdqu (%0), %%xmm1\n .byte 0x66, 0x0f, 0xe7, 0x09"
-			     :: "r"(src), "c"(page + 0x630) : "xmm1", "memory");
+		asm volatile(
+			"movdqu (%0), %%xmm1\n .byte 0x66, 0x0f, 0xe7, 0x09" ::
+				"r"(src),
+			"c"(page + 0x630)
+			: "xmm1", "memory");
 		expect("movntdq %xmm1,(%rcx)", 0x630, 16, src[0], src[1]);
 	}
 
@@ -377,7 +422,8 @@ static void app_handler(int sig, siginfo_t *si, void *uc)
 
 static void run_chain_cases(void)
 {
-	uint8_t *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *ro =
+		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct isim_db_rec r;
 	pid_t pid;
 	int st;
@@ -389,8 +435,8 @@ static void run_chain_cases(void)
 		int err;
 		uint8_t *pg = isim_dbpage_map(&cookie, NULL, 4096, &err);
 
-		*(volatile uint64_t *)pg = 1;	/* trapped: survives */
-		*(volatile uint64_t *)ro = 1;	/* not trapped: dies */
+		*(volatile uint64_t *)pg = 1; /* trapped: survives */
+		*(volatile uint64_t *)ro = 1; /* not trapped: dies */
 		_exit(0);
 	}
 	waitpid(pid, &st, 0);
@@ -421,7 +467,7 @@ static void run_chain_cases(void)
 		ok &= app_calls == 1;
 		/* undecodable store to a trapped page: also chained */
 		if (sigsetjmp(jb, 1) == 0)
-			asm volatile("lock addq $1, (%0)" :: "r"(pg) : "memory");
+			asm volatile("lock addq $1, (%0)" ::"r"(pg) : "memory");
 		ok &= app_calls == 2;
 		ok &= isim_dbtrap_pop(&r) == 0;
 		/* trapping still works afterwards */

@@ -22,23 +22,24 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
-				__LINE__, #cond);                             \
-			failures++;                                           \
-		}                                                             \
+#define CHECK(cond)                                                    \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
+				__LINE__, #cond);                      \
+			failures++;                                    \
+		}                                                      \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                        \
-	do {                                                                  \
-		unsigned long long _a = (a), _b = (b);                        \
-		if (_a != _b) {                                               \
-			fprintf(stderr, "%s:%d: FAIL: %s = %#llx, want %#llx\n", \
-				__FILE__, __LINE__, #a, _a, _b);              \
-			failures++;                                           \
-		}                                                             \
+#define CHECK_EQ(a, b)                                                   \
+	do {                                                             \
+		unsigned long long _a = (a), _b = (b);                   \
+		if (_a != _b) {                                          \
+			fprintf(stderr,                                  \
+				"%s:%d: FAIL: %s = %#llx, want %#llx\n", \
+				__FILE__, __LINE__, #a, _a, _b);         \
+			failures++;                                      \
+		}                                                        \
 	} while (0)
 
 #define SQ_QTYPE 1
@@ -167,8 +168,8 @@ static struct ionic_cqe *dev_cqe(struct dev_cq *d, uint32_t qid,
 static void dev_msn(struct dev_cq *d, uint32_t qid, uint32_t msn, bool err,
 		    uint32_t sts)
 {
-	struct ionic_cqe *cqe = dev_cqe(d, qid, IONIC_CQE_TYPE_SEND_MSN, err,
-					sts);
+	struct ionic_cqe *cqe =
+		dev_cqe(d, qid, IONIC_CQE_TYPE_SEND_MSN, err, sts);
 
 	cqe->send.msg_msn = htobe32(msn);
 	cqe->send.npg_wqe_idx_timestamp = htole64(0x1234ull << 16);
@@ -177,15 +178,15 @@ static void dev_msn(struct dev_cq *d, uint32_t qid, uint32_t msn, bool err,
 static void dev_npg(struct dev_cq *d, uint32_t qid, uint16_t slot, bool err,
 		    uint32_t sts)
 {
-	struct ionic_cqe *cqe = dev_cqe(d, qid, IONIC_CQE_TYPE_SEND_NPG, err,
-					sts);
+	struct ionic_cqe *cqe =
+		dev_cqe(d, qid, IONIC_CQE_TYPE_SEND_NPG, err, sts);
 
 	cqe->send.npg_wqe_idx_timestamp = htole64(slot);
 }
 
-static void dev_recv(struct dev_cq *d, uint32_t qid, uint16_t slot,
-		     uint32_t op, uint32_t src_qp, uint32_t len, uint32_t imm,
-		     uint16_t vlan, bool err)
+static void dev_recv(struct dev_cq *d, uint32_t qid, uint16_t slot, uint32_t op,
+		     uint32_t src_qp, uint32_t len, uint32_t imm, uint16_t vlan,
+		     bool err)
 {
 	struct ionic_cqe *cqe = dev_cqe(d, qid, IONIC_CQE_TYPE_RECV, err, len);
 
@@ -374,14 +375,14 @@ static void test_recv(void)
 		rwr.wr_id = 70 + i;
 		CHECK_EQ(ionic_post_recv(&ud->vqp.qp, &rwr, &rbad), 0);
 	}
-	dev_recv(&dev, 0x48, 0, IONIC_CQE_RECV_OP_SEND_IMM, 0x77, 100, 1234,
+	dev_recv(&dev, 0x48, 0, IONIC_CQE_RECV_OP_SEND_IMM, 0x77, 100, 1234, 0,
+		 false);
+	dev_recv(&dev, 0x48, 1, IONIC_CQE_RECV_OP_RDMA_IMM, 0x77, 0, 0xabcd, 0,
+		 false);
+	dev_recv(&dev, 0x48, 2, IONIC_CQE_RECV_OP_SEND_INV, 0x77, 5, 0x1234501,
 		 0, false);
-	dev_recv(&dev, 0x48, 1, IONIC_CQE_RECV_OP_RDMA_IMM, 0x77, 0, 0xabcd,
-		 0, false);
-	dev_recv(&dev, 0x48, 2, IONIC_CQE_RECV_OP_SEND_INV, 0x77, 5,
-		 0x1234501, 0, false);
-	dev_recv(&dev, 0x49, 0, IONIC_CQE_RECV_OP_SEND, 0x88, 1064, 0,
-		 0xa005, false);
+	dev_recv(&dev, 0x49, 0, IONIC_CQE_RECV_OP_SEND, 0x88, 1064, 0, 0xa005,
+		 false);
 
 	CHECK_EQ(poll(vcq, wc, 8), 4);
 	CHECK_EQ(wc[0].wr_id, 60);
@@ -503,7 +504,8 @@ static void test_clean_and_credits(void)
 	qp->sq.msn_prod = qp->sq.msn_cons = 0;
 	for (i = 0; i < 3u * (cq->q.mask + 1); i++) {
 		CHECK_EQ(post_sends(qp, 1, NULL, i), 0);
-		dev_msn(&dev, 0x4c, (qp->sq.msn_prod) & qp->sq.q.mask, false, 0);
+		dev_msn(&dev, 0x4c, (qp->sq.msn_prod) & qp->sq.q.mask, false,
+			0);
 		if (poll(vcq, wc, 8) != 1 || wc[0].wr_id != i) {
 			CHECK(!"lost a completion");
 			break;
@@ -844,9 +846,11 @@ static void test_cmb(void)
 		CHECK_EQ(post_sends(qp, 7, NULL, 100 + posted), 0);
 		posted += 7;
 		CHECK_EQ(dbpage[SQ_QTYPE], htole64(q->dbell | q->prod));
-		for (uint16_t i = start; i != q->prod; i = ionic_queue_next(q, i))
-			CHECK_EQ(memcmp(win + i * stride,
-					ionic_queue_at(q, i), stride), 0);
+		for (uint16_t i = start; i != q->prod;
+		     i = ionic_queue_next(q, i))
+			CHECK_EQ(memcmp(win + i * stride, ionic_queue_at(q, i),
+					stride),
+				 0);
 		/* the device took them: room for the next batch */
 		q->cons = q->prod;
 		qp->sq.msn_cons = qp->sq.msn_prod;
@@ -879,8 +883,9 @@ static void test_cmb(void)
 		CHECK_EQ(dbpage[SQ_QTYPE], 0);
 		for (uint16_t i = start; i != q->prod;
 		     i = ionic_queue_next(q, i)) {
-			CHECK_EQ(memcmp(win + i * stride,
-					ionic_queue_at(q, i), stride), 0);
+			CHECK_EQ(memcmp(win + i * stride, ionic_queue_at(q, i),
+					stride),
+				 0);
 			memcpy(&v, win + i * stride + stride - 8, 8);
 			want = ((uint64_t)SQ_QTYPE << 48) |
 			       ((uint64_t)qp->qpid << 24) | (0xbull << 19) |

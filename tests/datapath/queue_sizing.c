@@ -12,23 +12,23 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
-				__LINE__, #cond);                             \
-			failures++;                                           \
-		}                                                             \
+#define CHECK(cond)                                                    \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
+				__LINE__, #cond);                      \
+			failures++;                                    \
+		}                                                      \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                        \
-	do {                                                                  \
-		unsigned long long _a = (a), _b = (b);                        \
-		if (_a != _b) {                                               \
+#define CHECK_EQ(a, b)                                                         \
+	do {                                                                   \
+		unsigned long long _a = (a), _b = (b);                         \
+		if (_a != _b) {                                                \
 			fprintf(stderr, "%s:%d: FAIL: %s = %llu, want %llu\n", \
-				__FILE__, __LINE__, #a, _a, _b);              \
-			failures++;                                           \
-		}                                                             \
+				__FILE__, __LINE__, #a, _a, _b);               \
+			failures++;                                            \
+		}                                                              \
 	} while (0)
 
 static void test_ring_geometry(void)
@@ -141,8 +141,8 @@ static void test_sizing_plain(void)
 		}
 		if (v->recv_stride) {
 			uint8_t spec = ionic_queue_spec(v->max_sge, 8);
-			uint32_t sz = ionic_recv_min_size(v->max_sge, spec,
-							  false);
+			uint32_t sz =
+				ionic_recv_min_size(v->max_sge, spec, false);
 			unsigned int sl = ionic_bitlen(sz - 1);
 
 			CHECK_EQ(1u << sl, v->recv_stride);
@@ -176,7 +176,7 @@ struct expdb_vec {
 	uint8_t spec;
 	uint32_t sq_stride;
 	uint32_t sq_sge, sq_inline;
-	uint32_t rq_size;       /* receive size tested for EXPDB */
+	uint32_t rq_size; /* receive size tested for EXPDB */
 	uint32_t rq_stride;
 	int rq_expdb;
 	uint32_t rq_sge;
@@ -204,8 +204,8 @@ static const struct expdb_vec vec_expdb[] = {
 
 static void test_sizing_expdb(void)
 {
-	const uint8_t all = IONIC_EXPDB_64 | IONIC_EXPDB_128 |
-			    IONIC_EXPDB_256 | IONIC_EXPDB_512;
+	const uint8_t all = IONIC_EXPDB_64 | IONIC_EXPDB_128 | IONIC_EXPDB_256 |
+			    IONIC_EXPDB_512;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(vec_expdb) / sizeof(vec_expdb[0]); i++) {

@@ -22,25 +22,26 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
-				__LINE__, #cond);                             \
-			failures++;                                           \
-		}                                                             \
+#define CHECK(cond)                                                    \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
+				__LINE__, #cond);                      \
+			failures++;                                    \
+		}                                                      \
 	} while (0)
 
-static void check_bytes(const char *what, const void *got,
-			const uint8_t *want, size_t len)
+static void check_bytes(const char *what, const void *got, const uint8_t *want,
+			size_t len)
 {
 	const uint8_t *g = got;
 	size_t i;
 
 	for (i = 0; i < len; i++) {
 		if (g[i] != want[i]) {
-			fprintf(stderr, "FAIL %s: byte %zu is %02x, want %02x\n",
-				what, i, g[i], want[i]);
+			fprintf(stderr,
+				"FAIL %s: byte %zu is %02x, want %02x\n", what,
+				i, g[i], want[i]);
 			failures++;
 			return;
 		}
@@ -72,8 +73,8 @@ static struct ionic_qp *make_qp(bool ud, uint8_t version, uint32_t depth,
 		abort();
 	/* stale bytes must not survive preparation */
 	memset(qp->sq.q.ptr, 0xa5, qp->sq.q.size);
-	qp->sq.max_sge = ionic_send_max_sge(qp->sq.q.stride_log2, qp->sq.spec,
-					    false);
+	qp->sq.max_sge =
+		ionic_send_max_sge(qp->sq.q.stride_log2, qp->sq.spec, false);
 	qp->sq.max_inline = ionic_send_max_inline(qp->sq.q.stride_log2, false);
 	qp->sq.color = true;
 
@@ -92,8 +93,8 @@ static struct ionic_qp *make_qp(bool ud, uint8_t version, uint32_t depth,
 
 		w->base.flags = 0;
 	}
-	qp->rq.max_sge = ionic_recv_max_sge(qp->rq.q.stride_log2, qp->rq.spec,
-					    false);
+	qp->rq.max_sge =
+		ionic_recv_max_sge(qp->rq.q.stride_log2, qp->rq.spec, false);
 	return qp;
 }
 
@@ -112,10 +113,14 @@ static void test_rc_send(uint8_t version)
 {
 	struct ionic_qp *qp = make_qp(false, version, 1, 1, 0, 8);
 	struct ibv_sge sge = { .addr = 0x1122334455667788ull,
-			       .length = 0x100, .lkey = 0xabcd };
-	struct ibv_send_wr wr = { .wr_id = 77, .sg_list = &sge, .num_sge = 1,
+			       .length = 0x100,
+			       .lkey = 0xabcd };
+	struct ibv_send_wr wr = { .wr_id = 77,
+				  .sg_list = &sge,
+				  .num_sge = 1,
 				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED };
+	/* clang-format off */
 	uint8_t want[64] = {
 		/* 0: wqe_idx LE64 = slot 0 */
 		0, 0, 0, 0, 0, 0, 0, 0,
@@ -131,11 +136,12 @@ static void test_rc_send(uint8_t version)
 		/* 48: sgl[1] unused */
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	};
+	/* clang-format on */
 
 	CHECK(qp->sq.q.stride_log2 == 6);
 	CHECK(ionic_prep_send(qp, &wr) == 0);
-	check_bytes(version >= 2 ? "RC SEND v2" : "RC SEND v1",
-		    qp->sq.q.ptr, want, sizeof(want));
+	check_bytes(version >= 2 ? "RC SEND v2" : "RC SEND v1", qp->sq.q.ptr,
+		    want, sizeof(want));
 
 	CHECK(qp->sq.q.prod == 1);
 	CHECK(qp->sq.meta[0].wr_id == 77);
@@ -155,13 +161,17 @@ static void test_rc_send_imm(uint8_t version)
 	struct ionic_qp *qp = make_qp(false, version, 1, 2, 0, 8);
 	struct ibv_sge sge[2] = {
 		{ .addr = 0x1000, .length = 8, .lkey = 0x01020304 },
-		{ .addr = 0xfedcba9876543210ull, .length = 0x10000,
+		{ .addr = 0xfedcba9876543210ull,
+		  .length = 0x10000,
 		  .lkey = 0x0a0b0c0d },
 	};
 	struct ibv_send_wr wr0 = { .wr_id = 1, .opcode = IBV_WR_SEND };
-	struct ibv_send_wr wr = { .wr_id = 2, .sg_list = sge, .num_sge = 2,
+	struct ibv_send_wr wr = { .wr_id = 2,
+				  .sg_list = sge,
+				  .num_sge = 2,
 				  .opcode = IBV_WR_SEND_WITH_IMM,
 				  .imm_data = htobe32(1234) };
+	/* clang-format off */
 	uint8_t want[64] = {
 		1, 0, 0, 0, 0, 0, 0, 0,
 		/* op, 2 SGEs, flags COLOR only, imm BE 1234 = 0x04d2 */
@@ -174,6 +184,7 @@ static void test_rc_send_imm(uint8_t version)
 		0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,
 		0x00, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d,
 	};
+	/* clang-format on */
 
 	/* zero-length SEND first, then the one under test */
 	CHECK(ionic_prep_send(qp, &wr0) == 0);
@@ -198,13 +209,17 @@ static void test_ud_send(uint8_t version)
 		{ .addr = (uintptr_t)payload + 30, .length = 8, .lkey = 98 },
 	};
 	struct ibv_send_wr wr = {
-		.wr_id = 5, .sg_list = sge, .num_sge = 2,
+		.wr_id = 5,
+		.sg_list = sge,
+		.num_sge = 2,
 		.opcode = IBV_WR_SEND_WITH_IMM,
 		.send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED,
 		.imm_data = htobe32(0xdeadbeef),
-		.wr.ud = { .ah = &ah.ibah, .remote_qpn = 0x000abc,
+		.wr.ud = { .ah = &ah.ibah,
+			   .remote_qpn = 0x000abc,
 			   .remote_qkey = 0x11111111 },
 	};
+	/* clang-format off */
 	uint8_t want[128] = {
 		0, 0, 0, 0, 0, 0, 0, 0,
 		/* op, 0 SGEs (inline), flags COLOR|INL|SOL, imm */
@@ -215,6 +230,7 @@ static void test_ud_send(uint8_t version)
 		/* 28: length 38 */
 		0x00, 0x00, 0x00, 0x26,
 	};
+	/* clang-format on */
 
 	memcpy(want + 32, payload, 38);
 	CHECK(qp->sq.q.stride_log2 == 7);
@@ -235,11 +251,15 @@ static void test_ud_send_sgl(void)
 	struct ionic_ah ah = { .ahid = 0x01020304 };
 	struct ibv_sge sge = { .addr = 0xabc0, .length = 1024, .lkey = 7 };
 	struct ibv_send_wr wr = {
-		.wr_id = 6, .sg_list = &sge, .num_sge = 1,
+		.wr_id = 6,
+		.sg_list = &sge,
+		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
-		.wr.ud = { .ah = &ah.ibah, .remote_qpn = 0xffffff,
+		.wr.ud = { .ah = &ah.ibah,
+			   .remote_qpn = 0xffffff,
 			   .remote_qkey = 0x80010000 },
 	};
+	/* clang-format off */
 	uint8_t want[64] = {
 		0, 0, 0, 0, 0, 0, 0, 0,
 		0x20, 1, 0x00, 0x18, 0, 0, 0, 0,
@@ -248,6 +268,7 @@ static void test_ud_send_sgl(void)
 		0, 0, 0, 0, 0, 0, 0xab, 0xc0,
 		0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x07,
 	};
+	/* clang-format on */
 
 	qp->sig_all = true;
 	CHECK(ionic_prep_send(qp, &wr) == 0);
@@ -265,9 +286,12 @@ static void test_spec_sgl(void)
 		{ .addr = 0x20, .length = 2, .lkey = 0x22 },
 		{ .addr = 0x30, .length = 3, .lkey = 0x23 },
 	};
-	struct ibv_send_wr wr = { .wr_id = 9, .sg_list = sge, .num_sge = 3,
+	struct ibv_send_wr wr = { .wr_id = 9,
+				  .sg_list = sge,
+				  .num_sge = 3,
 				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_FENCE };
+	/* clang-format off */
 	uint8_t want[128] = {
 		0, 0, 0, 0, 0, 0, 0, 0,
 		/* flags: SPEC32 (0x1000) | COLOR | FENCE */
@@ -282,6 +306,7 @@ static void test_spec_sgl(void)
 		0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 2, 0, 0, 0, 0x22,
 		0, 0, 0, 0, 0, 0, 0, 0x30, 0, 0, 0, 3, 0, 0, 0, 0x23,
 	};
+	/* clang-format on */
 
 	CHECK(qp->sq.spec == 8);
 	CHECK(qp->sq.q.stride_log2 == 7);
@@ -300,6 +325,7 @@ static void test_recv(void)
 	};
 	struct ibv_recv_wr wr = { .wr_id = 11, .sg_list = sge, .num_sge = 2 };
 	struct ibv_recv_wr wr0 = { .wr_id = 10 };
+	/* clang-format off */
 	uint8_t want[64] = {
 		1, 0, 0, 0, 0, 0, 0, 0,
 		0, 2, 0, 0, 0x00, 0x00, 0x04, 0x40,
@@ -309,6 +335,7 @@ static void test_recv(void)
 		0, 0, 0, 0, 0, 0, 0x20, 0x00,
 		0x00, 0x00, 0x00, 0x18, 0x00, 0x00, 0x02, 0x00,
 	};
+	/* clang-format on */
 	uint8_t want0[64] = { 0 };
 
 	CHECK(ionic_prep_recv(qp, &wr0) == 0);
@@ -361,11 +388,12 @@ static void test_send_einval(void)
 {
 	struct ionic_qp *rc = make_qp(false, 2, 1, 2, 0, 8);
 	struct ionic_qp *ud = make_qp(true, 2, 1, 1, 0, 8);
-	struct ibv_sge sge[3] = { { .length = 1 }, { .length = 1 },
+	struct ibv_sge sge[3] = { { .length = 1 },
+				  { .length = 1 },
 				  { .length = 1 } };
-	struct ibv_sge big[2] = { { .length = 0x80000000u },
-				  { .length = 1 } };
-	struct ibv_send_wr wr = { .sg_list = sge, .num_sge = 3,
+	struct ibv_sge big[2] = { { .length = 0x80000000u }, { .length = 1 } };
+	struct ibv_send_wr wr = { .sg_list = sge,
+				  .num_sge = 3,
 				  .opcode = IBV_WR_SEND };
 	char inl[64] = { 0 };
 
@@ -422,9 +450,8 @@ static struct ionic_qp *make_rc64(uint8_t version)
 	return qp;
 }
 
-static void check_golden(const char *what, uint8_t version,
-			 struct ionic_qp *qp, uint16_t slot,
-			 const uint8_t *v1, const uint8_t *v2)
+static void check_golden(const char *what, uint8_t version, struct ionic_qp *qp,
+			 uint16_t slot, const uint8_t *v1, const uint8_t *v2)
 {
 	char name[64];
 
@@ -442,7 +469,9 @@ static void test_golden_rdma_write(uint8_t version)
 		{ GW_WRITE_SGE1_VA, GW_WRITE_SGE1_LEN, GW_WRITE_SGE1_LKEY },
 	};
 	struct ibv_send_wr wr = {
-		.wr_id = 31, .sg_list = sge, .num_sge = 2,
+		.wr_id = 31,
+		.sg_list = sge,
+		.num_sge = 2,
 		.opcode = IBV_WR_RDMA_WRITE,
 		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE,
 		.wr.rdma = { .remote_addr = GW_WRITE_RVA,
@@ -472,7 +501,9 @@ static void test_golden_rdma_write_imm(uint8_t version)
 		{ (uintptr_t)d1, sizeof(d1) - 1, 0x998 },
 	};
 	struct ibv_send_wr wr = {
-		.wr_id = 32, .sg_list = sge, .num_sge = 2,
+		.wr_id = 32,
+		.sg_list = sge,
+		.num_sge = 2,
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
 		.send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED,
 		.imm_data = htobe32(GW_WRIMM_IMM),
@@ -483,8 +514,8 @@ static void test_golden_rdma_write_imm(uint8_t version)
 	CHECK(sizeof(d0) - 1 + sizeof(d1) - 1 == GW_WRIMM_LEN);
 	at_slot(qp, GW_WRIMM_SLOT, false);
 	CHECK(ionic_prep_send(qp, &wr) == 0);
-	check_golden("RDMA_WRITE_IMM", version, qp, GW_WRIMM_SLOT,
-		     gw_wrimm_v1, gw_wrimm_v2);
+	check_golden("RDMA_WRITE_IMM", version, qp, GW_WRIMM_SLOT, gw_wrimm_v1,
+		     gw_wrimm_v2);
 	CHECK(qp->sq.meta[GW_WRIMM_SLOT].ibop == IBV_WC_RDMA_WRITE);
 	CHECK(!qp->sq.meta[GW_WRIMM_SLOT].signal);
 	free_qp(qp);
@@ -496,11 +527,12 @@ static void test_golden_rdma_read(uint8_t version)
 	struct ibv_sge sge = { GW_READ_SGE_VA, GW_READ_SGE_LEN,
 			       GW_READ_SGE_LKEY };
 	struct ibv_send_wr wr = {
-		.wr_id = 33, .sg_list = &sge, .num_sge = 1,
+		.wr_id = 33,
+		.sg_list = &sge,
+		.num_sge = 1,
 		.opcode = IBV_WR_RDMA_READ,
 		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = GW_READ_RVA,
-			     .rkey = GW_READ_RKEY },
+		.wr.rdma = { .remote_addr = GW_READ_RVA, .rkey = GW_READ_RKEY },
 	};
 
 	at_slot(qp, GW_READ_SLOT, true);
@@ -522,18 +554,20 @@ static void test_golden_atomic_cs(uint8_t version)
 	struct ionic_qp *qp = make_rc64(version);
 	struct ibv_sge sge = { GW_CS_LOCAL_VA, 8, GW_CS_LKEY };
 	struct ibv_send_wr wr = {
-		.wr_id = 34, .sg_list = &sge, .num_sge = 1,
+		.wr_id = 34,
+		.sg_list = &sge,
+		.num_sge = 1,
 		.opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.atomic = { .remote_addr = GW_CS_RVA,
 			       .compare_add = GW_CS_COMPARE,
-			       .swap = GW_CS_SWAP, .rkey = GW_CS_RKEY },
+			       .swap = GW_CS_SWAP,
+			       .rkey = GW_CS_RKEY },
 	};
 
 	at_slot(qp, GW_CS_SLOT, true);
 	CHECK(ionic_prep_send(qp, &wr) == 0);
-	check_golden("ATOMIC_CS", version, qp, GW_CS_SLOT, gw_cs_v1,
-		     gw_cs_v2);
+	check_golden("ATOMIC_CS", version, qp, GW_CS_SLOT, gw_cs_v1, gw_cs_v2);
 	CHECK(qp->sq.meta[GW_CS_SLOT].ibop == IBV_WC_COMP_SWAP);
 	CHECK(qp->sq.meta[GW_CS_SLOT].remote);
 	/* exactly one 8-byte SGE */
@@ -547,18 +581,20 @@ static void test_golden_atomic_fa(uint8_t version)
 	struct ionic_qp *qp = make_rc64(version);
 	struct ibv_sge sge = { GW_FA_LOCAL_VA, 8, GW_FA_LKEY };
 	struct ibv_send_wr wr = {
-		.wr_id = 35, .sg_list = &sge, .num_sge = 1,
+		.wr_id = 35,
+		.sg_list = &sge,
+		.num_sge = 1,
 		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
 		.send_flags = IBV_SEND_FENCE,
 		.wr.atomic = { .remote_addr = GW_FA_RVA,
 			       .compare_add = GW_FA_ADD,
-			       .swap = GW_FA_JUNK_SWAP, .rkey = GW_FA_RKEY },
+			       .swap = GW_FA_JUNK_SWAP,
+			       .rkey = GW_FA_RKEY },
 	};
 
 	at_slot(qp, GW_FA_SLOT, true);
 	CHECK(ionic_prep_send(qp, &wr) == 0);
-	check_golden("ATOMIC_FA", version, qp, GW_FA_SLOT, gw_fa_v1,
-		     gw_fa_v2);
+	check_golden("ATOMIC_FA", version, qp, GW_FA_SLOT, gw_fa_v1, gw_fa_v2);
 	CHECK(qp->sq.meta[GW_FA_SLOT].ibop == IBV_WC_FETCH_ADD);
 	CHECK(!qp->sq.meta[GW_FA_SLOT].signal);
 	free_qp(qp);
@@ -568,7 +604,8 @@ static void test_golden_local_inv(uint8_t version)
 {
 	struct ionic_qp *qp = make_rc64(version);
 	struct ibv_send_wr wr = {
-		.wr_id = 36, .opcode = IBV_WR_LOCAL_INV,
+		.wr_id = 36,
+		.opcode = IBV_WR_LOCAL_INV,
 		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE,
 		.invalidate_rkey = GW_LINV_RKEY,
 	};
@@ -590,7 +627,9 @@ static void test_golden_send_inv(uint8_t version)
 	struct ibv_sge sge = { GW_SINV_SGE_VA, GW_SINV_SGE_LEN,
 			       GW_SINV_SGE_LKEY };
 	struct ibv_send_wr wr = {
-		.wr_id = 37, .sg_list = &sge, .num_sge = 1,
+		.wr_id = 37,
+		.sg_list = &sge,
+		.num_sge = 1,
 		.opcode = IBV_WR_SEND_WITH_INV,
 		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED,
 		.invalidate_rkey = GW_SINV_RKEY,
@@ -631,8 +670,8 @@ static void test_golden_bind(uint8_t version)
 	at_slot(qp, GW_BIND1_SLOT, true);
 	CHECK(ionic_prep_send(qp, &wr) == EINVAL);
 	CHECK(ionic_prep_send_path(qp, &wr, false) == 0);
-	check_golden("BIND_MW type 1", version, qp, GW_BIND1_SLOT,
-		     gw_bind1_v1, gw_bind1_v2);
+	check_golden("BIND_MW type 1", version, qp, GW_BIND1_SLOT, gw_bind1_v1,
+		     gw_bind1_v2);
 	CHECK(qp->sq.meta[GW_BIND1_SLOT].ibop == IBV_WC_BIND_MW);
 	CHECK(!qp->sq.meta[GW_BIND1_SLOT].remote);
 
@@ -649,8 +688,8 @@ static void test_golden_bind(uint8_t version)
 	at_slot(qp, GW_BIND2_SLOT, false);
 	CHECK(ionic_prep_send_path(qp, &wr, false) == EINVAL);
 	CHECK(ionic_prep_send(qp, &wr) == 0);
-	check_golden("BIND_MW type 2", version, qp, GW_BIND2_SLOT,
-		     gw_bind2_v1, gw_bind2_v2);
+	check_golden("BIND_MW type 2", version, qp, GW_BIND2_SLOT, gw_bind2_v1,
+		     gw_bind2_v2);
 	free_qp(qp);
 }
 

@@ -41,8 +41,10 @@ static void setup(struct ibv_context *ctx, struct ibv_pd *pd, struct side *s)
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
-			 .max_send_sge = 1, .max_recv_sge = 1,
+		.cap = { .max_send_wr = 8,
+			 .max_recv_wr = 8,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1,
 			 .max_inline_data = 16 },
 	};
 
@@ -53,7 +55,8 @@ static void setup(struct ibv_context *ctx, struct ibv_pd *pd, struct side *s)
 	memset(s->buf, 0, BUF_SIZE);
 	s->mr = ibv_reg_mr(pd, s->buf, BUF_SIZE,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC);
 	if (!s->mr)
 		die("reg mr", errno);
 	ia.send_cq = ia.recv_cq = s->cq;
@@ -66,16 +69,17 @@ static void connect_to(struct side *s, uint32_t dest_qpn,
 		       const union ibv_gid *dgid)
 {
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags =
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 	};
 	int rc;
 
-	rc = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	rc = ibv_modify_qp(s->qp, &a,
+			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_ACCESS_FLAGS);
 	if (rc)
 		die("INIT", rc);
 	memset(&a, 0, sizeof(a));
@@ -89,9 +93,11 @@ static void connect_to(struct side *s, uint32_t dest_qpn,
 	a.ah_attr.grh.sgid_index = GID_INDEX;
 	a.ah_attr.grh.hop_limit = 1;
 	a.ah_attr.port_num = 1;
-	rc = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			   IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	rc = ibv_modify_qp(s->qp, &a,
+			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				   IBV_QP_MAX_DEST_RD_ATOMIC |
+				   IBV_QP_MIN_RNR_TIMER);
 	if (rc)
 		die("RTR", rc);
 	memset(&a, 0, sizeof(a));
@@ -101,9 +107,10 @@ static void connect_to(struct side *s, uint32_t dest_qpn,
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	rc = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			   IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc = ibv_modify_qp(s->qp, &a,
+			   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				   IBV_QP_MAX_QP_RD_ATOMIC);
 	if (rc)
 		die("RTS", rc);
 }
@@ -111,7 +118,8 @@ static void connect_to(struct side *s, uint32_t dest_qpn,
 static void post_recv(struct side *s, uint64_t wr_id, size_t off, size_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+	struct ibv_recv_wr wr = { .wr_id = wr_id,
+				  .sg_list = &sge,
 				  .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 	int rc = ibv_post_recv(s->qp, &wr, &bad);
@@ -120,8 +128,7 @@ static void post_recv(struct side *s, uint64_t wr_id, size_t off, size_t len)
 		die("post_recv", rc);
 }
 
-static void post(struct side *s, struct ibv_send_wr *wr, size_t off,
-		 size_t len)
+static void post(struct side *s, struct ibv_send_wr *wr, size_t off, size_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
 	struct ibv_send_wr *bad;
@@ -285,9 +292,8 @@ int main(void)
 	check(v == 7, "CMP_AND_SWP (target)");
 
 	if (ibv_destroy_qp(a.qp) || ibv_destroy_qp(b.qp) ||
-	    ibv_dereg_mr(a.mr) || ibv_dereg_mr(b.mr) ||
-	    ibv_destroy_cq(a.cq) || ibv_destroy_cq(b.cq) ||
-	    ibv_dealloc_pd(pd) || ibv_close_device(ctx))
+	    ibv_dereg_mr(a.mr) || ibv_dereg_mr(b.mr) || ibv_destroy_cq(a.cq) ||
+	    ibv_destroy_cq(b.cq) || ibv_dealloc_pd(pd) || ibv_close_device(ctx))
 		die("teardown", errno);
 	ibv_free_device_list(list);
 	free(a.buf);

@@ -21,6 +21,7 @@
  */
 #ifndef IONIC_CQE_GOLDEN_BYTES_H
 #define IONIC_CQE_GOLDEN_BYTES_H
+/* clang-format off */
 
 #include <stdint.h>
 
@@ -130,4 +131,5 @@ static const uint8_t gc_msn_err[GC_SIZE] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x45, 0x43,
 };
 
+/* clang-format on */
 #endif /* IONIC_CQE_GOLDEN_BYTES_H */

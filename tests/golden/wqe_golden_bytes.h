@@ -24,6 +24,7 @@
  */
 #ifndef IONIC_WQE_GOLDEN_BYTES_H
 #define IONIC_WQE_GOLDEN_BYTES_H
+/* clang-format off */
 
 #include <stdint.h>
 
@@ -355,4 +356,5 @@ static const uint8_t gw_bind1_v2[GW_SIZE] = GW_BIND1_BYTES(0x08);
 static const uint8_t gw_bind2_v1[GW_SIZE] = GW_BIND2_BYTES(0x0a);
 static const uint8_t gw_bind2_v2[GW_SIZE] = GW_BIND2_BYTES(0x08);
 
+/* clang-format on */
 #endif /* IONIC_WQE_GOLDEN_BYTES_H */

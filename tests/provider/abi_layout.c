@@ -15,13 +15,13 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
-				__LINE__, #cond);                             \
-			failures++;                                           \
-		}                                                             \
+#define CHECK(cond)                                                    \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
+				__LINE__, #cond);                      \
+			failures++;                                    \
+		}                                                      \
 	} while (0)
 
 static void *ptr_at(const void *base, size_t off)
@@ -83,8 +83,8 @@ static void check_private_abi(void)
 
 IBV_DRV_CMD(test_ctx_cmd, ibv_get_context, ionic_ctx_req,
 	    ib_uverbs_get_context_resp, ionic_ctx_resp);
-IBV_DRV_CMD(test_cq_cmd, ibv_create_cq, ionic_cq_req,
-	    ib_uverbs_create_cq_resp, ionic_cq_resp);
+IBV_DRV_CMD(test_cq_cmd, ibv_create_cq, ionic_cq_req, ib_uverbs_create_cq_resp,
+	    ionic_cq_resp);
 IBV_DRV_CMD(test_qp_cmd, ibv_create_qp_ex, ionic_qp_req,
 	    ib_uverbs_ex_create_qp_resp, ionic_qp_resp);
 
@@ -104,15 +104,15 @@ static void check_wire(void)
 
 	/* a kernel-written GET_CONTEXT response, byte by byte */
 	memset(raw, 0, sizeof(raw));
-	raw[8 + 4] = 12;                          /* page_shift */
+	raw[8 + 4] = 12; /* page_shift */
 	off = 0x1234;
-	memcpy(raw + 8 + 8, &off, 8);             /* dbell_offset */
-	raw[8 + 16] = 2;                          /* version (LE16) */
-	raw[8 + 18] = 18;                         /* qp_opcodes */
-	raw[8 + 26] = 2;                          /* udma_count */
-	raw[8 + 28] = IONIC_EXPDB_SQ;             /* expdb_qtypes */
+	memcpy(raw + 8 + 8, &off, 8); /* dbell_offset */
+	raw[8 + 16] = 2; /* version (LE16) */
+	raw[8 + 18] = 18; /* qp_opcodes */
+	raw[8 + 26] = 2; /* udma_count */
+	raw[8 + 28] = IONIC_EXPDB_SQ; /* expdb_qtypes */
 	off = 4096;
-	memcpy(raw + 8 + 32, &off, 8);            /* phc_offset */
+	memcpy(raw + 8 + 32, &off, 8); /* phc_offset */
 	memcpy(&ctx_resp, raw, sizeof(raw));
 	CHECK(ctx_resp.drv_payload.page_shift == 12);
 	CHECK(ctx_resp.drv_payload.dbell_offset == 0x1234);

@@ -15,17 +15,18 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
-				__LINE__, #cond);                             \
-			failures++;                                           \
-		}                                                             \
+#define CHECK(cond)                                                    \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
+				__LINE__, #cond);                      \
+			failures++;                                    \
+		}                                                      \
 	} while (0)
 
-static struct ibv_pd *other_alloc_parent_domain(struct ibv_context *c,
-						struct ibv_parent_domain_init_attr *a)
+static struct ibv_pd *
+other_alloc_parent_domain(struct ibv_context *c,
+			  struct ibv_parent_domain_init_attr *a)
 {
 	(void)c;
 	(void)a;

@@ -14,13 +14,13 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
-				__LINE__, #cond);                             \
-			failures++;                                           \
-		}                                                             \
+#define CHECK(cond)                                                    \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
+				__LINE__, #cond);                      \
+			failures++;                                    \
+		}                                                      \
 	} while (0)
 
 static struct ionic_ctx ctx;
@@ -98,7 +98,10 @@ static void test_cmb(void)
 static void *fake_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
 			size_t alignment, uint64_t resource_type)
 {
-	(void)pd; (void)pd_context; (void)size; (void)alignment;
+	(void)pd;
+	(void)pd_context;
+	(void)size;
+	(void)alignment;
 	(void)resource_type;
 	return IBV_ALLOCATOR_USE_DEFAULT;
 }
@@ -106,7 +109,10 @@ static void *fake_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
 static void fake_free(struct ibv_pd *pd, void *pd_context, void *ptr,
 		      uint64_t resource_type)
 {
-	(void)pd; (void)pd_context; (void)ptr; (void)resource_type;
+	(void)pd;
+	(void)pd_context;
+	(void)ptr;
+	(void)resource_type;
 }
 
 static void test_parent_domain(void)

@@ -18,20 +18,20 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
-				__LINE__, #cond);                             \
-			failures++;                                           \
-		}                                                             \
+#define CHECK(cond)                                                    \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
+				__LINE__, #cond);                      \
+			failures++;                                    \
+		}                                                      \
 	} while (0)
 
 static const struct verbs_device_ops *registered;
 static int registrations;
 
-__attribute__((visibility("default")))
-void verbs_register_driver_34(const struct verbs_device_ops *ops)
+__attribute__((visibility("default"))) void
+verbs_register_driver_34(const struct verbs_device_ops *ops)
 {
 	registered = ops;
 	registrations++;
@@ -121,7 +121,8 @@ int main(int argc, char **argv)
 	}
 
 	CHECK(!strcmp(ops->name, "ionic"));
-	CHECK(ops->match_min_abi_version == 1 && ops->match_max_abi_version == 1);
+	CHECK(ops->match_min_abi_version == 1 &&
+	      ops->match_max_abi_version == 1);
 	CHECK(ops->alloc_context && ops->alloc_device && ops->uninit_device);
 	CHECK(ops->match_device && !ops->import_context);
 	check_table(ops->match_table);

@@ -13,13 +13,13 @@
 
 static int failures;
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__,        \
-				__LINE__, #cond);                             \
-			failures++;                                           \
-		}                                                             \
+#define CHECK(cond)                                                    \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
+				__LINE__, #cond);                      \
+			failures++;                                    \
+		}                                                      \
 	} while (0)
 
 /* The table stores pointers only; fake QPs are distinct addresses. */
@@ -62,7 +62,7 @@ static void test_basic(void)
 	ionic_qp_table_remove(t, 5);
 	CHECK(ionic_qp_table_lookup(t, 5) == NULL);
 	CHECK(ionic_qp_table_lookup(t, 4095) == QP(3));
-	ionic_qp_table_remove(t, 5);      /* twice: harmless */
+	ionic_qp_table_remove(t, 5); /* twice: harmless */
 	ionic_qp_table_remove(t, 123456); /* never reserved: harmless */
 	ionic_qp_table_remove(t, 1u << 24);
 	CHECK(ionic_qp_table_insert(t, 5, QP(7)) == 0);

@@ -36,8 +36,11 @@ int main(void)
 
 	sge = (struct ibv_sge){ (uintptr_t)p.buf[0], 64, p.mr[0]->lkey };
 	wr = (struct ibv_send_wr){
-		.wr_id = 7, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr_id = 7,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { (uintptr_t)p.buf[1], p.mr[1]->rkey },
 	};
 	REQUIRE_EQ(ibv_post_send(p.qp[0], &wr, &bad), 0);
@@ -59,7 +62,8 @@ int main(void)
 		struct ibv_qp_init_attr init;
 		struct ibv_qp_attr attr;
 
-		REQUIRE_EQ(ibv_query_qp(p.qp[1], &attr, IBV_QP_STATE, &init), 0);
+		REQUIRE_EQ(ibv_query_qp(p.qp[1], &attr, IBV_QP_STATE, &init),
+			   0);
 		CHECK_EQ(attr.qp_state, IBV_QPS_ERR);
 	}
 

@@ -102,13 +102,16 @@ static void traffic(struct h_pair *p, int count, int batch)
 					wr[j].send_flags |= IBV_SEND_INLINE;
 				if (ud) {
 					wr[j].wr.ud.ah = p->ah[0];
-					wr[j].wr.ud.remote_qpn = p->qp[1]->qp_num;
+					wr[j].wr.ud.remote_qpn =
+						p->qp[1]->qp_num;
 					wr[j].wr.ud.remote_qkey = p->o.qkey;
 				}
-				REQUIRE_EQ(h_post_recv(p, 1, (uint64_t)(sent + j),
-						       RECV_OFF + (size_t)j * SLOT -
-							       grh,
-						       SLOT), 0);
+				REQUIRE_EQ(h_post_recv(
+						   p, 1, (uint64_t)(sent + j),
+						   RECV_OFF + (size_t)j * SLOT -
+							   grh,
+						   SLOT),
+					   0);
 				recvs++;
 			}
 		}
@@ -161,7 +164,8 @@ static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
 	h_pair_create(&p, ctx, pd, &o, BUF);
 	CHECK_EQ(cmb_maps(&bytes) - before, want);
 	if (want && before == base_n)
-		CHECK(bytes > base_bytes && bytes - base_bytes <= 2 * 16 * 4096);
+		CHECK(bytes > base_bytes &&
+		      bytes - base_bytes <= 2 * 16 * 4096);
 	h_pair_connect(&p);
 
 	ring = (int)p.cap[0].max_send_wr + 1;
@@ -293,9 +297,13 @@ int main(int argc, char **argv)
 		 * REQUIRE gives no CMB at all: the provider fails creation.
 		 */
 		qp = ibv_create_qp(pd, &(struct ibv_qp_init_attr){
-			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-				 .max_send_sge = 1, .max_recv_sge = 1 } });
+					       .send_cq = cq,
+					       .recv_cq = cq,
+					       .qp_type = IBV_QPT_RC,
+					       .cap = { .max_send_wr = 16,
+							.max_recv_wr = 16,
+							.max_send_sge = 1,
+							.max_recv_sge = 1 } });
 		CHECK(!qp);
 		CHECK_EQ(errno, EOPNOTSUPP);
 		CHECK_EQ(cmb_maps(NULL), before);

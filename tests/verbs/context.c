@@ -134,7 +134,8 @@ static void test_query_port(struct ibv_context *ctx, bool port_down)
 	CHECK_RC(ibv_query_gid(ctx, 1, 1, &gid), 0);
 	inet_ntop(AF_INET6, gid.raw, s, sizeof(s));
 	if (strncmp(s, "::ffff:198.18.", 14))
-		h_fail(__FILE__, __LINE__, "GID 1 is %s, expected ::ffff:198.18.x.y", s);
+		h_fail(__FILE__, __LINE__,
+		       "GID 1 is %s, expected ::ffff:198.18.x.y", s);
 	CHECK_RC(ibv_query_gid(ctx, 1, 0, &gid), 0);
 	CHECK_EQ(gid.raw[0], 0xfe);
 	CHECK_EQ(gid.raw[1], 0x80);
@@ -152,7 +153,8 @@ static void smoke_traffic(void)
 	h_pair_connect(&p);
 	h_fill(p.buf[0], 1000, 7);
 	CHECK_RC(h_post_recv(&p, 1, 1, 0, 4096), 0);
-	CHECK_RC(h_post_send(&p, 0, 2, 0, 1000, IBV_SEND_SIGNALED, false, 0), 0);
+	CHECK_RC(h_post_send(&p, 0, 2, 0, 1000, IBV_SEND_SIGNALED, false, 0),
+		 0);
 	h_poll_one(p.scq[0], &wc, 5000);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	h_poll_one(p.rcq[1], &wc, 5000);

@@ -77,7 +77,7 @@ static void test_create(void)
 		CHECK(cx || errno == EOPNOTSUPP);
 		if (cx)
 			CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cx)), 0);
-		a.flags = 1u << 7;	/* no such flag */
+		a.flags = 1u << 7; /* no such flag */
 		CHECK_NULL_ERRNO(ibv_create_cq_ex(ctx, &a), EOPNOTSUPP);
 	}
 }
@@ -85,7 +85,7 @@ static void test_create(void)
 static const struct {
 	uint64_t flag;
 	const char *name;
-	int expect;	/* 0 = must work, EOPNOTSUPP = must be refused, -1 = PHC */
+	int expect; /* 0 = must work, EOPNOTSUPP = must be refused, -1 = PHC */
 } wc_flags[] = {
 	{ IBV_WC_EX_WITH_BYTE_LEN, "BYTE_LEN", 0 },
 	{ IBV_WC_EX_WITH_IMM, "IMM", 0 },
@@ -98,15 +98,18 @@ static const struct {
 	{ IBV_WC_EX_WITH_CVLAN, "CVLAN", EOPNOTSUPP },
 	{ IBV_WC_EX_WITH_FLOW_TAG, "FLOW_TAG", EOPNOTSUPP },
 	{ IBV_WC_EX_WITH_TM_INFO, "TM_INFO", EOPNOTSUPP },
-	{ IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, "TIMESTAMP_WALLCLOCK", -1 },
+	{ IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, "TIMESTAMP_WALLCLOCK",
+	  -1 },
 };
 
 static void test_wc_flags(void)
 {
 	SECTION("create_cq_ex with each standard wc flag");
-	for (unsigned int i = 0; i < sizeof(wc_flags) / sizeof(wc_flags[0]); i++) {
+	for (unsigned int i = 0; i < sizeof(wc_flags) / sizeof(wc_flags[0]);
+	     i++) {
 		struct ibv_cq_init_attr_ex a = {
-			.cqe = 32, .wc_flags = wc_flags[i].flag,
+			.cqe = 32,
+			.wc_flags = wc_flags[i].flag,
 		};
 		int expect = wc_flags[i].expect;
 		struct ibv_cq_ex *cx;
@@ -119,17 +122,20 @@ static void test_wc_flags(void)
 			h_fail(__FILE__, __LINE__, "wc flag %s: errno %d",
 			       wc_flags[i].name, errno);
 		else if (expect && cx)
-			h_fail(__FILE__, __LINE__, "wc flag %s accepted, expected EOPNOTSUPP",
+			h_fail(__FILE__, __LINE__,
+			       "wc flag %s accepted, expected EOPNOTSUPP",
 			       wc_flags[i].name);
 		else if (expect && errno != expect)
-			h_fail(__FILE__, __LINE__, "wc flag %s: errno %d, expected %d",
+			h_fail(__FILE__, __LINE__,
+			       "wc flag %s: errno %d, expected %d",
 			       wc_flags[i].name, errno, expect);
 		if (cx)
 			CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cx)), 0);
 	}
 	{
 		struct ibv_cq_init_attr_ex a = {
-			.cqe = 32, .wc_flags = 1ull << 40,
+			.cqe = 32,
+			.wc_flags = 1ull << 40,
 		};
 
 		CHECK_NULL_ERRNO(ibv_create_cq_ex(ctx, &a), EOPNOTSUPP);
@@ -180,7 +186,8 @@ static void test_cq_ex_traffic(void)
 	for (int i = 0; i < 3; i++)
 		CHECK_RC(h_post_send(&p, 0, 50 + i, 0, 100 + i,
 				     IBV_SEND_SIGNALED, i == 1,
-				     htobe32(0xfeed)), 0);
+				     htobe32(0xfeed)),
+			 0);
 	/* the sender's plain CQ */
 	{
 		struct ibv_wc wc[3];
@@ -301,8 +308,10 @@ static void test_channel(void)
 	CHECK_RC(ibv_destroy_qp(p.qp[1]), 0);
 	{
 		struct ibv_qp_init_attr ia = {
-			.send_cq = p.scq[1], .recv_cq = ecq,
-			.qp_type = IBV_QPT_RC, .cap = { 8, 8, 1, 1, 0 },
+			.send_cq = p.scq[1],
+			.recv_cq = ecq,
+			.qp_type = IBV_QPT_RC,
+			.cap = { 8, 8, 1, 1, 0 },
 		};
 
 		p.qp[1] = ibv_create_qp(p.pd, &ia);
@@ -318,7 +327,8 @@ static void test_channel(void)
 		CHECK_RC(h_post_send(&p, 0, 20 + round, 0, 64, 0, false, 0), 0);
 		/* block (bounded) without ever polling the CQ */
 		if (!get_event(ch, ecq, TMO)) {
-			h_fail(__FILE__, __LINE__, "round %d: no completion event", round);
+			h_fail(__FILE__, __LINE__,
+			       "round %d: no completion event", round);
 			break;
 		}
 		events++;
@@ -339,13 +349,14 @@ static void test_channel(void)
 	SECTION("completion already queued when arming raises an event");
 	CHECK_RC(h_post_recv(&p, 1, 32, 0, 256), 0);
 	CHECK_RC(h_post_send(&p, 0, 33, 0, 64, IBV_SEND_SIGNALED, false, 0), 0);
-	h_poll_one(p.scq[0], &wc, TMO);	/* RC: acked, so received */
+	h_poll_one(p.scq[0], &wc, TMO); /* RC: acked, so received */
 	usleep(20000);
 	CHECK_RC(ibv_req_notify_cq(ecq, 0), 0);
 	if (get_event(ch, ecq, TMO))
 		events++;
 	else
-		h_fail(__FILE__, __LINE__, "no event for a CQE already in the CQ");
+		h_fail(__FILE__, __LINE__,
+		       "no event for a CQE already in the CQ");
 	h_poll_one(ecq, &wc, TMO);
 	CHECK_EQ(wc.wr_id, 32);
 
@@ -355,11 +366,13 @@ static void test_channel(void)
 	CHECK_RC(h_post_send(&p, 0, 35, 0, 64, IBV_SEND_SIGNALED, false, 0), 0);
 	h_poll_one(p.scq[0], &wc, TMO);
 	if (wait_fd(ch->fd, 200) != 0)
-		h_fail(__FILE__, __LINE__, "event for an unsolicited message under solicited-only arm");
+		h_fail(__FILE__, __LINE__,
+		       "event for an unsolicited message under solicited-only arm");
 	h_poll_one(ecq, &wc, TMO);
 	CHECK_EQ(wc.wr_id, 34);
 	CHECK_RC(h_post_recv(&p, 1, 36, 0, 256), 0);
-	CHECK_RC(h_post_send(&p, 0, 37, 0, 64, IBV_SEND_SOLICITED, false, 0), 0);
+	CHECK_RC(h_post_send(&p, 0, 37, 0, 64, IBV_SEND_SOLICITED, false, 0),
+		 0);
 	if (get_event(ch, ecq, TMO))
 		events++;
 	else
@@ -387,7 +400,7 @@ int main(int argc, char **argv)
 		else
 			h_fatal(__FILE__, __LINE__, "bad argument %s", argv[i]);
 	}
-	alarm(100);	/* nothing here may hang: SIGALRM fails the test */
+	alarm(100); /* nothing here may hang: SIGALRM fails the test */
 	ctx = h_open();
 	test_create();
 	test_wc_flags();

@@ -13,14 +13,13 @@
 
 #include "harness.h"
 
-#define TMO 5000	/* ms: generous bound for anything that must happen */
+#define TMO 5000 /* ms: generous bound for anything that must happen */
 #define GRH 40
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 
-static void pair(struct h_pair *p, enum ibv_qp_type t, int sig_all,
-		 size_t len)
+static void pair(struct h_pair *p, enum ibv_qp_type t, int sig_all, size_t len)
 {
 	struct h_qp_opts o;
 
@@ -69,13 +68,14 @@ static void test_send(enum ibv_qp_type t)
 		bool imm = k & 1;
 		uint32_t immv = htobe32(0xabc00000u + (uint32_t)k);
 
-		if (ud && len > 1024)	/* one MTU at most */
+		if (ud && len > 1024) /* one MTU at most */
 			continue;
 		h_fill(p.buf[0], len, (unsigned int)k);
 		memset(p.buf[1], 0xee, len + GRH + 16);
 		CHECK_RC(h_post_recv(&p, 1, 100 + k, 0, len + GRH + 16), 0);
 		CHECK_RC(h_post_send(&p, 0, 200 + k, 0, len, IBV_SEND_SIGNALED,
-				     imm, immv), 0);
+				     imm, immv),
+			 0);
 		h_poll_one(p.scq[0], &wc, TMO);
 		check_wc(&wc, 200 + k, IBV_WC_SUCCESS, IBV_WC_SEND, "send");
 		CHECK_EQ(wc.qp_num, p.qp[0]->qp_num);
@@ -110,7 +110,8 @@ static void test_send(enum ibv_qp_type t)
 	/* zero-byte send (RC only: UD still gets the GRH) */
 	CHECK_RC(h_post_recv(&p, 1, 9, 0, 64), 0);
 	CHECK_RC(h_post_send(&p, 0, 10, 0, 0, IBV_SEND_SIGNALED, true,
-			     htobe32(0x1234)), 0);
+			     htobe32(0x1234)),
+		 0);
 	h_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 10, IBV_WC_SUCCESS, IBV_WC_SEND, "zero send");
 	h_poll_one(p.rcq[1], &wc, TMO);
@@ -136,8 +137,9 @@ static void test_inline(enum ibv_qp_type t)
 	for (uint32_t len = 1; len <= p.cap[0].max_inline_data && len <= 1024;
 	     len = len * 3 + 1) {
 		struct ibv_sge sge = {
-			.addr = (uintptr_t)src, .length = len,
-			.lkey = 0xdeadbeef,	/* not registered: inline */
+			.addr = (uintptr_t)src,
+			.length = len,
+			.lkey = 0xdeadbeef, /* not registered: inline */
 		};
 		struct ibv_send_wr wr = {
 			.wr_id = len, .sg_list = &sge, .num_sge = 1,
@@ -210,7 +212,8 @@ static void test_sgl(enum ibv_qp_type t)
 		}, *rbad = NULL;
 		uint8_t expect[8192];
 		size_t total = 0, got = 0;
-		uint32_t rn = n < p.cap[1].max_recv_sge ? n : p.cap[1].max_recv_sge;
+		uint32_t rn = n < p.cap[1].max_recv_sge ? n :
+							  p.cap[1].max_recv_sge;
 
 		if (n > 32)
 			break;
@@ -254,15 +257,19 @@ static void test_sgl(enum ibv_qp_type t)
 			size_t skip = ud ? GRH : 0, left = total + skip;
 
 			for (uint32_t i = 0; i < rn && left; i++) {
-				size_t l = rsge[i].length < left ? rsge[i].length : left;
+				size_t l = rsge[i].length < left ?
+						   rsge[i].length :
+						   left;
 
-				memcpy(gotb + got, (void *)(uintptr_t)rsge[i].addr, l);
+				memcpy(gotb + got,
+				       (void *)(uintptr_t)rsge[i].addr, l);
 				got += l;
 				left -= l;
 			}
 			CHECK_EQ(got, total + skip);
 			if (memcmp(gotb + skip, expect, total))
-				h_fail(__FILE__, __LINE__, "SGL %u: data differs", n);
+				h_fail(__FILE__, __LINE__,
+				       "SGL %u: data differs", n);
 		}
 	}
 	unpair(&p);
@@ -285,7 +292,8 @@ static void test_signaling(enum ibv_qp_type t)
 
 		sig += s;
 		CHECK_RC(h_post_send(&p, 0, i, 0, 100,
-				     s ? IBV_SEND_SIGNALED : 0, false, 0), 0);
+				     s ? IBV_SEND_SIGNALED : 0, false, 0),
+			 0);
 		/* keep the SQ from filling: reap now and then */
 		if (i % 16 == 15) {
 			n = h_poll(p.scq[0], wc, 4, TMO);
@@ -299,8 +307,8 @@ static void test_signaling(enum ibv_qp_type t)
 	n = h_poll(p.scq[0], wc, sig, TMO);
 	CHECK_EQ(n, sig);
 	for (int k = 0; k < n; k++)
-		check_wc(&wc[k], (uint64_t)(35 + 4 * k),
-			 IBV_WC_SUCCESS, IBV_WC_SEND, "sig tail");
+		check_wc(&wc[k], (uint64_t)(35 + 4 * k), IBV_WC_SUCCESS,
+			 IBV_WC_SEND, "sig tail");
 	n = h_poll(p.rcq[1], wc, 40, TMO);
 	CHECK_EQ(n, 40);
 	for (int k = 0; k < n; k++)
@@ -339,7 +347,9 @@ static void test_post_state(void)
 	h_qp_opts_default(&o, IBV_QPT_RC);
 	h_pair_create(&p, ctx, pd, &o, 4096);
 	sge = (struct ibv_sge){ (uintptr_t)p.buf[0], 16, p.mr[0]->lkey };
-	wr = (struct ibv_send_wr){ .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+	wr = (struct ibv_send_wr){ .wr_id = 1,
+				   .sg_list = &sge,
+				   .num_sge = 1,
 				   .opcode = IBV_WR_SEND,
 				   .send_flags = IBV_SEND_SIGNALED,
 				   .next = &wr2 };
@@ -404,7 +414,8 @@ static void test_too_many_sge(enum ibv_qp_type t)
 	for (int i = 0; i < 64; i++)
 		sge[i] = (struct ibv_sge){ (uintptr_t)p.buf[0] + i, 1,
 					   p.mr[0]->lkey };
-	wr = (struct ibv_send_wr){ .wr_id = 1, .sg_list = sge,
+	wr = (struct ibv_send_wr){ .wr_id = 1,
+				   .sg_list = sge,
 				   .num_sge = (int)p.cap[0].max_send_sge + 1,
 				   .opcode = IBV_WR_SEND };
 	if (t == IBV_QPT_UD) {
@@ -415,7 +426,8 @@ static void test_too_many_sge(enum ibv_qp_type t)
 	bad = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), EINVAL);
 	CHECK(bad == &wr);
-	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = sge,
+	rwr = (struct ibv_recv_wr){ .wr_id = 1,
+				    .sg_list = sge,
 				    .num_sge = (int)p.cap[1].max_recv_sge + 1 };
 	rbad = NULL;
 	CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), EINVAL);
@@ -513,8 +525,8 @@ static void expect_flushes(struct ibv_cq *cq, uint64_t first, int count,
 	int n = h_poll(cq, wc, count, TMO);
 
 	if (n != count)
-		h_fail(__FILE__, __LINE__, "%s: %d flush completions, expected %d",
-		       what, n, count);
+		h_fail(__FILE__, __LINE__,
+		       "%s: %d flush completions, expected %d", what, n, count);
 	for (int i = 0; i < n; i++)
 		check_wc(&wc[i], first + (uint64_t)i, IBV_WC_WR_FLUSH_ERR, 0,
 			 what);
@@ -540,7 +552,9 @@ static void test_bad_lkey(void)
 					   i == 0 ? p.mr[0]->lkey ^ 0x5a5a00 :
 						    p.mr[0]->lkey };
 		wr[i] = (struct ibv_send_wr){
-			.wr_id = 10 + i, .sg_list = &sge[i], .num_sge = 1,
+			.wr_id = 10 + i,
+			.sg_list = &sge[i],
+			.num_sge = 1,
 			.opcode = IBV_WR_SEND,
 			/* the failing one is unsignalled: errors always show */
 			.send_flags = i == 0 ? 0 : IBV_SEND_SIGNALED,
@@ -590,7 +604,8 @@ static void test_short_recv(void)
 		       "sender: wr_id %llu status %s, expected 2 and a remote error (REM_INV_REQ_ERR)",
 		       (unsigned long long)wc.wr_id, h_wc_status(wc.status));
 	else if (wc.status != IBV_WC_REM_INV_REQ_ERR)
-		fprintf(stderr, "note: sender status %s (IBTA: REM_INV_REQ_ERR)\n",
+		fprintf(stderr,
+			"note: sender status %s (IBTA: REM_INV_REQ_ERR)\n",
 			h_wc_status(wc.status));
 	unpair(&p);
 
@@ -631,8 +646,9 @@ static void test_flush_after_recycle(enum ibv_qp_type t)
 	struct h_pair p;
 	int n;
 
-	SECTION(t == IBV_QPT_UD ? "UD flush names the right WRs after recycling" :
-				  "RC flush names the right WRs after recycling");
+	SECTION(t == IBV_QPT_UD ?
+			"UD flush names the right WRs after recycling" :
+			"RC flush names the right WRs after recycling");
 	pair(&p, t, 1, 4096);
 	for (int i = 0; i < 10; i++)
 		CHECK_RC(h_post_recv(&p, 1, 100 + i, 0, 256), 0);
@@ -661,7 +677,8 @@ static void test_flush_after_recycle(enum ibv_qp_type t)
 	n = h_poll(p.rcq[1], wc, 9, TMO);
 	CHECK_EQ(n, 9);
 	for (int i = 0; i < n; i++)
-		check_wc(&wc[i], i < 3 ? 107 + (uint64_t)i : 200 + (uint64_t)i - 3,
+		check_wc(&wc[i],
+			 i < 3 ? 107 + (uint64_t)i : 200 + (uint64_t)i - 3,
 			 IBV_WC_WR_FLUSH_ERR, 0, "recycled flush");
 	h_expect_none(p.rcq[1], 50);
 	unpair(&p);
@@ -704,7 +721,8 @@ static void test_err_after_done(void)
 	for (int i = 0; i < 8; i++)
 		CHECK_EQ(seen[i], 1);
 	if (ok != 8)
-		fprintf(stderr, "note: %d of 8 delivered sends reported as flushed (D21)\n",
+		fprintf(stderr,
+			"note: %d of 8 delivered sends reported as flushed (D21)\n",
 			8 - ok);
 	h_expect_none(p.scq[0], 50);
 	unpair(&p);
@@ -725,10 +743,13 @@ static void test_partial_chain(enum ibv_qp_type t)
 				  "RC chain with a bad WR in the middle");
 	pair(&p, t, 1, 8192);
 	for (int i = 0; i < 16; i++)
-		sge[i] = (struct ibv_sge){ (uintptr_t)p.buf[0], 4, p.mr[0]->lkey };
+		sge[i] = (struct ibv_sge){ (uintptr_t)p.buf[0], 4,
+					   p.mr[0]->lkey };
 	for (int i = 0; i < 4; i++) {
 		wr[i] = (struct ibv_send_wr){
-			.wr_id = 10 + i, .sg_list = sge, .num_sge = 1,
+			.wr_id = 10 + i,
+			.sg_list = sge,
+			.num_sge = 1,
 			.opcode = IBV_WR_SEND,
 			.next = i < 3 ? &wr[i + 1] : NULL,
 		};
@@ -756,11 +777,14 @@ static void test_partial_chain(enum ibv_qp_type t)
 	/* the same for receives */
 	for (int i = 0; i < 4; i++)
 		rwr[i] = (struct ibv_recv_wr){
-			.wr_id = 60 + i, .sg_list = sge, .num_sge = 1,
+			.wr_id = 60 + i,
+			.sg_list = sge,
+			.num_sge = 1,
 			.next = i < 3 ? &rwr[i + 1] : NULL,
 		};
 	for (int i = 0; i < 16; i++)
-		sge[i] = (struct ibv_sge){ (uintptr_t)p.buf[1], 256, p.mr[1]->lkey };
+		sge[i] = (struct ibv_sge){ (uintptr_t)p.buf[1], 256,
+					   p.mr[1]->lkey };
 	rwr[1].num_sge = (int)p.cap[1].max_recv_sge + 1;
 	rbad = NULL;
 	CHECK_RC(ibv_post_recv(p.qp[1], rwr, &rbad), EINVAL);
@@ -789,7 +813,8 @@ static void test_recv_bad_lkey(void)
 
 	SECTION("receive with a bad lkey: receiver LOC_PROT_ERR, sender remote error");
 	pair(&p, IBV_QPT_RC, 1, 4096);
-	sge = (struct ibv_sge){ (uintptr_t)p.buf[1], 256, p.mr[1]->lkey ^ 0x3300 };
+	sge = (struct ibv_sge){ (uintptr_t)p.buf[1], 256,
+				p.mr[1]->lkey ^ 0x3300 };
 	rwr = (struct ibv_recv_wr){ .wr_id = 5, .sg_list = &sge, .num_sge = 1 };
 	CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
 	CHECK_RC(h_post_send(&p, 0, 6, 0, 64, 0, false, 0), 0);
@@ -819,17 +844,18 @@ static void test_clean_on_destroy(void)
 		for (int i = 0; i < 6; i++)
 			CHECK_RC(h_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
 		CHECK_EQ(h_poll(p.rcq[1], wc, 6, TMO), 6);
-		usleep(20000);	/* the sender's CQEs are in its CQ now */
+		usleep(20000); /* the sender's CQEs are in its CQ now */
 		if (round == 0) {
 			CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), 0);
 			CHECK_RC(ibv_modify_qp(p.qp[1], &a, IBV_QP_STATE), 0);
 		} else {
 			struct ibv_qp_init_attr ia = {
-				.send_cq = p.scq[0], .recv_cq = p.rcq[0],
+				.send_cq = p.scq[0],
+				.recv_cq = p.rcq[0],
 				.qp_type = IBV_QPT_RC,
 				.sq_sig_all = 1,
-				.cap = { p.o.max_send_wr, p.o.max_recv_wr,
-					 4, 4, 0 },
+				.cap = { p.o.max_send_wr, p.o.max_recv_wr, 4, 4,
+					 0 },
 			};
 
 			CHECK_RC(ibv_destroy_qp(p.qp[0]), 0);
@@ -843,7 +869,8 @@ static void test_clean_on_destroy(void)
 		for (int i = 0; i < 3; i++)
 			CHECK_RC(h_post_recv(&p, 1, 300 + i, 0, 256), 0);
 		for (int i = 0; i < 3; i++)
-			CHECK_RC(h_post_send(&p, 0, 30 + i, 0, 8, 0, false, 0), 0);
+			CHECK_RC(h_post_send(&p, 0, 30 + i, 0, 8, 0, false, 0),
+				 0);
 		CHECK_EQ(h_poll(p.scq[0], wc, 3, TMO), 3);
 		for (int i = 0; i < 3; i++)
 			check_wc(&wc[i], 30 + (uint64_t)i, IBV_WC_SUCCESS,
@@ -868,16 +895,18 @@ static void test_rnr(void)
 		uint64_t t0;
 		char name[64];
 
-		snprintf(name, sizeof(name), "RNR retry %u exhausted", counts[k]);
+		snprintf(name, sizeof(name), "RNR retry %u exhausted",
+			 counts[k]);
 		SECTION(name);
 		h_qp_opts_default(&o, IBV_QPT_RC);
 		o.rnr_retry = counts[k];
-		o.min_rnr_timer = 1;	/* 0.01 ms */
+		o.min_rnr_timer = 1; /* 0.01 ms */
 		h_pair_create(&p, ctx, pd, &o, 4096);
 		h_pair_connect(&p);
 		t0 = h_now_ms();
-		CHECK_RC(h_post_send(&p, 0, 77, 0, 16, IBV_SEND_SIGNALED,
-				     false, 0), 0);
+		CHECK_RC(h_post_send(&p, 0, 77, 0, 16, IBV_SEND_SIGNALED, false,
+				     0),
+			 0);
 		h_poll_one(p.scq[0], &wc, TMO);
 		check_wc(&wc, 77, IBV_WC_RNR_RETRY_EXC_ERR, 0, "rnr");
 		CHECK(h_now_ms() - t0 < TMO);
@@ -894,7 +923,7 @@ static void test_retry_exceeded(void)
 
 	SECTION("peer QP destroyed: RETRY_EXC_ERR");
 	h_qp_opts_default(&o, IBV_QPT_RC);
-	o.timeout = 1;		/* the emulator clamps to 10 ms */
+	o.timeout = 1; /* the emulator clamps to 10 ms */
 	o.retry_cnt = 1;
 	h_pair_create(&p, ctx, pd, &o, 4096);
 	h_pair_connect(&p);
@@ -939,7 +968,9 @@ static void test_ud_qkey(void)
 	CHECK_RC(h_post_recv(&p, 1, 1, 0, 512), 0);
 	sge = (struct ibv_sge){ (uintptr_t)p.buf[0], 32, p.mr[0]->lkey };
 	wr = (struct ibv_send_wr){
-		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.wr_id = 2,
+		.sg_list = &sge,
+		.num_sge = 1,
 		.opcode = IBV_WR_SEND,
 	};
 	wr.wr.ud.ah = p.ah[0];
@@ -969,7 +1000,8 @@ static void test_ud_qkey(void)
 
 	SECTION("UD message larger than the path MTU: refused, nothing arrives");
 	{
-		struct ibv_sge big = { (uintptr_t)p.buf[0], 2000, p.mr[0]->lkey };
+		struct ibv_sge big = { (uintptr_t)p.buf[0], 2000,
+				       p.mr[0]->lkey };
 		int rc;
 
 		CHECK_RC(h_post_recv(&p, 1, 6, 0, 4096), 0);
@@ -1007,10 +1039,10 @@ int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : NULL;
 
-#define RUN(name, call)                                                        \
-	do {                                                                   \
-		if (!only || strstr(name, only))                               \
-			call;                                                  \
+#define RUN(name, call)                          \
+	do {                                     \
+		if (!only || strstr(name, only)) \
+			call;                    \
 	} while (0)
 
 	ctx = h_open();

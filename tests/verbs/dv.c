@@ -40,7 +40,8 @@ static void pair_traffic(struct ibv_pd *pd, int want_pipe)
 		h_fill(p.buf[i], 777, (unsigned int)i + 5);
 		CHECK_RC(h_post_recv(&p, !i, 10 + i, 1024, 1024), 0);
 		CHECK_RC(h_post_send(&p, i, 20 + i, 0, 777, IBV_SEND_SIGNALED,
-				     false, 0), 0);
+				     false, 0),
+			 0);
 		h_poll_one(p.scq[i], &wc, TMO);
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 		h_poll_one(p.rcq[!i], &wc, TMO);
@@ -109,7 +110,8 @@ static void test_pd_mask(void)
 			cq = ibv_create_cq_ex(ctx, &ca);
 			CHECK(cq);
 			if (cq)
-				CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
+				CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)),
+					 0);
 		}
 		CHECK_RC(ibv_dealloc_pd(par), 0);
 	}
@@ -142,7 +144,8 @@ static void test_pd_mask(void)
 		CHECK_RC(ionic_dv_pd_set_udma_mask(pd1, 0x2), 0);
 		{
 			struct ibv_qp_init_attr ia = {
-				.send_cq = p.scq[1], .recv_cq = p.rcq[1],
+				.send_cq = p.scq[1],
+				.recv_cq = p.rcq[1],
 				.qp_type = IBV_QPT_RC,
 				.cap = { 8, 8, 1, 1, 0 },
 			};
@@ -160,14 +163,17 @@ static void test_pd_mask(void)
 			struct ibv_mr *mr1 = ibv_reg_mr(pd1, p.buf[1], 4096,
 							IBV_ACCESS_LOCAL_WRITE);
 			struct ibv_sge sge = { (uintptr_t)p.buf[1], 4096, 0 };
-			struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &sge,
-						   .num_sge = 1 }, *rbad;
+			struct ibv_recv_wr rwr = { .wr_id = 1,
+						   .sg_list = &sge,
+						   .num_sge = 1 },
+					   *rbad;
 
 			REQUIRE(mr1);
 			sge.lkey = mr1->lkey;
 			CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
 			CHECK_RC(h_post_send(&p, 0, 2, 0, 500,
-					     IBV_SEND_SIGNALED, false, 0), 0);
+					     IBV_SEND_SIGNALED, false, 0),
+				 0);
 			h_poll_one(p.scq[0], &wc, TMO);
 			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 			h_poll_one(p.rcq[1], &wc, TMO);
@@ -197,7 +203,7 @@ static void test_pd_mask(void)
 			par = ibv_alloc_parent_domain(ctx, &pa);
 			REQUIRE(par);
 			ca.parent_domain = par;
-			cq0 = ibv_create_cq_ex(ctx, &ca);	/* pipeline 0 only */
+			cq0 = ibv_create_cq_ex(ctx, &ca); /* pipeline 0 only */
 			REQUIRE(cq0);
 			{
 				struct ibv_qp_init_attr ia = {

@@ -97,7 +97,8 @@ int h_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, int timeout_ms)
 		int rc = ibv_poll_cq(cq, n - got, wc + got);
 
 		if (rc < 0) {
-			h_fail(__FILE__, __LINE__, "ibv_poll_cq returned %d", rc);
+			h_fail(__FILE__, __LINE__, "ibv_poll_cq returned %d",
+			       rc);
 			break;
 		}
 		got += rc;
@@ -175,8 +176,9 @@ int h_rc_to_init(struct ibv_qp *qp)
 				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
 
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				     IBV_QP_ACCESS_FLAGS);
 }
 
 int h_rc_to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, uint32_t dqpn,
@@ -200,10 +202,11 @@ int h_rc_to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, uint32_t dqpn,
 		},
 	};
 
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			     IBV_QP_MIN_RNR_TIMER);
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				     IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER);
 }
 
 int h_rc_to_rts(struct ibv_qp *qp, const struct h_qp_opts *o)
@@ -217,9 +220,10 @@ int h_rc_to_rts(struct ibv_qp *qp, const struct h_qp_opts *o)
 		.max_rd_atomic = 1,
 	};
 
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				     IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 int h_ud_to_rts(struct ibv_qp *qp, uint32_t qkey)
@@ -232,8 +236,9 @@ int h_ud_to_rts(struct ibv_qp *qp, uint32_t qkey)
 	};
 	int rc;
 
-	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			   IBV_QP_PORT | IBV_QP_QKEY);
+	rc = ibv_modify_qp(qp, &a,
+			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				   IBV_QP_QKEY);
 	if (rc)
 		return rc;
 	memset(&a, 0, sizeof(a));
@@ -246,9 +251,8 @@ int h_ud_to_rts(struct ibv_qp *qp, uint32_t qkey)
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
-void h_pair_create(struct h_pair *p, struct ibv_context *ctx,
-		   struct ibv_pd *pd, const struct h_qp_opts *o,
-		   size_t buf_len)
+void h_pair_create(struct h_pair *p, struct ibv_context *ctx, struct ibv_pd *pd,
+		   const struct h_qp_opts *o, size_t buf_len)
 {
 	memset(p, 0, sizeof(*p));
 	p->o = *o;
@@ -261,11 +265,11 @@ void h_pair_create(struct h_pair *p, struct ibv_context *ctx,
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr ia;
 
-		p->scq[i] = ibv_create_cq(p->ctx, (int)o->max_send_wr + 1,
-					  NULL, NULL, 0);
+		p->scq[i] = ibv_create_cq(p->ctx, (int)o->max_send_wr + 1, NULL,
+					  NULL, 0);
 		REQUIRE(p->scq[i]);
-		p->rcq[i] = ibv_create_cq(p->ctx, (int)o->max_recv_wr + 1,
-					  NULL, NULL, 0);
+		p->rcq[i] = ibv_create_cq(p->ctx, (int)o->max_recv_wr + 1, NULL,
+					  NULL, 0);
 		REQUIRE(p->rcq[i]);
 		memset(&ia, 0, sizeof(ia));
 		ia.send_cq = p->scq[i];
@@ -285,8 +289,8 @@ void h_pair_create(struct h_pair *p, struct ibv_context *ctx,
 		memset(p->buf[i], 0, buf_len);
 		p->mr[i] = ibv_reg_mr(p->pd, p->buf[i], buf_len,
 				      IBV_ACCESS_LOCAL_WRITE |
-				      IBV_ACCESS_REMOTE_WRITE |
-				      IBV_ACCESS_REMOTE_READ);
+					      IBV_ACCESS_REMOTE_WRITE |
+					      IBV_ACCESS_REMOTE_READ);
 		REQUIRE(p->mr[i]);
 	}
 }
@@ -306,7 +310,8 @@ void h_pair_connect(struct h_pair *p)
 		return;
 	for (int i = 0; i < 2; i++)
 		REQUIRE_EQ(h_rc_to_rtr(p->qp[i], &p->gid, p->qp[!i]->qp_num,
-				       &p->o), 0);
+				       &p->o),
+			   0);
 	for (int i = 0; i < 2; i++)
 		REQUIRE_EQ(h_rc_to_rts(p->qp[i], &p->o), 0);
 }
@@ -335,8 +340,7 @@ void h_pair_destroy(struct h_pair *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int h_post_recv(struct h_pair *p, int i, uint64_t wr_id, size_t off,
-		size_t len)
+int h_post_recv(struct h_pair *p, int i, uint64_t wr_id, size_t off, size_t len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)p->buf[i] + off,
@@ -344,15 +348,17 @@ int h_post_recv(struct h_pair *p, int i, uint64_t wr_id, size_t off,
 		.lkey = p->mr[i]->lkey,
 	};
 	struct ibv_recv_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
 	};
 	struct ibv_recv_wr *bad = NULL;
 
 	return ibv_post_recv(p->qp[i], &wr, &bad);
 }
 
-int h_post_send(struct h_pair *p, int i, uint64_t wr_id, size_t off,
-		size_t len, unsigned int flags, bool with_imm, uint32_t imm)
+int h_post_send(struct h_pair *p, int i, uint64_t wr_id, size_t off, size_t len,
+		unsigned int flags, bool with_imm, uint32_t imm)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)p->buf[i] + off,

@@ -31,41 +31,45 @@ void h_fatal(const char *file, int line, const char *fmt, ...)
 #define CHECK(cond)                                                            \
 	do {                                                                   \
 		if (!(cond))                                                   \
-			h_fail(__FILE__, __LINE__, "CHECK(%s) failed (errno %d %s)", \
-			       #cond, errno, strerror(errno));                \
+			h_fail(__FILE__, __LINE__,                             \
+			       "CHECK(%s) failed (errno %d %s)", #cond, errno, \
+			       strerror(errno));                               \
 	} while (0)
 
-#define REQUIRE(cond)                                                          \
-	do {                                                                   \
-		if (!(cond))                                                   \
-			h_fatal(__FILE__, __LINE__, "REQUIRE(%s) failed (errno %d %s)", \
-				#cond, errno, strerror(errno));               \
+#define REQUIRE(cond)                                                      \
+	do {                                                               \
+		if (!(cond))                                               \
+			h_fatal(__FILE__, __LINE__,                        \
+				"REQUIRE(%s) failed (errno %d %s)", #cond, \
+				errno, strerror(errno));                   \
 	} while (0)
 
 #define CHECK_EQ(a, b)                                                         \
 	do {                                                                   \
 		long long _a = (long long)(a), _b = (long long)(b);            \
 		if (_a != _b)                                                  \
-			h_fail(__FILE__, __LINE__, "%s == %s: %lld (0x%llx) != %lld (0x%llx)", \
-			       #a, #b, _a, (unsigned long long)_a, _b,         \
+			h_fail(__FILE__, __LINE__,                             \
+			       "%s == %s: %lld (0x%llx) != %lld (0x%llx)", #a, \
+			       #b, _a, (unsigned long long)_a, _b,             \
 			       (unsigned long long)_b);                        \
 	} while (0)
 
-#define REQUIRE_EQ(a, b)                                                       \
-	do {                                                                   \
-		long long _a = (long long)(a), _b = (long long)(b);            \
-		if (_a != _b)                                                  \
-			h_fatal(__FILE__, __LINE__, "%s == %s: %lld (0x%llx) != %lld (0x%llx)", \
-				#a, #b, _a, (unsigned long long)_a, _b,        \
-				(unsigned long long)_b);                       \
+#define REQUIRE_EQ(a, b)                                                    \
+	do {                                                                \
+		long long _a = (long long)(a), _b = (long long)(b);         \
+		if (_a != _b)                                               \
+			h_fatal(__FILE__, __LINE__,                         \
+				"%s == %s: %lld (0x%llx) != %lld (0x%llx)", \
+				#a, #b, _a, (unsigned long long)_a, _b,     \
+				(unsigned long long)_b);                    \
 	} while (0)
 
-#define CHECK_GE(a, b)                                                         \
-	do {                                                                   \
-		long long _a = (long long)(a), _b = (long long)(b);            \
-		if (!(_a >= _b))                                               \
-			h_fail(__FILE__, __LINE__, "%s >= %s: %lld < %lld",    \
-			       #a, #b, _a, _b);                                \
+#define CHECK_GE(a, b)                                                      \
+	do {                                                                \
+		long long _a = (long long)(a), _b = (long long)(b);         \
+		if (!(_a >= _b))                                            \
+			h_fail(__FILE__, __LINE__, "%s >= %s: %lld < %lld", \
+			       #a, #b, _a, _b);                             \
 	} while (0)
 
 /* A call returning a pointer must fail (NULL) with errno == e. */
@@ -75,12 +79,13 @@ void h_fatal(const char *file, int line, const char *fmt, ...)
 		errno = 0;                                                     \
 		_p = (void *)(expr);                                           \
 		if (_p)                                                        \
-			h_fail(__FILE__, __LINE__, "%s succeeded, expected errno %d (%s)", \
-			       #expr, (int)(e), strerror(e));                  \
+			h_fail(__FILE__, __LINE__,                             \
+			       "%s succeeded, expected errno %d (%s)", #expr,  \
+			       (int)(e), strerror(e));                         \
 		else if (errno != (e))                                         \
-			h_fail(__FILE__, __LINE__, "%s: errno %d (%s), expected %d (%s)", \
-			       #expr, errno, strerror(errno), (int)(e),        \
-			       strerror(e));                                   \
+			h_fail(__FILE__, __LINE__,                             \
+			       "%s: errno %d (%s), expected %d (%s)", #expr,   \
+			       errno, strerror(errno), (int)(e), strerror(e)); \
 	} while (0)
 
 /* A call returning an int errno must return exactly e. */
@@ -88,15 +93,16 @@ void h_fatal(const char *file, int line, const char *fmt, ...)
 	do {                                                                   \
 		int _rc = (expr);                                              \
 		if (_rc != (e))                                                \
-			h_fail(__FILE__, __LINE__, "%s returned %d (%s), expected %d (%s)", \
-			       #expr, _rc, strerror(_rc < 0 ? -_rc : _rc),     \
-			       (int)(e), strerror(e));                         \
+			h_fail(__FILE__, __LINE__,                             \
+			       "%s returned %d (%s), expected %d (%s)", #expr, \
+			       _rc, strerror(_rc < 0 ? -_rc : _rc), (int)(e),  \
+			       strerror(e));                                   \
 	} while (0)
 
-#define SECTION(name)                                                          \
-	do {                                                                   \
-		h_section = (name);                                            \
-		fprintf(stderr, "-- %s\n", h_section);                         \
+#define SECTION(name)                                  \
+	do {                                           \
+		h_section = (name);                    \
+		fprintf(stderr, "-- %s\n", h_section); \
 	} while (0)
 
 int h_finish(void);
@@ -135,8 +141,8 @@ struct h_pair {
 	struct ibv_pd *pd;
 	struct ibv_cq *scq[2], *rcq[2];
 	struct ibv_qp *qp[2];
-	struct ibv_qp_cap cap[2];	/* as returned by create */
-	struct ibv_ah *ah[2];	/* UD: ah[i] addresses the other side */
+	struct ibv_qp_cap cap[2]; /* as returned by create */
+	struct ibv_ah *ah[2]; /* UD: ah[i] addresses the other side */
 	union ibv_gid gid;
 	struct h_qp_opts o;
 	size_t buf_len;
@@ -146,15 +152,14 @@ struct h_pair {
 
 /* Create CQs, QPs (RESET), buffers and MRs.  ctx/pd may be given (else
  * opened/allocated and owned by the pair). */
-void h_pair_create(struct h_pair *p, struct ibv_context *ctx,
-		   struct ibv_pd *pd, const struct h_qp_opts *o,
-		   size_t buf_len);
+void h_pair_create(struct h_pair *p, struct ibv_context *ctx, struct ibv_pd *pd,
+		   const struct h_qp_opts *o, size_t buf_len);
 /* Bring both QPs to RTS (RC: connected to each other). */
 void h_pair_connect(struct h_pair *p);
 /* RC: RESET->INIT->RTR->RTS toward remote qpn; returns 0 or errno. */
 int h_rc_to_init(struct ibv_qp *qp);
-int h_rc_to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid,
-		uint32_t dqpn, const struct h_qp_opts *o);
+int h_rc_to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, uint32_t dqpn,
+		const struct h_qp_opts *o);
 int h_rc_to_rts(struct ibv_qp *qp, const struct h_qp_opts *o);
 int h_ud_to_rts(struct ibv_qp *qp, uint32_t qkey);
 struct ibv_ah *h_make_ah(struct ibv_pd *pd, const union ibv_gid *dgid);
@@ -165,8 +170,8 @@ int h_post_recv(struct h_pair *p, int i, uint64_t wr_id, size_t off,
 		size_t len);
 /* Post one SEND (or SEND_WITH_IMM if imm) from side i of len bytes
  * at buf[i] + off. */
-int h_post_send(struct h_pair *p, int i, uint64_t wr_id, size_t off,
-		size_t len, unsigned int flags, bool with_imm, uint32_t imm);
+int h_post_send(struct h_pair *p, int i, uint64_t wr_id, size_t off, size_t len,
+		unsigned int flags, bool with_imm, uint32_t imm);
 
 void h_fill(uint8_t *b, size_t len, unsigned int seed);
 

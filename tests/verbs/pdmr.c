@@ -40,11 +40,12 @@ static void test_mr(void)
 	SECTION("reg_mr / dereg_mr");
 	REQUIRE(pd && buf);
 	for (int i = 0; i < 8; i++) {
-		mr[i] = ibv_reg_mr(pd, buf + 4096 * i + i, len / 2,
-				   IBV_ACCESS_LOCAL_WRITE |
-				   (i & 1 ? IBV_ACCESS_REMOTE_WRITE : 0) |
-				   (i & 2 ? IBV_ACCESS_REMOTE_READ : 0) |
-				   (i & 4 ? IBV_ACCESS_REMOTE_ATOMIC : 0));
+		mr[i] = ibv_reg_mr(
+			pd, buf + 4096 * i + i, len / 2,
+			IBV_ACCESS_LOCAL_WRITE |
+				(i & 1 ? IBV_ACCESS_REMOTE_WRITE : 0) |
+				(i & 2 ? IBV_ACCESS_REMOTE_READ : 0) |
+				(i & 4 ? IBV_ACCESS_REMOTE_ATOMIC : 0));
 		CHECK(mr[i]);
 		if (!mr[i])
 			continue;
@@ -53,7 +54,8 @@ static void test_mr(void)
 		CHECK(mr[i]->pd == pd);
 		for (int j = 0; j < i; j++)
 			if (mr[j] && mr[j]->lkey == mr[i]->lkey)
-				h_fail(__FILE__, __LINE__, "lkey %#x twice", mr[i]->lkey);
+				h_fail(__FILE__, __LINE__, "lkey %#x twice",
+				       mr[i]->lkey);
 	}
 	/* read-only local access is fine */
 	{
@@ -75,8 +77,10 @@ static void test_mr(void)
 			 EINVAL);
 	CHECK_NULL_ERRNO(ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_REMOTE_ATOMIC),
 			 EINVAL);
-	CHECK_NULL_ERRNO(ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_REMOTE_WRITE |
-				    IBV_ACCESS_REMOTE_READ), EINVAL);
+	CHECK_NULL_ERRNO(ibv_reg_mr(pd, buf, 4096,
+				    IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ),
+			 EINVAL);
 
 	SECTION("reg_dmabuf_mr: EOPNOTSUPP");
 	{
@@ -112,8 +116,10 @@ static void test_dereg_key_refused(void)
 	CHECK_RC(h_post_recv(&p, 1, 1, 0, 4096), 0);
 	{
 		struct ibv_sge sge = { (uintptr_t)p.buf[0] + 4096, 100, key };
-		struct ibv_send_wr wr = { .wr_id = 2, .sg_list = &sge,
-					  .num_sge = 1, .opcode = IBV_WR_SEND,
+		struct ibv_send_wr wr = { .wr_id = 2,
+					  .sg_list = &sge,
+					  .num_sge = 1,
+					  .opcode = IBV_WR_SEND,
 					  .send_flags = IBV_SEND_SIGNALED },
 				   *bad;
 
@@ -130,7 +136,7 @@ static void test_dereg_key_refused(void)
 		CHECK_EQ(wc.wr_id, 4);
 		CHECK_EQ(wc.status, IBV_WC_LOC_PROT_ERR);
 	}
-	p.ctx = NULL;	/* shared */
+	p.ctx = NULL; /* shared */
 	h_pair_destroy(&p);
 }
 
@@ -194,7 +200,7 @@ static void test_ah(void)
 	a.is_global = 1;
 	a.port_num = 1;
 	a.grh.dgid = gid;
-	a.grh.sgid_index = 255;	/* empty slot of the 256-entry table */
+	a.grh.sgid_index = 255; /* empty slot of the 256-entry table */
 	a.grh.hop_limit = 64;
 	errno = 0;
 	ah[0] = ibv_create_ah(pd, &a);
@@ -219,7 +225,7 @@ static void *my_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
 	seen_tags |= 1ull << (resource_type & 63);
 	if (posix_memalign(&p, alignment < 4096 ? 4096 : alignment, size))
 		return NULL;
-	memset(p, 0x5a, size);	/* the provider must zero what it needs */
+	memset(p, 0x5a, size); /* the provider must zero what it needs */
 	n_alloc++;
 	return p;
 }
@@ -258,7 +264,7 @@ static void test_domains(void)
 	pa.comp_mask = 1u << 7;
 	CHECK_NULL_ERRNO(ibv_alloc_parent_domain(ctx, &pa), EINVAL);
 	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
-	pa.alloc = my_alloc;	/* alloc without free */
+	pa.alloc = my_alloc; /* alloc without free */
 	CHECK_NULL_ERRNO(ibv_alloc_parent_domain(ctx, &pa), EINVAL);
 
 	SECTION("parent domain + TD + allocators: traffic, then clean up");
@@ -280,7 +286,8 @@ static void test_domains(void)
 	CHECK_RC(ibv_dealloc_pd(pd), EBUSY);
 	{
 		struct ibv_cq_init_attr_ex ca = {
-			.cqe = 64, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+			.cqe = 64,
+			.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
 			.parent_domain = par,
 		};
 		struct ibv_cq_ex *cq[2];
@@ -296,7 +303,8 @@ static void test_domains(void)
 		REQUIRE(!ibv_query_gid(ctx, 1, 1, &gid));
 		for (int i = 0; i < 2; i++) {
 			struct ibv_qp_init_attr ia = {
-				.qp_type = IBV_QPT_RC, .cap = { 16, 16, 1, 1, 0 },
+				.qp_type = IBV_QPT_RC,
+				.cap = { 16, 16, 1, 1, 0 },
 			};
 
 			cq[i] = ibv_create_cq_ex(ctx, &ca);
@@ -313,19 +321,25 @@ static void test_domains(void)
 		for (int i = 0; i < 2; i++)
 			REQUIRE_EQ(h_rc_to_init(qp[i]), 0);
 		for (int i = 0; i < 2; i++)
-			REQUIRE_EQ(h_rc_to_rtr(qp[i], &gid, qp[!i]->qp_num, &o), 0);
+			REQUIRE_EQ(h_rc_to_rtr(qp[i], &gid, qp[!i]->qp_num, &o),
+				   0);
 		for (int i = 0; i < 2; i++)
 			REQUIRE_EQ(h_rc_to_rts(qp[i], &o), 0);
 		for (int k = 0; k < 20; k++) {
 			struct ibv_sge s = { (uintptr_t)buf, 200, mr->lkey };
-			struct ibv_sge r = { (uintptr_t)buf + 4096, 4096, mr->lkey };
-			struct ibv_send_wr wr = { .wr_id = 100 + k, .sg_list = &s,
+			struct ibv_sge r = { (uintptr_t)buf + 4096, 4096,
+					     mr->lkey };
+			struct ibv_send_wr wr = { .wr_id = 100 + k,
+						  .sg_list = &s,
 						  .num_sge = 1,
 						  .opcode = IBV_WR_SEND,
-						  .send_flags = IBV_SEND_SIGNALED },
+						  .send_flags =
+							  IBV_SEND_SIGNALED },
 					   *bad;
-			struct ibv_recv_wr rw = { .wr_id = 200 + k, .sg_list = &r,
-						  .num_sge = 1 }, *rbad;
+			struct ibv_recv_wr rw = { .wr_id = 200 + k,
+						  .sg_list = &r,
+						  .num_sge = 1 },
+					   *rbad;
 
 			h_fill(buf, 200, (unsigned int)k);
 			CHECK_RC(ibv_post_recv(qp[1], &rw, &rbad), 0);

@@ -31,8 +31,10 @@ static void end_create(struct end *e, const struct h_qp_opts *o)
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.cap = { .max_send_wr = 8,
+			 .max_recv_wr = 8,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
 	};
 
 	(void)o;
@@ -52,8 +54,7 @@ static void end_create(struct end *e, const struct h_qp_opts *o)
 	REQUIRE_EQ(ibv_query_gid(e->ctx, 1, 1, &e->gid), 0);
 }
 
-static void end_connect(struct end *e, uint32_t dqpn,
-			const struct h_qp_opts *o)
+static void end_connect(struct end *e, uint32_t dqpn, const struct h_qp_opts *o)
 {
 	REQUIRE_EQ(h_rc_to_init(e->qp), 0);
 	REQUIRE_EQ(h_rc_to_rtr(e->qp, &e->gid, dqpn, o), 0);
@@ -73,8 +74,11 @@ static int post_send(struct end *e, uint64_t id)
 {
 	struct ibv_sge sge = { (uintptr_t)e->buf, 64, e->mr->lkey };
 	struct ibv_send_wr wr = {
-		.wr_id = id, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr_id = id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
 	};
 	struct ibv_send_wr *bad;
 

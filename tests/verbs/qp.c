@@ -19,7 +19,9 @@ static struct ibv_qp *mk(enum ibv_qp_type t, uint32_t swr, uint32_t rwr,
 			 struct ibv_qp_cap *out)
 {
 	struct ibv_qp_init_attr ia = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = t,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = t,
 		.cap = { swr, rwr, ssge, rsge, inl },
 	};
 	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
@@ -44,15 +46,17 @@ static void test_caps(void)
 					struct ibv_qp_cap c;
 					struct ibv_qp_attr qa;
 					struct ibv_qp_init_attr qi;
-					uint32_t sw = wrs[w], rw = wrs[(w + 3) % 9];
-					struct ibv_qp *qp = mk(type, sw, rw, sge,
-							       9 - sge, inls[k], &c);
+					uint32_t sw = wrs[w],
+						 rw = wrs[(w + 3) % 9];
+					struct ibv_qp *qp = mk(type, sw, rw,
+							       sge, 9 - sge,
+							       inls[k], &c);
 
 					if (!qp) {
 						h_fail(__FILE__, __LINE__,
 						       "create type %d wr %u/%u sge %u/%u inline %u: errno %d",
-						       type, sw, rw, sge, 9 - sge,
-						       inls[k], errno);
+						       type, sw, rw, sge,
+						       9 - sge, inls[k], errno);
 						continue;
 					}
 					CHECK_GE(c.max_send_wr, sw);
@@ -60,17 +64,26 @@ static void test_caps(void)
 					CHECK_GE(c.max_send_sge, sge);
 					CHECK_GE(c.max_recv_sge, 9 - sge);
 					CHECK_GE(c.max_inline_data, inls[k]);
-					CHECK(c.max_send_wr <= (uint32_t)da.max_qp_wr);
+					CHECK(c.max_send_wr <=
+					      (uint32_t)da.max_qp_wr);
 					/* query_qp reports the same capabilities */
 					memset(&qi, 0, sizeof(qi));
-					CHECK_RC(ibv_query_qp(qp, &qa, IBV_QP_CAP, &qi), 0);
-					CHECK_EQ(qa.cap.max_send_wr, c.max_send_wr);
-					CHECK_EQ(qa.cap.max_recv_wr, c.max_recv_wr);
-					CHECK_EQ(qa.cap.max_send_sge, c.max_send_sge);
-					CHECK_EQ(qa.cap.max_recv_sge, c.max_recv_sge);
-					CHECK_EQ(qa.cap.max_inline_data, c.max_inline_data);
+					CHECK_RC(ibv_query_qp(qp, &qa,
+							      IBV_QP_CAP, &qi),
+						 0);
+					CHECK_EQ(qa.cap.max_send_wr,
+						 c.max_send_wr);
+					CHECK_EQ(qa.cap.max_recv_wr,
+						 c.max_recv_wr);
+					CHECK_EQ(qa.cap.max_send_sge,
+						 c.max_send_sge);
+					CHECK_EQ(qa.cap.max_recv_sge,
+						 c.max_recv_sge);
+					CHECK_EQ(qa.cap.max_inline_data,
+						 c.max_inline_data);
 					CHECK_EQ(qi.qp_type, type);
-					CHECK(qi.send_cq == cq && qi.recv_cq == cq);
+					CHECK(qi.send_cq == cq &&
+					      qi.recv_cq == cq);
 					CHECK_RC(ibv_destroy_qp(qp), 0);
 				}
 	}
@@ -80,8 +93,8 @@ static void test_caps(void)
 		struct ibv_qp_cap c;
 		struct ibv_qp *qp = mk(IBV_QPT_RC, (uint32_t)da.max_qp_wr / 8,
 				       (uint32_t)da.max_qp_wr / 8,
-				       (uint32_t)da.max_sge, (uint32_t)da.max_sge,
-				       0, &c);
+				       (uint32_t)da.max_sge,
+				       (uint32_t)da.max_sge, 0, &c);
 
 		CHECK(qp);
 		if (qp)
@@ -132,23 +145,30 @@ static void test_recv_exact(void)
 static void test_refused(void)
 {
 	static const enum ibv_qp_type types[] = {
-		IBV_QPT_UC, IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND,
+		IBV_QPT_UC,
+		IBV_QPT_RAW_PACKET,
+		IBV_QPT_XRC_SEND,
 		IBV_QPT_XRC_RECV,
 	};
 
 	SECTION("unsupported QP types: EOPNOTSUPP");
 	for (unsigned int i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		struct ibv_qp_init_attr_ex ia = {
-			.send_cq = cq, .recv_cq = cq, .qp_type = types[i],
+			.send_cq = cq,
+			.recv_cq = cq,
+			.qp_type = types[i],
 			.cap = { 4, 4, 1, 1, 0 },
-			.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pd,
+			.comp_mask = IBV_QP_INIT_ATTR_PD,
+			.pd = pd,
 		};
 
 		CHECK_NULL_ERRNO(ibv_create_qp_ex(ctx, &ia), EOPNOTSUPP);
 	}
 	{
 		struct ibv_qp_init_attr ia = {
-			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UC,
+			.send_cq = cq,
+			.recv_cq = cq,
+			.qp_type = IBV_QPT_UC,
 			.cap = { 4, 4, 1, 1, 0 },
 		};
 
@@ -158,7 +178,9 @@ static void test_refused(void)
 	SECTION("unsupported send_ops_flags / create_flags: EOPNOTSUPP");
 	{
 		struct ibv_qp_init_attr_ex ia = {
-			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+			.send_cq = cq,
+			.recv_cq = cq,
+			.qp_type = IBV_QPT_RC,
 			.cap = { 4, 4, 1, 1, 0 },
 			.comp_mask = IBV_QP_INIT_ATTR_PD |
 				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
@@ -184,7 +206,7 @@ static void test_refused(void)
 		ia.qp_type = IBV_QPT_RC;
 		ia.comp_mask = IBV_QP_INIT_ATTR_PD |
 			       IBV_QP_INIT_ATTR_CREATE_FLAGS;
-		ia.create_flags = 0;	/* "nothing special": accepted */
+		ia.create_flags = 0; /* "nothing special": accepted */
 		qp = ibv_create_qp_ex(ctx, &ia);
 		CHECK(qp);
 		if (qp)
@@ -195,23 +217,24 @@ static void test_refused(void)
 
 	SECTION("impossible capabilities fail");
 	{
-		struct { uint32_t sw, rw, ss, rs, inl; } bad[] = {
-			{ 0xffffffff, 4, 1, 1, 0 },
-			{ 4, 0xffffffff, 1, 1, 0 },
-			{ 4, 4, 0xffff, 1, 0 },
-			{ 4, 4, 1, 0xffff, 0 },
-			{ 0x10000, 4, 1, 1, 0 },
-			{ 4, 4, 1, 1, 0x100000 },
+		struct {
+			uint32_t sw, rw, ss, rs, inl;
+		} bad[] = {
+			{ 0xffffffff, 4, 1, 1, 0 }, { 4, 0xffffffff, 1, 1, 0 },
+			{ 4, 4, 0xffff, 1, 0 },	    { 4, 4, 1, 0xffff, 0 },
+			{ 0x10000, 4, 1, 1, 0 },    { 4, 4, 1, 1, 0x100000 },
 		};
 
-		for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]);
+		     i++) {
 			struct ibv_qp *qp;
 
 			errno = 0;
 			qp = mk(IBV_QPT_RC, bad[i].sw, bad[i].rw, bad[i].ss,
 				bad[i].rs, bad[i].inl, NULL);
 			if (qp) {
-				h_fail(__FILE__, __LINE__, "caps #%u accepted", i);
+				h_fail(__FILE__, __LINE__, "caps #%u accepted",
+				       i);
 				ibv_destroy_qp(qp);
 			} else {
 				CHECK_EQ(errno, EINVAL);
@@ -222,7 +245,9 @@ static void test_refused(void)
 	SECTION("QP without CQ fails");
 	{
 		struct ibv_qp_init_attr ia = {
-			.send_cq = NULL, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+			.send_cq = NULL,
+			.recv_cq = cq,
+			.qp_type = IBV_QPT_RC,
 			.cap = { 4, 4, 1, 1, 0 },
 		};
 		struct ibv_qp *qp = ibv_create_qp(pd, &ia);
@@ -239,7 +264,7 @@ static enum ibv_qp_state state_of(struct ibv_qp *qp)
 	struct ibv_qp_init_attr i;
 
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &i))
-		return (enum ibv_qp_state)-1;
+		return (enum ibv_qp_state) - 1;
 	return a.qp_state;
 }
 
@@ -249,7 +274,8 @@ static void traffic(struct h_pair *p, uint64_t id)
 
 	h_fill(p->buf[0], 300, (unsigned int)id);
 	CHECK_RC(h_post_recv(p, 1, id, 0, 4096), 0);
-	CHECK_RC(h_post_send(p, 0, id + 1, 0, 300, IBV_SEND_SIGNALED, false, 0), 0);
+	CHECK_RC(h_post_send(p, 0, id + 1, 0, 300, IBV_SEND_SIGNALED, false, 0),
+		 0);
 	h_poll_one(p->scq[0], &wc, TMO);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.wr_id, id + 1);
@@ -386,12 +412,14 @@ static void test_ud_state(void)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	CHECK_RC(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT |
-			       IBV_QP_PKEY_INDEX), EINVAL);
+	CHECK_RC(ibv_modify_qp(qp, &a,
+			       IBV_QP_STATE | IBV_QP_PORT | IBV_QP_PKEY_INDEX),
+		 EINVAL);
 	CHECK_RC(h_ud_to_rts(qp, 0x12345678), 0);
 	memset(&a, 0, sizeof(a));
-	CHECK_RC(ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_QKEY |
-			      IBV_QP_SQ_PSN, &qi), 0);
+	CHECK_RC(ibv_query_qp(qp, &a,
+			      IBV_QP_STATE | IBV_QP_QKEY | IBV_QP_SQ_PSN, &qi),
+		 0);
 	CHECK_EQ(a.qp_state, IBV_QPS_RTS);
 	CHECK_EQ(a.qkey, 0x12345678);
 	CHECK_EQ(a.sq_psn, 0x200);
@@ -407,7 +435,8 @@ static void test_many(void)
 
 	SECTION("64 QPs at once: distinct numbers, not 0 or 1");
 	for (int i = 0; i < 64; i++) {
-		qps[i] = mk(i & 1 ? IBV_QPT_UD : IBV_QPT_RC, 4, 4, 1, 1, 0, NULL);
+		qps[i] = mk(i & 1 ? IBV_QPT_UD : IBV_QPT_RC, 4, 4, 1, 1, 0,
+			    NULL);
 		CHECK(qps[i]);
 		if (!qps[i])
 			break;
@@ -416,7 +445,8 @@ static void test_many(void)
 		CHECK(seen[i] > 1 && seen[i] < (1u << 24));
 		for (int j = 0; j < i; j++)
 			if (seen[j] == seen[i])
-				h_fail(__FILE__, __LINE__, "qp_num %u twice", seen[i]);
+				h_fail(__FILE__, __LINE__, "qp_num %u twice",
+				       seen[i]);
 	}
 	for (int i = n - 1; i >= 0; i--)
 		CHECK_RC(ibv_destroy_qp(qps[i]), 0);

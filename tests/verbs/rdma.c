@@ -26,19 +26,21 @@
 #define TMO 5000
 #define BUF (1 << 17)
 
-#define ACC_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
-		 IBV_ACCESS_MW_BIND)
-#define QP_ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-		IBV_ACCESS_REMOTE_ATOMIC)
+#define ACC_ALL                                              \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |  \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+	 IBV_ACCESS_MW_BIND)
+#define QP_ACC                                              \
+	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+	 IBV_ACCESS_REMOTE_ATOMIC)
 
-#define EX_RC_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
-		   IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE | \
-		   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
-		   IBV_QP_EX_WITH_RDMA_READ | \
-		   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-		   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-		   IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
+#define EX_RC_OPS                                                         \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |             \
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |       \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |  \
+	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                              \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
+	 IBV_QP_EX_WITH_BIND_MW)
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -48,8 +50,8 @@ static struct ibv_pd *pd;
  * with those send_ops_flags.  mr_acc[i]: access of side i's region;
  * qp_acc1: remote access of QP 1 (the usual responder).
  */
-static void mkpair(struct h_pair *p, uint64_t ex_ops, int mr_acc0,
-		   int mr_acc1, int qp_acc1)
+static void mkpair(struct h_pair *p, uint64_t ex_ops, int mr_acc0, int mr_acc1,
+		   int qp_acc1)
 {
 	int mr_acc[2] = { mr_acc0, mr_acc1 };
 	struct h_qp_opts o;
@@ -65,8 +67,10 @@ static void mkpair(struct h_pair *p, uint64_t ex_ops, int mr_acc0,
 			continue;
 
 		struct ibv_qp_init_attr_ex ia = {
-			.send_cq = p->scq[i], .recv_cq = p->rcq[i],
-			.qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+			.send_cq = p->scq[i],
+			.recv_cq = p->rcq[i],
+			.qp_type = IBV_QPT_RC,
+			.sq_sig_all = 1,
 			.cap = { 64, 64, 4, 4, 64 },
 			.comp_mask = IBV_QP_INIT_ATTR_PD |
 				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
@@ -87,13 +91,16 @@ static void mkpair(struct h_pair *p, uint64_t ex_ops, int mr_acc0,
 			.qp_access_flags = i ? qp_acc1 : QP_ACC,
 		};
 
-		REQUIRE_EQ(ibv_modify_qp(p->qp[i], &a, IBV_QP_STATE |
-					 IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					 IBV_QP_ACCESS_FLAGS), 0);
+		REQUIRE_EQ(ibv_modify_qp(p->qp[i], &a,
+					 IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+						 IBV_QP_PORT |
+						 IBV_QP_ACCESS_FLAGS),
+			   0);
 	}
 	for (int i = 0; i < 2; i++)
 		REQUIRE_EQ(h_rc_to_rtr(p->qp[i], &p->gid, p->qp[!i]->qp_num,
-				       &p->o), 0);
+				       &p->o),
+			   0);
 	for (int i = 0; i < 2; i++)
 		REQUIRE_EQ(h_rc_to_rts(p->qp[i], &p->o), 0);
 }
@@ -122,9 +129,8 @@ static int post(struct ibv_qp *qp, struct ibv_send_wr *wr)
 }
 
 /* The next send completion of side i: wr_id, status, opcode, byte_len. */
-static void expect_wc(struct ibv_cq *cq, uint64_t wr_id,
-		      enum ibv_wc_status st, enum ibv_wc_opcode op,
-		      uint32_t len)
+static void expect_wc(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status st,
+		      enum ibv_wc_opcode op, uint32_t len)
 {
 	struct ibv_wc wc;
 
@@ -141,11 +147,14 @@ static void expect_wc(struct ibv_cq *cq, uint64_t wr_id,
 }
 
 static struct ibv_send_wr rdma_wr(enum ibv_wr_opcode op, uint64_t id,
-				  struct ibv_sge *sgl, int n,
-				  uint64_t raddr, uint32_t rkey)
+				  struct ibv_sge *sgl, int n, uint64_t raddr,
+				  uint32_t rkey)
 {
 	struct ibv_send_wr wr = {
-		.wr_id = id, .sg_list = sgl, .num_sge = n, .opcode = op,
+		.wr_id = id,
+		.sg_list = sgl,
+		.num_sge = n,
+		.opcode = op,
 	};
 
 	wr.wr.rdma.remote_addr = raddr;
@@ -158,8 +167,8 @@ static int write_to(struct h_pair *p, uint64_t id, size_t loff, size_t len,
 		    uint64_t raddr, uint32_t rkey)
 {
 	struct ibv_sge sge = { va(p, 0, loff), (uint32_t)len, p->mr[0]->lkey };
-	struct ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE, id, &sge, 1,
-					raddr, rkey);
+	struct ibv_send_wr wr =
+		rdma_wr(IBV_WR_RDMA_WRITE, id, &sge, 1, raddr, rkey);
 
 	return post(p->qp[0], &wr);
 }
@@ -264,7 +273,10 @@ static struct ibv_send_wr atomic_wr(enum ibv_wr_opcode op, uint64_t id,
 				    uint64_t swap)
 {
 	struct ibv_send_wr wr = {
-		.wr_id = id, .sg_list = sge, .num_sge = 1, .opcode = op,
+		.wr_id = id,
+		.sg_list = sge,
+		.num_sge = 1,
+		.opcode = op,
 	};
 
 	wr.wr.atomic.remote_addr = raddr;
@@ -292,8 +304,8 @@ static void test_atomics(void)
 
 	/* compare matches: swapped; the old value comes back */
 	*res = 0;
-	wr = atomic_wr(IBV_WR_ATOMIC_CMP_AND_SWP, 1, &sge, (uintptr_t)tgt,
-		       rkey, 0x1122334455667788ull, 0xa5a5a5a5deadbeefull);
+	wr = atomic_wr(IBV_WR_ATOMIC_CMP_AND_SWP, 1, &sge, (uintptr_t)tgt, rkey,
+		       0x1122334455667788ull, 0xa5a5a5a5deadbeefull);
 	CHECK_RC(post(p.qp[0], &wr), 0);
 	expect_wc(p.scq[0], 1, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, 8);
 	CHECK_EQ(*res, 0x1122334455667788ull);
@@ -301,8 +313,8 @@ static void test_atomics(void)
 
 	/* compare differs: memory unchanged, still the old value back */
 	*res = 0;
-	wr = atomic_wr(IBV_WR_ATOMIC_CMP_AND_SWP, 2, &sge, (uintptr_t)tgt,
-		       rkey, 0x1122334455667788ull, 7);
+	wr = atomic_wr(IBV_WR_ATOMIC_CMP_AND_SWP, 2, &sge, (uintptr_t)tgt, rkey,
+		       0x1122334455667788ull, 7);
 	CHECK_RC(post(p.qp[0], &wr), 0);
 	expect_wc(p.scq[0], 2, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, 8);
 	CHECK_EQ(*res, 0xa5a5a5a5deadbeefull);
@@ -375,14 +387,14 @@ static void test_post_errors(void)
 	wr.send_flags = IBV_SEND_SOLICITED;
 	CHECK_RC(post(p.qp[0], &wr), EINVAL);
 
-	wr = atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, 1, sge, va(&p, 1, 0),
-		       rkey, 1, 0);
-	wr.num_sge = 2;			/* exactly one SGE */
+	wr = atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, 1, sge, va(&p, 1, 0), rkey,
+		       1, 0);
+	wr.num_sge = 2; /* exactly one SGE */
 	CHECK_RC(post(p.qp[0], &wr), EINVAL);
 	wr.num_sge = 0;
 	CHECK_RC(post(p.qp[0], &wr), EINVAL);
 	wr.num_sge = 1;
-	sge[0].length = 4;		/* of exactly 8 bytes */
+	sge[0].length = 4; /* of exactly 8 bytes */
 	CHECK_RC(post(p.qp[0], &wr), EINVAL);
 	sge[0].length = 16;
 	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
@@ -393,7 +405,8 @@ static void test_post_errors(void)
 	wr.send_flags = IBV_SEND_SOLICITED;
 	CHECK_RC(post(p.qp[0], &wr), EINVAL);
 
-	wr = (struct ibv_send_wr){ .wr_id = 1, .opcode = IBV_WR_LOCAL_INV,
+	wr = (struct ibv_send_wr){ .wr_id = 1,
+				   .opcode = IBV_WR_LOCAL_INV,
 				   .send_flags = IBV_SEND_SOLICITED };
 	wr.invalidate_rkey = rkey;
 	CHECK_RC(post(p.qp[0], &wr), EINVAL);
@@ -410,8 +423,9 @@ static void test_post_errors(void)
 	wr = (struct ibv_send_wr){ .wr_id = 1, .opcode = IBV_WR_BIND_MW };
 	wr.bind_mw.mw = mw;
 	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
-	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
-		p.mr[1], va(&p, 1, 0), 64, IBV_ACCESS_REMOTE_WRITE };
+	wr.bind_mw.bind_info =
+		(struct ibv_mw_bind_info){ p.mr[1], va(&p, 1, 0), 64,
+					   IBV_ACCESS_REMOTE_WRITE };
 	CHECK_RC(post(p.qp[1], &wr), EINVAL);
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
@@ -426,7 +440,8 @@ static void test_post_errors(void)
 	CHECK_RC(post(p.qp[1], &wr), EINVAL);
 	{
 		struct ibv_mw_bind b = {
-			.wr_id = 1, .send_flags = IBV_SEND_SIGNALED,
+			.wr_id = 1,
+			.send_flags = IBV_SEND_SIGNALED,
 			.bind_info = { p.mr[1], va(&p, 1, 0), 64,
 				       IBV_ACCESS_REMOTE_WRITE },
 		};
@@ -449,9 +464,12 @@ static void test_post_errors(void)
 	{
 		struct h_qp_opts o;
 		static const enum ibv_wr_opcode rc_only[] = {
-			IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM,
-			IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
-			IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV,
+			IBV_WR_RDMA_WRITE,
+			IBV_WR_RDMA_WRITE_WITH_IMM,
+			IBV_WR_RDMA_READ,
+			IBV_WR_ATOMIC_CMP_AND_SWP,
+			IBV_WR_ATOMIC_FETCH_AND_ADD,
+			IBV_WR_LOCAL_INV,
 			IBV_WR_SEND_WITH_INV,
 		};
 
@@ -472,8 +490,8 @@ static void test_post_errors(void)
 }
 
 /* A WRITE that must fail with a remote access error. */
-static void expect_write_denied(struct h_pair *p, uint64_t id,
-				uint64_t raddr, uint32_t rkey)
+static void expect_write_denied(struct h_pair *p, uint64_t id, uint64_t raddr,
+				uint32_t rkey)
 {
 	CHECK_RC(write_to(p, id, 0, 32, raddr, rkey), 0);
 	expect_wc(p->scq[0], id, IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_WRITE, 0);
@@ -527,7 +545,8 @@ static int bind1(struct h_pair *p, struct ibv_mw *mw, uint64_t id,
 		 struct ibv_mr *mr, size_t off, size_t len, int acc)
 {
 	struct ibv_mw_bind b = {
-		.wr_id = id, .send_flags = IBV_SEND_SIGNALED,
+		.wr_id = id,
+		.send_flags = IBV_SEND_SIGNALED,
 		.bind_info = { mr, mr ? va(p, 1, off) : 0, len, (unsigned)acc },
 	};
 
@@ -546,7 +565,8 @@ static void test_mw_type1(void)
 	REQUIRE(mw);
 	old = mw->rkey;
 	CHECK_RC(bind1(&p, mw, 21, p.mr[1], 4096, 8192,
-		       IBV_ACCESS_REMOTE_WRITE), 0);
+		       IBV_ACCESS_REMOTE_WRITE),
+		 0);
 	CHECK_EQ(mw->rkey, ibv_inc_rkey(old));
 	expect_wc(p.scq[1], 21, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 
@@ -557,8 +577,8 @@ static void test_mw_type1(void)
 
 	/* rebinding moves the key on; the old key is dead */
 	old = mw->rkey;
-	CHECK_RC(bind1(&p, mw, 22, p.mr[1], 0, 4096,
-		       IBV_ACCESS_REMOTE_WRITE), 0);
+	CHECK_RC(bind1(&p, mw, 22, p.mr[1], 0, 4096, IBV_ACCESS_REMOTE_WRITE),
+		 0);
 	CHECK_EQ(mw->rkey, ibv_inc_rkey(old));
 	expect_wc(p.scq[1], 22, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 	CHECK_RC(write_to(&p, 2, 0, 64, va(&p, 1, 8), mw->rkey), 0);
@@ -578,8 +598,8 @@ static void test_mw_type1(void)
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	REQUIRE(mw);
-	CHECK_RC(bind1(&p, mw, 24, p.mr[1], 0, 4096,
-		       IBV_ACCESS_REMOTE_WRITE), 0);
+	CHECK_RC(bind1(&p, mw, 24, p.mr[1], 0, 4096, IBV_ACCESS_REMOTE_WRITE),
+		 0);
 	expect_wc(p.scq[1], 24, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 	CHECK_RC(bind1(&p, mw, 25, p.mr[1], 0, 0, 0), 0);
 	expect_wc(p.scq[1], 25, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
@@ -590,8 +610,8 @@ static void test_mw_type1(void)
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	REQUIRE(mw);
-	CHECK_RC(bind1(&p, mw, 26, p.mr[1], 0, 4096,
-		       IBV_ACCESS_REMOTE_WRITE), 0);
+	CHECK_RC(bind1(&p, mw, 26, p.mr[1], 0, 4096, IBV_ACCESS_REMOTE_WRITE),
+		 0);
 	expect_wc(p.scq[1], 26, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 	CHECK_RC(write_to(&p, 5, 0, 64, va(&p, 1, 0), mw->rkey), 0);
 	expect_wc(p.scq[0], 5, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 64);
@@ -610,8 +630,9 @@ static uint32_t bind2_post(struct h_pair *p, struct ibv_mw *mw, uint64_t id,
 
 	wr.bind_mw.mw = mw;
 	wr.bind_mw.rkey = rkey;
-	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
-		p->mr[1], va(p, 1, off), len, (unsigned)acc };
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){ p->mr[1],
+							  va(p, 1, off), len,
+							  (unsigned)acc };
 	CHECK_RC(post(p->qp[1], &wr), 0);
 	expect_wc(p->scq[1], id, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 	return rkey;
@@ -631,8 +652,8 @@ static void test_mw_type2(void)
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	REQUIRE(mw);
-	rkey = bind2_post(&p, mw, 31, 1000, 5000, IBV_ACCESS_REMOTE_WRITE |
-			  IBV_ACCESS_REMOTE_READ);
+	rkey = bind2_post(&p, mw, 31, 1000, 5000,
+			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	h_fill(p.buf[0], 5000, 5);
 	CHECK_RC(write_to(&p, 1, 0, 5000, va(&p, 1, 1000), rkey), 0);
 	expect_wc(p.scq[0], 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 5000);
@@ -649,8 +670,9 @@ static void test_mw_type2(void)
 	wr = (struct ibv_send_wr){ .wr_id = 33, .opcode = IBV_WR_BIND_MW };
 	wr.bind_mw.mw = mw;
 	wr.bind_mw.rkey = ibv_inc_rkey(rkey);
-	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
-		p.mr[1], va(&p, 1, 0), 4096, IBV_ACCESS_REMOTE_WRITE };
+	wr.bind_mw.bind_info =
+		(struct ibv_mw_bind_info){ p.mr[1], va(&p, 1, 0), 4096,
+					   IBV_ACCESS_REMOTE_WRITE };
 	CHECK_RC(post(p.qp[1], &wr), 0);
 	expect_wc(p.scq[1], 33, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 	h_fill(p.buf[0], 64, 6);
@@ -669,8 +691,8 @@ static void test_mw_type2(void)
 	REQUIRE(mw);
 	{
 		struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(p.qp[1]);
-		struct ibv_mw_bind_info bi = {
-			p.mr[1], va(&p, 1, 0), 8192, IBV_ACCESS_REMOTE_WRITE };
+		struct ibv_mw_bind_info bi = { p.mr[1], va(&p, 1, 0), 8192,
+					       IBV_ACCESS_REMOTE_WRITE };
 
 		REQUIRE(qx);
 		rkey = ibv_inc_rkey(mw->rkey);
@@ -688,13 +710,15 @@ static void test_mw_type2(void)
 
 	/* side 0 sends with invalidate: side 1's window dies */
 	sge = (struct ibv_sge){ va(&p, 1, 16384), 64, p.mr[1]->lkey };
-	rwr = (struct ibv_recv_wr){ .wr_id = 60, .sg_list = &sge,
+	rwr = (struct ibv_recv_wr){ .wr_id = 60,
+				    .sg_list = &sge,
 				    .num_sge = 1 };
 	CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
 	{
 		struct ibv_sge s = { va(&p, 0, 0), 16, p.mr[0]->lkey };
 
-		wr = (struct ibv_send_wr){ .wr_id = 4, .sg_list = &s,
+		wr = (struct ibv_send_wr){ .wr_id = 4,
+					   .sg_list = &s,
 					   .num_sge = 1,
 					   .opcode = IBV_WR_SEND_WITH_INV };
 		wr.invalidate_rkey = rkey;
@@ -754,7 +778,8 @@ static void test_wrx(void)
 	*tgt = 100;
 
 	sge = (struct ibv_sge){ va(&p, 1, 0), 16, p.mr[1]->lkey };
-	rwr = (struct ibv_recv_wr){ .wr_id = 70, .sg_list = &sge,
+	rwr = (struct ibv_recv_wr){ .wr_id = 70,
+				    .sg_list = &sge,
 				    .num_sge = 1 };
 	CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
 

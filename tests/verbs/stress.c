@@ -28,9 +28,9 @@
 #include "harness.h"
 
 #define MAX_T 16
-#define CREDITS 24		/* outstanding sends per poster */
-#define RECVS 128		/* receive buffers per QP */
-#define SLOT 2048		/* bytes per send/receive slot */
+#define CREDITS 24 /* outstanding sends per poster */
+#define RECVS 128 /* receive buffers per QP */
+#define SLOT 2048 /* bytes per send/receive slot */
 #define DEADLINE_MS 90000
 
 static int nposters = 4, npollers = 2, nmsgs = 3000, sigevery = 1;
@@ -42,21 +42,21 @@ static struct ibv_qp *qp[2];
 static uint8_t *sbuf, *rbuf;
 static struct ibv_mr *smr, *rmr;
 
-static _Atomic uint32_t completed[MAX_T];	/* sends completed per poster */
+static _Atomic uint32_t completed[MAX_T]; /* sends completed per poster */
 static _Atomic uint64_t sends_done, recvs_done, errors;
-static uint8_t *send_seen, *recv_seen;		/* [poster][seq] counts */
+static uint8_t *send_seen, *recv_seen; /* [poster][seq] counts */
 static _Atomic int stop;
 static uint64_t deadline;
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define ERR(...)                                                               \
-	do {                                                                   \
-		pthread_mutex_lock(&report_lock);                              \
-		if (atomic_fetch_add(&errors, 1) < 20)                         \
-			h_fail(__FILE__, __LINE__, __VA_ARGS__);               \
-		else                                                           \
-			h_failures++;                                          \
-		pthread_mutex_unlock(&report_lock);                            \
+#define ERR(...)                                                 \
+	do {                                                     \
+		pthread_mutex_lock(&report_lock);                \
+		if (atomic_fetch_add(&errors, 1) < 20)           \
+			h_fail(__FILE__, __LINE__, __VA_ARGS__); \
+		else                                             \
+			h_failures++;                            \
+		pthread_mutex_unlock(&report_lock);              \
 	} while (0)
 
 static uint32_t msg_len(int t, uint32_t seq)
@@ -154,7 +154,8 @@ static void on_send(const struct ibv_wc *wc)
 	uint32_t seq = (uint32_t)wc->wr_id;
 
 	if (t < 0 || t >= nposters || seq >= (uint32_t)nmsgs) {
-		ERR("send wc with bogus wr_id %#llx", (unsigned long long)wc->wr_id);
+		ERR("send wc with bogus wr_id %#llx",
+		    (unsigned long long)wc->wr_id);
 		return;
 	}
 	if (wc->status != IBV_WC_SUCCESS || wc->opcode != IBV_WC_SEND)
@@ -172,8 +173,8 @@ static void on_send(const struct ibv_wc *wc)
 	{
 		uint32_t cur = completed[t];
 
-		while (cur < seq + 1 &&
-		       !atomic_compare_exchange_weak(&completed[t], &cur, seq + 1))
+		while (cur < seq + 1 && !atomic_compare_exchange_weak(
+						&completed[t], &cur, seq + 1))
 			;
 	}
 	atomic_fetch_add(&sends_done, 1);
@@ -188,7 +189,8 @@ static void on_recv(const struct ibv_wc *wc)
 	int t;
 
 	if (side < 0 || side > 1 || slot >= RECVS) {
-		ERR("recv wc with bogus wr_id %#llx", (unsigned long long)wc->wr_id);
+		ERR("recv wc with bogus wr_id %#llx",
+		    (unsigned long long)wc->wr_id);
 		return;
 	}
 	if (wc->status != IBV_WC_SUCCESS || wc->opcode != IBV_WC_RECV) {
@@ -204,7 +206,8 @@ static void on_recv(const struct ibv_wc *wc)
 	t = (int)hdr[0];
 	if (t < 0 || t >= nposters || hdr[1] >= (uint32_t)nmsgs ||
 	    (t & 1) == side) {
-		ERR("recv side %d: bogus header t=%u seq=%u", side, hdr[0], hdr[1]);
+		ERR("recv side %d: bogus header t=%u seq=%u", side, hdr[0],
+		    hdr[1]);
 	} else {
 		uint32_t len = msg_len(t, hdr[1]);
 
@@ -296,7 +299,8 @@ int main(int argc, char **argv)
 	REQUIRE(nposters >= 2 && nposters <= MAX_T && !(nposters & 1));
 	REQUIRE(npollers >= 1 && npollers <= MAX_T && nmsgs > 0);
 	total = (uint64_t)nposters * (uint64_t)nmsgs;
-	fprintf(stderr, "%d posters, %d pollers, %d messages each, every %d signalled\n",
+	fprintf(stderr,
+		"%d posters, %d pollers, %d messages each, every %d signalled\n",
 		nposters, npollers, nmsgs, sigevery);
 
 	ctx = h_open();
@@ -307,7 +311,7 @@ int main(int argc, char **argv)
 	rcq = ibv_create_cq(ctx, 2 * RECVS + 16, NULL, NULL, 0);
 	REQUIRE(scq && rcq);
 	h_qp_opts_default(&o, IBV_QPT_RC);
-	o.rnr_retry = 7;	/* a receive re-post may lag: wait */
+	o.rnr_retry = 7; /* a receive re-post may lag: wait */
 	o.min_rnr_timer = 1;
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr ia = {
@@ -355,8 +359,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < npollers; i++)
 		pthread_join(qt[i], NULL);
 	fprintf(stderr, "%llu sends, %llu receives in %llu ms\n",
-		(unsigned long long)sends_done,
-		(unsigned long long)recvs_done,
+		(unsigned long long)sends_done, (unsigned long long)recvs_done,
 		(unsigned long long)(h_now_ms() - t0));
 
 	SECTION("exact accounting");
@@ -366,7 +369,8 @@ int main(int argc, char **argv)
 		uint64_t miss_s = 0, miss_r = 0;
 
 		for (uint64_t i = 0; i < total; i++) {
-			miss_s += send_seen[i] != is_signaled((uint32_t)(i % (uint64_t)nmsgs));
+			miss_s += send_seen[i] !=
+				  is_signaled((uint32_t)(i % (uint64_t)nmsgs));
 			miss_r += recv_seen[i] != 1;
 		}
 		CHECK_EQ(miss_s, 0);

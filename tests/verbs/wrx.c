@@ -21,13 +21,15 @@ static void xpair(struct h_pair *p, enum ibv_qp_type t, uint32_t swr,
 	struct h_qp_opts o;
 
 	h_qp_opts_default(&o, t);
-	o.max_send_wr = 128;	/* sizes the CQs; the QPs are rebuilt */
+	o.max_send_wr = 128; /* sizes the CQs; the QPs are rebuilt */
 	o.sq_sig_all = 1;
 	h_pair_create(p, ctx, pd, &o, 1 << 15);
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr_ex ia = {
-			.send_cq = p->scq[i], .recv_cq = p->rcq[i],
-			.qp_type = t, .sq_sig_all = 1,
+			.send_cq = p->scq[i],
+			.recv_cq = p->rcq[i],
+			.qp_type = t,
+			.sq_sig_all = 1,
 			.cap = { swr, 64, 4, 4, 64 },
 			.comp_mask = IBV_QP_INIT_ATTR_PD |
 				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
@@ -132,7 +134,8 @@ static void test_batch(enum ibv_qp_type t)
 			CHECK_EQ(wc[0].src_qp, p.qp[0]->qp_num);
 	}
 
-	SECTION(ud ? "UD wr_abort leaves no trace" : "RC wr_abort leaves no trace");
+	SECTION(ud ? "UD wr_abort leaves no trace" :
+		     "RC wr_abort leaves no trace");
 	for (int round = 0; round < 3; round++) {
 		ibv_wr_start(qx[0]);
 		for (int i = 0; i < 5; i++) {

@@ -33,7 +33,7 @@
 /* Helpers the version files and the provider share. */
 #ifndef container_of
 #define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+	((type *)((char *)(ptr)-offsetof(type, member)))
 #endif
 
 #define ionic_stringify_inner(x) #x
@@ -46,6 +46,7 @@
 #endif
 
 /* The provider file name libibverbs looks for: lib<name>-rdmav<pabi>.so */
-#define IONIC_IBVERBS_PLUGIN_SUFFIX "-rdmav" ionic_stringify(IONIC_IBVERBS_PABI) ".so"
+#define IONIC_IBVERBS_PLUGIN_SUFFIX \
+	"-rdmav" ionic_stringify(IONIC_IBVERBS_PABI) ".so"
 
 #endif /* IONIC_IBVERBS_PRIVATE_H */

@@ -71,16 +71,22 @@ IONIC_V44_OFF(struct verbs_match_ent, device, 18);
 IONIC_V44_OFF(struct verbs_match_ent, kind, 20);
 
 /* Matches the kernel driver id (netlink discovery only). */
-#define VERBS_DRIVER_ID(id) \
-	{ .u.driver_id = (id), .kind = VERBS_MATCH_DRIVER_ID }
+#define VERBS_DRIVER_ID(id)                                        \
+	{                                                          \
+		.u.driver_id = (id), .kind = VERBS_MATCH_DRIVER_ID \
+	}
 /* Matches device/modalias "pci:v<vendor>d<device>sv*" (sysfs discovery). */
-#define VERBS_PCI_MATCH(vendor_id, device_id, data)                          \
-	{ .driver_data = (void *)(data), .vendor = (vendor_id),              \
-	  .device = (device_id), .kind = VERBS_MATCH_PCI }
+#define VERBS_PCI_MATCH(vendor_id, device_id, data)                   \
+	{                                                             \
+		.driver_data = (void *)(data), .vendor = (vendor_id), \
+		.device = (device_id), .kind = VERBS_MATCH_PCI        \
+	}
 /* fnmatch() pattern against the modalias or "rdma_device:N<ibdev name>". */
-#define VERBS_MODALIAS_MATCH(pattern, data)                                  \
-	{ .driver_data = (void *)(data), .u.modalias = (pattern),            \
-	  .kind = VERBS_MATCH_MODALIAS }
+#define VERBS_MODALIAS_MATCH(pattern, data)                             \
+	{                                                               \
+		.driver_data = (void *)(data), .u.modalias = (pattern), \
+		.kind = VERBS_MATCH_MODALIAS                            \
+	}
 /* Matches IB device names starting with 'prefix'. */
 #define VERBS_NAME_MATCH(prefix, data) \
 	VERBS_MODALIAS_MATCH("rdma_device:*N" prefix "*", data)
@@ -174,7 +180,8 @@ IONIC_V44_OFF(struct verbs_device, entry, 680);
 IONIC_V44_OFF(struct verbs_device, sysfs, 696);
 IONIC_V44_OFF(struct verbs_device, core_support, 704);
 
-static inline struct verbs_device *verbs_get_device(const struct ibv_device *dev)
+static inline struct verbs_device *
+verbs_get_device(const struct ibv_device *dev)
 {
 	return container_of(dev, struct verbs_device, device);
 }
@@ -287,7 +294,8 @@ struct verbs_context_ops {
 		       struct ibv_mw_bind *mw_bind);
 	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	void (*cq_event)(struct ibv_cq *cq);
-	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd,
+				    struct ibv_ah_attr *attr);
 	struct ibv_counters *(*create_counters)(
 		struct ibv_context *context,
 		struct ibv_counters_init_attr *init_attr);
@@ -398,44 +406,81 @@ struct verbs_context_ops {
 /* Slot n of the table sits at byte 8 * n: pin every one of them. */
 #define IONIC_V44_OP(op, n) IONIC_V44_OFF(struct verbs_context_ops, op, 8 * (n))
 IONIC_V44_SIZE(struct verbs_context_ops, 608);
-IONIC_V44_OP(advise_mr, 0);		IONIC_V44_OP(alloc_dm, 1);
-IONIC_V44_OP(alloc_mw, 2);		IONIC_V44_OP(alloc_null_mr, 3);
-IONIC_V44_OP(alloc_parent_domain, 4);	IONIC_V44_OP(alloc_pd, 5);
-IONIC_V44_OP(alloc_td, 6);		IONIC_V44_OP(async_event, 7);
+IONIC_V44_OP(advise_mr, 0);
+IONIC_V44_OP(alloc_dm, 1);
+IONIC_V44_OP(alloc_mw, 2);
+IONIC_V44_OP(alloc_null_mr, 3);
+IONIC_V44_OP(alloc_parent_domain, 4);
+IONIC_V44_OP(alloc_pd, 5);
+IONIC_V44_OP(alloc_td, 6);
+IONIC_V44_OP(async_event, 7);
 IONIC_V44_OP(attach_counters_point_flow, 8);
-IONIC_V44_OP(attach_mcast, 9);		IONIC_V44_OP(bind_mw, 10);
-IONIC_V44_OP(close_xrcd, 11);		IONIC_V44_OP(cq_event, 12);
-IONIC_V44_OP(create_ah, 13);		IONIC_V44_OP(create_counters, 14);
-IONIC_V44_OP(create_cq, 15);		IONIC_V44_OP(create_cq_ex, 16);
-IONIC_V44_OP(create_flow, 17);		IONIC_V44_OP(create_flow_action_esp, 18);
-IONIC_V44_OP(create_qp, 19);		IONIC_V44_OP(create_qp_ex, 20);
-IONIC_V44_OP(create_rwq_ind_table, 21);	IONIC_V44_OP(create_srq, 22);
-IONIC_V44_OP(create_srq_ex, 23);	IONIC_V44_OP(create_wq, 24);
-IONIC_V44_OP(dealloc_mw, 25);		IONIC_V44_OP(dealloc_pd, 26);
-IONIC_V44_OP(dealloc_td, 27);		IONIC_V44_OP(dereg_mr, 28);
-IONIC_V44_OP(destroy_ah, 29);		IONIC_V44_OP(destroy_counters, 30);
-IONIC_V44_OP(destroy_cq, 31);		IONIC_V44_OP(destroy_flow, 32);
-IONIC_V44_OP(destroy_flow_action, 33);	IONIC_V44_OP(destroy_qp, 34);
-IONIC_V44_OP(destroy_rwq_ind_table, 35);IONIC_V44_OP(destroy_srq, 36);
-IONIC_V44_OP(destroy_wq, 37);		IONIC_V44_OP(detach_mcast, 38);
-IONIC_V44_OP(free_context, 39);		IONIC_V44_OP(free_dm, 40);
-IONIC_V44_OP(get_srq_num, 41);		IONIC_V44_OP(import_dm, 42);
-IONIC_V44_OP(import_mr, 43);		IONIC_V44_OP(import_pd, 44);
-IONIC_V44_OP(modify_cq, 45);		IONIC_V44_OP(modify_flow_action_esp, 46);
-IONIC_V44_OP(modify_qp, 47);		IONIC_V44_OP(modify_qp_rate_limit, 48);
-IONIC_V44_OP(modify_srq, 49);		IONIC_V44_OP(modify_wq, 50);
-IONIC_V44_OP(open_qp, 51);		IONIC_V44_OP(open_xrcd, 52);
-IONIC_V44_OP(poll_cq, 53);		IONIC_V44_OP(post_recv, 54);
-IONIC_V44_OP(post_send, 55);		IONIC_V44_OP(post_srq_ops, 56);
-IONIC_V44_OP(post_srq_recv, 57);	IONIC_V44_OP(query_device_ex, 58);
-IONIC_V44_OP(query_ece, 59);		IONIC_V44_OP(query_port, 60);
-IONIC_V44_OP(query_qp, 61);		IONIC_V44_OP(query_qp_data_in_order, 62);
-IONIC_V44_OP(query_rt_values, 63);	IONIC_V44_OP(query_srq, 64);
-IONIC_V44_OP(read_counters, 65);	IONIC_V44_OP(reg_dm_mr, 66);
-IONIC_V44_OP(reg_dmabuf_mr, 67);	IONIC_V44_OP(reg_mr, 68);
-IONIC_V44_OP(req_notify_cq, 69);	IONIC_V44_OP(rereg_mr, 70);
-IONIC_V44_OP(resize_cq, 71);		IONIC_V44_OP(set_ece, 72);
-IONIC_V44_OP(unimport_dm, 73);		IONIC_V44_OP(unimport_mr, 74);
+IONIC_V44_OP(attach_mcast, 9);
+IONIC_V44_OP(bind_mw, 10);
+IONIC_V44_OP(close_xrcd, 11);
+IONIC_V44_OP(cq_event, 12);
+IONIC_V44_OP(create_ah, 13);
+IONIC_V44_OP(create_counters, 14);
+IONIC_V44_OP(create_cq, 15);
+IONIC_V44_OP(create_cq_ex, 16);
+IONIC_V44_OP(create_flow, 17);
+IONIC_V44_OP(create_flow_action_esp, 18);
+IONIC_V44_OP(create_qp, 19);
+IONIC_V44_OP(create_qp_ex, 20);
+IONIC_V44_OP(create_rwq_ind_table, 21);
+IONIC_V44_OP(create_srq, 22);
+IONIC_V44_OP(create_srq_ex, 23);
+IONIC_V44_OP(create_wq, 24);
+IONIC_V44_OP(dealloc_mw, 25);
+IONIC_V44_OP(dealloc_pd, 26);
+IONIC_V44_OP(dealloc_td, 27);
+IONIC_V44_OP(dereg_mr, 28);
+IONIC_V44_OP(destroy_ah, 29);
+IONIC_V44_OP(destroy_counters, 30);
+IONIC_V44_OP(destroy_cq, 31);
+IONIC_V44_OP(destroy_flow, 32);
+IONIC_V44_OP(destroy_flow_action, 33);
+IONIC_V44_OP(destroy_qp, 34);
+IONIC_V44_OP(destroy_rwq_ind_table, 35);
+IONIC_V44_OP(destroy_srq, 36);
+IONIC_V44_OP(destroy_wq, 37);
+IONIC_V44_OP(detach_mcast, 38);
+IONIC_V44_OP(free_context, 39);
+IONIC_V44_OP(free_dm, 40);
+IONIC_V44_OP(get_srq_num, 41);
+IONIC_V44_OP(import_dm, 42);
+IONIC_V44_OP(import_mr, 43);
+IONIC_V44_OP(import_pd, 44);
+IONIC_V44_OP(modify_cq, 45);
+IONIC_V44_OP(modify_flow_action_esp, 46);
+IONIC_V44_OP(modify_qp, 47);
+IONIC_V44_OP(modify_qp_rate_limit, 48);
+IONIC_V44_OP(modify_srq, 49);
+IONIC_V44_OP(modify_wq, 50);
+IONIC_V44_OP(open_qp, 51);
+IONIC_V44_OP(open_xrcd, 52);
+IONIC_V44_OP(poll_cq, 53);
+IONIC_V44_OP(post_recv, 54);
+IONIC_V44_OP(post_send, 55);
+IONIC_V44_OP(post_srq_ops, 56);
+IONIC_V44_OP(post_srq_recv, 57);
+IONIC_V44_OP(query_device_ex, 58);
+IONIC_V44_OP(query_ece, 59);
+IONIC_V44_OP(query_port, 60);
+IONIC_V44_OP(query_qp, 61);
+IONIC_V44_OP(query_qp_data_in_order, 62);
+IONIC_V44_OP(query_rt_values, 63);
+IONIC_V44_OP(query_srq, 64);
+IONIC_V44_OP(read_counters, 65);
+IONIC_V44_OP(reg_dm_mr, 66);
+IONIC_V44_OP(reg_dmabuf_mr, 67);
+IONIC_V44_OP(reg_mr, 68);
+IONIC_V44_OP(req_notify_cq, 69);
+IONIC_V44_OP(rereg_mr, 70);
+IONIC_V44_OP(resize_cq, 71);
+IONIC_V44_OP(set_ece, 72);
+IONIC_V44_OP(unimport_dm, 73);
+IONIC_V44_OP(unimport_mr, 74);
 IONIC_V44_OP(unimport_pd, 75);
 
 /* The public context structs the library lays out around ours. */
@@ -449,27 +494,47 @@ IONIC_V44_OFF(struct ibv_context, mutex, 280);
 IONIC_V44_OFF(struct ibv_context, abi_compat, 320);
 #define IONIC_V44_VCTX(f, n) IONIC_V44_OFF(struct verbs_context, f, n)
 IONIC_V44_SIZE(struct verbs_context, 648);
-IONIC_V44_VCTX(query_port, 0);			IONIC_V44_VCTX(advise_mr, 8);
-IONIC_V44_VCTX(alloc_null_mr, 16);		IONIC_V44_VCTX(read_counters, 24);
+IONIC_V44_VCTX(query_port, 0);
+IONIC_V44_VCTX(advise_mr, 8);
+IONIC_V44_VCTX(alloc_null_mr, 16);
+IONIC_V44_VCTX(read_counters, 24);
 IONIC_V44_VCTX(attach_counters_point_flow, 32);
-IONIC_V44_VCTX(create_counters, 40);		IONIC_V44_VCTX(destroy_counters, 48);
-IONIC_V44_VCTX(reg_dm_mr, 56);			IONIC_V44_VCTX(alloc_dm, 64);
-IONIC_V44_VCTX(free_dm, 72);			IONIC_V44_VCTX(modify_flow_action_esp, 80);
-IONIC_V44_VCTX(destroy_flow_action, 88);	IONIC_V44_VCTX(create_flow_action_esp, 96);
-IONIC_V44_VCTX(modify_qp_rate_limit, 104);	IONIC_V44_VCTX(alloc_parent_domain, 112);
-IONIC_V44_VCTX(dealloc_td, 120);		IONIC_V44_VCTX(alloc_td, 128);
-IONIC_V44_VCTX(modify_cq, 136);			IONIC_V44_VCTX(post_srq_ops, 144);
-IONIC_V44_VCTX(destroy_rwq_ind_table, 152);	IONIC_V44_VCTX(create_rwq_ind_table, 160);
-IONIC_V44_VCTX(destroy_wq, 168);		IONIC_V44_VCTX(modify_wq, 176);
-IONIC_V44_VCTX(create_wq, 184);			IONIC_V44_VCTX(query_rt_values, 192);
-IONIC_V44_VCTX(create_cq_ex, 200);		IONIC_V44_VCTX(priv, 208);
-IONIC_V44_VCTX(query_device_ex, 216);		IONIC_V44_VCTX(ibv_destroy_flow, 224);
-IONIC_V44_VCTX(ABI_placeholder2, 232);		IONIC_V44_VCTX(ibv_create_flow, 240);
-IONIC_V44_VCTX(ABI_placeholder1, 248);		IONIC_V44_VCTX(open_qp, 256);
-IONIC_V44_VCTX(create_qp_ex, 264);		IONIC_V44_VCTX(get_srq_num, 272);
-IONIC_V44_VCTX(create_srq_ex, 280);		IONIC_V44_VCTX(open_xrcd, 288);
-IONIC_V44_VCTX(close_xrcd, 296);		IONIC_V44_VCTX(_ABI_placeholder3, 304);
-IONIC_V44_VCTX(sz, 312);			IONIC_V44_VCTX(context, 320);
+IONIC_V44_VCTX(create_counters, 40);
+IONIC_V44_VCTX(destroy_counters, 48);
+IONIC_V44_VCTX(reg_dm_mr, 56);
+IONIC_V44_VCTX(alloc_dm, 64);
+IONIC_V44_VCTX(free_dm, 72);
+IONIC_V44_VCTX(modify_flow_action_esp, 80);
+IONIC_V44_VCTX(destroy_flow_action, 88);
+IONIC_V44_VCTX(create_flow_action_esp, 96);
+IONIC_V44_VCTX(modify_qp_rate_limit, 104);
+IONIC_V44_VCTX(alloc_parent_domain, 112);
+IONIC_V44_VCTX(dealloc_td, 120);
+IONIC_V44_VCTX(alloc_td, 128);
+IONIC_V44_VCTX(modify_cq, 136);
+IONIC_V44_VCTX(post_srq_ops, 144);
+IONIC_V44_VCTX(destroy_rwq_ind_table, 152);
+IONIC_V44_VCTX(create_rwq_ind_table, 160);
+IONIC_V44_VCTX(destroy_wq, 168);
+IONIC_V44_VCTX(modify_wq, 176);
+IONIC_V44_VCTX(create_wq, 184);
+IONIC_V44_VCTX(query_rt_values, 192);
+IONIC_V44_VCTX(create_cq_ex, 200);
+IONIC_V44_VCTX(priv, 208);
+IONIC_V44_VCTX(query_device_ex, 216);
+IONIC_V44_VCTX(ibv_destroy_flow, 224);
+IONIC_V44_VCTX(ABI_placeholder2, 232);
+IONIC_V44_VCTX(ibv_create_flow, 240);
+IONIC_V44_VCTX(ABI_placeholder1, 248);
+IONIC_V44_VCTX(open_qp, 256);
+IONIC_V44_VCTX(create_qp_ex, 264);
+IONIC_V44_VCTX(get_srq_num, 272);
+IONIC_V44_VCTX(create_srq_ex, 280);
+IONIC_V44_VCTX(open_xrcd, 288);
+IONIC_V44_VCTX(close_xrcd, 296);
+IONIC_V44_VCTX(_ABI_placeholder3, 304);
+IONIC_V44_VCTX(sz, 312);
+IONIC_V44_VCTX(context, 320);
 
 /* ------------------------------------------------------------------------
  * Registration, context life cycle, helpers.
@@ -481,13 +546,13 @@ void verbs_register_driver_34(const struct verbs_device_ops *ops);
  * rdma-core only) and a constructor registering the ops when libibverbs
  * dlopen()s the plugin.
  */
-#define PROVIDER_DRIVER(provider_name, drv_struct)                            \
-	extern const struct verbs_device_ops verbs_provider_##provider_name  \
-		__attribute__((alias(ionic_stringify(drv_struct))));         \
-	static __attribute__((constructor)) void                             \
-	provider_name##_register_driver(void)                                \
-	{                                                                     \
-		verbs_register_driver_34(&drv_struct);                       \
+#define PROVIDER_DRIVER(provider_name, drv_struct)                          \
+	extern const struct verbs_device_ops verbs_provider_##provider_name \
+		__attribute__((alias(ionic_stringify(drv_struct))));        \
+	static __attribute__((                                              \
+		constructor)) void provider_name##_register_driver(void)    \
+	{                                                                   \
+		verbs_register_driver_34(&drv_struct);                      \
 	}
 
 /*
@@ -501,12 +566,12 @@ void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    struct verbs_context *context_offset,
 				    uint32_t driver_id);
 
-#define verbs_init_and_alloc_context(ibdev, cmd_fd, drv_ctx_ptr, ctx_memb,   \
-				     driver_id)                               \
-	((__typeof__(drv_ctx_ptr))_verbs_init_and_alloc_context(              \
-		(ibdev), (cmd_fd), sizeof(*(drv_ctx_ptr)),                    \
-		(struct verbs_context *)(uintptr_t)offsetof(                  \
-			__typeof__(*(drv_ctx_ptr)), ctx_memb),                \
+#define verbs_init_and_alloc_context(ibdev, cmd_fd, drv_ctx_ptr, ctx_memb, \
+				     driver_id)                            \
+	((__typeof__(drv_ctx_ptr))_verbs_init_and_alloc_context(           \
+		(ibdev), (cmd_fd), sizeof(*(drv_ctx_ptr)),                 \
+		(struct verbs_context *)(uintptr_t)offsetof(               \
+			__typeof__(*(drv_ctx_ptr)), ctx_memb),             \
 		(driver_id)))
 
 /* Frees library state and closes cmd_fd/async_fd; not the provider struct. */
@@ -541,12 +606,12 @@ enum {
 	VERBS_LOG_DEBUG,
 };
 
-void __verbs_log(struct verbs_context *ctx, uint32_t level,
-		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt,
+		 ...) __attribute__((format(printf, 3, 4)));
 
-#define verbs_log(ctx, level, format, ...)                                    \
-	__verbs_log((ctx), (level), "%s: %s:%d: " format,                     \
-		    (ctx)->context.device->name, __func__, __LINE__,          \
+#define verbs_log(ctx, level, format, ...)                           \
+	__verbs_log((ctx), (level), "%s: %s:%d: " format,            \
+		    (ctx)->context.device->name, __func__, __LINE__, \
 		    ##__VA_ARGS__)
 #define verbs_err(ctx, format, ...) \
 	verbs_log(ctx, VERBS_LOG_ERR, format, ##__VA_ARGS__)
@@ -566,10 +631,10 @@ void __verbs_log(struct verbs_context *ctx, uint32_t level,
 #define verbs_log_datapath(ctx, level, format, ...) \
 	verbs_log(ctx, level, format, ##__VA_ARGS__)
 #else
-#define verbs_log_datapath(ctx, level, format, ...)                           \
-	do {                                                                  \
-		if (0)                                                        \
-			verbs_log(ctx, level, format, ##__VA_ARGS__);         \
+#define verbs_log_datapath(ctx, level, format, ...)                   \
+	do {                                                          \
+		if (0)                                                \
+			verbs_log(ctx, level, format, ##__VA_ARGS__); \
 	} while (0)
 #endif
 #define verbs_err_datapath(ctx, format, ...) \
@@ -591,22 +656,22 @@ struct ibv_ex_cmd_hdr_v44 {
 };
 IONIC_V44_SIZE(struct ibv_ex_cmd_hdr_v44, 24);
 
-#define IONIC_V44_CMD(name, kabi, size)                                       \
-	struct name {                                                         \
-		struct ib_uverbs_cmd_hdr hdr;                                 \
-		struct kabi core_payload;                                     \
-	};                                                                    \
-	IONIC_V44_SIZE(struct name, size);                                    \
-	IONIC_V44_SIZE(struct name, sizeof(struct ib_uverbs_cmd_hdr) +        \
-					    sizeof(struct kabi))
+#define IONIC_V44_CMD(name, kabi, size)       \
+	struct name {                         \
+		struct ib_uverbs_cmd_hdr hdr; \
+		struct kabi core_payload;     \
+	};                                    \
+	IONIC_V44_SIZE(struct name, size);    \
+	IONIC_V44_SIZE(struct name,           \
+		       sizeof(struct ib_uverbs_cmd_hdr) + sizeof(struct kabi))
 
-#define IONIC_V44_CMD_EX(name, kabi, size)                                    \
-	struct name {                                                         \
-		struct ibv_ex_cmd_hdr_v44 hdr;                                \
-		struct kabi core_payload;                                     \
-	};                                                                    \
-	IONIC_V44_SIZE(struct name, size);                                    \
-	IONIC_V44_SIZE(struct name, sizeof(struct ibv_ex_cmd_hdr_v44) +       \
+#define IONIC_V44_CMD_EX(name, kabi, size)                              \
+	struct name {                                                   \
+		struct ibv_ex_cmd_hdr_v44 hdr;                          \
+		struct kabi core_payload;                               \
+	};                                                              \
+	IONIC_V44_SIZE(struct name, size);                              \
+	IONIC_V44_SIZE(struct name, sizeof(struct ibv_ex_cmd_hdr_v44) + \
 					    sizeof(struct kabi))
 
 IONIC_V44_CMD(ibv_get_context, ib_uverbs_get_context, 16);
@@ -654,24 +719,26 @@ IONIC_V44_SIZE(struct ib_uverbs_ex_query_device_resp, 304);
  * without a gap (the kernel reads the driver part right after the core
  * part).
  */
-#define IBV_DRV_CMD(name, core_cmd, drv_req, core_resp, drv_resp)             \
-	struct name {                                                         \
-		struct core_cmd ibv_cmd;                                      \
-		struct drv_req drv_payload;                                   \
-	};                                                                    \
-	struct name##_resp {                                                  \
-		struct core_resp ibv_resp;                                    \
-		struct drv_resp drv_payload;                                  \
-	};                                                                    \
-	static_assert(offsetof(struct name, drv_payload) ==                   \
-			      sizeof(struct core_cmd) &&                      \
-		      sizeof(struct name) ==                                  \
-			      sizeof(struct core_cmd) + sizeof(struct drv_req), \
-		      #name ": gap around the driver request");               \
-	static_assert(offsetof(struct name##_resp, drv_payload) ==            \
-			      sizeof(struct core_resp) &&                     \
-		      sizeof(struct name##_resp) ==                           \
-			      sizeof(struct core_resp) + sizeof(struct drv_resp), \
+#define IBV_DRV_CMD(name, core_cmd, drv_req, core_resp, drv_resp)      \
+	struct name {                                                  \
+		struct core_cmd ibv_cmd;                               \
+		struct drv_req drv_payload;                            \
+	};                                                             \
+	struct name##_resp {                                           \
+		struct core_resp ibv_resp;                             \
+		struct drv_resp drv_payload;                           \
+	};                                                             \
+	static_assert(offsetof(struct name, drv_payload) ==            \
+				      sizeof(struct core_cmd) &&       \
+			      sizeof(struct name) ==                   \
+				      sizeof(struct core_cmd) +        \
+					      sizeof(struct drv_req),  \
+		      #name ": gap around the driver request");        \
+	static_assert(offsetof(struct name##_resp, drv_payload) ==     \
+				      sizeof(struct core_resp) &&      \
+			      sizeof(struct name##_resp) ==            \
+				      sizeof(struct core_resp) +       \
+					      sizeof(struct drv_resp), \
 		      #name ": gap around the driver response")
 
 /* ------------------------------------------------------------------------
@@ -708,9 +775,8 @@ int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			  struct verbs_mr *vmr);
 int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t length, uint64_t hca_va, int access,
-		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
-		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
-		     size_t resp_sz);
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd, size_t cmd_sz,
+		     struct ib_uverbs_rereg_mr_resp *resp, size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
