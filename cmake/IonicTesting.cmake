@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# ionic_add_test(): the one way to register a test, in any directory.
+# Included by the top-level CMakeLists.txt after providers/ionic (which sets
+# IONIC_BUILD_PROVIDER_DIR) and before the directories that add tests.
+#
+# Every test runs with:
+#   RDMAV_DRIVERS      pointing at the provider in this build tree, so the
+#                      system libibverbs loads our libionic-rdmav<ABI>.so
+#                      and never an installed copy;
+#   IONIC_TEST_SRCDIR / IONIC_TEST_BINDIR   source and build roots;
+# and, in a sanitizer build (-DIONIC_SANITIZE=...), ASAN_OPTIONS /
+# UBSAN_OPTIONS that make any report fail the test, plus, for SIM tests, the
+# ASan runtime preloaded first (programs we do not build load our
+# instrumented provider and the LD_PRELOADed emulator).
+
+set(IONIC_TEST_SKIP_CODE 77)
+
+# The launcher as built in this tree (sim/CMakeLists.txt).  Whether it
+# exists is known only once sim/ has been read: ionic_add_test() checks
+# TARGET ionic-sim when it is called.
+set(IONIC_SIM_LAUNCHER ${PROJECT_BINARY_DIR}/sim/ionic-sim)
+
+# libibverbs loads "<prefix>-rdmav<ABI>.so" for RDMAV_DRIVERS=<prefix>; the
+# provider build mirrors an installation (<build>/lib/libibverbs/).
+if(TARGET ionic AND IONIC_BUILD_PROVIDER_DIR)
+  set(IONIC_TEST_PROVIDER ${IONIC_BUILD_PROVIDER_DIR}/libionic)
+  set(IONIC_TEST_ENV "RDMAV_DRIVERS=${IONIC_TEST_PROVIDER}")
+else()
+  set(IONIC_TEST_ENV "")
+endif()
+list(APPEND IONIC_TEST_ENV
+  "IONIC_TEST_SRCDIR=${PROJECT_SOURCE_DIR}"
+  "IONIC_TEST_BINDIR=${PROJECT_BINARY_DIR}")
+
+set(IONIC_SAN_PRELOAD "")
+if(IONIC_SANITIZE MATCHES "address")
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
+                  OUTPUT_VARIABLE IONIC_SAN_PRELOAD
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+endif()
+
+# ionic_add_test(<name>
+#     [SOURCES <src>...]       build executable <name> from these sources;
+#                              it is the command unless COMMAND is given
+#     [LIBS <lib>...]          extra link libraries (libibverbs and Threads
+#                              are always linked; add "ionic" for the DV API)
+#     [COMMAND <cmd> <arg>...] command to run ($<TARGET_FILE:...> allowed);
+#                              "@EXE@" in it stands for the built executable
+#     [ARGS <arg>...]          arguments appended to the command
+#     [SIM]                    run as: ionic-sim [SIM_ARGS...] -- <command>
+#     [SIM_ARGS <arg>...]      launcher options (see ionic-sim --help)
+#     [ENV <VAR=value>...]     extra environment
+#     [TIMEOUT <seconds>]      default 60
+#     [LABELS <label>...]      ctest labels ("sim" is added for SIM tests)
+#     [PASS_REGEX <regex>]     pass only if the output matches (and the
+#                              exit status is then ignored, as in ctest)
+#     [RUN_SERIAL]             never run in parallel with other tests
+#     [WILL_FAIL])
+# A test that exits with 77 is reported as skipped.  A SIM test is added but
+# disabled (visible as "Not Run (Disabled)") when the launcher target does
+# not exist.  Sanitizer builds: compiled tests run with LeakSanitizer on,
+# others (third-party programs, scripts) with it off.
+function(ionic_add_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 T "SIM;RUN_SERIAL;WILL_FAIL"
+    "TIMEOUT;PASS_REGEX" "SOURCES;LIBS;COMMAND;ARGS;SIM_ARGS;ENV;LABELS")
+  if(T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ionic_add_test(${name}): unknown arguments ${T_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT T_SOURCES AND NOT T_COMMAND)
+    message(FATAL_ERROR "ionic_add_test(${name}): needs SOURCES or COMMAND")
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 60)
+  endif()
+
+  set(exe "")
+  if(T_SOURCES)
+    add_executable(${name} ${T_SOURCES})
+    target_link_libraries(${name} PRIVATE PkgConfig::IBVERBS Threads::Threads
+                          ${T_LIBS})
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include
+                               ${CMAKE_CURRENT_SOURCE_DIR})
+    set(exe $<TARGET_FILE:${name}>)
+  endif()
+
+  if(T_COMMAND)
+    list(TRANSFORM T_COMMAND REPLACE "@EXE@" "${exe}")
+    set(cmd ${T_COMMAND})
+  else()
+    set(cmd ${exe})
+  endif()
+  list(APPEND cmd ${T_ARGS})
+  if(T_SIM)
+    set(cmd ${IONIC_SIM_LAUNCHER} ${T_SIM_ARGS} -- ${cmd})
+    list(APPEND T_LABELS sim)
+  endif()
+
+  add_test(NAME ${name} COMMAND ${cmd})
+
+  set(env ${IONIC_TEST_ENV})
+  if(IONIC_SANITIZE)
+    if(T_SOURCES AND NOT T_SIM)
+      set(leaks 1)
+    else()
+      set(leaks 0)
+    endif()
+    list(APPEND env
+      "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=${leaks}:abort_on_error=0:halt_on_error=1:exitcode=86"
+      "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+    # Under the emulator the client is usually not instrumented, so the
+    # runtime must come first; the launcher keeps LD_PRELOAD entries it
+    # finds ahead of its own preload library.
+    if(IONIC_SAN_PRELOAD AND T_SIM)
+      list(APPEND env "LD_PRELOAD=${IONIC_SAN_PRELOAD}")
+    endif()
+  endif()
+  list(APPEND env ${T_ENV})
+
+  # tests/e2e/leftovers.sh runs after all of them (fixture cleanup)
+  set_tests_properties(${name} PROPERTIES
+    ENVIRONMENT "${env}"
+    TIMEOUT ${T_TIMEOUT}
+    SKIP_RETURN_CODE ${IONIC_TEST_SKIP_CODE}
+    FIXTURES_REQUIRED ionic_leftovers)
+  if(T_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}")
+  endif()
+  if(T_RUN_SERIAL)
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+  if(T_WILL_FAIL)
+    set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
+  endif()
+  if(T_PASS_REGEX)
+    set_tests_properties(${name} PROPERTIES
+      PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+  endif()
+  if(T_SIM AND NOT TARGET ionic-sim)
+    set_tests_properties(${name} PROPERTIES DISABLED TRUE)
+  endif()
+endfunction()
