@@ -42,9 +42,8 @@ static void ionic_vcq_free_rings(struct ionic_vcq *vcq)
 	}
 }
 
-static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_vcq *vcq,
-			     struct ionic_cq *cq, int cqe, struct ionic_pd *pd,
-			     bool lockfree)
+static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_cq *cq,
+			     int cqe, struct ionic_pd *pd, bool lockfree)
 {
 	int rc;
 
@@ -64,11 +63,9 @@ static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_vcq *vcq,
 		return rc;
 	}
 
-	cq->vcq = vcq;
 	/* a zeroed ring holds no valid CQE while colour 1 is expected */
 	cq->color = true;
-	cq->reserve = cq->q.mask;
-	cq->reserve_pending = 0;
+	ionic_cq_pub_init(&cq->pub, &cq->q, ctx->dbpage, ctx->cq_qtype);
 	ionic_list_init(&cq->poll_sq);
 	ionic_list_init(&cq->flush_sq);
 	ionic_list_init(&cq->flush_rq);
@@ -140,8 +137,8 @@ static struct ionic_vcq *ionic_vcq_create(struct ibv_context *ibctx,
 	for (i = 0; i < IONIC_MAX_UDMA; i++) {
 		if (!(mask & (1u << i)))
 			continue;
-		rc = ionic_cq_init_one(ctx, vcq, &vcq->cq[i], (int)attr->cqe,
-				       pd, pd && pd->td);
+		rc = ionic_cq_init_one(ctx, &vcq->cq[i], (int)attr->cqe, pd,
+				       pd && pd->td);
 		if (rc)
 			goto err_rings;
 		vcq->udma_mask |= 1u << i;
@@ -243,7 +240,6 @@ int ionic_destroy_cq(struct ibv_cq *ibcq)
 int ionic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct ionic_vcq *vcq = to_ionic_vcq(ibcq);
-	struct ionic_ctx *ctx = vcq->ctx;
 	int i;
 
 	/*
@@ -256,23 +252,12 @@ int ionic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 	for (i = 0; i < IONIC_MAX_UDMA; i++) {
 		struct ionic_cq *cq = &vcq->cq[i];
-		uint64_t val;
 
 		if (!(vcq->udma_mask & (1u << i)))
 			continue;
 
 		ionic_lock(&cq->lock);
-		ionic_cq_sync(ctx, cq);
-		if (solicited_only) {
-			cq->arm_sol_prod = (cq->arm_sol_prod + 1) & cq->q.mask;
-			val = cq->q.dbell | IONIC_DBELL_RING_SONLY |
-			      cq->arm_sol_prod;
-		} else {
-			cq->arm_any_prod = (cq->arm_any_prod + 1) & cq->q.mask;
-			val = cq->q.dbell | IONIC_DBELL_RING_ARM |
-			      cq->arm_any_prod;
-		}
-		ionic_dbell_write(ctx->dbpage, ctx->cq_qtype, val);
+		ionic_cq_arm(&cq->pub, &cq->q, solicited_only);
 		ionic_unlock(&cq->lock);
 	}
 	return 0;

@@ -1,36 +1,32 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * Completion queue objects: the verbs-visible virtual CQ (vCQ) and the
- * hardware CQ of each UDMA pipeline, with the credit ("reservation")
- * protocol of ionic-device.md §8.1 shared by the post and poll paths.
+ * hardware CQ of each UDMA pipeline.  The credits ("reservation" protocol
+ * of ionic-device.md §8.1) and the CQ doorbells are publish.h's.
  */
 #ifndef IONIC_CQ_PRIV_H
 #define IONIC_CQ_PRIV_H
 
 #include "ionic.h"
-#include "doorbell.h"
 #include "lock.h"
+#include "publish.h"
 #include "queue.h"
 
 #define IONIC_MAX_UDMA 2
 
-struct ionic_vcq;
-
 /*
  * One hardware CQ.  Everything here is under 'lock' (CQ before SQ/RQ),
- * except the immutable vcq/cqid/ring geometry.
+ * except the immutable cqid and ring geometry.  Its size is a multiple of
+ * 32 bytes (160), which keeps indexing struct ionic_vcq.cq[] cheap on the
+ * poll path: mind that when adding a field.
  */
 struct ionic_cq {
-	struct ionic_vcq *vcq;
 	struct ionic_lock lock;
 	struct ionic_queue q; /* q.prod = read position, q.cons = reported */
 	uint32_t cqid;
 	bool color; /* colour expected at the read position */
 	bool flush; /* some QP on the flush lists has work */
-	int reserve; /* credits: WQEs that may still be rung */
-	int reserve_pending; /* credits earned since the last ring-0 sync */
-	uint16_t arm_any_prod;
-	uint16_t arm_sol_prod;
+	struct ionic_cq_pub pub; /* credits and doorbells */
 	/* QPs with send completions left over from a full poll (phase A) */
 	struct ionic_list poll_sq;
 	/* QPs whose SQ / RQ must be flushed in software (phase C) */
@@ -72,32 +68,6 @@ static inline bool ionic_cqe_valid(const struct ionic_cqe *cqe, bool color)
 	uint32_t qtf = *(const volatile __be32 *)&cqe->qid_type_flags;
 
 	return !!(qtf & htobe32(IONIC_CQE_COLOR)) == color;
-}
-
-/*
- * Ring-0 sync: give every consumed slot back to the device and bank the
- * credits earned since the last sync.  Caller holds the CQ lock.
- */
-static inline void ionic_cq_sync(struct ionic_ctx *ctx, struct ionic_cq *cq)
-{
-	cq->reserve += cq->reserve_pending;
-	cq->reserve_pending = 0;
-	cq->q.cons = cq->q.prod;
-	ionic_cq_release_barrier();
-	ionic_dbell_write(ctx->dbpage, ctx->cq_qtype, cq->q.dbell | cq->q.prod);
-}
-
-/*
- * Reservation step: spend credits for newly rung WQEs (0 from poll) and
- * sync ring 0 once they run out, but only if the read position moved.
- * Caller holds the CQ lock.
- */
-static inline void ionic_cq_reserve(struct ionic_ctx *ctx, struct ionic_cq *cq,
-				    int spend)
-{
-	cq->reserve -= spend;
-	if (unlikely(cq->reserve <= 0) && cq->q.prod != cq->q.cons)
-		ionic_cq_sync(ctx, cq);
 }
 
 /* cq.c: overwrite the qid of every pending CQE of 'qpid' (§5.8). */

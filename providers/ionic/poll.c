@@ -110,7 +110,7 @@ static int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		const struct ionic_sq_meta *meta = &sq->meta[sq->q.cons];
 
 		sq->q.cons = ionic_queue_next(&sq->q, sq->q.cons);
-		cq->reserve_pending++;
+		ionic_cq_credit(&cq->pub, 1);
 
 		if (likely(meta->ibsts == IBV_WC_SUCCESS)) {
 			if (!meta->signal)
@@ -146,7 +146,7 @@ static int ionic_flush_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
 
 		sq->q.cons = ionic_queue_next(&sq->q, sq->q.cons);
 		/* flushed WQEs return their credit too (upstream: D15) */
-		cq->reserve_pending++;
+		ionic_cq_credit(&cq->pub, 1);
 		ionic_send_wc(vcq, qp, meta, IBV_WC_WR_FLUSH_ERR,
 			      &wc[npolled++]);
 	}
@@ -305,7 +305,7 @@ static int ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq,
 	meta = &rq->meta[slot];
 	meta->posted = false;
 	rq->q.cons = ionic_queue_next(&rq->q, rq->q.cons);
-	cq->reserve_pending++;
+	ionic_cq_credit(&cq->pub, 1);
 
 	ionic_recv_wc_base(qp, meta->wr_id, wc);
 	if (vcq->want_ts)
@@ -380,7 +380,7 @@ static int ionic_flush_recv(struct ionic_cq *cq, struct ionic_qp *qp,
 
 		meta->posted = false;
 		rq->q.cons = ionic_queue_next(&rq->q, rq->q.cons);
-		cq->reserve_pending++;
+		ionic_cq_credit(&cq->pub, 1);
 		ionic_recv_wc_base(qp, meta->wr_id, &wc[npolled]);
 		wc[npolled++].status = IBV_WC_WR_FLUSH_ERR;
 	}
@@ -597,7 +597,7 @@ static int ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		npolled += ionic_poll_phase_c(vcq, cq, wc + npolled,
 					      nwc - npolled);
 
-	ionic_cq_reserve(vcq->ctx, cq, 0);
+	ionic_cq_reserve(&cq->pub, &cq->q, 0);
 	ionic_unlock(&cq->lock);
 	return npolled;
 }

@@ -1,124 +1,17 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ibv_post_send, ibv_bind_mw, ibv_post_recv (ionic-device.md §16.4, §16.6),
- * and the copy of posted WQEs to queues in controller memory (§11.4).
+ * ibv_post_send, ibv_bind_mw, ibv_post_recv (ionic-device.md §16.4, §16.6).
  *
  * Hot path: no allocation, no system call, no logging.  WQEs are built
  * under the queue lock (wqe.c); the CQ lock is then taken respecting the
- * CQ -> SQ/RQ order (try-lock, else back off), CQ credits are spent, and
- * one doorbell publishes every WQE of the call.
+ * CQ -> SQ/RQ order (try-lock, else back off), and publish.h spends the
+ * CQ credits and publishes every WQE of the call at once.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "qp.h"
 #include "qp_priv.h"
-
-/* Copy slots [from, to) of the host ring to the same offsets of 'win'. */
-static void ionic_cmb_copy_slots(const struct ionic_queue *q,
-				 volatile uint64_t *win, uint16_t from,
-				 uint16_t to)
-{
-	unsigned int qw_log2 = q->stride_log2 - 3; /* 64-bit words a slot */
-	const uint64_t *ring = q->ptr;
-
-	if (to < from) {
-		/* wrapped: the tail of the ring first, then from slot 0 */
-		ionic_cmb_copy(win + ((size_t)from << qw_log2),
-			       ring + ((size_t)from << qw_log2),
-			       ((size_t)q->mask + 1 - from) << qw_log2);
-		from = 0;
-	}
-	ionic_cmb_copy(win + ((size_t)from << qw_log2),
-		       ring + ((size_t)from << qw_log2),
-		       (size_t)(to - from) << qw_log2);
-}
-
-/*
- * Express doorbells (ionic-device.md §11.3-11.4): every WQE is copied in
- * 64-byte chunks in ascending order, each chunk ordered after the earlier
- * ones; writing the last chunk, whose trailer (pre-filled at creation)
- * names the queue and the next producer index, is that WQE's doorbell.
- * A WC mapping is drained before each last chunk, and once more after
- * the final one so the batch cannot linger in the WC buffers (D17).
- */
-static void ionic_cmb_copy_expdb(const struct ionic_queue *q,
-				 const struct ionic_cmb *cmb, uint16_t from,
-				 uint16_t to)
-{
-	size_t chunks = ionic_queue_stride(q) / IONIC_CMB_CHUNK;
-	volatile uint64_t *win = cmb->ptr;
-	const uint64_t *ring = q->ptr;
-	const size_t qw = IONIC_CMB_CHUNK / sizeof(uint64_t);
-
-	for (uint16_t pos = from; pos != to; pos = ionic_queue_next(q, pos)) {
-		size_t base =
-			((size_t)pos << q->stride_log2) / sizeof(uint64_t);
-
-		for (size_t c = 0; c < chunks; c++) {
-			ionic_to_device_barrier();
-			if (c == chunks - 1 && cmb->wc)
-				ionic_wc_flush();
-			ionic_cmb_copy(win + base + c * qw,
-				       ring + base + c * qw, qw);
-		}
-	}
-	if (cmb->wc)
-		ionic_wc_flush();
-}
-
-/*
- * The express-doorbell trailer of every slot, in the host ring, once
- * (ionic-device.md §11.2, §11.4): WQE preparation leaves the last 8 bytes
- * alone, and the copy to the window carries the trailer along.  Its index
- * is the producer index after that WQE.
- */
-void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
-			 uint32_t qpid)
-{
-	size_t stride = ionic_queue_stride(q);
-	uint64_t val;
-
-	for (uint32_t pos = 0; pos <= q->mask; pos++) {
-		val = ((uint64_t)qtype << IONIC_DBELL_QTYPE_SHIFT) |
-		      ionic_dbell_val(qpid, 0,
-				      (uint16_t)((pos + 1) & q->mask)) |
-		      (IONIC_DBELL_EXPDB_SCHED
-		       << IONIC_DBELL_EXPDB_SCHED_SHIFT);
-		val = htole64(val);
-		memcpy((uint8_t *)q->ptr + pos * stride + stride -
-			       IONIC_EXP_DBELL_SZ,
-		       &val, sizeof(val));
-	}
-}
-
-void ionic_ring_cmb(struct ionic_ctx *ctx, struct ionic_cq *cq,
-		    struct ionic_queue *q, uint16_t *prod_rung,
-		    unsigned int qtype, const struct ionic_cmb *cmb)
-{
-	uint16_t from = *prod_rung, prod = q->prod;
-
-	/*
-	 * Credits first: with express doorbells the device may run as soon
-	 * as the first WQE's last chunk lands.  The last doorbell's index
-	 * doubles as the copy position (upstream's cmb_prod): both advance
-	 * only here and restart at 0 on RESET.
-	 */
-	ionic_cq_reserve(ctx, cq, (prod - from) & q->mask);
-	*prod_rung = prod;
-
-	if (cmb->expdb) {
-		ionic_cmb_copy_expdb(q, cmb, from, prod);
-		return;
-	}
-
-	/* regular CMB: copy everything, drain WC, then the usual doorbell */
-	ionic_cmb_copy_slots(q, cmb->ptr, from, prod);
-	if (cmb->wc)
-		ionic_wc_flush();
-	ionic_to_device_barrier();
-	ionic_dbell_write(ctx->dbpage, qtype, q->dbell | prod);
-}
 
 static int ionic_post_send_path(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				struct ibv_send_wr **bad_wr, bool send_path)
@@ -151,7 +44,7 @@ static int ionic_post_send_path(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	ionic_lock_cq_held(cq, &sq->lock);
 	/* WQEs before a failing WR are still rung and will complete */
-	ionic_sq_ring(qp);
+	ionic_sq_publish(qp);
 	ionic_unlock(&sq->lock);
 	ionic_unlock(&cq->lock);
 
@@ -228,7 +121,7 @@ int ionic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 
 	ionic_lock_cq_held(cq, &rq->lock);
-	ionic_rq_ring(qp);
+	ionic_rq_publish(qp);
 	ionic_unlock(&rq->lock);
 	ionic_unlock(&cq->lock);
 

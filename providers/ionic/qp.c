@@ -40,15 +40,16 @@ static uint8_t ionic_qp_cmb_pref(struct ionic_pd *pd, bool sq)
  * authoritative, §11.4): without ENABLE the ring stays in host memory;
  * with it, exactly one of WC/UC names the mapping type and the window of
  * q->size bytes is mapped at 'offset' of the command fd.  Writes to the
- * window only, so it is mapped write-only.  0 or a positive errno: a
- * mapping failure fails creation, there is no host-ring fallback since
- * the device already reads the ring from CMB (D23).
+ * window only, so it is mapped write-only.  Then publish.h is told how
+ * the queue is published.  0 or a positive errno: a mapping failure
+ * fails creation, there is no host-ring fallback since the device already
+ * reads the ring from CMB (D23).
  */
 static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 			    const char *name, struct ionic_queue *q,
 			    unsigned int qtype, bool layout_expdb, uint8_t req,
 			    uint8_t resp, uint64_t offset,
-			    struct ionic_cmb *cmb)
+			    struct ionic_pub *pub)
 {
 	uint8_t type = resp & (IONIC_CMB_WC | IONIC_CMB_UC);
 	void *map;
@@ -66,8 +67,10 @@ static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 			  qpid, name);
 		return EOPNOTSUPP;
 	}
-	if (!(resp & IONIC_CMB_ENABLE))
+	if (!(resp & IONIC_CMB_ENABLE)) {
+		ionic_pub_init(pub, q, ctx->dbpage, qtype, NULL, false, false);
 		return 0;
+	}
 
 	if (type != IONIC_CMB_WC && type != IONIC_CMB_UC) {
 		verbs_err(&ctx->vctx,
@@ -99,22 +102,21 @@ static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 		return rc;
 	}
 
-	cmb->ptr = map;
-	cmb->wc = type == IONIC_CMB_WC;
-	cmb->expdb = !!(resp & IONIC_CMB_EXPDB);
-	if (cmb->expdb)
-		ionic_expdb_prefill(q, qtype, qpid);
+	ionic_pub_init(pub, q, ctx->dbpage, qtype, map, type == IONIC_CMB_WC,
+		       !!(resp & IONIC_CMB_EXPDB));
 	return 0;
 }
 
 static void ionic_qp_unmap_cmb(const struct ionic_queue *q,
-			       struct ionic_cmb *cmb)
+			       struct ionic_pub *pub)
 {
-	if (!cmb->ptr)
+	void *win = (void *)pub->win;
+
+	if (!win)
 		return;
-	ibv_dofork_range(cmb->ptr, q->size);
-	munmap(cmb->ptr, q->size);
-	cmb->ptr = NULL;
+	ibv_dofork_range(win, q->size);
+	munmap(win, q->size);
+	pub->win = NULL;
 }
 
 static unsigned int ionic_ctx_max_stride(struct ionic_ctx *ctx)
@@ -237,8 +239,8 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 
 static void ionic_qp_free(struct ionic_qp *qp)
 {
-	ionic_qp_unmap_cmb(&qp->sq.q, &qp->sq.cmb);
-	ionic_qp_unmap_cmb(&qp->rq.q, &qp->rq.cmb);
+	ionic_qp_unmap_cmb(&qp->sq.q, &qp->sq.pub);
+	ionic_qp_unmap_cmb(&qp->rq.q, &qp->rq.pub);
 	if (qp->sq.q.ptr) {
 		ionic_queue_free(&qp->sq.q);
 		ionic_lock_destroy(&qp->sq.lock);
@@ -363,6 +365,8 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 
 	qp->qpid = resp.drv_payload.qpid;
 	udma = resp.drv_payload.udma_idx;
+	qp->sq.q.dbell = ionic_dbell_val(qp->qpid, 0, 0);
+	qp->rq.q.dbell = ionic_dbell_val(qp->qpid, 0, 0);
 
 	/* the QP completes only into cq[udma] of both vCQs: it must exist */
 	if (udma >= IONIC_MAX_UDMA || !(send_vcq->udma_mask & (1u << udma)) ||
@@ -374,20 +378,18 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	}
 	rc = ionic_qp_map_cmb(ctx, qp->qpid, "SQ", &qp->sq.q, ctx->sq_qtype,
 			      qp->sq.expdb, sq_cmb, resp.drv_payload.sq_cmb,
-			      resp.drv_payload.sq_cmb_offset, &qp->sq.cmb);
+			      resp.drv_payload.sq_cmb_offset, &qp->sq.pub);
 	if (rc)
 		goto err_cmd;
 	rc = ionic_qp_map_cmb(ctx, qp->qpid, "RQ", &qp->rq.q, ctx->rq_qtype,
 			      qp->rq.expdb, rq_cmb, resp.drv_payload.rq_cmb,
-			      resp.drv_payload.rq_cmb_offset, &qp->rq.cmb);
+			      resp.drv_payload.rq_cmb_offset, &qp->rq.pub);
 	if (rc)
 		goto err_cmd;
 
 	qp->udma_idx = udma;
 	qp->send_cq = &send_vcq->cq[udma];
 	qp->recv_cq = &recv_vcq->cq[udma];
-	qp->sq.q.dbell = ionic_dbell_val(qp->qpid, 0, 0);
-	qp->rq.q.dbell = ionic_dbell_val(qp->qpid, 0, 0);
 
 	rc = ionic_qp_table_reserve(ctx->qp_table, qp->qpid);
 	if (rc)
@@ -474,7 +476,7 @@ static void ionic_qp_request_flush(struct ionic_qp *qp)
  */
 static void ionic_qp_detach_send(struct ionic_qp *qp)
 {
-	qp->send_cq->reserve_pending += ionic_queue_length(&qp->sq.q);
+	ionic_cq_credit(&qp->send_cq->pub, ionic_queue_length(&qp->sq.q));
 	ionic_cq_clean(qp->send_cq, qp->qpid);
 	if (ionic_list_linked(&qp->cq_poll_sq))
 		ionic_list_del(&qp->cq_poll_sq);
@@ -484,7 +486,7 @@ static void ionic_qp_detach_send(struct ionic_qp *qp)
 
 static void ionic_qp_detach_recv(struct ionic_qp *qp)
 {
-	qp->recv_cq->reserve_pending += ionic_queue_length(&qp->rq.q);
+	ionic_cq_credit(&qp->recv_cq->pub, ionic_queue_length(&qp->rq.q));
 	ionic_cq_clean(qp->recv_cq, qp->qpid);
 	if (ionic_list_linked(&qp->cq_flush_rq))
 		ionic_list_del(&qp->cq_flush_rq);
@@ -503,7 +505,7 @@ static void ionic_qp_reset(struct ionic_qp *qp)
 	ionic_lock(&sq->lock);
 	ionic_qp_detach_send(qp);
 	sq->q.prod = sq->q.cons = 0;
-	sq->prod_rung = 0;
+	ionic_pub_reset(&sq->pub, &sq->q);
 	sq->msn_prod = sq->msn_cons = 0;
 	sq->color = true;
 	sq->flush = sq->flush_rcvd = sq->flush_req = false;
@@ -514,13 +516,11 @@ static void ionic_qp_reset(struct ionic_qp *qp)
 	ionic_lock(&rq->lock);
 	ionic_qp_detach_recv(qp);
 	rq->q.prod = rq->q.cons = 0;
-	rq->prod_rung = 0;
 	rq->flush = rq->flush_req = false;
 	memset(rq->meta, 0, ((size_t)rq->q.mask + 1) * sizeof(*rq->meta));
 	/* no slot may look device-owned (FENCE) to the next post */
 	memset(rq->q.ptr, 0, rq->q.size);
-	if (rq->cmb.expdb)
-		ionic_expdb_prefill(&rq->q, qp->ctx->rq_qtype, qp->qpid);
+	ionic_pub_reset(&rq->pub, &rq->q);
 	ionic_unlock(&rq->lock);
 	ionic_unlock(&qp->recv_cq->lock);
 }

@@ -2,7 +2,8 @@
 /*
  * Queue pair objects: SQ and RQ state, per-slot completion metadata, and
  * the interfaces between qp.c (control path), wqe.c (WQE preparation),
- * post.c (posting) and poll.c (completion).
+ * post.c and wr.c (posting) and poll.c (completion).  Publishing to the
+ * device is publish.h's.
  */
 #ifndef IONIC_QP_PRIV_H
 #define IONIC_QP_PRIV_H
@@ -10,6 +11,7 @@
 #include "ionic.h"
 #include "cq_priv.h"
 #include "lock.h"
+#include "publish.h"
 #include "queue.h"
 
 /*
@@ -51,17 +53,6 @@ struct ionic_rq_meta {
 	bool posted;
 };
 
-/*
- * A ring the kernel placed in controller memory (ionic-device.md §11.4).
- * The host ring stays the staging area: WQEs are prepared there and
- * copied to the window when rung.
- */
-struct ionic_cmb {
-	void *ptr; /* the window (q.size bytes); NULL: host ring */
-	bool wc; /* write-combining mapping (else uncached) */
-	bool expdb; /* express doorbells: each WQE's trailer rings */
-};
-
 struct ionic_sq {
 	struct ionic_lock lock;
 	struct ionic_queue q;
@@ -69,11 +60,15 @@ struct ionic_sq {
 	uint16_t *msn_idx; /* MSN -> ring slot of that remote WQE */
 	uint16_t msn_prod; /* next MSN to assign */
 	uint16_t msn_cons; /* MSNs acknowledged so far */
-	uint16_t prod_rung; /* producer index of the last doorbell */
 	uint8_t spec;
 	bool color; /* COLOR flag of the next WQE */
 	bool expdb; /* WQE layout keeps the express-doorbell trailer */
-	struct ionic_cmb cmb;
+	/*
+	 * How new WQEs reach the device (host ring, or a copy to controller
+	 * memory with or without express doorbells): publish.h.  In CMB
+	 * modes the host ring stays the staging area.
+	 */
+	struct ionic_pub pub;
 	bool flush; /* software flush: device CQEs are ignored */
 	bool flush_rcvd; /* device flush indicator seen */
 	bool flush_req; /* went to ERR: flush once visible CQEs are reaped */
@@ -85,10 +80,9 @@ struct ionic_rq {
 	struct ionic_lock lock;
 	struct ionic_queue q;
 	struct ionic_rq_meta *meta;
-	uint16_t prod_rung;
 	uint8_t spec;
 	bool expdb;
-	struct ionic_cmb cmb;
+	struct ionic_pub pub;
 	bool flush;
 	bool flush_req;
 	bool ooo; /* a completion named a slot other than cons */
@@ -194,70 +188,24 @@ static inline void ionic_lock_cq_held(struct ionic_cq *cq,
 }
 
 /*
- * post.c: ionic_ring_queue() for a queue in controller memory.  Out of
- * line: only such queues get there.
- */
-void ionic_ring_cmb(struct ionic_ctx *ctx, struct ionic_cq *cq,
-		    struct ionic_queue *q, uint16_t *prod_rung,
-		    unsigned int qtype, const struct ionic_cmb *cmb);
-
-/*
- * post.c: write the express-doorbell trailer of every slot of the host
- * ring of 'q' (queue type 'qtype' of QP 'qpid'), at creation and after a
- * RESET cleared the ring.
- */
-void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
-			 uint32_t qpid);
-
-/*
- * Spend credits and ring once for everything produced since last time.
- * A queue in controller memory gets the new WQEs copied to its window
- * (ionic_ring_cmb()); the host-ring path pays one test for that.
- */
-static inline void ionic_ring_queue(struct ionic_ctx *ctx, struct ionic_cq *cq,
-				    struct ionic_queue *q, uint16_t *prod_rung,
-				    unsigned int qtype,
-				    const struct ionic_cmb *cmb)
-{
-	uint16_t prod = q->prod;
-
-	if (prod == *prod_rung)
-		return;
-
-	if (unlikely(cmb->ptr != NULL)) {
-		ionic_ring_cmb(ctx, cq, q, prod_rung, qtype, cmb);
-		return;
-	}
-
-	/* each WQE may produce one CQE: reserve room before the device runs */
-	ionic_cq_reserve(ctx, cq, (prod - *prod_rung) & q->mask);
-	*prod_rung = prod;
-
-	ionic_to_device_barrier();
-	ionic_dbell_write(ctx->dbpage, qtype, q->dbell | prod);
-}
-
-/*
- * End of a post, CQ and queue locks held: ring for what was produced.  A
+ * End of a post, CQ and queue locks held: publish what was produced.  A
  * queue that is flushing in software never runs on the device again, so
  * its CQ's next poll completes the new WQEs as flushed.
  */
-static inline void ionic_sq_ring(struct ionic_qp *qp)
+static inline void ionic_sq_publish(struct ionic_qp *qp)
 {
 	struct ionic_sq *sq = &qp->sq;
 
-	ionic_ring_queue(qp->ctx, qp->send_cq, &sq->q, &sq->prod_rung,
-			 qp->ctx->sq_qtype, &sq->cmb);
+	ionic_publish(&sq->pub, &sq->q, &qp->send_cq->pub, &qp->send_cq->q);
 	if (unlikely(sq->flush))
 		ionic_qp_queue_sq_flush(qp);
 }
 
-static inline void ionic_rq_ring(struct ionic_qp *qp)
+static inline void ionic_rq_publish(struct ionic_qp *qp)
 {
 	struct ionic_rq *rq = &qp->rq;
 
-	ionic_ring_queue(qp->ctx, qp->recv_cq, &rq->q, &rq->prod_rung,
-			 qp->ctx->rq_qtype, &rq->cmb);
+	ionic_publish(&rq->pub, &rq->q, &qp->recv_cq->pub, &qp->recv_cq->q);
 	if (unlikely(rq->flush))
 		ionic_qp_queue_rq_flush(qp);
 }

@@ -90,7 +90,7 @@ static int ionic_wr_complete(struct ibv_qp_ex *qpx)
 	if (err)
 		ionic_wr_rollback(qp);
 	else
-		ionic_sq_ring(qp);
+		ionic_sq_publish(qp);
 
 	ionic_unlock(&qp->sq.lock);
 	ionic_unlock(&qp->send_cq->lock);

@@ -70,11 +70,10 @@ static struct ionic_vcq *make_vcq(int cqe)
 	cq->q.ptr = aligned_alloc(4096, cq->q.size);
 	memset(cq->q.ptr, 0, cq->q.size);
 	ionic_lock_init(&cq->lock, false);
-	cq->vcq = vcq;
 	cq->color = true;
-	cq->reserve = cq->q.mask;
 	cq->cqid = CQID;
 	cq->q.dbell = ionic_dbell_val(CQID, 0, 0);
+	ionic_cq_pub_init(&cq->pub, &cq->q, ctx->dbpage, CQ_QTYPE);
 	ionic_list_init(&cq->poll_sq);
 	ionic_list_init(&cq->flush_sq);
 	ionic_list_init(&cq->flush_rq);
@@ -116,6 +115,8 @@ static struct ionic_qp *make_qp(struct ionic_vcq *vcq, bool ud, uint32_t qpid,
 	qp->sq.max_inline = 32;
 	qp->sq.color = true;
 	qp->sq.q.dbell = ionic_dbell_val(qpid, 0, 0);
+	ionic_pub_init(&qp->sq.pub, &qp->sq.q, ctx->dbpage, SQ_QTYPE, NULL,
+		       false, false);
 	ionic_lock_init(&qp->sq.lock, false);
 
 	qp->rq.spec = 2;
@@ -125,6 +126,8 @@ static struct ionic_qp *make_qp(struct ionic_vcq *vcq, bool ud, uint32_t qpid,
 	qp->rq.meta = calloc(qp->rq.q.mask + 1, sizeof(*qp->rq.meta));
 	qp->rq.max_sge = 2;
 	qp->rq.q.dbell = ionic_dbell_val(qpid, 0, 0);
+	ionic_pub_init(&qp->rq.pub, &qp->rq.q, ctx->dbpage, RQ_QTYPE, NULL,
+		       false, false);
 	ionic_lock_init(&qp->rq.lock, false);
 
 	ionic_qp_table_reserve(ctx->qp_table, qpid);
@@ -227,12 +230,12 @@ static void test_rc_send(void)
 	unsigned int fl[4] = { IBV_SEND_SIGNALED, 0, IBV_SEND_SIGNALED,
 			       IBV_SEND_SIGNALED };
 	struct ibv_wc wc[8];
-	int reserve = vcq->cq[0].reserve;
+	int reserve = vcq->cq[0].pub.reserve;
 
 	CHECK_EQ(post_sends(qp, 3, fl, 100), 0);
 	/* one doorbell: (qpid << 24) | prod, credits spent before it */
 	CHECK_EQ(dbpage[SQ_QTYPE], 0x45000003ull);
-	CHECK_EQ(vcq->cq[0].reserve, reserve - 3);
+	CHECK_EQ(vcq->cq[0].pub.reserve, reserve - 3);
 
 	CHECK_EQ(poll(vcq, wc, 8), 0);
 	dev_msn(&dev, 0x45, 3, false, 0);
@@ -244,7 +247,7 @@ static void test_rc_send(void)
 	CHECK_EQ(wc[0].wc_flags, 0);
 	CHECK_EQ(wc[1].wr_id, 102);
 	CHECK_EQ(poll(vcq, wc, 8), 0);
-	CHECK_EQ(vcq->cq[0].reserve_pending, 3);
+	CHECK_EQ(vcq->cq[0].pub.reserve_pending, 3);
 
 	/* coalesced MSN, polled one WC at a time: order kept (phase A) */
 	CHECK_EQ(post_sends(qp, 4, NULL, 200), 0);
@@ -308,7 +311,7 @@ static void test_rc_error(void)
 	CHECK_EQ(wc[0].wr_id, 21);
 	CHECK_EQ(wc[0].status, IBV_WC_WR_FLUSH_ERR);
 	CHECK_EQ(poll(vcq, wc, 8), 0);
-	CHECK_EQ(vcq->cq[0].reserve + vcq->cq[0].reserve_pending,
+	CHECK_EQ(vcq->cq[0].pub.reserve + vcq->cq[0].pub.reserve_pending,
 		 vcq->cq[0].q.mask);
 
 	free_qp(qp);
@@ -499,8 +502,8 @@ static void test_clean_and_credits(void)
 	/* run the CQ around its ring: colour flips, ring 0 syncs */
 	dbpage[CQ_QTYPE] = 0;
 	/* what a reset does: outstanding WQEs give their credits back */
-	cq->reserve_pending += ionic_queue_length(&qp->sq.q);
-	qp->sq.q.prod = qp->sq.q.cons = qp->sq.prod_rung = 0;
+	cq->pub.reserve_pending += ionic_queue_length(&qp->sq.q);
+	qp->sq.q.prod = qp->sq.q.cons = qp->sq.pub.prod_rung = 0;
 	qp->sq.msn_prod = qp->sq.msn_cons = 0;
 	for (i = 0; i < 3u * (cq->q.mask + 1); i++) {
 		CHECK_EQ(post_sends(qp, 1, NULL, i), 0);
@@ -514,12 +517,12 @@ static void test_clean_and_credits(void)
 	/* the device was told how far the host read, never past it */
 	CHECK(dbpage[CQ_QTYPE] != 0);
 	CHECK_EQ(dbpage[CQ_QTYPE] >> 24, CQID);
-	CHECK(cq->reserve > 0);
+	CHECK(cq->pub.reserve > 0);
 
 	/* arm-style sync: reported position = read position */
-	ionic_cq_sync(ctx, cq);
+	ionic_cq_sync(&cq->pub, &cq->q);
 	CHECK_EQ(dbpage[CQ_QTYPE], ionic_dbell_val(CQID, 0, cq->q.prod));
-	CHECK_EQ(cq->reserve + cq->reserve_pending, cq->q.mask);
+	CHECK_EQ(cq->pub.reserve + cq->pub.reserve_pending, cq->q.mask);
 
 	free_qp(qp);
 	free_vcq(vcq);
@@ -559,7 +562,7 @@ static void test_post_errors(void)
 	CHECK_EQ(dbpage[SQ_QTYPE], ionic_dbell_val(0x4d, 0, qp->sq.q.mask));
 
 	/* a bad WR in the middle: EINVAL, bad_wr points at it */
-	qp->sq.q.prod = qp->sq.q.cons = qp->sq.prod_rung = 0;
+	qp->sq.q.prod = qp->sq.q.cons = qp->sq.pub.prod_rung = 0;
 	qp->sq.msn_prod = qp->sq.msn_cons = 0;
 	wr[3].num_sge = 3;
 	CHECK_EQ(ionic_post_send(&qp->vqp.qp, wr, &bad), EINVAL);
@@ -741,8 +744,8 @@ static void test_golden_cqes(void)
 	struct ibv_wc wc[8];
 
 	/* UD QP: receives in RQ slots 2 and 3, sends in SQ slots 5 and 6 */
-	qp->rq.q.prod = qp->rq.q.cons = qp->rq.prod_rung = GC_RECV_SLOT;
-	qp->sq.q.prod = qp->sq.q.cons = qp->sq.prod_rung = GC_NPG_SLOT;
+	qp->rq.q.prod = qp->rq.q.cons = qp->rq.pub.prod_rung = GC_RECV_SLOT;
+	qp->sq.q.prod = qp->sq.q.cons = qp->sq.pub.prod_rung = GC_NPG_SLOT;
 	rwr.wr_id = 500;
 	CHECK_EQ(ionic_post_recv(&qp->vqp.qp, &rwr, &rbad), 0);
 	rwr.wr_id = 501;
@@ -785,7 +788,7 @@ static void test_golden_cqes(void)
 	vcq = make_vcq(64);
 	qp = make_qp(vcq, false, GC_QPN, 16);
 	dev = (struct dev_cq){ &vcq->cq[0], 0, true };
-	qp->rq.q.prod = qp->rq.q.cons = qp->rq.prod_rung = GC_RECV_ERR_SLOT;
+	qp->rq.q.prod = qp->rq.q.cons = qp->rq.pub.prod_rung = GC_RECV_ERR_SLOT;
 	rwr.wr_id = 700;
 	CHECK_EQ(ionic_post_recv(&qp->vqp.qp, &rwr, &rbad), 0);
 	CHECK_EQ(post_sends(qp, 5, NULL, 710), 0);
@@ -835,8 +838,7 @@ static void test_cmb(void)
 	int posted = 0;
 
 	memset(win, 0, q->size);
-	qp->sq.cmb.ptr = win;
-	qp->sq.cmb.wc = true;
+	ionic_pub_init(&qp->sq.pub, q, ctx->dbpage, SQ_QTYPE, win, true, false);
 
 	/* regular: three batches of 7 on 16 slots, the third one wraps */
 	for (int b = 0; b < 3; b++) {
@@ -871,8 +873,8 @@ static void test_cmb(void)
 
 	/* express doorbell: no register write, trailers travel along */
 	qp->sq.expdb = true;
-	qp->sq.cmb.expdb = true;
-	ionic_expdb_prefill(q, SQ_QTYPE, qp->qpid);
+	ionic_pub_init(&qp->sq.pub, q, ctx->dbpage, SQ_QTYPE, win, true, true);
+	qp->sq.pub.prod_rung = q->prod;
 	memset(win, 0, q->size);
 	for (int b = 0; b < 2; b++) {
 		uint16_t start = q->prod;
@@ -896,7 +898,7 @@ static void test_cmb(void)
 		qp->sq.msn_cons = qp->sq.msn_prod;
 	}
 
-	qp->sq.cmb.ptr = NULL;
+	qp->sq.pub.win = NULL;
 	free(win);
 	free_qp(qp);
 	free_vcq(vcq);

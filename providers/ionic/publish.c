@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The cold half of publish.h: choosing how a queue is published, the
+ * express-doorbell trailers, and the copy of WQEs to queues in controller
+ * memory (ionic-device.md §11.3, §11.4).
+ */
+#include <string.h>
+
+#include "publish.h"
+
+#define IONIC_CMB_CHUNK 64 /* express-doorbell copy unit, bytes */
+
+void ionic_cq_pub_init(struct ionic_cq_pub *cp, const struct ionic_queue *ring,
+		       volatile uint64_t *dbpage, unsigned int qtype)
+{
+	cp->dbreg = dbpage + qtype;
+	cp->reserve = ring->mask;
+	cp->reserve_pending = 0;
+	cp->arm_any_prod = 0;
+	cp->arm_sol_prod = 0;
+}
+
+void ionic_pub_init(struct ionic_pub *pub, struct ionic_queue *q,
+		    volatile uint64_t *dbpage, unsigned int qtype, void *win,
+		    bool wc, bool expdb)
+{
+	pub->dbreg = dbpage + qtype;
+	pub->win = win;
+	pub->wc = win && wc;
+	pub->qtype = (uint8_t)qtype;
+	pub->prod_rung = 0;
+	if (!win)
+		pub->mode = IONIC_PUB_HOST;
+	else if (expdb)
+		pub->mode = IONIC_PUB_EXPDB;
+	else
+		pub->mode = IONIC_PUB_CMB;
+	ionic_pub_reset(pub, q);
+}
+
+void ionic_pub_reset(struct ionic_pub *pub, struct ionic_queue *q)
+{
+	pub->prod_rung = 0;
+	/* the trailers are the doorbells: a cleared ring needs them back */
+	if (pub->mode == IONIC_PUB_EXPDB)
+		ionic_expdb_prefill(q, pub->qtype, ionic_dbell_qid(q->dbell));
+}
+
+/*
+ * The express-doorbell trailer of every slot (ionic-device.md §11.2,
+ * §11.4): its index is the producer index after that WQE.
+ */
+void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
+			 uint32_t qid)
+{
+	size_t stride = ionic_queue_stride(q);
+	uint64_t val;
+
+	for (uint32_t pos = 0; pos <= q->mask; pos++) {
+		val = ((uint64_t)qtype << IONIC_DBELL_QTYPE_SHIFT) |
+		      ionic_dbell_val(qid, 0, (uint16_t)((pos + 1) & q->mask)) |
+		      (IONIC_DBELL_EXPDB_SCHED
+		       << IONIC_DBELL_EXPDB_SCHED_SHIFT);
+		val = htole64(val);
+		memcpy((uint8_t *)q->ptr + pos * stride + stride -
+			       IONIC_EXP_DBELL_SZ,
+		       &val, sizeof(val));
+	}
+}
+
+/*
+ * Copy 'nqw' 64-bit words of prepared WQEs from the host ring to the
+ * window: plain 64-bit stores through a volatile lvalue, in ascending
+ * address order, like doorbells (publish.h) and for the same reason:
+ * ionic-sim decodes plain stores only (its window is ordinary shared
+ * memory).  On real hardware a WC mapping is better served by 64-byte
+ * bursts (MOVDIR64B, ST64B); whatever the primitive, the WC buffers must
+ * be drained with ionic_wc_flush() before the doorbell store that makes
+ * the device read the window, and for express doorbells before each WQE's
+ * last 64-byte chunk and after the last WQE of a batch (D17).
+ */
+static void ionic_cmb_copy(volatile uint64_t *dst, const uint64_t *src,
+			   size_t nqw)
+{
+	size_t i;
+
+	for (i = 0; i < nqw; i++)
+		dst[i] = src[i];
+}
+
+/* Copy slots [from, to) of the host ring to the same offsets of 'win'. */
+static void ionic_cmb_copy_slots(const struct ionic_queue *q,
+				 volatile uint64_t *win, uint16_t from,
+				 uint16_t to)
+{
+	unsigned int qw_log2 = q->stride_log2 - 3; /* 64-bit words a slot */
+	const uint64_t *ring = q->ptr;
+
+	if (to < from) {
+		/* wrapped: the tail of the ring first, then from slot 0 */
+		ionic_cmb_copy(win + ((size_t)from << qw_log2),
+			       ring + ((size_t)from << qw_log2),
+			       ((size_t)q->mask + 1 - from) << qw_log2);
+		from = 0;
+	}
+	ionic_cmb_copy(win + ((size_t)from << qw_log2),
+		       ring + ((size_t)from << qw_log2),
+		       (size_t)(to - from) << qw_log2);
+}
+
+/*
+ * Express doorbells (ionic-device.md §11.3-11.4): every WQE is copied in
+ * 64-byte chunks in ascending order, each chunk ordered after the earlier
+ * ones; writing the last chunk, whose trailer (pre-filled at creation)
+ * names the queue and the next producer index, is that WQE's doorbell.
+ * A WC mapping is drained before each last chunk, and once more after
+ * the final one so the batch cannot linger in the WC buffers (D17).
+ */
+static void ionic_cmb_copy_expdb(const struct ionic_pub *pub,
+				 const struct ionic_queue *q, uint16_t from,
+				 uint16_t to)
+{
+	size_t chunks = ionic_queue_stride(q) / IONIC_CMB_CHUNK;
+	volatile uint64_t *win = pub->win;
+	const uint64_t *ring = q->ptr;
+	const size_t qw = IONIC_CMB_CHUNK / sizeof(uint64_t);
+
+	for (uint16_t pos = from; pos != to; pos = ionic_queue_next(q, pos)) {
+		size_t base =
+			((size_t)pos << q->stride_log2) / sizeof(uint64_t);
+
+		for (size_t c = 0; c < chunks; c++) {
+			ionic_to_device_barrier();
+			if (c == chunks - 1 && pub->wc)
+				ionic_wc_flush();
+			ionic_cmb_copy(win + base + c * qw,
+				       ring + base + c * qw, qw);
+		}
+	}
+	if (pub->wc)
+		ionic_wc_flush();
+}
+
+/*
+ * The copy position is the last doorbell's index (upstream's cmb_prod):
+ * both advance only in ionic_publish() and restart at 0 on RESET.
+ */
+void ionic_publish_cmb(const struct ionic_pub *pub, const struct ionic_queue *q,
+		       uint16_t from, uint16_t to)
+{
+	if (pub->mode == IONIC_PUB_EXPDB) {
+		ionic_cmb_copy_expdb(pub, q, from, to);
+		return;
+	}
+
+	/* regular CMB: copy everything, drain WC, then the usual doorbell */
+	ionic_cmb_copy_slots(q, pub->win, from, to);
+	if (pub->wc)
+		ionic_wc_flush();
+	ionic_to_device_barrier();
+	ionic_dbell_write(pub->dbreg, ionic_pub_dbell_val(q, to));
+}
