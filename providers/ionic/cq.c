@@ -29,7 +29,7 @@ IBV_DRV_CMD(ionic_cmd_create_cq, ibv_create_cq, ionic_cq_req,
 #define IONIC_CQ_CREATE_FLAGS \
 	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
-static void ionic_vcq_free_rings(struct ionic_vcq *vcq)
+void ionic_vcq_free(struct ionic_vcq *vcq)
 {
 	int i;
 
@@ -40,6 +40,7 @@ static void ionic_vcq_free_rings(struct ionic_vcq *vcq)
 		ionic_queue_free(&vcq->cq[i].q);
 		ionic_lock_destroy(&vcq->cq[i].lock);
 	}
+	free(vcq);
 }
 
 static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_cq *cq,
@@ -72,6 +73,85 @@ static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_cq *cq,
 	return 0;
 }
 
+static int ionic_vcq_check_attr(struct ionic_ctx *ctx,
+				const struct ibv_cq_init_attr_ex *attr)
+{
+	if (attr->comp_mask & ~(uint32_t)IONIC_CQ_COMP_MASK)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)IONIC_CQ_CREATE_FLAGS))
+		return EOPNOTSUPP;
+	if (attr->wc_flags & ~(uint64_t)IONIC_CQ_WC_FLAGS)
+		return EOPNOTSUPP;
+	/* device timestamps mean nothing without the PHC page to read them */
+	if ((attr->wc_flags & IONIC_CQ_WC_FLAGS_TS) && !ctx->phc)
+		return EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > 0xffff - IONIC_CQ_GRACE)
+		return EINVAL;
+	if (attr->comp_vector >= (uint32_t)ctx->vctx.context.num_comp_vectors)
+		return EINVAL;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    !attr->parent_domain)
+		return EINVAL;
+	return 0;
+}
+
+int ionic_vcq_alloc(struct ionic_ctx *ctx,
+		    const struct ibv_cq_init_attr_ex *attr,
+		    struct ionic_vcq **out)
+{
+	struct ionic_vcq *vcq;
+	struct ionic_pd *pd = NULL;
+	uint8_t mask;
+	int i, rc;
+
+	rc = ionic_vcq_check_attr(ctx, attr);
+	if (rc)
+		return rc;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		pd = to_ionic_pd(attr->parent_domain);
+
+	mask = (pd ? pd->udma_mask : ctx->udma_mask) & ctx->udma_mask;
+	if (!mask)
+		return EINVAL;
+
+	vcq = calloc(1, sizeof(*vcq));
+	if (!vcq)
+		return ENOMEM;
+	vcq->ctx = ctx;
+	vcq->udma_mask = 0;
+
+	for (i = 0; i < IONIC_MAX_UDMA; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		rc = ionic_cq_init_one(ctx, &vcq->cq[i], (int)attr->cqe, pd,
+				       pd && pd->td);
+		if (rc) {
+			ionic_vcq_free(vcq);
+			return rc;
+		}
+		vcq->udma_mask |= 1u << i;
+	}
+
+	vcq->want_ts = !!(attr->wc_flags & IONIC_CQ_WC_FLAGS_TS);
+	vcq->want_wallclock = !!(attr->wc_flags &
+				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
+	*out = vcq;
+	return 0;
+}
+
+void ionic_vcq_bind(struct ionic_vcq *vcq, const uint32_t *cqid)
+{
+	int i;
+
+	for (i = 0; i < IONIC_MAX_UDMA; i++) {
+		if (!(vcq->udma_mask & (1u << i)))
+			continue;
+		vcq->cq[i].cqid = cqid[i];
+		vcq->cq[i].q.dbell = ionic_dbell_val(cqid[i], 0, 0);
+	}
+}
+
 static struct ionic_vcq *ionic_vcq_create(struct ibv_context *ibctx,
 					  struct ibv_cq_init_attr_ex *attr)
 {
@@ -79,72 +159,19 @@ static struct ionic_vcq *ionic_vcq_create(struct ibv_context *ibctx,
 	struct ionic_cmd_create_cq cmd;
 	struct ionic_cmd_create_cq_resp resp;
 	struct ionic_vcq *vcq;
-	struct ionic_pd *pd = NULL;
-	uint8_t mask;
 	int i, rc;
 
-	if (attr->comp_mask & ~(uint32_t)IONIC_CQ_COMP_MASK) {
-		rc = EOPNOTSUPP;
+	rc = ionic_vcq_alloc(ctx, attr, &vcq);
+	if (rc)
 		goto err;
-	}
-	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	    (attr->flags & ~(uint32_t)IONIC_CQ_CREATE_FLAGS)) {
-		rc = EOPNOTSUPP;
-		goto err;
-	}
-	if (attr->wc_flags & ~(uint64_t)IONIC_CQ_WC_FLAGS) {
-		rc = EOPNOTSUPP;
-		goto err;
-	}
-	/* device timestamps mean nothing without the PHC page to read them */
-	if ((attr->wc_flags & IONIC_CQ_WC_FLAGS_TS) && !ctx->phc) {
-		rc = EOPNOTSUPP;
-		goto err;
-	}
-	if (attr->cqe < 1 || attr->cqe > 0xffff - IONIC_CQ_GRACE) {
-		rc = EINVAL;
-		goto err;
-	}
-	if (attr->comp_vector >= (uint32_t)ibctx->num_comp_vectors) {
-		rc = EINVAL;
-		goto err;
-	}
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
-		if (!attr->parent_domain) {
-			rc = EINVAL;
-			goto err;
-		}
-		pd = to_ionic_pd(attr->parent_domain);
-	}
-
-	mask = (pd ? pd->udma_mask : ctx->udma_mask) & ctx->udma_mask;
-	if (!mask) {
-		rc = EINVAL;
-		goto err;
-	}
-
-	vcq = calloc(1, sizeof(*vcq));
-	if (!vcq) {
-		rc = ENOMEM;
-		goto err;
-	}
-	vcq->ctx = ctx;
-	vcq->udma_mask = 0;
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-
-	for (i = 0; i < IONIC_MAX_UDMA; i++) {
-		if (!(mask & (1u << i)))
-			continue;
-		rc = ionic_cq_init_one(ctx, &vcq->cq[i], (int)attr->cqe, pd,
-				       pd && pd->td);
-		if (rc)
-			goto err_rings;
-		vcq->udma_mask |= 1u << i;
-		ionic_queue_qdesc(&vcq->cq[i].q, &cmd.drv_payload.cq[i]);
-	}
-	cmd.drv_payload.udma_mask = mask;
+	for (i = 0; i < IONIC_MAX_UDMA; i++)
+		if (vcq->udma_mask & (1u << i))
+			ionic_queue_qdesc(&vcq->cq[i].q,
+					  &cmd.drv_payload.cq[i]);
+	cmd.drv_payload.udma_mask = vcq->udma_mask;
 
 	rc = ibv_cmd_create_cq(ibctx, (int)attr->cqe, attr->channel,
 			       (int)attr->comp_vector, &vcq->vcq.cq,
@@ -154,29 +181,19 @@ static struct ionic_vcq *ionic_vcq_create(struct ibv_context *ibctx,
 		goto err_rings;
 
 	/* the CQE routing of every QP relies on exactly these pipelines */
-	if (resp.drv_payload.udma_mask != mask) {
+	if (resp.drv_payload.udma_mask != vcq->udma_mask) {
 		verbs_err(&ctx->vctx, "CQ udma mask %#x, asked for %#x",
-			  resp.drv_payload.udma_mask, mask);
+			  resp.drv_payload.udma_mask, vcq->udma_mask);
 		ibv_cmd_destroy_cq(&vcq->vcq.cq);
 		rc = EINVAL;
 		goto err_rings;
 	}
 
-	for (i = 0; i < IONIC_MAX_UDMA; i++) {
-		if (!(mask & (1u << i)))
-			continue;
-		vcq->cq[i].cqid = resp.drv_payload.cqid[i];
-		vcq->cq[i].q.dbell = ionic_dbell_val(vcq->cq[i].cqid, 0, 0);
-	}
-
-	vcq->want_ts = !!(attr->wc_flags & IONIC_CQ_WC_FLAGS_TS);
-	vcq->want_wallclock = !!(attr->wc_flags &
-				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
+	ionic_vcq_bind(vcq, resp.drv_payload.cqid);
 	return vcq;
 
 err_rings:
-	ionic_vcq_free_rings(vcq);
-	free(vcq);
+	ionic_vcq_free(vcq);
 err:
 	errno = rc;
 	return NULL;
@@ -225,8 +242,7 @@ int ionic_destroy_cq(struct ibv_cq *ibcq)
 	if (rc)
 		return rc;
 
-	ionic_vcq_free_rings(vcq);
-	free(vcq);
+	ionic_vcq_free(vcq);
 	return 0;
 }
 

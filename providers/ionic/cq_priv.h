@@ -70,6 +70,20 @@ static inline bool ionic_cqe_valid(const struct ionic_cqe *cqe, bool color)
 	return !!(qtf & htobe32(IONIC_CQE_COLOR)) == color;
 }
 
+/*
+ * cq.c: creation in two halves around the kernel command, so that the
+ * unit tests (tests/support/) build real vCQs without a kernel.
+ * ionic_vcq_alloc() validates 'attr' and builds the vCQ and its rings in
+ * host memory (0 or a positive errno); ionic_vcq_bind() gives each
+ * pipeline's CQ the id the kernel chose (cqid[] indexed by pipeline).
+ * ionic_vcq_free() undoes ionic_vcq_alloc().
+ */
+int ionic_vcq_alloc(struct ionic_ctx *ctx,
+		    const struct ibv_cq_init_attr_ex *attr,
+		    struct ionic_vcq **out);
+void ionic_vcq_bind(struct ionic_vcq *vcq, const uint32_t *cqid);
+void ionic_vcq_free(struct ionic_vcq *vcq);
+
 /* cq.c: overwrite the qid of every pending CQE of 'qpid' (§5.8). */
 void ionic_cq_clean(struct ionic_cq *cq, uint32_t qpid);
 

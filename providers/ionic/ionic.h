@@ -157,6 +157,8 @@ int ionic_query_port(struct ibv_context *ibctx, uint8_t port,
 
 /* pd.c */
 struct ibv_pd *ionic_alloc_pd(struct ibv_context *ibctx);
+/* A root PD as the kernel created it: the context's defaults (unit tests). */
+void ionic_pd_init_root(struct ionic_pd *pd, const struct ionic_ctx *ctx);
 int ionic_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_td *ionic_alloc_td(struct ibv_context *ibctx,
 			      struct ibv_td_init_attr *attr);

@@ -23,6 +23,15 @@ static uint8_t ionic_default_cmb(bool expdb)
 	return IONIC_CMB_ENABLE | (expdb ? IONIC_CMB_EXPDB : 0);
 }
 
+void ionic_pd_init_root(struct ionic_pd *pd, const struct ionic_ctx *ctx)
+{
+	pd->root = pd;
+	pd->refcnt = 1;
+	pd->udma_mask = ctx->udma_mask;
+	pd->sq_cmb = ionic_default_cmb(ctx->sq_expdb);
+	pd->rq_cmb = ionic_default_cmb(ctx->rq_expdb);
+}
+
 struct ibv_pd *ionic_alloc_pd(struct ibv_context *ibctx)
 {
 	struct ionic_ctx *ctx = to_ionic_ctx(ibctx);
@@ -45,11 +54,7 @@ struct ibv_pd *ionic_alloc_pd(struct ibv_context *ibctx)
 		return NULL;
 	}
 
-	pd->root = pd;
-	pd->refcnt = 1;
-	pd->udma_mask = ctx->udma_mask;
-	pd->sq_cmb = ionic_default_cmb(ctx->sq_expdb);
-	pd->rq_cmb = ionic_default_cmb(ctx->rq_expdb);
+	ionic_pd_init_root(pd, ctx);
 	return &pd->ibpd;
 }
 

@@ -40,10 +40,10 @@ static uint8_t ionic_qp_cmb_pref(struct ionic_pd *pd, bool sq)
  * authoritative, §11.4): without ENABLE the ring stays in host memory;
  * with it, exactly one of WC/UC names the mapping type and the window of
  * q->size bytes is mapped at 'offset' of the command fd.  Writes to the
- * window only, so it is mapped write-only.  Then publish.h is told how
- * the queue is published.  0 or a positive errno: a mapping failure
- * fails creation, there is no host-ring fallback since the device already
- * reads the ring from CMB (D23).
+ * window only, so it is mapped write-only, and the queue is published
+ * through it from now on (publish.h).  0 or a positive errno: a mapping
+ * failure fails creation, there is no host-ring fallback since the device
+ * already reads the ring from CMB (D23).
  */
 static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 			    const char *name, struct ionic_queue *q,
@@ -67,10 +67,8 @@ static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 			  qpid, name);
 		return EOPNOTSUPP;
 	}
-	if (!(resp & IONIC_CMB_ENABLE)) {
-		ionic_pub_init(pub, q, ctx->dbpage, qtype, NULL, false, false);
+	if (!(resp & IONIC_CMB_ENABLE))
 		return 0;
-	}
 
 	if (type != IONIC_CMB_WC && type != IONIC_CMB_UC) {
 		verbs_err(&ctx->vctx,
@@ -237,7 +235,7 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	return ionic_lock_init(&rq->lock, lockfree);
 }
 
-static void ionic_qp_free(struct ionic_qp *qp)
+void ionic_qp_free(struct ionic_qp *qp)
 {
 	ionic_qp_unmap_cmb(&qp->sq.q, &qp->sq.pub);
 	ionic_qp_unmap_cmb(&qp->rq.q, &qp->rq.pub);
@@ -290,34 +288,24 @@ static int ionic_qp_check_attr(struct ibv_qp_init_attr_ex *attr)
 	return 0;
 }
 
-struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
-				  struct ibv_qp_init_attr_ex *attr)
+int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
+		   uint8_t *sq_cmb, uint8_t *rq_cmb, struct ionic_qp **out)
 {
-	struct ionic_ctx *ctx = to_ionic_ctx(ibctx);
-	struct ionic_cmd_create_qp cmd;
-	struct ionic_cmd_create_qp_resp resp;
-	struct ibv_qp_init_attr_ex kattr;
-	struct ionic_vcq *send_vcq, *recv_vcq;
 	struct ionic_qp *qp;
 	struct ionic_pd *pd;
-	uint8_t sq_cmb, rq_cmb, udma;
 	bool lockfree;
 	int rc;
 
 	rc = ionic_qp_check_attr(attr);
 	if (rc)
-		goto err;
+		return rc;
 
 	pd = to_ionic_pd(attr->pd);
 	lockfree = pd->td != NULL;
-	send_vcq = to_ionic_vcq(attr->send_cq);
-	recv_vcq = to_ionic_vcq(attr->recv_cq);
 
 	qp = calloc(1, sizeof(*qp));
-	if (!qp) {
-		rc = ENOMEM;
-		goto err;
-	}
+	if (!qp)
+		return ENOMEM;
 	qp->ctx = ctx;
 	qp->is_ud = attr->qp_type == IBV_QPT_UD;
 	qp->sig_all = !!attr->sq_sig_all;
@@ -330,15 +318,89 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	ionic_list_init(&qp->cq_flush_sq);
 	ionic_list_init(&qp->cq_flush_rq);
 
-	sq_cmb = ionic_qp_cmb_pref(pd, true);
-	rq_cmb = ionic_qp_cmb_pref(pd, false);
+	*sq_cmb = ionic_qp_cmb_pref(pd, true);
+	*rq_cmb = ionic_qp_cmb_pref(pd, false);
 
-	rc = ionic_sq_init(ctx, qp, pd, &attr->cap, &sq_cmb, lockfree);
+	rc = ionic_sq_init(ctx, qp, pd, &attr->cap, sq_cmb, lockfree);
+	if (!rc)
+		rc = ionic_rq_init(ctx, qp, pd, &attr->cap, rq_cmb, lockfree);
+	if (rc) {
+		ionic_qp_free(qp);
+		return rc;
+	}
+	*out = qp;
+	return 0;
+}
+
+int ionic_qp_bind(struct ionic_qp *qp, uint32_t qpid, uint8_t udma,
+		  struct ionic_vcq *send_vcq, struct ionic_vcq *recv_vcq)
+{
+	struct ionic_ctx *ctx = qp->ctx;
+
+	qp->qpid = qpid;
+	qp->sq.q.dbell = ionic_dbell_val(qpid, 0, 0);
+	qp->rq.q.dbell = ionic_dbell_val(qpid, 0, 0);
+
+	/* the QP completes only into cq[udma] of both vCQs: it must exist */
+	if (udma >= IONIC_MAX_UDMA || !(send_vcq->udma_mask & (1u << udma)) ||
+	    !(recv_vcq->udma_mask & (1u << udma))) {
+		verbs_err(&ctx->vctx, "QP %u on pipeline %u outside its CQs",
+			  qpid, udma);
+		return EINVAL;
+	}
+	qp->udma_idx = udma;
+	qp->send_cq = &send_vcq->cq[udma];
+	qp->recv_cq = &recv_vcq->cq[udma];
+
+	/* host rings, until ionic_qp_map_cmb() says otherwise */
+	ionic_pub_init(&qp->sq.pub, &qp->sq.q, ctx->dbpage, ctx->sq_qtype, NULL,
+		       false, false);
+	ionic_pub_init(&qp->rq.pub, &qp->rq.q, ctx->dbpage, ctx->rq_qtype, NULL,
+		       false, false);
+	return 0;
+}
+
+int ionic_qp_attach(struct ionic_qp *qp)
+{
+	struct ionic_ctx *ctx = qp->ctx;
+	int rc;
+
+	rc = ionic_qp_table_reserve(ctx->qp_table, qp->qpid);
 	if (rc)
-		goto err_qp;
-	rc = ionic_rq_init(ctx, qp, pd, &attr->cap, &rq_cmb, lockfree);
+		return rc;
+	pthread_mutex_lock(&ctx->mutex);
+	rc = ionic_qp_table_insert(ctx->qp_table, qp->qpid, qp);
+	pthread_mutex_unlock(&ctx->mutex);
 	if (rc)
-		goto err_qp;
+		return rc;
+
+	/*
+	 * Pollers find the QP through the table under a CQ lock only: a
+	 * lock/unlock pair publishes the fully initialised QP to them.
+	 */
+	ionic_lock(&qp->send_cq->lock);
+	ionic_unlock(&qp->send_cq->lock);
+	ionic_lock(&qp->recv_cq->lock);
+	ionic_unlock(&qp->recv_cq->lock);
+
+	ionic_qp_init_wr(qp);
+	return 0;
+}
+
+struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct ionic_ctx *ctx = to_ionic_ctx(ibctx);
+	struct ionic_cmd_create_qp cmd;
+	struct ionic_cmd_create_qp_resp resp;
+	struct ibv_qp_init_attr_ex kattr;
+	struct ionic_qp *qp;
+	uint8_t sq_cmb, rq_cmb;
+	int rc;
+
+	rc = ionic_qp_alloc(ctx, attr, &sq_cmb, &rq_cmb, &qp);
+	if (rc)
+		goto err;
 
 	/* reserved bytes must be zero or a 7.x kernel refuses (D18) */
 	memset(&cmd, 0, sizeof(cmd));
@@ -349,7 +411,7 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	cmd.drv_payload.rq_spec = qp->rq.spec;
 	cmd.drv_payload.sq_cmb = sq_cmb;
 	cmd.drv_payload.rq_cmb = rq_cmb;
-	cmd.drv_payload.udma_mask = pd->udma_mask;
+	cmd.drv_payload.udma_mask = to_ionic_pd(attr->pd)->udma_mask;
 
 	/*
 	 * The kernel learns nothing from send_ops_flags or zero create
@@ -363,19 +425,11 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	if (rc)
 		goto err_qp;
 
-	qp->qpid = resp.drv_payload.qpid;
-	udma = resp.drv_payload.udma_idx;
-	qp->sq.q.dbell = ionic_dbell_val(qp->qpid, 0, 0);
-	qp->rq.q.dbell = ionic_dbell_val(qp->qpid, 0, 0);
-
-	/* the QP completes only into cq[udma] of both vCQs: it must exist */
-	if (udma >= IONIC_MAX_UDMA || !(send_vcq->udma_mask & (1u << udma)) ||
-	    !(recv_vcq->udma_mask & (1u << udma))) {
-		verbs_err(&ctx->vctx, "QP %u on pipeline %u outside its CQs",
-			  qp->qpid, udma);
-		rc = EINVAL;
+	rc = ionic_qp_bind(qp, resp.drv_payload.qpid, resp.drv_payload.udma_idx,
+			   to_ionic_vcq(attr->send_cq),
+			   to_ionic_vcq(attr->recv_cq));
+	if (rc)
 		goto err_cmd;
-	}
 	rc = ionic_qp_map_cmb(ctx, qp->qpid, "SQ", &qp->sq.q, ctx->sq_qtype,
 			      qp->sq.expdb, sq_cmb, resp.drv_payload.sq_cmb,
 			      resp.drv_payload.sq_cmb_offset, &qp->sq.pub);
@@ -386,30 +440,10 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 			      resp.drv_payload.rq_cmb_offset, &qp->rq.pub);
 	if (rc)
 		goto err_cmd;
-
-	qp->udma_idx = udma;
-	qp->send_cq = &send_vcq->cq[udma];
-	qp->recv_cq = &recv_vcq->cq[udma];
-
-	rc = ionic_qp_table_reserve(ctx->qp_table, qp->qpid);
-	if (rc)
-		goto err_cmd;
-	pthread_mutex_lock(&ctx->mutex);
-	rc = ionic_qp_table_insert(ctx->qp_table, qp->qpid, qp);
-	pthread_mutex_unlock(&ctx->mutex);
+	rc = ionic_qp_attach(qp);
 	if (rc)
 		goto err_cmd;
 
-	/*
-	 * Pollers find the QP through the table under a CQ lock only: a
-	 * lock/unlock pair publishes the fully initialised QP to them.
-	 */
-	ionic_lock(&qp->send_cq->lock);
-	ionic_unlock(&qp->send_cq->lock);
-	ionic_lock(&qp->recv_cq->lock);
-	ionic_unlock(&qp->recv_cq->lock);
-
-	ionic_qp_init_wr(qp);
 	ionic_qp_fill_cap(qp, &attr->cap);
 	return &qp->vqp.qp;
 
@@ -490,6 +524,24 @@ static void ionic_qp_detach_recv(struct ionic_qp *qp)
 	ionic_cq_clean(qp->recv_cq, qp->qpid);
 	if (ionic_list_linked(&qp->cq_flush_rq))
 		ionic_list_del(&qp->cq_flush_rq);
+}
+
+void ionic_qp_detach(struct ionic_qp *qp)
+{
+	struct ionic_ctx *ctx = qp->ctx;
+
+	pthread_mutex_lock(&ctx->mutex);
+	ionic_qp_table_remove(ctx->qp_table, qp->qpid);
+	pthread_mutex_unlock(&ctx->mutex);
+
+	/* after this no poller can reach the QP: not in the table, no CQEs */
+	ionic_lock(&qp->send_cq->lock);
+	ionic_qp_detach_send(qp);
+	ionic_unlock(&qp->send_cq->lock);
+
+	ionic_lock(&qp->recv_cq->lock);
+	ionic_qp_detach_recv(qp);
+	ionic_unlock(&qp->recv_cq->lock);
 }
 
 /*
@@ -573,7 +625,6 @@ int ionic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 int ionic_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct ionic_qp *qp = to_ionic_qp(ibqp);
-	struct ionic_ctx *ctx = qp->ctx;
 	int rc;
 
 	/* the kernel first: on failure the QP stays fully usable */
@@ -581,19 +632,7 @@ int ionic_destroy_qp(struct ibv_qp *ibqp)
 	if (rc)
 		return rc;
 
-	pthread_mutex_lock(&ctx->mutex);
-	ionic_qp_table_remove(ctx->qp_table, qp->qpid);
-	pthread_mutex_unlock(&ctx->mutex);
-
-	/* after this no poller can reach the QP: not in the table, no CQEs */
-	ionic_lock(&qp->send_cq->lock);
-	ionic_qp_detach_send(qp);
-	ionic_unlock(&qp->send_cq->lock);
-
-	ionic_lock(&qp->recv_cq->lock);
-	ionic_qp_detach_recv(qp);
-	ionic_unlock(&qp->recv_cq->lock);
-
+	ionic_qp_detach(qp);
 	ionic_qp_free(qp);
 	return 0;
 }

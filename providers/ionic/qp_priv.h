@@ -126,6 +126,37 @@ static inline struct ionic_qp *to_ionic_qp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct ionic_qp, vqp.qp);
 }
 
+/* ---- qp.c: creation and destruction in halves ----------------------- */
+
+/*
+ * ionic_create_qp_ex() and ionic_destroy_qp() run these around the kernel
+ * commands; the unit tests (tests/support/) build real QPs with the same
+ * calls and no kernel.  Each returns 0 or a positive errno.
+ *
+ * ionic_qp_alloc(): check 'attr' and build the QP in host memory (rings,
+ * slot metadata, locks); *sq_cmb and *rq_cmb get the CMB placement to ask
+ * the kernel for.  ionic_qp_free() undoes it (and unmaps CMB windows).
+ */
+int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
+		   uint8_t *sq_cmb, uint8_t *rq_cmb, struct ionic_qp **out);
+void ionic_qp_free(struct ionic_qp *qp);
+
+/*
+ * What the kernel answered: QP id 'qpid' on pipeline 'udma', which both
+ * vCQs must have.  Both queues are then published as host rings until the
+ * CMB mapping (qp.c) switches them.
+ */
+int ionic_qp_bind(struct ionic_qp *qp, uint32_t qpid, uint8_t udma,
+		  struct ionic_vcq *send_vcq, struct ionic_vcq *recv_vcq);
+
+/*
+ * Make the QP reachable by its CQs' pollers (QP table) and install the
+ * ibv_wr_* callbacks; ionic_qp_detach() removes it from the table and
+ * drops its pending CQEs, list entries and CQ credits.
+ */
+int ionic_qp_attach(struct ionic_qp *qp);
+void ionic_qp_detach(struct ionic_qp *qp);
+
 /* ---- wqe.c: WQE preparation, usable without a device ---------------- */
 
 /*
