@@ -9,27 +9,7 @@
 #include <stdio.h>
 
 #include "queue.h"
-
-static int failures;
-
-#define CHECK(cond)                                                    \
-	do {                                                           \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
-				__LINE__, #cond);                      \
-			failures++;                                    \
-		}                                                      \
-	} while (0)
-
-#define CHECK_EQ(a, b)                                                         \
-	do {                                                                   \
-		unsigned long long _a = (a), _b = (b);                         \
-		if (_a != _b) {                                                \
-			fprintf(stderr, "%s:%d: FAIL: %s = %llu, want %llu\n", \
-				__FILE__, __LINE__, #a, _a, _b);               \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
+#include "check.h"
 
 static void test_ring_geometry(void)
 {
@@ -247,10 +227,5 @@ int main(void)
 	test_sizing_plain();
 	test_sizing_expdb();
 
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("queue sizing: all checks passed\n");
-	return 0;
+	return check_finish();
 }

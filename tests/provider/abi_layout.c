@@ -12,17 +12,7 @@
 
 #include "ionic.h"
 #include "../../common/ionic_abi_layout.h"
-
-static int failures;
-
-#define CHECK(cond)                                                    \
-	do {                                                           \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
-				__LINE__, #cond);                      \
-			failures++;                                    \
-		}                                                      \
-	} while (0)
+#include "check.h"
 
 static void *ptr_at(const void *base, size_t off)
 {
@@ -127,8 +117,5 @@ int main(void)
 {
 	check_private_abi();
 	check_wire();
-	if (failures)
-		return 1;
-	printf("layout checks passed\n");
-	return 0;
+	return check_finish();
 }

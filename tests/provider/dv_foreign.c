@@ -13,16 +13,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/ionic_dv.h>
 
-static int failures;
-
-#define CHECK(cond)                                                    \
-	do {                                                           \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
-				__LINE__, #cond);                      \
-			failures++;                                    \
-		}                                                      \
-	} while (0)
+#include "check.h"
 
 static struct ibv_pd *
 other_alloc_parent_domain(struct ibv_context *c,
@@ -75,8 +66,5 @@ int main(void)
 	check_foreign(NULL, NULL);
 
 	free(vctx);
-	if (failures)
-		return 1;
-	printf("dv foreign-object checks passed\n");
-	return 0;
+	return check_finish();
 }

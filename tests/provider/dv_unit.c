@@ -1,71 +1,50 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * DV and parent/thread-domain semantics without a device: dv.c and pd.c
- * are compiled into this test, and an ionic context and root PD are built
- * by hand (as alloc_context and alloc_pd would leave them), so no kernel
- * command is ever sent.
+ * DV and parent/thread-domain semantics without a device: the provider's
+ * dv.c and pd.c on an ionic context and root PD built by the unit-test
+ * support (tests/support/unit.h) as alloc_context and alloc_pd would leave
+ * them, so no kernel command is ever sent.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <infiniband/ionic_dv.h>
 
-#include "ionic.h"
+#include "unit.h"
 
-static int failures;
+static struct unit_dev *dev;
 
-#define CHECK(cond)                                                    \
-	do {                                                           \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
-				__LINE__, #cond);                      \
-			failures++;                                    \
-		}                                                      \
-	} while (0)
-
-static struct ionic_ctx ctx;
-static struct ionic_pd root;
-
+/* A fresh context with its root PD, as alloc_context and alloc_pd leave them. */
 static void setup(uint8_t udma_count, bool sq_expdb, bool rq_expdb)
 {
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.vctx.sz = sizeof(ctx.vctx);
-	ctx.vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
-	ctx.vctx.alloc_parent_domain = ionic_alloc_parent_domain;
-	ctx.udma_count = udma_count;
-	ctx.udma_mask = (uint8_t)((1u << udma_count) - 1);
-	ctx.sq_expdb = sq_expdb;
-	ctx.rq_expdb = rq_expdb;
+	struct unit_dev_opts o = { .udma_count = udma_count,
+				   .sq_expdb = sq_expdb,
+				   .rq_expdb = rq_expdb };
 
-	memset(&root, 0, sizeof(root));
-	root.ibpd.context = &ctx.vctx.context;
-	root.ibpd.handle = 7;
-	root.root = &root;
-	root.refcnt = 1;
-	root.udma_mask = ctx.udma_mask;
-	root.sq_cmb = IONIC_CMB_ENABLE | (sq_expdb ? IONIC_CMB_EXPDB : 0);
-	root.rq_cmb = IONIC_CMB_ENABLE | (rq_expdb ? IONIC_CMB_EXPDB : 0);
+	if (dev)
+		unit_dev_destroy(dev);
+	dev = unit_dev_create(&o);
 }
 
 static void test_udma(void)
 {
 	setup(2, false, false);
-	CHECK(ionic_is_ionic_ctx(&ctx.vctx.context));
-	CHECK(ionic_dv_ctx_get_udma_count(&ctx.vctx.context) == 2);
-	CHECK(ionic_dv_ctx_get_udma_mask(&ctx.vctx.context) == 3);
-	CHECK(ionic_dv_pd_get_udma_mask(&root.ibpd) == 3);
-	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 4) == EINVAL);
-	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 0x83) == EINVAL);
-	CHECK(ionic_dv_pd_get_udma_mask(&root.ibpd) == 3);
-	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 2) == 0);
-	CHECK(ionic_dv_pd_get_udma_mask(&root.ibpd) == 2);
-	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 0) == 0);
-	CHECK(ionic_dv_pd_get_udma_mask(&root.ibpd) == 0);
+	CHECK(ionic_is_ionic_ctx(&dev->ctx.vctx.context));
+	CHECK(ionic_dv_ctx_get_udma_count(&dev->ctx.vctx.context) == 2);
+	CHECK(ionic_dv_ctx_get_udma_mask(&dev->ctx.vctx.context) == 3);
+	CHECK(ionic_dv_pd_get_udma_mask(&dev->pd.ibpd) == 3);
+	CHECK(ionic_dv_pd_set_udma_mask(&dev->pd.ibpd, 4) == EINVAL);
+	CHECK(ionic_dv_pd_set_udma_mask(&dev->pd.ibpd, 0x83) == EINVAL);
+	CHECK(ionic_dv_pd_get_udma_mask(&dev->pd.ibpd) == 3);
+	CHECK(ionic_dv_pd_set_udma_mask(&dev->pd.ibpd, 2) == 0);
+	CHECK(ionic_dv_pd_get_udma_mask(&dev->pd.ibpd) == 2);
+	CHECK(ionic_dv_pd_set_udma_mask(&dev->pd.ibpd, 0) == 0);
+	CHECK(ionic_dv_pd_get_udma_mask(&dev->pd.ibpd) == 0);
 
 	setup(1, false, false);
-	CHECK(ionic_dv_ctx_get_udma_mask(&ctx.vctx.context) == 1);
-	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 2) == EINVAL);
-	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 1) == 0);
+	CHECK(ionic_dv_ctx_get_udma_mask(&dev->ctx.vctx.context) == 1);
+	CHECK(ionic_dv_pd_set_udma_mask(&dev->pd.ibpd, 2) == EINVAL);
+	CHECK(ionic_dv_pd_set_udma_mask(&dev->pd.ibpd, 1) == 0);
 }
 
 static void test_cmb(void)
@@ -73,26 +52,26 @@ static void test_cmb(void)
 	/* device: express doorbells for the SQ only */
 	setup(2, true, false);
 
-	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, false, true, true) == 0);
-	CHECK(root.sq_cmb == 0);
-	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, true, false, false) == 0);
-	CHECK(root.sq_cmb == IONIC_CMB_ENABLE);
-	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, true, true, false) == 0);
-	CHECK(root.sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_EXPDB));
-	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, true, true, true) == 0);
-	CHECK(root.sq_cmb ==
+	CHECK(ionic_dv_pd_set_sqcmb(&dev->pd.ibpd, false, true, true) == 0);
+	CHECK(dev->pd.sq_cmb == 0);
+	CHECK(ionic_dv_pd_set_sqcmb(&dev->pd.ibpd, true, false, false) == 0);
+	CHECK(dev->pd.sq_cmb == IONIC_CMB_ENABLE);
+	CHECK(ionic_dv_pd_set_sqcmb(&dev->pd.ibpd, true, true, false) == 0);
+	CHECK(dev->pd.sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_EXPDB));
+	CHECK(ionic_dv_pd_set_sqcmb(&dev->pd.ibpd, true, true, true) == 0);
+	CHECK(dev->pd.sq_cmb ==
 	      (IONIC_CMB_ENABLE | IONIC_CMB_EXPDB | IONIC_CMB_REQUIRE));
-	CHECK(ionic_dv_pd_set_sqcmb(&root.ibpd, true, false, true) == 0);
-	CHECK(root.sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_REQUIRE));
+	CHECK(ionic_dv_pd_set_sqcmb(&dev->pd.ibpd, true, false, true) == 0);
+	CHECK(dev->pd.sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_REQUIRE));
 
 	/* RQ has no express doorbell: a wish is dropped, a demand fails */
-	CHECK(ionic_dv_pd_set_rqcmb(&root.ibpd, true, true, false) == 0);
-	CHECK(root.rq_cmb == IONIC_CMB_ENABLE);
-	root.rq_cmb = 0x55;
-	CHECK(ionic_dv_pd_set_rqcmb(&root.ibpd, true, true, true) == EINVAL);
-	CHECK(root.rq_cmb == 0x55); /* unchanged on failure */
-	CHECK(ionic_dv_pd_set_rqcmb(&root.ibpd, false, false, false) == 0);
-	CHECK(root.rq_cmb == 0);
+	CHECK(ionic_dv_pd_set_rqcmb(&dev->pd.ibpd, true, true, false) == 0);
+	CHECK(dev->pd.rq_cmb == IONIC_CMB_ENABLE);
+	dev->pd.rq_cmb = 0x55;
+	CHECK(ionic_dv_pd_set_rqcmb(&dev->pd.ibpd, true, true, true) == EINVAL);
+	CHECK(dev->pd.rq_cmb == 0x55); /* unchanged on failure */
+	CHECK(ionic_dv_pd_set_rqcmb(&dev->pd.ibpd, false, false, false) == 0);
+	CHECK(dev->pd.rq_cmb == 0);
 }
 
 static void *fake_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
@@ -125,66 +104,67 @@ static void test_parent_domain(void)
 	int cookie;
 
 	setup(2, true, true);
-	CHECK(ionic_dv_pd_set_udma_mask(&root.ibpd, 1) == 0);
-	CHECK(ionic_dv_pd_set_rqcmb(&root.ibpd, false, false, false) == 0);
+	CHECK(ionic_dv_pd_set_udma_mask(&dev->pd.ibpd, 1) == 0);
+	CHECK(ionic_dv_pd_set_rqcmb(&dev->pd.ibpd, false, false, false) == 0);
 
 	td_attr.comp_mask = 1;
 	errno = 0;
-	CHECK(ionic_alloc_td(&ctx.vctx.context, &td_attr) == NULL);
+	CHECK(ionic_alloc_td(&dev->ctx.vctx.context, &td_attr) == NULL);
 	CHECK(errno == EOPNOTSUPP);
 	td_attr.comp_mask = 0;
-	td = ionic_alloc_td(&ctx.vctx.context, &td_attr);
+	td = ionic_alloc_td(&dev->ctx.vctx.context, &td_attr);
 	CHECK(td != NULL);
 	if (!td)
 		return;
 
 	memset(&attr, 0, sizeof(attr));
 	errno = 0;
-	CHECK(ionic_alloc_parent_domain(&ctx.vctx.context, &attr) == NULL);
+	CHECK(ionic_alloc_parent_domain(&dev->ctx.vctx.context, &attr) == NULL);
 	CHECK(errno == EINVAL); /* no PD */
 
-	attr.pd = &root.ibpd;
+	attr.pd = &dev->pd.ibpd;
 	attr.comp_mask = 1u << 5; /* unknown bit */
 	errno = 0;
-	CHECK(ionic_alloc_parent_domain(&ctx.vctx.context, &attr) == NULL);
+	CHECK(ionic_alloc_parent_domain(&dev->ctx.vctx.context, &attr) == NULL);
 	CHECK(errno == EINVAL);
 
 	attr.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
 	attr.alloc = fake_alloc; /* alloc without free */
 	errno = 0;
-	CHECK(ionic_alloc_parent_domain(&ctx.vctx.context, &attr) == NULL);
+	CHECK(ionic_alloc_parent_domain(&dev->ctx.vctx.context, &attr) == NULL);
 	CHECK(errno == EINVAL);
 
 	attr.free = fake_free;
 	attr.comp_mask |= IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
 	attr.pd_context = &cookie;
 	attr.td = td;
-	pd1 = ionic_alloc_parent_domain(&ctx.vctx.context, &attr);
+	pd1 = ionic_alloc_parent_domain(&dev->ctx.vctx.context, &attr);
 	CHECK(pd1 != NULL);
 	if (!pd1)
 		return;
 	p1 = to_ionic_pd(pd1);
-	CHECK(p1->root == &root);
-	CHECK(pd1->handle == 7 && pd1->context == &ctx.vctx.context);
+	CHECK(p1->root == &dev->pd);
+	CHECK(pd1->handle == UNIT_PD_HANDLE &&
+	      pd1->context == &dev->ctx.vctx.context);
 	CHECK(p1->udma_mask == 1);
 	CHECK(p1->rq_cmb == 0);
 	CHECK(p1->sq_cmb == (IONIC_CMB_ENABLE | IONIC_CMB_EXPDB));
 	CHECK(p1->alloc == fake_alloc && p1->free == fake_free);
 	CHECK(p1->pd_context == &cookie);
 	CHECK(ionic_pd_lockfree(pd1));
-	CHECK(!ionic_pd_lockfree(&root.ibpd));
-	CHECK(ionic_root_ibpd(pd1) == &root.ibpd);
+	CHECK(!ionic_pd_lockfree(&dev->pd.ibpd));
+	CHECK(ionic_root_ibpd(pd1) == &dev->pd.ibpd);
 	CHECK(ionic_dv_pd_get_udma_mask(pd1) == 1);
 
 	/* nesting collapses to the root; no TD, no allocators */
 	memset(&attr, 0, sizeof(attr));
 	attr.pd = pd1;
-	pd2 = ionic_alloc_parent_domain(&ctx.vctx.context, &attr);
+	pd2 = ionic_alloc_parent_domain(&dev->ctx.vctx.context, &attr);
 	CHECK(pd2 != NULL);
 	if (!pd2)
 		return;
 	p2 = to_ionic_pd(pd2);
-	CHECK(p2->root == &root && !p2->td && !p2->alloc);
+	CHECK(p2->root == &dev->pd && !p2->td && !p2->alloc);
 	CHECK(!ionic_pd_lockfree(pd2));
 
 	/* the DV setters work on parent domains independently */
@@ -194,13 +174,13 @@ static void test_parent_domain(void)
 
 	/* in use: the TD and the root PD refuse to go */
 	CHECK(ionic_dealloc_td(td) == EBUSY);
-	CHECK(ionic_dealloc_pd(&root.ibpd) == EBUSY);
-	CHECK(root.refcnt == 3);
+	CHECK(ionic_dealloc_pd(&dev->pd.ibpd) == EBUSY);
+	CHECK(dev->pd.refcnt == 3);
 
 	CHECK(ionic_dealloc_pd(pd1) == 0);
 	CHECK(ionic_dealloc_td(td) == 0);
 	CHECK(ionic_dealloc_pd(pd2) == 0);
-	CHECK(root.refcnt == 1);
+	CHECK(dev->pd.refcnt == 1);
 }
 
 int main(void)
@@ -208,8 +188,6 @@ int main(void)
 	test_udma();
 	test_cmb();
 	test_parent_domain();
-	if (failures)
-		return 1;
-	printf("dv and domain unit checks passed\n");
-	return 0;
+	unit_dev_destroy(dev);
+	return check_finish();
 }

@@ -9,17 +9,7 @@
 #include <string.h>
 
 #include "phc.h"
-
-static int failures;
-
-#define CHECK(cond)                                                    \
-	do {                                                           \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
-				__LINE__, #cond);                      \
-			failures++;                                    \
-		}                                                      \
-	} while (0)
+#include "check.h"
 
 /* ib_uverbs_clock_info as the kernel writes it */
 struct page {
@@ -71,8 +61,5 @@ int main(void)
 	memset(&s, 0, sizeof(s));
 	CHECK(ionic_phc_khz(&s) == 0);
 
-	if (failures)
-		return 1;
-	printf("phc checks passed\n");
-	return 0;
+	return check_finish();
 }

@@ -15,17 +15,7 @@
 #include <unistd.h>
 
 #include "ionic.h"
-
-static int failures;
-
-#define CHECK(cond)                                                    \
-	do {                                                           \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
-				__LINE__, #cond);                      \
-			failures++;                                    \
-		}                                                      \
-	} while (0)
+#include "check.h"
 
 static const struct verbs_device_ops *registered;
 static int registrations;
@@ -77,7 +67,8 @@ static void check_match_device(const struct verbs_device_ops *ops)
 	CHECK(ops->match_device(&sdev));
 
 	if (!tmp) {
-		failures++;
+		check_fail(__FILE__, __LINE__,
+			   "tmpfile: cannot capture stderr");
 		return;
 	}
 	fflush(stderr);
@@ -143,9 +134,9 @@ int main(int argc, char **argv)
 	CHECK(dlsym(h, "ionic_alloc_pd") == NULL);
 	CHECK(dlsym(h, "ionic_ctx_ops") == NULL);
 
-	if (!failures)
+	if (!check_failures())
 		printf("plugin %s loads with RTLD_NOW and registers \"%s\"\n",
 		       argv[1], ops->name);
 	dlclose(h);
-	return failures ? 1 : 0;
+	return check_finish();
 }

@@ -10,17 +10,7 @@
 #include <stdio.h>
 
 #include "table.h"
-
-static int failures;
-
-#define CHECK(cond)                                                    \
-	do {                                                           \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, \
-				__LINE__, #cond);                      \
-			failures++;                                    \
-		}                                                      \
-	} while (0)
+#include "check.h"
 
 /* The table stores pointers only; fake QPs are distinct addresses. */
 static char qps[64];
@@ -122,8 +112,5 @@ int main(void)
 {
 	test_basic();
 	test_concurrent();
-	if (failures)
-		return 1;
-	printf("qp table checks passed\n");
-	return 0;
+	return check_finish();
 }
