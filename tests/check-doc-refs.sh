@@ -438,6 +438,128 @@ sub scan_comment {
 	}
 }
 
+# ---- keeping rewritten comments within 80 columns --------------------------
+
+my $COLS = 80;
+
+# Display width: tabs to 8, one column per UTF-8 character.
+sub width {
+	my ($l) = @_;
+	my $w = 0;
+	for my $ch (split //, $l) {
+		if ($ch eq "\t") {
+			$w += 8 - $w % 8;
+		} elsif (ord($ch) < 0x80 || ord($ch) >= 0xc0) {
+			$w++;
+		}
+	}
+	return $w;
+}
+
+# A comment line we may wrap: (prefix of a continuation line, text, whether
+# the comment continues on the next line of the same kind).
+sub comment_line {
+	my ($l, $kind) = @_;
+	if ($kind eq 'c') {
+		return ("$1*$2", $3) if $l =~ m{^(\s*)\*( +)(\S.*)$};
+		return ($1 . ' * ', $2) if $l =~ m{^(\s*)/\* (\S.*)$};
+		return ($1 . '// ', $2) if $l =~ m{^(\s*)// (\S.*)$};
+	} else {
+		return ("$1#$2", $3) if $l =~ m{^(\s*)#( +)(\S.*)$};
+	}
+	return;
+}
+
+# Line $i of @$l is "/* text   */" between lines of the same form (a box):
+# the text refilled into box lines as wide as the box's other lines, or
+# nothing if it is no such line.
+sub box_lines {
+	my ($l, $i, $kind) = @_;
+	return () unless $kind eq 'c' &&
+			 $l->[$i] =~ m{^(\s*)/\* (.*?\S)\s+\*/\s*$};
+	my ($indent, $text) = ($1, $2);
+	my $w;
+	for my $j ($i - 1, $i + 1) {
+		next if $j < 0 || $j >= @$l;
+		next unless $l->[$j] =~ m{^\s*/\* .*\*/\s*$} &&
+			    width($l->[$j]) <= $COLS;
+		$w = width($l->[$j]);
+		last;
+	}
+	return () unless $w;
+	my (@out, $cur);
+	for my $word (split ' ', $text) {
+		my $try = defined $cur ? "$cur $word" : $word;
+		if (defined $cur && width("$indent/* $try */") > $w) {
+			push @out, $cur;
+			$cur = $word;
+		} else {
+			$cur = $try;
+		}
+	}
+	push @out, $cur if defined $cur;
+	my @lines;
+	for my $t (@out) {
+		my $line = "$indent/* $t";
+		$line .= ' ' x ($w - 2 - width($line)) if width($line) < $w - 2;
+		return () if width("$line*/") > $COLS;
+		push @lines, "$line*/";
+	}
+	return @lines;
+}
+
+# Lines the rewrite made longer than $COLS: move their last words to the
+# next line of the same comment paragraph, or to a new line.  Only lines
+# holding a docs/ citation are touched; anything else is left as it was.
+sub wrap_long {
+	my ($t, $kind) = @_;
+	my @l = split /\n/, $t, -1;
+	my %dirty; # lines that received words from the line above
+	for (my $i = 0; $i < @l; $i++) {
+		next unless width($l[$i]) > $COLS &&
+			    ($dirty{$i} || $l[$i] =~ m{docs/\S+\.md});
+		# a "/* ---- banner ---- */": shorten the dashes instead
+		if ($l[$i] =~ /-{5,}/) {
+			1 while width($l[$i]) > $COLS && $l[$i] =~ s/-{5,}\K-//;
+			next;
+		}
+		# one line of a box of "/* ... */" lines: refill it in the box
+		my @box = box_lines(\@l, $i, $kind);
+		if (@box) {
+			splice @l, $i, 1, @box;
+			$i += @box - 1;
+			next;
+		}
+		my ($prefix, $text) = comment_line($l[$i], $kind);
+		next unless defined $prefix;
+		my $head = $l[$i];
+		my ($tail, $gap) = ('', '');
+		while (width($head) > $COLS && $head =~ /^(.*\S)(\s+)(\S+)$/) {
+			last if width($1) < width($prefix) + 1;
+			$head = $1;
+			$tail = $tail eq '' ? $3 : "$3$gap$tail";
+			$gap = $2;
+		}
+		next if $tail eq '' || width($head) > $COLS;
+		$l[$i] = $head;
+		my $closes = $tail =~ m{\*/\s*$};
+		my ($np, $ntext) = $i + 1 < @l ? comment_line($l[$i + 1], $kind) :
+						   ();
+		# join the next line only if it continues the same paragraph
+		if (!$closes && defined $np && $np eq $prefix &&
+		    $l[$i + 1] !~ m{^\s*/\*} &&
+		    $ntext !~ /^(?:[-+*]\s|\d+[.)]\s|\([a-z0-9]{1,3}\)\s)/) {
+			my $sep = $tail =~ /[.?!]\)?$/ ? '  ' : ' ';
+			$l[$i + 1] = $prefix . $tail . $sep . $ntext;
+		} else {
+			splice @l, $i + 1, 0, $prefix . $tail;
+			%dirty = map { ($_ > $i ? $_ + 1 : $_) => 1 } keys %dirty;
+		}
+		$dirty{$i + 1} = 1;
+	}
+	return join("\n", @l);
+}
+
 sub scan_file {
 	my ($file, $rewrite) = @_;
 	my $kind = file_kind($file);
@@ -461,6 +583,13 @@ sub scan_file {
 	return 0 unless $rewrite && @edits;
 	for my $ed (sort { $b->[0] <=> $a->[0] } @edits) {
 		substr($t, $ed->[0], $ed->[1]) = $ed->[2];
+	}
+	$t = wrap_long($t, $kind);
+	my $n = 0;
+	for my $line (split /\n/, $t) {
+		$n++;
+		printf "%s:%d: note: %d columns\n", $file, $n, width($line)
+			if width($line) > $COLS && $line =~ m{docs/\S+\.md};
 	}
 	open(my $fh, '>', "$root/$file") or die "$file: $!\n";
 	print $fh $t;
