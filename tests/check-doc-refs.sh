@@ -4,12 +4,13 @@
 # check-doc-refs.sh: every design-document citation in a code comment must
 # resolve to something in this repository.
 #
-#   tests/check-doc-refs.sh [--list] [DIR|FILE...]
-#   tests/check-doc-refs.sh --rewrite [DIR|FILE...]
+#   tests/check-doc-refs.sh [--list] [--root TREE] [DIR|FILE...]
+#   tests/check-doc-refs.sh --rewrite [--root TREE] [DIR|FILE...]
 #
 # Scans the comments of C sources and headers, shell scripts and CMake
 # files under providers/ sim/ common/ include/ kernel-headers/ tests/
-# bench/ (or the paths given, relative to the repository root) and checks:
+# bench/ (or the paths given, relative to the repository root: this script's
+# own, or TREE) and checks:
 #
 #   path.md          the file exists (relative to the repository root or to
 #                    the citing file's directory);
@@ -47,14 +48,23 @@
 set -eu
 
 usage() {
-	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 mode=check
+root=$(cd "$(dirname "$0")/.." && pwd)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rewrite) mode=rewrite ;;
 	--list) mode=list ;;
+	--root)
+		[ $# -ge 2 ] || {
+			usage >&2
+			exit 2
+		}
+		root=$(cd "$2" && pwd) || exit 2
+		shift
+		;;
 	-h | --help)
 		usage
 		exit 0
@@ -71,8 +81,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-
-root=$(cd "$(dirname "$0")/.." && pwd)
 
 if ! command -v perl >/dev/null 2>&1; then
 	echo "check-doc-refs: perl is required" >&2
