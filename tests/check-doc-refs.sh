@@ -26,15 +26,16 @@
 #                    file's table has a row "| Dnn |".
 #
 # Old-style citations of the team's reference set (ionic-device.md,
-# ionic-kernel.md, libibverbs-44.md, real-clients.md, with or without a
-# /work/shared/spec/ prefix; "ionic-kernel.md 9.4" without §; a bare §N
-# meaning ionic-device.md; bare Dnn) do not resolve.  --rewrite turns them
-# into the new form in place and then checks the result:
+# ionic-kernel.md, libibverbs-44.md, real-clients.md, libibverbs-versions.md,
+# with or without a /work/shared/spec/ prefix; "ionic-kernel.md 9.4" without
+# §; a bare §N meaning ionic-device.md; bare Dnn) do not resolve.  --rewrite
+# turns them into the new form in place and then checks the result:
 #
 #   ionic-device.md §11.4      -> docs/device-contract.md §11.4
 #   ionic-kernel.md 9.4        -> docs/kernel-contract.md §9.4
 #   libibverbs-44.md 2.15      -> docs/libibverbs-provider-abi.md §2.15
 #   real-clients.md §1.6       -> docs/testing.md §1.6
+#   libibverbs-versions.md 4.1 -> docs/rdma-core-versions.md §4.1
 #   (§3.2) with no document    -> (docs/device-contract.md §3.2)
 #   (upstream: D4)             -> (upstream: docs/upstream-defects.md D4)
 #
@@ -104,11 +105,11 @@ my %LEGACY = (
 	'ionic-kernel.md'   => 'docs/kernel-contract.md',
 	'libibverbs-44.md'  => 'docs/libibverbs-provider-abi.md',
 	'real-clients.md'   => 'docs/testing.md',
+	'libibverbs-versions.md' => 'docs/rdma-core-versions.md',
 );
 # Reference files with no counterpart in the repository.
 my %UNMAPPED = map { $_ => 1 } qw(
-	emulation-techniques.md ionic-dv-extended.md
-	netlink-and-rdma-cm.md libibverbs-versions.md
+	emulation-techniques.md ionic-dv-extended.md netlink-and-rdma-cm.md
 );
 my $DEFAULT = 'docs/device-contract.md'; # what a bare § used to mean
 my $DEFECTS = 'docs/upstream-defects.md';
