@@ -9,8 +9,8 @@
 #
 # Scans the comments of C sources and headers, shell scripts and CMake
 # files under providers/ sim/ common/ include/ kernel-headers/ tests/
-# bench/ (or the paths given, relative to the repository root: this script's
-# own, or TREE) and checks:
+# bench/ cmake/ .ci/ and in CMakeLists.txt and build.sh (or the paths given,
+# relative to the repository root: this script's own, or TREE) and checks:
 #
 #   path.md          the file exists (relative to the repository root or to
 #                    the citing file's directory);
@@ -94,7 +94,8 @@ use warnings;
 use File::Find ();
 
 my ($mode, $root, @paths) = @ARGV;
-@paths = qw(providers sim common include kernel-headers tests bench)
+@paths = qw(providers sim common include kernel-headers tests bench cmake
+	     CMakeLists.txt build.sh .ci)
 	unless @paths;
 my $SELF = 'tests/check-doc-refs.sh';
 
@@ -157,7 +158,7 @@ sub file_kind {
 	my ($f) = @_;
 	return 'c' if $f =~ /\.(?:c|h|cc|cpp)$/;
 	return 'hash' if $f =~ m{(?:^|/)CMakeLists\.txt$} ||
-			 $f =~ /\.(?:sh|cmake|py|pl)$/;
+			 $f =~ /\.(?:sh|cmake|py|pl)$/ || $f =~ m{^\.ci/};
 	return '';
 }
 
