@@ -484,6 +484,9 @@ skip:
 /*
  * Phase C, one QP's SQ: a queue that went to ERR by modify_qp first
  * reports what phase B found complete (flush_req), then flushes the rest.
+ * A flush that an error CQE or a device flush indicator started after the
+ * modify serves the request as well: without clearing it the QP would
+ * never be done and would block every QP behind it on the list.
  * *done once it has nothing left to report.
  */
 static int ionic_flush_sq_step(struct ionic_vcq *vcq, struct ionic_cq *cq,
@@ -501,9 +504,11 @@ static int ionic_flush_sq_step(struct ionic_vcq *vcq, struct ionic_cq *cq,
 			sq->flush = true;
 		}
 	}
-	if (sq->flush)
+	if (sq->flush) {
+		sq->flush_req = false;
 		npolled += ionic_flush_send(vcq, cq, qp, wc + npolled,
 					    nwc - npolled);
+	}
 	*done = !sq->flush_req && (!sq->flush || ionic_queue_empty(&sq->q));
 	ionic_unlock(&sq->lock);
 	return npolled;
