@@ -695,7 +695,7 @@ static void fz_dev_raw(struct fz *fz, struct fuzz_in *in)
 	}
 }
 
-/* Poll up to 1..16 WCs from vCQ 'v', plainly or through the extended API. */
+/* Poll up to 0..16 WCs from vCQ 'v', plainly or through the extended API. */
 static unsigned int fz_poll(struct fz *fz, unsigned int v, unsigned int want)
 {
 	struct ionic_vcq *vcq = fz->vcq[v];
@@ -708,7 +708,7 @@ static unsigned int fz_poll(struct fz *fz, unsigned int v, unsigned int want)
 		FUZZ_CHECK(rc >= 0 && (unsigned int)rc <= want,
 			   "poll_cq(%u): %d", want, rc);
 		n = (unsigned int)rc;
-	} else {
+	} else if (want) {
 		struct ibv_cq_ex *cq_ex = &vcq->vcq.cq_ex;
 		struct ibv_poll_cq_attr attr = { 0 };
 
@@ -817,7 +817,7 @@ static void fz_op(struct fz *fz, struct fuzz_in *in)
 		fz_dev_raw(fz, in);
 		break;
 	default:
-		fz_poll(fz, v, 1 + fuzz_u8(in) % 16);
+		fz_poll(fz, v, fuzz_u8(in) % 17); /* 0: polls nothing */
 		break;
 	}
 }

@@ -96,7 +96,7 @@ def modify(qp, reset=False):
 
 
 def poll(vcq=0, want=16):
-    return op(POLL, vcq) + bytes([want - 1])
+    return op(POLL, vcq) + bytes([want])  # 0..16
 
 
 def seeds(g):
