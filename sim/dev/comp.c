@@ -65,7 +65,7 @@ static uint16_t comp_find(const struct isim_dev_qp *d, uint32_t psn)
 
 	for (slot = d->req.una; slot != end; slot = isim_sq_next(d, slot)) {
 		s = &d->swqe[slot];
-		off = isim_psn_diff(psn, s->first_psn);
+		off = ifab_psn_diff(psn, s->first_psn);
 		if (off >= 0 && (uint32_t)off < s->npkts)
 			break;
 	}
@@ -77,7 +77,7 @@ static void comp_progress(struct isim_dev_qp *d)
 {
 	d->req.retry_left = d->qp->retry_cnt;
 	d->req.rnr_left = d->qp->rnr_retry;
-	if (isim_psn_diff(d->req.snd_psn, d->req.una_psn) < 0)
+	if (ifab_psn_diff(d->req.snd_psn, d->req.una_psn) < 0)
 		isim_req_seek(d, d->req.una_psn);
 	isim_req_arm_timer(d);
 }
@@ -91,8 +91,8 @@ static void comp_ack(struct isim_dev_qp *d, uint32_t psn)
 	uint32_t expect;
 
 	/* Older than what we know (duplicate) or never sent (bogus). */
-	if (isim_psn_diff(psn, r->una_psn) < 0 ||
-	    isim_psn_diff(psn, r->next_psn) >= 0)
+	if (ifab_psn_diff(psn, r->una_psn) < 0 ||
+	    ifab_psn_diff(psn, r->next_psn) >= 0)
 		return;
 	for (slot = r->una; slot != end; slot = isim_sq_next(d, slot)) {
 		s = &d->swqe[slot];
@@ -101,8 +101,8 @@ static void comp_ack(struct isim_dev_qp *d, uint32_t psn)
 		if (!s->npkts)
 			break; /* a local operation not executed yet */
 		if (isim_swqe_needs_resp(s)) {
-			expect = isim_psn_add(s->first_psn, s->rcvd);
-			if (isim_psn_diff(psn, expect) >= 0) {
+			expect = ifab_psn_add(s->first_psn, s->rcvd);
+			if (ifab_psn_diff(psn, expect) >= 0) {
 				/* The responder is past responses we never
 				 * got: ask again (an implied NAK). */
 				if (!r->retry_left) {
@@ -119,30 +119,30 @@ static void comp_ack(struct isim_dev_qp *d, uint32_t psn)
 			}
 			break;
 		}
-		if (isim_psn_diff(isim_psn_add(s->first_psn, s->npkts - 1),
+		if (ifab_psn_diff(ifab_psn_add(s->first_psn, s->npkts - 1),
 				  psn) > 0)
 			break;
 		s->complete = true;
 	}
-	r->una_psn = isim_psn_add(psn, 1);
+	r->una_psn = ifab_psn_add(psn, 1);
 	comp_progress(d);
 	isim_comp_retire(d);
 }
 
-static void comp_nak(struct isim_dev_qp *d, struct isim_pkt *pkt)
+static void comp_nak(struct isim_dev_qp *d, struct ifab_pkt *pkt)
 {
 	struct isim_req *r = &d->req;
 	struct isim_qp *qp = d->qp;
-	uint32_t psn = isim_pkt_psn(pkt);
-	uint8_t kind = isim_pkt_hdr(pkt)->nak;
+	uint32_t psn = ifab_pkt_psn(pkt);
+	uint8_t kind = ifab_pkt_hdr(pkt)->nak;
 	uint16_t slot;
 
-	if (isim_psn_diff(psn, r->una_psn) < 0 ||
-	    isim_psn_diff(psn, r->next_psn) >= 0)
+	if (ifab_psn_diff(psn, r->una_psn) < 0 ||
+	    ifab_psn_diff(psn, r->next_psn) >= 0)
 		return;
 	/* A NAK acknowledges everything before the PSN it names. */
 	if (psn != r->una_psn)
-		comp_ack(d, isim_psn_add(psn, ISIM_PSN_MASK));
+		comp_ack(d, ifab_psn_add(psn, IFAB_PSN_MASK));
 	if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD)
 		return;
 	slot = comp_find(d, psn);
@@ -150,7 +150,7 @@ static void comp_nak(struct isim_dev_qp *d, struct isim_pkt *pkt)
 		return;
 
 	switch (kind) {
-	case ISIM_NAK_RNR:
+	case IFAB_NAK_RNR:
 		d->rnr_naks_rx++;
 		if (qp->rnr_retry != 7) { /* 7: retry forever */
 			if (!r->rnr_left) {
@@ -163,9 +163,9 @@ static void comp_nak(struct isim_dev_qp *d, struct isim_pkt *pkt)
 		isim_req_go_back(d, psn);
 		r->rnr_wait = true;
 		r->deadline = isim_now_ns() +
-			      isim_rnr_delay_ns(isim_pkt_hdr(pkt)->rnr_timer);
+			      isim_rnr_delay_ns(ifab_pkt_hdr(pkt)->rnr_timer);
 		break;
-	case ISIM_NAK_SEQ:
+	case IFAB_NAK_SEQ:
 		if (!r->retry_left) {
 			isim_req_fail(d, slot, IONIC_STS_RETRY_EXCEEDED);
 			return;
@@ -174,13 +174,13 @@ static void comp_nak(struct isim_dev_qp *d, struct isim_pkt *pkt)
 		isim_req_go_back(d, psn);
 		isim_req_xmit(d);
 		break;
-	case ISIM_NAK_INV_REQ:
+	case IFAB_NAK_INV_REQ:
 		isim_req_fail(d, slot, IONIC_STS_REMOTE_INV_REQ_ERR);
 		break;
-	case ISIM_NAK_REM_ACC:
+	case IFAB_NAK_REM_ACC:
 		isim_req_fail(d, slot, IONIC_STS_REMOTE_ACC_ERR);
 		break;
-	case ISIM_NAK_REM_OP:
+	case IFAB_NAK_REM_OP:
 		isim_req_fail(d, slot, IONIC_STS_REMOTE_OPER_ERR);
 		break;
 	default:
@@ -207,20 +207,20 @@ static struct isim_swqe *comp_resp_target(struct isim_dev_qp *d, uint32_t psn,
 		return NULL;
 	s = &d->swqe[slot];
 	if (s->complete || (s->w.op->op != want1 && s->w.op->op != want2) ||
-	    psn != isim_psn_add(s->first_psn, s->rcvd))
+	    psn != ifab_psn_add(s->first_psn, s->rcvd))
 		return NULL;
 	if (s->rcvd == 0 &&
-	    isim_psn_diff(isim_psn_add(psn, ISIM_PSN_MASK), r->una_psn) >= 0)
-		comp_ack(d, isim_psn_add(psn, ISIM_PSN_MASK));
+	    ifab_psn_diff(ifab_psn_add(psn, IFAB_PSN_MASK), r->una_psn) >= 0)
+		comp_ack(d, ifab_psn_add(psn, IFAB_PSN_MASK));
 	if (comp_first_open(d) != slot)
 		return NULL;
 	return s;
 }
 
-static void comp_read_resp(struct isim_dev_qp *d, struct isim_pkt *pkt)
+static void comp_read_resp(struct isim_dev_qp *d, struct ifab_pkt *pkt)
 {
-	uint32_t psn = isim_pkt_psn(pkt), mtu = isim_qp_mtu(d->qp);
-	uint32_t mask = isim_pkt_opmask(isim_pkt_opcode(pkt));
+	uint32_t psn = ifab_pkt_psn(pkt), mtu = isim_qp_mtu(d->qp);
+	uint32_t mask = ifab_pkt_opmask(ifab_pkt_opcode(pkt));
 	struct isim_swqe *s;
 	enum ionic_status st;
 	uint32_t rel, nrel, want;
@@ -234,31 +234,31 @@ static void comp_read_resp(struct isim_dev_qp *d, struct isim_pkt *pkt)
 	nrel = s->npkts - s->rd_base;
 	off = (uint64_t)s->rcvd * mtu;
 	want = s->w.length - off < mtu ? s->w.length - off : mtu;
-	if (!!(mask & ISIM_PKT_M_FIRST) != (rel == 0) ||
-	    !!(mask & ISIM_PKT_M_LAST) != (rel + 1 == nrel) ||
-	    isim_pkt_paylen(pkt) != want) {
+	if (!!(mask & IFAB_PKT_M_FIRST) != (rel == 0) ||
+	    !!(mask & IFAB_PKT_M_LAST) != (rel + 1 == nrel) ||
+	    ifab_pkt_paylen(pkt) != want) {
 		isim_req_fail(d, (uint16_t)(s - d->swqe),
 			      IONIC_STS_BAD_RESP_ERR);
 		return;
 	}
 	st = isim_mem_scatter(d->nic, d->qp->pd, &s->w, off,
-			      isim_pkt_payload(pkt), want);
+			      ifab_pkt_payload(pkt), want);
 	if (st) {
 		isim_req_fail(d, (uint16_t)(s - d->swqe), st);
 		return;
 	}
 	s->rcvd++;
-	d->req.una_psn = isim_psn_add(psn, 1);
+	d->req.una_psn = ifab_psn_add(psn, 1);
 	if (s->rcvd == s->npkts)
 		s->complete = true;
 	comp_progress(d);
 	isim_comp_retire(d);
 }
 
-static void comp_atomic_ack(struct isim_dev_qp *d, struct isim_pkt *pkt)
+static void comp_atomic_ack(struct isim_dev_qp *d, struct ifab_pkt *pkt)
 {
-	uint32_t psn = isim_pkt_psn(pkt);
-	uint64_t orig = isim_pkt_swap_add(pkt);
+	uint32_t psn = ifab_pkt_psn(pkt);
+	uint64_t orig = ifab_pkt_swap_add(pkt);
 	struct isim_swqe *s;
 	enum ionic_status st;
 	uint8_t *host;
@@ -277,37 +277,37 @@ static void comp_atomic_ack(struct isim_dev_qp *d, struct isim_pkt *pkt)
 	memcpy(host, &orig, sizeof(orig));
 	s->rcvd = 1;
 	s->complete = true;
-	d->req.una_psn = isim_psn_add(psn, 1);
+	d->req.una_psn = ifab_psn_add(psn, 1);
 	comp_progress(d);
 	isim_comp_retire(d);
 }
 
-void isim_comp_rx(struct isim_dev_qp *d, struct isim_pkt *pkt)
+void isim_comp_rx(struct isim_dev_qp *d, struct ifab_pkt *pkt)
 {
 	struct isim_qp *qp = d->qp;
-	uint8_t op = isim_pkt_opcode(pkt);
+	uint8_t op = ifab_pkt_opcode(pkt);
 
 	if (qp->type != IBV_QPT_RC || !d->swqe ||
 	    (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD) ||
-	    isim_pkt_src_node(pkt) != d->peer_node ||
-	    isim_pkt_src_qpn(pkt) != qp->dest_qpn) {
+	    ifab_pkt_src_node(pkt) != d->peer_node ||
+	    ifab_pkt_src_qpn(pkt) != qp->dest_qpn) {
 		d->drops++;
 		return;
 	}
 	switch (op) {
-	case ISIM_OP_RC_ACK:
-		comp_ack(d, isim_pkt_psn(pkt));
+	case IFAB_OP_RC_ACK:
+		comp_ack(d, ifab_pkt_psn(pkt));
 		break;
-	case ISIM_OP_RC_NAK:
+	case IFAB_OP_RC_NAK:
 		comp_nak(d, pkt);
 		return;
-	case ISIM_OP_RC_ATOMIC_ACK:
+	case IFAB_OP_RC_ATOMIC_ACK:
 		comp_atomic_ack(d, pkt);
 		break;
-	case ISIM_OP_RC_READ_RESP_FIRST:
-	case ISIM_OP_RC_READ_RESP_MIDDLE:
-	case ISIM_OP_RC_READ_RESP_LAST:
-	case ISIM_OP_RC_READ_RESP_ONLY:
+	case IFAB_OP_RC_READ_RESP_FIRST:
+	case IFAB_OP_RC_READ_RESP_MIDDLE:
+	case IFAB_OP_RC_READ_RESP_LAST:
+	case IFAB_OP_RC_READ_RESP_ONLY:
 		comp_read_resp(d, pkt);
 		break;
 	default:

@@ -81,7 +81,7 @@ struct isim_resp {
 	uint32_t epsn; /* RC: expected PSN */
 	uint32_t msn; /* RC: messages completed (sent in ACKs) */
 	bool in_msg; /* RC: a multi-packet SEND/WRITE is going on */
-	uint32_t msg_kind; /* ... ISIM_PKT_M_SEND or ISIM_PKT_M_WRITE */
+	uint32_t msg_kind; /* ... IFAB_PKT_M_SEND or IFAB_PKT_M_WRITE */
 	uint64_t msg_off; /* bytes of it placed so far */
 	uint8_t *wr_host; /* WRITE: target memory (rkey resolved) */
 	uint64_t wr_len; /* WRITE: DMA length from the RETH */
@@ -97,7 +97,7 @@ struct isim_dev_qp {
 	struct isim_qp *qp;
 	struct isim_nic *nic;
 	struct isim_dev_qp *next; /* engine's list of device QPs */
-	struct isim_fab_ep ep; /* fabric endpoint "<node>/<qpn>" */
+	struct ifab_ep ep; /* fabric endpoint "<node>/<qpn>" */
 	uint32_t peer_node; /* RC: from av.dgid at RTR; 0 = none */
 	uint32_t sq_stride, rq_stride;
 	uint8_t *sq_copy; /* WQE snapshots, one stride per slot */
@@ -126,7 +126,7 @@ struct isim_ah *isim_dev_ah_lookup(struct isim_nic *nic, uint32_t ahid);
 void isim_dqp_free(struct isim_dev_qp *d);
 /* Send a packet from this QP, with tracing; lost packets are fine. */
 void isim_dqp_xmit(struct isim_dev_qp *d, uint32_t node, uint32_t qpn,
-		   struct isim_pkt *pkt);
+		   struct ifab_pkt *pkt);
 /* The device moves the QP to ERR (device-detected error).  'ev' is the
  * async event to raise, or 0 for none. */
 void isim_dqp_error(struct isim_dev_qp *d, enum ibv_event_type ev);
@@ -180,14 +180,14 @@ uint64_t isim_rnr_delay_ns(uint8_t code);
 
 /* ---- comp.c: the completer (responses to our requests) ---- */
 /* An ACK, NAK, READ response or atomic ACK for this QP. */
-void isim_comp_rx(struct isim_dev_qp *d, struct isim_pkt *pkt);
+void isim_comp_rx(struct isim_dev_qp *d, struct ifab_pkt *pkt);
 /* Retire complete WQEs from una in order (MSN CQE for remote ones). */
 void isim_comp_retire(struct isim_dev_qp *d);
 
 /* ---- resp.c ---- */
 void isim_resp_reset(struct isim_dev_qp *d);
 /* A request packet (RC or UD) for this QP. */
-void isim_resp_rx(struct isim_dev_qp *d, struct isim_pkt *pkt);
+void isim_resp_rx(struct isim_dev_qp *d, struct ifab_pkt *pkt);
 
 /* ---- engine.c ---- */
 uint64_t isim_now_ns(void);

@@ -165,22 +165,22 @@ void isim_engine_drain_doorbells(struct isim_engine *eng)
 /* Receive up to ENGINE_RX_BATCH packets of one QP; returns how many. */
 static int engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
 {
-	static __thread uint8_t buf[ISIM_PKT_MAX_SIZE + 64] ISIM_PKT_ALIGN;
+	static __thread uint8_t buf[IFAB_PKT_MAX_SIZE + 64] IFAB_PKT_ALIGN;
 	struct isim_qp *qp = isim_qp_lookup(eng->nic, qpn);
 	struct isim_dev_qp *d = qp ? to_isim_dqp(qp) : NULL;
-	struct isim_pkt pkt = { .buf = buf };
+	struct ifab_pkt pkt = { .buf = buf };
 	ssize_t n;
 	int i;
 
 	if (!d || !(events & (EPOLLIN | EPOLLERR)))
 		return 0;
 	for (i = 0; i < ENGINE_RX_BATCH; i++) {
-		n = isim_fab_recv(&d->ep, buf, sizeof(buf));
+		n = ifab_recv(&d->ep, buf, sizeof(buf));
 		if (n <= 0)
 			break;
 		pkt.len = n;
-		if ((size_t)n > sizeof(buf) || !isim_pkt_valid(&pkt) ||
-		    (isim_pkt_dst_qpn(&pkt) != qpn)) {
+		if ((size_t)n > sizeof(buf) || !ifab_pkt_valid(&pkt) ||
+		    (ifab_pkt_dst_qpn(&pkt) != qpn)) {
 			d->drops++;
 			if (isim_trace_enabled())
 				isim_trace(
@@ -193,11 +193,11 @@ static int engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
 			isim_trace(
 				ISIM_TR_PKT,
 				"rx %s qp %u <- %u/%u psn %u msn %u len %u nak %u",
-				isim_pkt_opname(isim_pkt_opcode(&pkt)), qpn,
-				isim_pkt_src_node(&pkt), isim_pkt_src_qpn(&pkt),
-				isim_pkt_psn(&pkt), isim_pkt_msn(&pkt),
-				isim_pkt_paylen(&pkt), isim_pkt_hdr(&pkt)->nak);
-		if (isim_pkt_opmask(isim_pkt_opcode(&pkt)) & ISIM_PKT_M_REQ)
+				ifab_pkt_opname(ifab_pkt_opcode(&pkt)), qpn,
+				ifab_pkt_src_node(&pkt), ifab_pkt_src_qpn(&pkt),
+				ifab_pkt_psn(&pkt), ifab_pkt_msn(&pkt),
+				ifab_pkt_paylen(&pkt), ifab_pkt_hdr(&pkt)->nak);
+		if (ifab_pkt_opmask(ifab_pkt_opcode(&pkt)) & IFAB_PKT_M_REQ)
 			isim_resp_rx(d, &pkt);
 		else
 			isim_comp_rx(d, &pkt);
@@ -228,15 +228,15 @@ static int engine_timers(struct isim_engine *eng)
 			if (d->req.deadline && d->req.deadline <= now)
 				isim_req_timer(d);
 		}
-		if (isim_fab_backlogged(&d->ep))
-			isim_fab_flush(&d->ep);
+		if (ifab_backlogged(&d->ep))
+			ifab_flush(&d->ep);
 	}
 	if (eng->db_more)
 		return 0;
 	for (d = eng->qps; d; d = d->next) {
 		if (d->req.deadline && (!next || d->req.deadline < next))
 			next = d->req.deadline;
-		if (isim_fab_backlogged(&d->ep) &&
+		if (ifab_backlogged(&d->ep) &&
 		    (!next || now + ENGINE_BACKLOG_MS * 1000000ull < next))
 			next = now + ENGINE_BACKLOG_MS * 1000000ull;
 	}

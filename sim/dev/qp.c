@@ -55,21 +55,21 @@ struct isim_ah *isim_dev_ah_lookup(struct isim_nic *nic, uint32_t ahid)
 }
 
 void isim_dqp_xmit(struct isim_dev_qp *d, uint32_t node, uint32_t qpn,
-		   struct isim_pkt *pkt)
+		   struct ifab_pkt *pkt)
 {
-	enum isim_fab_result r;
+	enum ifab_result r;
 
-	isim_pkt_set_paylen(pkt, pkt->len - ISIM_PKT_HDR_SIZE);
-	r = isim_fab_send(&d->ep, node, qpn, pkt->buf, pkt->len);
+	ifab_pkt_set_paylen(pkt, pkt->len - IFAB_PKT_HDR_SIZE);
+	r = ifab_send(&d->ep, node, qpn, pkt->buf, pkt->len);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_PKT,
 			   "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %u%s",
-			   isim_pkt_opname(isim_pkt_opcode(pkt)), d->qp->qpn,
-			   node, qpn, isim_pkt_psn(pkt), isim_pkt_msn(pkt),
-			   isim_pkt_paylen(pkt), isim_pkt_hdr(pkt)->nak,
-			   r == ISIM_FAB_LOST	? " LOST" :
-			   r == ISIM_FAB_QUEUED ? " queued" :
-						  "");
+			   ifab_pkt_opname(ifab_pkt_opcode(pkt)), d->qp->qpn,
+			   node, qpn, ifab_pkt_psn(pkt), ifab_pkt_msn(pkt),
+			   ifab_pkt_paylen(pkt), ifab_pkt_hdr(pkt)->nak,
+			   r == IFAB_LOST   ? " LOST" :
+			   r == IFAB_QUEUED ? " queued" :
+					      "");
 }
 
 void isim_dqp_cqe(struct isim_dev_qp *d, bool send, const struct ionic_cqe *cqe,
@@ -128,7 +128,7 @@ static void dqp_quiesce(struct isim_dev_qp *d)
 {
 	d->req.deadline = 0;
 	d->req.rnr_wait = false;
-	isim_fab_drop_backlog(&d->ep);
+	ifab_drop_backlog(&d->ep);
 }
 
 void isim_dqp_error(struct isim_dev_qp *d, enum ibv_event_type ev)
@@ -154,7 +154,7 @@ static void dqp_reset(struct isim_dev_qp *d)
 	struct isim_qp *qp = d->qp;
 
 	dqp_quiesce(d);
-	isim_fab_clear_peer(&d->ep);
+	ifab_clear_peer(&d->ep);
 	d->peer_node = 0;
 	qp->sq.cons = qp->sq.db_prod = 0;
 	qp->rq.cons = qp->rq.db_prod = 0;
@@ -175,7 +175,7 @@ static uint32_t wq_stride(const struct isim_wq *wq)
 
 void isim_dqp_free(struct isim_dev_qp *d)
 {
-	isim_fab_close(&d->ep);
+	ifab_close(&d->ep);
 	free(d->sq_copy);
 	free(d->swqe);
 	free(d->resp.copy);
@@ -193,7 +193,7 @@ int isim_dev_qp_create(struct isim_nic *nic, struct isim_qp *qp)
 		return -ENOMEM;
 	d->qp = qp;
 	d->nic = nic;
-	rc = isim_fab_open(&d->ep, nic->node, qp->qpn);
+	rc = ifab_open(&d->ep, NULL, nic->node, qp->qpn);
 	if (rc) {
 		free(d);
 		return rc;
@@ -246,9 +246,9 @@ void isim_dev_qp_modify(struct isim_nic *nic, struct isim_qp *qp,
 			/* The connected peer: node from the path's GID. */
 			d->peer_node = isim_gid_to_node(qp->av.dgid);
 			if (d->peer_node)
-				isim_fab_set_peer(&d->ep, d->peer_node,
-						  qp->dest_qpn);
-			d->resp.epsn = qp->rq_psn & ISIM_PSN_MASK;
+				ifab_set_peer(&d->ep, d->peer_node,
+					      qp->dest_qpn);
+			d->resp.epsn = qp->rq_psn & IFAB_PSN_MASK;
 		}
 		break;
 	case IBV_QPS_RTS:

@@ -65,7 +65,7 @@ static uint64_t req_timeout_ns(const struct isim_qp *qp)
 
 static inline bool req_outstanding(const struct isim_dev_qp *d)
 {
-	return isim_psn_diff(d->req.snd_psn, d->req.una_psn) > 0;
+	return ifab_psn_diff(d->req.snd_psn, d->req.una_psn) > 0;
 }
 
 void isim_req_reset(struct isim_dev_qp *d)
@@ -78,7 +78,7 @@ void isim_req_start(struct isim_dev_qp *d)
 	struct isim_req *r = &d->req;
 	struct isim_qp *qp = d->qp;
 
-	r->next_psn = r->una_psn = r->snd_psn = qp->sq_psn & ISIM_PSN_MASK;
+	r->next_psn = r->una_psn = r->snd_psn = qp->sq_psn & IFAB_PSN_MASK;
 	r->una = r->snd = qp->sq.cons;
 	r->snd_idx = 0;
 	r->retry_left = qp->retry_cnt;
@@ -203,7 +203,7 @@ static void req_fetch_rc(struct isim_dev_qp *d)
 		s->remote = s->w.op->flags & ISIM_WRF_REMOTE;
 		s->npkts = req_npkts(s, mtu);
 		s->first_psn = r->next_psn;
-		r->next_psn = isim_psn_add(r->next_psn, s->npkts);
+		r->next_psn = ifab_psn_add(r->next_psn, s->npkts);
 		if (s->remote)
 			s->seq = r->msn_next++;
 	}
@@ -218,7 +218,7 @@ void isim_req_seek(struct isim_dev_qp *d, uint32_t psn)
 
 	for (slot = r->una; slot != end; slot = isim_sq_next(d, slot)) {
 		s = &d->swqe[slot];
-		off = isim_psn_diff(psn, s->first_psn);
+		off = ifab_psn_diff(psn, s->first_psn);
 		if (off >= 0 && (uint32_t)off < s->npkts) {
 			r->snd = slot;
 			r->snd_idx = off;
@@ -235,7 +235,7 @@ void isim_req_seek(struct isim_dev_qp *d, uint32_t psn)
 void isim_req_go_back(struct isim_dev_qp *d, uint32_t psn)
 {
 	/* Anything still queued for the wire is stale now. */
-	isim_fab_drop_backlog(&d->ep);
+	ifab_drop_backlog(&d->ep);
 	isim_req_seek(d, psn);
 	d->retransmits++;
 }
@@ -248,28 +248,28 @@ static uint8_t seg_opcode(bool first, bool last, const struct isim_wqe *w)
 		     w->op->op == ISIM_WR_RDMA_WRITE_IMM;
 
 	if (first && last)
-		return write ? (imm ? ISIM_OP_RC_WRITE_ONLY_IMM :
-				      ISIM_OP_RC_WRITE_ONLY) :
-		       inv   ? ISIM_OP_RC_SEND_ONLY_INV :
-		       imm   ? ISIM_OP_RC_SEND_ONLY_IMM :
-			       ISIM_OP_RC_SEND_ONLY;
+		return write ? (imm ? IFAB_OP_RC_WRITE_ONLY_IMM :
+				      IFAB_OP_RC_WRITE_ONLY) :
+		       inv   ? IFAB_OP_RC_SEND_ONLY_INV :
+		       imm   ? IFAB_OP_RC_SEND_ONLY_IMM :
+			       IFAB_OP_RC_SEND_ONLY;
 	if (first)
-		return write ? ISIM_OP_RC_WRITE_FIRST : ISIM_OP_RC_SEND_FIRST;
+		return write ? IFAB_OP_RC_WRITE_FIRST : IFAB_OP_RC_SEND_FIRST;
 	if (last)
-		return write ? (imm ? ISIM_OP_RC_WRITE_LAST_IMM :
-				      ISIM_OP_RC_WRITE_LAST) :
-		       inv   ? ISIM_OP_RC_SEND_LAST_INV :
-		       imm   ? ISIM_OP_RC_SEND_LAST_IMM :
-			       ISIM_OP_RC_SEND_LAST;
-	return write ? ISIM_OP_RC_WRITE_MIDDLE : ISIM_OP_RC_SEND_MIDDLE;
+		return write ? (imm ? IFAB_OP_RC_WRITE_LAST_IMM :
+				      IFAB_OP_RC_WRITE_LAST) :
+		       inv   ? IFAB_OP_RC_SEND_LAST_INV :
+		       imm   ? IFAB_OP_RC_SEND_LAST_IMM :
+			       IFAB_OP_RC_SEND_LAST;
+	return write ? IFAB_OP_RC_WRITE_MIDDLE : IFAB_OP_RC_SEND_MIDDLE;
 }
 
 /* Fill packet 'idx' of a SEND or WRITE message. */
 static enum ionic_status req_build_seg(struct isim_dev_qp *d,
 				       struct isim_swqe *s, uint32_t idx,
-				       struct isim_pkt *pkt)
+				       struct ifab_pkt *pkt)
 {
-	struct isim_pkt_hdr *h = isim_pkt_hdr(pkt);
+	struct ifab_pkt_hdr *h = ifab_pkt_hdr(pkt);
 	uint32_t mtu = isim_qp_mtu(d->qp);
 	uint64_t off = (uint64_t)idx * mtu;
 	uint32_t len = s->w.length - off < mtu ? s->w.length - off : mtu;
@@ -281,23 +281,23 @@ static enum ionic_status req_build_seg(struct isim_dev_qp *d,
 
 	h->opcode = seg_opcode(first, last, &s->w);
 	if (write && first) { /* RETH */
-		isim_pkt_set_va(pkt, s->w.remote_va);
-		isim_pkt_set_rkey(pkt, s->w.rkey);
-		isim_pkt_set_dmalen(pkt, s->w.length);
+		ifab_pkt_set_va(pkt, s->w.remote_va);
+		ifab_pkt_set_rkey(pkt, s->w.rkey);
+		ifab_pkt_set_dmalen(pkt, s->w.length);
 	}
 	if (last && (s->w.op->flags & ISIM_WRF_INV)) /* IETH */
-		isim_pkt_set_rkey(pkt, s->w.key);
+		ifab_pkt_set_rkey(pkt, s->w.key);
 	if (last) {
-		h->flags |= ISIM_PKT_F_ACKREQ;
+		h->flags |= IFAB_PKT_F_ACKREQ;
 		if (s->w.flags & IONIC_WQE_FLAG_SOL)
-			h->flags |= ISIM_PKT_F_SOL;
+			h->flags |= IFAB_PKT_F_SOL;
 		if (imm)
 			h->imm = s->w.imm_raw;
 	}
 	if (idx % ISIM_REQ_ACKREQ_EVERY == ISIM_REQ_ACKREQ_EVERY - 1)
-		h->flags |= ISIM_PKT_F_ACKREQ;
+		h->flags |= IFAB_PKT_F_ACKREQ;
 	st = isim_mem_gather(d->nic, d->qp->pd, &s->w, off,
-			     isim_pkt_payload(pkt), len);
+			     ifab_pkt_payload(pkt), len);
 	if (!st)
 		pkt->len += len;
 	return st;
@@ -305,29 +305,29 @@ static enum ionic_status req_build_seg(struct isim_dev_qp *d,
 
 /* A READ request for the rest of the message from packet 'idx' on. */
 static void req_build_read(struct isim_dev_qp *d, struct isim_swqe *s,
-			   uint32_t idx, struct isim_pkt *pkt)
+			   uint32_t idx, struct ifab_pkt *pkt)
 {
 	uint64_t off = (uint64_t)idx * isim_qp_mtu(d->qp);
 
-	isim_pkt_hdr(pkt)->opcode = ISIM_OP_RC_READ_REQ;
-	isim_pkt_hdr(pkt)->flags |= ISIM_PKT_F_ACKREQ;
-	isim_pkt_set_va(pkt, s->w.remote_va + off);
-	isim_pkt_set_rkey(pkt, s->w.rkey);
-	isim_pkt_set_dmalen(pkt, s->w.length - off);
+	ifab_pkt_hdr(pkt)->opcode = IFAB_OP_RC_READ_REQ;
+	ifab_pkt_hdr(pkt)->flags |= IFAB_PKT_F_ACKREQ;
+	ifab_pkt_set_va(pkt, s->w.remote_va + off);
+	ifab_pkt_set_rkey(pkt, s->w.rkey);
+	ifab_pkt_set_dmalen(pkt, s->w.length - off);
 	s->rd_base = idx;
 }
 
-static void req_build_atomic(struct isim_swqe *s, struct isim_pkt *pkt)
+static void req_build_atomic(struct isim_swqe *s, struct ifab_pkt *pkt)
 {
-	isim_pkt_hdr(pkt)->opcode = s->w.op->op == ISIM_WR_ATOMIC_CS ?
-					    ISIM_OP_RC_CMP_SWAP :
-					    ISIM_OP_RC_FETCH_ADD;
-	isim_pkt_hdr(pkt)->flags |= ISIM_PKT_F_ACKREQ;
-	isim_pkt_set_va(pkt, s->w.remote_va);
-	isim_pkt_set_rkey(pkt, s->w.rkey);
-	isim_pkt_set_dmalen(pkt, ISIM_ATOMIC_SIZE);
-	isim_pkt_set_swap_add(pkt, s->w.swap_add);
-	isim_pkt_set_compare(pkt, s->w.compare);
+	ifab_pkt_hdr(pkt)->opcode = s->w.op->op == ISIM_WR_ATOMIC_CS ?
+					    IFAB_OP_RC_CMP_SWAP :
+					    IFAB_OP_RC_FETCH_ADD;
+	ifab_pkt_hdr(pkt)->flags |= IFAB_PKT_F_ACKREQ;
+	ifab_pkt_set_va(pkt, s->w.remote_va);
+	ifab_pkt_set_rkey(pkt, s->w.rkey);
+	ifab_pkt_set_dmalen(pkt, ISIM_ATOMIC_SIZE);
+	ifab_pkt_set_swap_add(pkt, s->w.swap_add);
+	ifab_pkt_set_compare(pkt, s->w.compare);
 }
 
 /* Build and send the packet at the send position; returns the PSNs it
@@ -335,14 +335,14 @@ static void req_build_atomic(struct isim_swqe *s, struct isim_pkt *pkt)
 static uint32_t req_send_one(struct isim_dev_qp *d, struct isim_swqe *s,
 			     enum ionic_status *st)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt pkt = { .buf = buf };
 	struct isim_qp *qp = d->qp;
 	struct isim_req *r = &d->req;
 	uint32_t used = 1;
 
-	isim_pkt_init(&pkt, 0, d->nic->node, qp->qpn, qp->dest_qpn);
-	isim_pkt_set_psn(&pkt, r->snd_psn);
+	ifab_pkt_init(&pkt, 0, d->nic->node, qp->qpn, qp->dest_qpn);
+	ifab_pkt_set_psn(&pkt, r->snd_psn);
 	*st = IONIC_STS_OK;
 	switch (s->w.op->op) {
 	case ISIM_WR_RDMA_READ:
@@ -359,9 +359,9 @@ static uint32_t req_send_one(struct isim_dev_qp *d, struct isim_swqe *s,
 			return 0;
 		break;
 	}
-	if (isim_psn_diff(isim_psn_add(r->snd_psn, used), r->una_psn) >=
+	if (ifab_psn_diff(ifab_psn_add(r->snd_psn, used), r->una_psn) >=
 	    ISIM_REQ_WINDOW)
-		isim_pkt_hdr(&pkt)->flags |= ISIM_PKT_F_ACKREQ;
+		ifab_pkt_hdr(&pkt)->flags |= IFAB_PKT_F_ACKREQ;
 	if (d->peer_node)
 		isim_dqp_xmit(d, d->peer_node, qp->dest_qpn, &pkt);
 	/* else: no route to the peer's GID, the packet is lost. */
@@ -431,7 +431,7 @@ void isim_req_xmit(struct isim_dev_qp *d)
 	    (d->qp->state != IBV_QPS_RTS && d->qp->state != IBV_QPS_SQD))
 		return;
 	while (r->snd != end &&
-	       isim_psn_diff(r->snd_psn, r->una_psn) < ISIM_REQ_WINDOW) {
+	       ifab_psn_diff(r->snd_psn, r->una_psn) < ISIM_REQ_WINDOW) {
 		s = &d->swqe[r->snd];
 		if (!s->npkts) {
 			/* A local operation, executed in SQ order. */
@@ -458,7 +458,7 @@ void isim_req_xmit(struct isim_dev_qp *d)
 			break;
 		}
 		sent = true;
-		r->snd_psn = isim_psn_add(r->snd_psn, used);
+		r->snd_psn = ifab_psn_add(r->snd_psn, used);
 		r->snd_idx += used;
 		if (r->snd_idx >= s->npkts) {
 			r->snd = isim_sq_next(d, r->snd);
@@ -502,12 +502,12 @@ void isim_req_timer(struct isim_dev_qp *d)
 
 static enum ionic_status req_send_ud(struct isim_dev_qp *d, struct isim_swqe *s)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt pkt = { .buf = buf };
 	struct isim_qp *qp = d->qp;
 	struct isim_nic *nic = d->nic;
 	bool imm = s->w.op->flags & ISIM_WRF_IMM;
-	struct isim_pkt_hdr *h;
+	struct ifab_pkt_hdr *h;
 	enum ionic_status st;
 	struct isim_ah *ah;
 	uint32_t node;
@@ -520,26 +520,26 @@ static enum ionic_status req_send_ud(struct isim_dev_qp *d, struct isim_swqe *s)
 	if (s->w.length > isim_port_mtu(nic))
 		return IONIC_STS_LOCAL_LEN_ERR;
 
-	isim_pkt_init(&pkt,
-		      imm ? ISIM_OP_UD_SEND_ONLY_IMM : ISIM_OP_UD_SEND_ONLY,
+	ifab_pkt_init(&pkt,
+		      imm ? IFAB_OP_UD_SEND_ONLY_IMM : IFAB_OP_UD_SEND_ONLY,
 		      nic->node, qp->qpn, s->w.dest_qpn & 0xffffff);
-	h = isim_pkt_hdr(&pkt);
-	isim_pkt_set_psn(&pkt, d->req.next_psn);
-	d->req.next_psn = isim_psn_add(d->req.next_psn, 1);
+	h = ifab_pkt_hdr(&pkt);
+	ifab_pkt_set_psn(&pkt, d->req.next_psn);
+	d->req.next_psn = ifab_psn_add(d->req.next_psn, 1);
 	/* A "privileged" qkey (bit 31) means: use the QP's own (IBTA). */
-	isim_pkt_set_qkey(&pkt, s->w.dest_qkey & 0x80000000u ? qp->qkey :
+	ifab_pkt_set_qkey(&pkt, s->w.dest_qkey & 0x80000000u ? qp->qkey :
 							       s->w.dest_qkey);
 	if (s->w.flags & IONIC_WQE_FLAG_SOL)
-		h->flags |= ISIM_PKT_F_SOL;
+		h->flags |= IFAB_PKT_F_SOL;
 	if (imm)
 		h->imm = s->w.imm_raw;
-	isim_pkt_set_flow_label(&pkt, ah->av.flow_label);
+	ifab_pkt_set_flow_label(&pkt, ah->av.flow_label);
 	h->tclass = ah->av.traffic_class;
 	h->hop_limit = ah->av.hop_limit;
 	h->sl = ah->av.sl;
 	memcpy(h->sgid, nic->gid[ah->av.sgid_index], 16);
 	memcpy(h->dgid, ah->av.dgid, 16);
-	st = isim_mem_gather(nic, qp->pd, &s->w, 0, isim_pkt_payload(&pkt),
+	st = isim_mem_gather(nic, qp->pd, &s->w, 0, ifab_pkt_payload(&pkt),
 			     s->w.length);
 	if (st)
 		return st;
