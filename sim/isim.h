@@ -17,16 +17,40 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* ---- implemented by the model (sim/kernel) ------------------------------ */
+#include "common/mmio.h"
+
+/* ---- provided by the platform (sim/shim) ---------------------------------- */
+
+/*
+ * Doorbell pages.  dbpage_map() returns 'len' bytes of memory whose stores
+ * are trapped: every store is captured exactly, in program order across
+ * all threads, as a struct isim_mmio_store naming the page by the 'tag'
+ * it was mapped with, and pushed to one process-wide FIFO that mmio.pop
+ * drains; mmio.eventfd is readable whenever stores are pending.
+ * dbpage_revoke(): from now on stores to the pages mapped with 'tag' are
+ * dropped (the context behind them is gone; its tag may be reused).
+ *
+ * The model calls the platform only through this table, handed to it at
+ * initialisation: it references no symbol of the platform.
+ */
+struct isim_platform {
+	void *(*dbpage_map)(uint64_t tag, void *addr, size_t len, int *err);
+	void (*dbpage_revoke)(uint64_t tag);
+	struct isim_mmio_port mmio;
+};
+
+/* ---- implemented by the model (sim/kernel) -------------------------------- */
 
 /* One open of /dev/infiniband/uverbs0, shared by all dups of that fd. */
 struct isim_file;
 
-/* First use in a process: read the profile and node identity from the
- * environment (see sim/common/profile.h), start the device engine. */
-int isim_model_init(void);
+/* First use in a process: remember the platform, read the profile and
+ * node identity from the environment (see sim/common/profile.h), create
+ * the NIC and start its device. */
+int isim_model_init(const struct isim_platform *plat);
 
-/* open("/dev/infiniband/uverbsN"): device index N must exist. */
+/* open("/dev/infiniband/uverbsN"): device index N must exist.  A process
+ * whose model was never initialised has none (-ENODEV). */
 int isim_file_open(unsigned int devidx, struct isim_file **out);
 /* Last close of the fd and all its dups. Tears down the ucontext. */
 void isim_file_release(struct isim_file *f);
@@ -42,31 +66,5 @@ void *isim_file_mmap(struct isim_file *f, void *addr, size_t len, int prot,
 /* Called in the child after fork(): the child starts with a fresh device;
  * contexts inherited from the parent are dead (their commands fail). */
 void isim_model_atfork_child(void);
-
-/* ---- implemented by the platform (sim/shim) ----------------------------- */
-
-/*
- * Doorbell pages.  isim_dbpage_map() returns 'len' bytes of memory whose
- * stores are trapped: every store is captured exactly, in program order
- * across all threads, as a record {cookie, offset, value, size} and pushed
- * to one process-wide FIFO.  The device engine drains the FIFO; the
- * platform signals isim_dbtrap_eventfd() (readable) whenever records are
- * pending.
- */
-struct isim_db_rec {
-	void *cookie; /* as passed to isim_dbpage_map() */
-	uint32_t offset; /* byte offset of the store inside the page */
-	uint32_t size; /* 1, 2, 4, 8 or 16 bytes */
-	uint64_t value; /* low 8 bytes of the stored value */
-	uint64_t value_hi; /* high 8 bytes of a 16-byte store */
-	pid_t tid; /* storing thread, for tracing */
-};
-
-void *isim_dbpage_map(void *cookie, void *addr, size_t len, int *err);
-/* Forget a trapped range (munmap hook calls this too). */
-void isim_dbpage_forget(void *page, size_t len);
-int isim_dbtrap_eventfd(void);
-/* Pop the oldest record; returns 0 if the FIFO is empty. */
-int isim_dbtrap_pop(struct isim_db_rec *rec);
 
 #endif /* ISIM_H */

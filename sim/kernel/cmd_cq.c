@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "kpriv.h"
-#include "../dev/device.h"
 
 /* ionic_validate_qdesc, plus the pinning ib_umem_get would do. */
 int isim_qdesc_check(const struct ionic_qdesc *q)
@@ -44,7 +43,7 @@ void isim_cq_free(struct isim_file *f, struct isim_cq *cq)
 
 		if (!hw->present)
 			continue;
-		isim_dev_cq_destroy(nic, hw);
+		idev_cq_destroy(nic->dev, hw->cqid);
 		if (hw->cqid < nic->cqid_limit && nic->cqs[hw->cqid] == cq)
 			nic->cqs[hw->cqid] = NULL;
 		isim_ida_free(&nic->cq_ida[i], isim_udma_idx(nic, hw->cqid));
@@ -52,6 +51,25 @@ void isim_cq_free(struct isim_file *f, struct isim_cq *cq)
 	}
 	isim_handle_del(f, &cq->uobj);
 	free(cq);
+}
+
+/* Admin CREATE_CQ for one hardware CQ. */
+static int cq_dev_create(struct isim_file *f, const struct isim_hwcq *hw,
+			 const struct ionic_qdesc *q)
+{
+	struct idev_cq_create dc = {
+		.cqid = hw->cqid,
+		.eqid = hw->eqid,
+		.dbid = f->dbid,
+		.ring = {
+			.addr = (uint8_t *)(uintptr_t)q->addr,
+			.mask = q->mask,
+			.depth_log2 = q->depth_log2,
+			.stride_log2 = q->stride_log2,
+		},
+	};
+
+	return idev_cq_create(f->nic->dev, &dc);
 }
 
 static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
@@ -116,15 +134,12 @@ static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
 			rc = (int)idx;
 			goto err;
 		}
-		hw->vcq = cq;
 		hw->udma = (uint8_t)i;
 		hw->cqid = isim_udma_qid(nic, (unsigned int)i, (uint32_t)idx);
 		/* EQs 0 and 1 carry async events; completion vectors map to
 		 * the pairs after them, one EQ per UDMA */
 		hw->eqid = ((comp_vector % (p->eq_count / 2 - 1)) + 1) * 2 + i;
-		hw->desc = req.cq[i];
-		hw->ring = (uint8_t *)(uintptr_t)req.cq[i].addr;
-		rc = isim_dev_cq_create(nic, hw);
+		rc = cq_dev_create(c->f, hw, &req.cq[i]);
 		if (rc) {
 			isim_ida_free(&nic->cq_ida[i], (uint32_t)idx);
 			goto err;
@@ -198,7 +213,7 @@ int isim_cmd_destroy_cq(struct isim_cmd *c)
 	/* stop the device first so no event follows the count */
 	for (int i = 1; i >= 0; i--)
 		if (cq->hw[i].present)
-			isim_dev_cq_destroy(c->nic, &cq->hw[i]);
+			idev_cq_destroy(c->nic->dev, cq->hw[i].cqid);
 	for (int i = 0; i < 2; i++)
 		if (cq->hw[i].present) {
 			cq->hw[i].present = false;

@@ -103,14 +103,35 @@ static int mr_key_alloc(struct isim_nic *nic, struct isim_mr *mr)
 	mr->index = (uint32_t)idx;
 	mr->key = (mr->index << 8) | nic->next_key8;
 	nic->next_key8++; /* wraps through 0..255 */
-	nic->mrs[mr->index] = mr;
 	return 0;
 }
 
-/* Give a new MR or MW its key and its handle and make it a user of 'pd';
- * on failure it is freed. */
+/* Admin CREATE_MR for a region or a window (va 0, length 0). */
+static int mr_dev_create(struct isim_nic *nic, struct isim_mr *mr,
+			 uint8_t *host)
+{
+	struct idev_mr_create dc = {
+		.key = mr->key,
+		.kind = !mr->is_mw		     ? IDEV_MR_USER :
+			mr->mw_type == IBV_MW_TYPE_1 ? IDEV_MW_TYPE1 :
+						       IDEV_MW_TYPE2,
+		.pdid = mr->pd->pdid,
+		.access = mr->access,
+		.iova = mr->iova,
+		.length = mr->length,
+		.host = host,
+	};
+	int rc = idev_mr_create(nic->dev, &dc);
+
+	mr->dev_live = !rc;
+	return rc;
+}
+
+/* Give a new MR or MW its key and its handle, make it a user of 'pd' and
+ * program the device; on failure it is freed. */
 static int mr_install(struct isim_cmd *c, struct isim_pd *pd,
-		      struct isim_mr *mr, enum isim_uobj_type type)
+		      struct isim_mr *mr, enum isim_uobj_type type,
+		      uint8_t *host)
 {
 	int rc;
 
@@ -126,7 +147,10 @@ static int mr_install(struct isim_cmd *c, struct isim_pd *pd,
 	}
 	mr->pd = pd;
 	pd->usecnt++;
-	return 0;
+	rc = mr_dev_create(c->nic, mr, host);
+	if (rc)
+		isim_mr_free(c->f, mr);
+	return rc;
 }
 
 /* DEREG_MR and DEALLOC_MW. */
@@ -143,7 +167,9 @@ static int mr_destroy(struct isim_cmd *c, uint32_t handle,
 	if (rc)
 		return rc;
 	if (type == ISIM_UOBJ_MW) {
-		KNOTE(c, "mw_handle=%u rkey=0x%x", mr->uobj.handle, mr->key);
+		/* the key byte is the device's after a bind */
+		KNOTE(c, "mw_handle=%u rkey=0x%x", mr->uobj.handle,
+		      idev_mr_key(c->nic->dev, mr->index));
 	} else {
 		rc = isim_admin_ok(c->nic, ISIM_ADMIN_DESTROY_MR);
 		if (rc)
@@ -158,18 +184,11 @@ void isim_mr_free(struct isim_file *f, struct isim_mr *mr)
 {
 	struct isim_nic *nic = f->nic;
 
-	/* admin DESTROY_MR: the key stops working at once */
-	if (mr->index < nic->prof.nmrs && nic->mrs[mr->index] == mr)
-		nic->mrs[mr->index] = NULL;
-	/* windows bound to this region lose it */
-	for (uint32_t i = 1; !mr->is_mw && i < nic->prof.nmrs; i++) {
-		struct isim_mr *mw = nic->mrs[i];
-
-		if (mw && mw->is_mw && mw->bound_mr == mr) {
-			mw->bound_mr = NULL;
-			mw->valid = false;
-		}
-	}
+	/* admin DESTROY_MR: the key stops working at once, windows bound
+	 * to the region lose it */
+	if (mr->dev_live)
+		idev_mr_destroy(nic->dev, mr->key);
+	mr->dev_live = false;
 	isim_ida_free(&nic->mr_ida, mr->index);
 	if (mr->pd)
 		mr->pd->usecnt--;
@@ -212,9 +231,8 @@ int isim_cmd_reg_mr(struct isim_cmd *c)
 	mr->access = cmd->access_flags;
 	mr->iova = cmd->hca_va;
 	mr->length = cmd->length;
-	mr->host = (uint8_t *)(uintptr_t)cmd->start;
-	mr->valid = true;
-	rc = mr_install(c, pd, mr, ISIM_UOBJ_MR);
+	rc = mr_install(c, pd, mr, ISIM_UOBJ_MR,
+			(uint8_t *)(uintptr_t)cmd->start);
 	if (rc)
 		return rc;
 	r->mr_handle = mr->uobj.handle;
@@ -256,9 +274,8 @@ int isim_cmd_alloc_mw(struct isim_cmd *c)
 	if (!mw)
 		return -ENOMEM;
 	mw->is_mw = true;
-	mw->mw_type = cmd->mw_type;
-	mw->valid = false; /* usable only once bound */
-	rc = mr_install(c, pd, mw, ISIM_UOBJ_MW);
+	mw->mw_type = cmd->mw_type; /* usable only once bound */
+	rc = mr_install(c, pd, mw, ISIM_UOBJ_MW, NULL);
 	if (rc)
 		return rc;
 	r->mw_handle = mw->uobj.handle;
@@ -305,15 +322,42 @@ int isim_av_from_uverbs(struct isim_nic *nic, struct isim_av *av,
 	return 0;
 }
 
+void isim_av_to_dev(const struct isim_av *av, struct idev_av *d)
+{
+	memset(d, 0, sizeof(*d));
+	memcpy(d->dgid, av->dgid, 16);
+	d->flow_label = av->flow_label;
+	d->sgid_index = av->sgid_index;
+	d->hop_limit = av->hop_limit;
+	d->traffic_class = av->traffic_class;
+	d->sl = av->sl;
+}
+
 void isim_ah_free(struct isim_file *f, struct isim_ah *ah)
 {
-	if (f->nic->ahs[ah->ahid] == ah)
-		f->nic->ahs[ah->ahid] = NULL;
+	if (ah->dev_live)
+		idev_ah_destroy(f->nic->dev, ah->ahid);
+	ah->dev_live = false;
 	isim_ida_free(&f->nic->ah_ida, ah->ahid);
 	if (ah->pd)
 		ah->pd->usecnt--;
 	isim_handle_del(f, &ah->uobj);
 	free(ah);
+}
+
+/* Admin CREATE_AH: the header template of a user AH. */
+static int ah_dev_create(struct isim_nic *nic, struct isim_ah *ah)
+{
+	struct idev_ah_create dc = {
+		.ahid = ah->ahid,
+		.pdid = ah->pd->pdid,
+	};
+	int rc;
+
+	isim_av_to_dev(&ah->av, &dc.av);
+	rc = idev_ah_create(nic->dev, &dc);
+	ah->dev_live = !rc;
+	return rc;
 }
 
 int isim_cmd_create_ah(struct isim_cmd *c)
@@ -364,7 +408,11 @@ int isim_cmd_create_ah(struct isim_cmd *c)
 	}
 	ah->pd = pd;
 	pd->usecnt++;
-	c->nic->ahs[ah->ahid] = ah;
+	rc = ah_dev_create(c->nic, ah);
+	if (rc) {
+		isim_ah_free(c->f, ah);
+		return rc;
+	}
 	r->ah_handle = ah->uobj.handle;
 	memset(&dr, 0, sizeof(dr));
 	dr.ahid = ah->ahid;
@@ -372,11 +420,6 @@ int isim_cmd_create_ah(struct isim_cmd *c)
 	KNOTE(c, "ah_handle=%u ahid=%u sgid_index=%u", ah->uobj.handle,
 	      ah->ahid, av.sgid_index);
 	return 0;
-}
-
-struct isim_ah *isim_ah_lookup(struct isim_nic *nic, uint32_t ahid)
-{
-	return ahid < nic->prof.nahs ? nic->ahs[ahid] : NULL;
 }
 
 int isim_cmd_destroy_ah(struct isim_cmd *c)

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "kpriv.h"
-#include "../dev/device.h"
 
 /* IB_QPT_* numbering of the kernel (ibv_qp_type agrees for these) */
 #define ISIM_QPT_SMI 0
@@ -66,7 +65,7 @@ void isim_qp_free(struct isim_file *f, struct isim_qp *qp)
 	struct isim_nic *nic = f->nic;
 
 	if (qp->dev_live)
-		isim_dev_qp_destroy(nic, qp);
+		idev_qp_destroy(nic->dev, qp->qpn);
 	qp->dev_live = false;
 	if (qp->qpn && qp->qpn < nic->qpn_limit && nic->qps[qp->qpn] == qp) {
 		nic->qps[qp->qpn] = NULL;
@@ -84,6 +83,31 @@ void isim_qp_free(struct isim_file *f, struct isim_qp *qp)
 		qp->recv_cq->usecnt--;
 	isim_handle_del(f, &qp->uobj);
 	free(qp);
+}
+
+static void ring_of(struct idev_ring *r, const struct isim_wq *wq)
+{
+	r->addr = wq->ring;
+	r->mask = wq->desc.mask;
+	r->depth_log2 = wq->desc.depth_log2;
+	r->stride_log2 = wq->desc.stride_log2;
+}
+
+/* Admin CREATE_QP for qp->qpn. */
+static int qp_dev_create(struct isim_nic *nic, const struct isim_qp *qp)
+{
+	struct idev_qp_create dc = {
+		.qpn = qp->qpn,
+		.type = qp->type,
+		.pdid = qp->pd->pdid,
+		.dbid = qp->uobj.file->dbid,
+		.sq_cqid = isim_qp_cqid(qp, true),
+		.rq_cqid = isim_qp_cqid(qp, false),
+	};
+
+	ring_of(&dc.sq, &qp->sq);
+	ring_of(&dc.rq, &qp->rq);
+	return idev_qp_create(nic->dev, &dc);
 }
 
 /*
@@ -116,7 +140,7 @@ static int qp_assign_id(struct isim_nic *nic, struct isim_qp *qp, uint8_t mask)
 			qp->udma = (uint8_t)u;
 			qp->qpn = isim_udma_qid(nic, u, (uint32_t)idx);
 			rc = qp->qpn == 0xffffff ? -EADDRINUSE :
-						   isim_dev_qp_create(nic, qp);
+						   qp_dev_create(nic, qp);
 			if (!rc) {
 				qp->dev_live = true;
 				break;
@@ -207,7 +231,6 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	qp->uobj.user_handle = a->user_handle;
 	qp->uobj.handle = UINT32_MAX;
 	qp->type = a->qp_type;
-	qp->state = IBV_QPS_RESET;
 	qp->sq_sig_all = !!a->sq_sig_all;
 	qp->sq.desc = req.sq;
 	qp->sq.ring = (uint8_t *)(uintptr_t)req.sq.addr;
@@ -342,6 +365,7 @@ int isim_cmd_query_qp(struct isim_cmd *c)
 {
 	const struct ib_uverbs_query_qp *cmd = c->req;
 	struct ib_uverbs_query_qp_resp *r = c->resp;
+	struct idev_qp_attr da;
 	struct isim_qp *qp;
 	uint32_t qkey_dest;
 	int rc;
@@ -352,6 +376,10 @@ int isim_cmd_query_qp(struct isim_cmd *c)
 	rc = isim_admin_ok(c->nic, ISIM_ADMIN_QUERY_QP);
 	if (rc)
 		return rc;
+	/* admin QUERY_QP: the state is the device's */
+	rc = idev_qp_query(c->nic->dev, qp->qpn, &da);
+	if (rc)
+		return -EINVAL;
 	if (qp->av_valid) {
 		/* rebuilt from the cached header template */
 		memcpy(r->dest.dgid, qp->av.dgid, 16);
@@ -374,11 +402,11 @@ int isim_cmd_query_qp(struct isim_cmd *c)
 	r->sq_psn = qp->sq_psn;
 	r->qp_access_flags = qp->access_flags;
 	r->pkey_index = 0;
-	r->qp_state = qp->state;
-	r->cur_qp_state = qp->state;
+	r->qp_state = da.state;
+	r->cur_qp_state = da.state;
 	r->path_mtu = qp->path_mtu;
 	r->path_mig_state = IBV_MIG_MIGRATED;
-	r->sq_draining = qp->sq_draining;
+	r->sq_draining = da.sq_draining;
 	r->max_rd_atomic = (uint8_t)((1u << qp->rrq_depth) - 1);
 	r->max_dest_rd_atomic = (uint8_t)((1u << qp->rsq_depth) - 1);
 	r->min_rnr_timer = qp->min_rnr_timer;
@@ -387,7 +415,7 @@ int isim_cmd_query_qp(struct isim_cmd *c)
 	r->retry_cnt = qp->retry_cnt;
 	r->rnr_retry = qp->rnr_retry;
 	r->sq_sig_all = qp->sq_sig_all;
-	KNOTE(c, "qpn=%u state=%u mask=0x%x", qp->qpn, qp->state,
+	KNOTE(c, "qpn=%u state=%u mask=0x%x", qp->qpn, da.state,
 	      cmd->attr_mask);
 	return 0;
 }
@@ -406,7 +434,7 @@ int isim_cmd_destroy_qp(struct isim_cmd *c)
 	if (rc)
 		return rc;
 	/* admin DESTROY_QP first: no event can follow the count */
-	isim_dev_qp_destroy(c->nic, qp);
+	idev_qp_destroy(c->nic->dev, qp->qpn);
 	qp->dev_live = false;
 	isim_evq_drop_unread(&c->f->async_q,
 			     sizeof(struct ib_uverbs_async_event_desc),

@@ -174,3 +174,68 @@ void isim_post_comp_event(struct isim_cq *cq)
 			   cq->hw[0].present ? cq->hw[0].cqid : cq->hw[1].cqid,
 			   ok ? "queued" : "lost");
 }
+
+/* ---- the device's events ------------------------------------------------- */
+
+/* One EQE from the device (ionic-kernel.md §13): what the driver's event
+ * handlers do with it.  Unknown codes and ids are dropped, as there. */
+static void dev_event(void *host, const struct idev_eqe *e)
+{
+	struct isim_nic *nic = host;
+	struct isim_qp *qp;
+	struct isim_cq *cq;
+
+	if (e->type == IDEV_EQE_TYPE_CQ) {
+		cq = e->qid < nic->cqid_limit ? nic->cqs[e->qid] : NULL;
+		if (!cq)
+			return;
+		if (e->code == IDEV_EQE_CQ_NOTIFY)
+			isim_post_comp_event(cq);
+		else if (e->code == IDEV_EQE_CQ_ERR)
+			isim_post_async_cq(cq, IBV_EVENT_CQ_ERR);
+		return;
+	}
+	qp = e->type == IDEV_EQE_TYPE_QP ? isim_qp_lookup(nic, e->qid) : NULL;
+	if (!qp)
+		return;
+	switch (e->code) {
+	case IDEV_EQE_QP_SQ_DRAIN:
+		isim_post_async_qp(qp, IBV_EVENT_SQ_DRAINED);
+		break;
+	case IDEV_EQE_QP_COMM_EST:
+		isim_post_async_qp(qp, IBV_EVENT_COMM_EST);
+		break;
+	case IDEV_EQE_QP_LAST_WQE:
+		isim_post_async_qp(qp, IBV_EVENT_QP_LAST_WQE_REACHED);
+		break;
+	case IDEV_EQE_QP_ERR:
+		isim_post_async_qp(qp, IBV_EVENT_QP_FATAL);
+		break;
+	case IDEV_EQE_QP_ERR_REQUEST:
+		isim_post_async_qp(qp, IBV_EVENT_QP_REQ_ERR);
+		break;
+	case IDEV_EQE_QP_ERR_ACCESS:
+		isim_post_async_qp(qp, IBV_EVENT_QP_ACCESS_ERR);
+		break;
+	default:
+		break;
+	}
+}
+
+static const struct idev_host_ops dev_ops = {
+	.event = dev_event,
+};
+
+int isim_nic_dev_create(struct isim_nic *nic)
+{
+	struct idev_config cfg = {
+		.prof = nic->prof,
+		.node = nic->node,
+		.lock = &nic->lock,
+		.ops = &dev_ops,
+		.host = nic,
+		.mmio = isim_plat->mmio,
+	};
+
+	return idev_create(&cfg, &nic->dev);
+}

@@ -21,7 +21,7 @@ int isim_file_open(unsigned int devidx, struct isim_file **out)
 
 	if (devidx != 0)
 		return -ENODEV; /* one NIC per process: uverbs0 only */
-	rc = isim_model_init();
+	rc = isim_model_init(NULL);
 	if (rc)
 		return rc;
 	f = calloc(1, sizeof(*f));
@@ -143,11 +143,10 @@ static void close_queues(struct isim_file *f)
 }
 
 /*
- * Last close.  The isim_file itself is never freed: doorbell pages carry
- * it as their cookie and stores captured before an munmap may still be
- * in the platform's FIFO; a released file owns no queue, so such records
- * find nothing.  It moves to nic->released, a few dozen bytes per context
- * ever opened by the process.
+ * Last close.  Stores to the context's doorbell page (still mapped, or
+ * already captured) must not reach queues of a later context that gets
+ * the same dbid: the page is revoked and every store captured so far is
+ * applied before the objects go.
  */
 void isim_file_release(struct isim_file *f)
 {
@@ -163,6 +162,10 @@ void isim_file_release(struct isim_file *f)
 		return;
 	}
 	pthread_mutex_lock(&nic->lock);
+	if (f->has_ucontext) {
+		isim_plat->dbpage_revoke(f->dbid);
+		idev_sync_doorbells(nic->dev);
+	}
 	/* QPs before the CQs, AHs and PDs they use; MWs and MRs before PDs */
 	release_type(f, ISIM_UOBJ_QP);
 	release_type(f, ISIM_UOBJ_AH);
@@ -182,10 +185,7 @@ void isim_file_release(struct isim_file *f)
 			break;
 		}
 	}
-	f->next = nic->released;
-	nic->released = f;
 	free(f->handles);
-	f->handles = NULL;
-	f->nhandles = 0;
 	pthread_mutex_unlock(&nic->lock);
+	free(f);
 }

@@ -70,6 +70,9 @@ static inline uint8_t isim_udma_all(const struct isim_nic *nic)
 	return nic->prof.udma_count >= 2 ? 3 : 1;
 }
 
+/* Create the NIC's device (event.c: its events come back there). */
+int isim_nic_dev_create(struct isim_nic *nic);
+
 /* Refresh the PHC page snapshot under its seqlock. */
 void isim_phc_update(struct isim_nic *nic);
 
@@ -184,6 +187,9 @@ int isim_av_from_uverbs(struct isim_nic *nic, struct isim_av *av,
 			uint8_t sgid_index, uint8_t hop_limit, uint8_t tclass,
 			uint8_t sl, uint8_t static_rate, uint8_t is_global,
 			uint8_t port_num);
+
+/* The device's form of an address vector (admin CREATE_AH, MODIFY_QP). */
+void isim_av_to_dev(const struct isim_av *av, struct idev_av *d);
 
 /* controller memory (cmb.c) */
 int isim_cmb_init(struct isim_nic *nic);

@@ -106,7 +106,7 @@ void *isim_file_mmap(struct isim_file *f, void *addr, size_t len, int prot,
 	/* map outside the NIC lock: the doorbell trap has locks of its own
 	 * that the engine holds while it takes the NIC lock */
 	if (!*err && kind == ISIM_MMAP_DBELL) {
-		p = isim_dbpage_map(f, addr, len, err);
+		p = isim_plat->dbpage_map(f->dbid, addr, len, err);
 	} else if (!*err && kind == ISIM_MMAP_CMB) {
 		p = (void *)syscall(SYS_mmap, addr, len, prot,
 				    MAP_SHARED | (flags & MAP_FIXED),

@@ -2,8 +2,8 @@
 /*
  * ionic-sim kernel layer: the one emulated NIC of a process as the ionic
  * driver sees it after probe - firmware profile, identity, id allocators
- * (ionic-kernel.md 15), the PHC page, and the lookups the device engine
- * uses.  Created lazily on first use; a fork child gets a fresh one.
+ * (ionic-kernel.md 15), the PHC page, and the device it drives.  Created
+ * lazily on first use; a fork child gets a fresh one.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,9 +22,9 @@
 #include "../../common/ionic_hw.h"
 
 #include "kpriv.h"
-#include "../dev/device.h"
 
 struct isim_nic *isim_nic;
+const struct isim_platform *isim_plat;
 static pthread_mutex_t isim_init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- id allocator ----------------------------------------------------- */
@@ -77,25 +77,15 @@ void isim_ida_free(struct isim_ida *ida, uint32_t id)
 		ida->bits[bit / 64] &= ~(1ull << (bit % 64));
 }
 
-/*
- * ionic_bitid_to_qid: queue groups of 2^udma_shift ids alternate between
- * the pipelines, so the qid's bit 'shift' is the UDMA, the low bits the
- * index inside the group and the group number moves up by one bit.
- */
 uint32_t isim_udma_qid(const struct isim_nic *nic, unsigned int udma,
 		       uint32_t idx)
 {
-	unsigned int s = nic->prof.udma_shift;
-	uint32_t low = idx & ((1u << s) - 1);
-
-	return ((idx >> s) << (s + 1)) | ((uint32_t)udma << s) | low;
+	return isim_profile_qid(&nic->prof, udma, idx);
 }
 
 uint32_t isim_udma_idx(const struct isim_nic *nic, uint32_t qid)
 {
-	unsigned int s = nic->prof.udma_shift;
-
-	return ((qid >> (s + 1)) << s) | (qid & ((1u << s) - 1));
+	return isim_profile_qid_index(&nic->prof, qid);
 }
 
 /* ---- PHC page ------------------------------------------------------- */
@@ -115,11 +105,6 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t isim_phc_cycles(void)
-{
-	return clock_ns(CLOCK_MONOTONIC) & ISIM_PHC_MASK;
-}
-
 void isim_phc_update(struct isim_nic *nic)
 {
 	struct ionic_clock_info *ci = (struct ionic_clock_info *)nic->phc_page;
@@ -131,13 +116,13 @@ void isim_phc_update(struct isim_nic *nic)
 	sign = __atomic_load_n(&ci->sign, __ATOMIC_RELAXED);
 	__atomic_store_n(&ci->sign, sign + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	ci->cycles = isim_phc_cycles();
+	ci->cycles = idev_clock(nic->dev);
 	ci->nsec = clock_ns(CLOCK_REALTIME);
 	ci->frac = 0;
 	ci->mult = 1u << ISIM_PHC_SHIFT;
 	ci->shift = ISIM_PHC_SHIFT;
-	ci->mask = ISIM_PHC_MASK;
-	ci->overflow_period = ISIM_PHC_MASK >> 1;
+	ci->mask = IDEV_CLOCK_MASK;
+	ci->overflow_period = IDEV_CLOCK_MASK >> 1;
 	__atomic_store_n(&ci->sign, sign + 2, __ATOMIC_RELEASE);
 }
 
@@ -238,9 +223,7 @@ static int nic_ids_init(struct isim_nic *nic)
 	nic->cqid_limit = qid_table_size(nic, chalf);
 	nic->qps = calloc(nic->qpn_limit, sizeof(*nic->qps));
 	nic->cqs = calloc(nic->cqid_limit, sizeof(*nic->cqs));
-	nic->mrs = calloc(p->nmrs ? p->nmrs : 1, sizeof(*nic->mrs));
-	nic->ahs = calloc(p->nahs ? p->nahs : 1, sizeof(*nic->ahs));
-	if (!nic->qps || !nic->cqs || !nic->mrs || !nic->ahs)
+	if (!nic->qps || !nic->cqs)
 		return -ENOMEM;
 	return 0;
 }
@@ -279,6 +262,9 @@ static int nic_create(struct isim_nic **out)
 	rc = nic_ids_init(nic);
 	if (rc)
 		goto err;
+	rc = isim_nic_dev_create(nic);
+	if (rc)
+		goto err;
 	if (nic->prof.phc) {
 		rc = phc_create(nic);
 		if (rc)
@@ -287,7 +273,7 @@ static int nic_create(struct isim_nic **out)
 	rc = isim_cmb_init(nic);
 	if (rc)
 		goto err;
-	rc = isim_dev_start(nic);
+	rc = idev_start(nic->dev);
 	if (rc)
 		goto err;
 	*out = nic;
@@ -297,13 +283,17 @@ err:
 	return rc;
 }
 
-int isim_model_init(void)
+int isim_model_init(const struct isim_platform *plat)
 {
 	struct isim_nic *nic = NULL;
 	int rc = 0;
 
 	pthread_mutex_lock(&isim_init_lock);
-	if (!isim_nic) {
+	if (plat)
+		isim_plat = plat;
+	if (!isim_plat)
+		rc = -ENODEV; /* no platform: no device */
+	else if (!isim_nic) {
 		rc = nic_create(&nic);
 		if (!rc)
 			__atomic_store_n(&isim_nic, nic, __ATOMIC_RELEASE);
@@ -333,9 +323,14 @@ void isim_model_atfork_child(void)
 	pthread_mutex_init(&isim_init_lock, NULL);
 	if (!old)
 		return;
-	for (struct isim_file *f = old->files; f; f = f->next)
+	for (struct isim_file *f = old->files; f; f = f->next) {
 		f->dead = true;
-	isim_dev_atfork_child(old);
+		/* the child's NIC hands out the same dbids: stores to the
+		 * parent's pages must not reach its queues */
+		if (f->has_ucontext)
+			isim_plat->dbpage_revoke(f->dbid);
+	}
+	idev_atfork_child(old->dev);
 	isim_nic = NULL;
 }
 
@@ -344,39 +339,4 @@ void isim_model_atfork_child(void)
 struct isim_qp *isim_qp_lookup(struct isim_nic *nic, uint32_t qpn)
 {
 	return qpn < nic->qpn_limit ? nic->qps[qpn] : NULL;
-}
-
-struct isim_mr *isim_key_lookup(struct isim_nic *nic, uint32_t key)
-{
-	uint32_t idx = key >> 8;
-	struct isim_mr *mr;
-
-	if (!idx || idx >= nic->prof.nmrs)
-		return NULL;
-	mr = nic->mrs[idx];
-	if (!mr || mr->key != key || !mr->valid)
-		return NULL;
-	return mr;
-}
-
-struct isim_mr *isim_mr_by_index(struct isim_nic *nic, uint32_t index)
-{
-	if (!index || index >= nic->prof.nmrs)
-		return NULL;
-	return nic->mrs[index];
-}
-
-struct isim_hwcq *isim_hwcq_lookup(struct isim_nic *nic, uint32_t cqid)
-{
-	struct isim_cq *cq;
-
-	if (cqid >= nic->cqid_limit)
-		return NULL;
-	cq = nic->cqs[cqid];
-	if (!cq)
-		return NULL;
-	for (int i = 0; i < 2; i++)
-		if (cq->hw[i].present && cq->hw[i].cqid == cqid)
-			return &cq->hw[i];
-	return NULL;
 }

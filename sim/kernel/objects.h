@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * ionic-sim kernel objects: what the emulated ionic_rdma driver keeps per
- * NIC, per open uverbs file (ucontext) and per verbs object, and the few
- * calls the device engine (sim/dev) makes into the kernel layer.
+ * NIC, per open uverbs file (ucontext) and per verbs object.  Nothing of
+ * the device's state is here: the device (sim/dev, idev.h) keeps its own
+ * QP, CQ, key and AH tables, programmed through admin commands, and
+ * reports back through the events it raises (event.c).
  *
  * Locking: one mutex per NIC (nic->lock) serialises the control path
- * (uverbs commands from application threads) and the device engine thread.
- * Everything below is protected by it unless a comment says otherwise.
- *
- * Ownership: sim/kernel creates, validates and destroys objects; sim/dev
- * owns the fields marked "device" and the private state behind ->dev.
+ * (uverbs commands from application threads) and the device engine thread
+ * (handed to the device as its lock).  Everything below is protected by it
+ * unless a comment says otherwise.
  */
 #ifndef ISIM_OBJECTS_H
 #define ISIM_OBJECTS_H
@@ -21,10 +21,8 @@
 #include <rdma/ionic-abi.h>
 
 #include "../common/profile.h"
+#include "../dev/idev.h"
 #include "../isim.h"
-
-struct isim_dev_qp; /* device-private QP state (sim/dev) */
-struct isim_engine; /* device engine thread (sim/dev) */
 
 /* Lowest-free id allocator over [base, base + count). */
 struct isim_ida {
@@ -70,20 +68,19 @@ struct isim_pd {
 };
 
 /* Memory regions and memory windows share the key space:
- * key = (index << 8) | key8, lkey == rkey. */
+ * key = (index << 8) | key8, lkey == rkey.  A window's binding and key
+ * byte are the device's (BIND_MW WQEs change them). */
 struct isim_mr {
 	struct isim_uobj uobj;
 	struct isim_pd *pd;
 	uint32_t index;
-	uint32_t key;
+	uint32_t key; /* as allocated */
 	bool is_mw;
 	uint8_t mw_type; /* 1 or 2, MWs only */
-	bool valid; /* MW: bound; MR: not invalidated */
 	uint32_t access; /* IBV_ACCESS_* */
-	uint64_t iova; /* start of the region as addressed by keys */
+	uint64_t iova;
 	uint64_t length;
-	uint8_t *host; /* host address corresponding to iova */
-	struct isim_mr *bound_mr; /* MW: region it is bound to */
+	bool dev_live; /* admin CREATE_MR done */
 };
 
 struct isim_av {
@@ -103,28 +100,15 @@ struct isim_ah {
 	struct isim_pd *pd;
 	uint32_t ahid;
 	struct isim_av av;
+	bool dev_live; /* admin CREATE_AH done */
 };
 
 /* One hardware CQ of a virtual CQ (one per UDMA pipeline in its mask). */
 struct isim_hwcq {
-	struct isim_cq *vcq;
-	bool present;
+	bool present; /* admin CREATE_CQ done */
 	uint8_t udma;
 	uint32_t cqid;
 	uint32_t eqid;
-	struct ionic_qdesc desc;
-	uint8_t *ring; /* user memory, desc.addr */
-	/* device */
-	uint32_t prod; /* next slot the device writes (mod slots) */
-	uint8_t color; /* colour of the current pass, starts at 1 */
-	uint16_t host_cons; /* last consumer index reported on ring 0 */
-	uint16_t arm_any_idx; /* last ring-1 index seen */
-	uint16_t arm_sol_idx; /* last ring-2 index seen */
-	bool armed_any;
-	bool armed_sol;
-	bool overflowed; /* CQ error raised; no more CQEs written */
-	bool sol_pending; /* a solicited CQE lies past host_cons */
-	uint32_t sol_slot; /* slot of the newest solicited CQE */
 };
 
 struct isim_cq {
@@ -146,9 +130,6 @@ struct isim_wq {
 	uint8_t spec; /* speculative SGE setting sent at create */
 	uint8_t cmb; /* final IONIC_CMB_* flags */
 	uint32_t max_wr, max_sge, max_inline; /* caps returned at create */
-	/* device */
-	uint16_t db_prod; /* producer index from the last doorbell */
-	uint16_t cons; /* next slot the device will consume */
 };
 
 struct isim_qp {
@@ -157,8 +138,7 @@ struct isim_qp {
 	struct isim_cq *send_cq, *recv_cq;
 	uint32_t qpn;
 	uint8_t udma;
-	enum ibv_qp_type type;
-	enum ibv_qp_state state;
+	enum ibv_qp_type type; /* the state is the device's (QUERY_QP) */
 	bool sq_sig_all;
 	struct isim_wq sq, rq;
 	/* attributes from modify_qp, reported by query_qp */
@@ -171,7 +151,7 @@ struct isim_qp {
 	uint8_t port_num;
 	uint8_t retry_cnt, rnr_retry, min_rnr_timer, timeout;
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
-	uint8_t sq_draining, en_sqd_async_notify;
+	uint8_t en_sqd_async_notify;
 	uint32_t rate_limit;
 	struct isim_av av; /* RC: the path, after modify with IBV_QP_AV */
 	bool has_ah; /* RC: owns ahid (header template slot) */
@@ -187,8 +167,6 @@ struct isim_qp {
 	uint32_t sq_cmb_pgid;
 	uint8_t sq_cmb_order;
 	struct isim_mmap_entry *sq_cmb_entry;
-	/* device */
-	struct isim_dev_qp *dev;
 };
 
 /* The mmap table of a ucontext: offsets are handed out first-fit in pages. */
@@ -231,17 +209,13 @@ struct isim_nic {
 	struct isim_ida qp_ida[2], cq_ida[2]; /* bit ids per UDMA half */
 	uint8_t next_key8; /* device-wide MR/MW key counter */
 	uint8_t next_qp_udma; /* alternates on every QP create */
+	/* the driver's own tables, to route device events to objects */
 	struct isim_qp **qps; /* indexed by qpn, size qpn_limit */
 	uint32_t qpn_limit;
 	struct isim_cq **cqs; /* indexed by cqid, size cqid_limit */
 	uint32_t cqid_limit;
-	struct isim_mr **mrs; /* indexed by MR index, size prof.nmrs */
-	struct isim_ah **ahs; /* indexed by ahid, size prof.nahs */
 	struct isim_file *files;
-	/* Released files are kept (never reused or freed) because captured
-	 * doorbell records may still name them as their page cookie. */
-	struct isim_file *released;
-	struct isim_engine *engine;
+	struct idev *dev; /* the NIC */
 	uint8_t *phc_page; /* model's writable view of the PHC page */
 	int phc_memfd;
 	int phc_ro_fd; /* O_RDONLY view: user maps can't gain write */
@@ -254,29 +228,15 @@ struct isim_nic {
 
 /* The one NIC of this process (created by isim_model_init). */
 extern struct isim_nic *isim_nic;
+/* The platform the model was initialised with (doorbell pages). */
+extern const struct isim_platform *isim_plat;
 
-/* ---- lookups for the device engine (caller holds nic->lock) ------------ */
-
+/* The kernel's QP with number 'qpn', or NULL (caller holds nic->lock). */
 struct isim_qp *isim_qp_lookup(struct isim_nic *nic, uint32_t qpn);
-/* Key lookup for local (lkey) or remote (rkey) access; NULL if no such
- * valid MR/MW.  Range and access checks are the caller's. */
-struct isim_mr *isim_key_lookup(struct isim_nic *nic, uint32_t key);
-/* MR or MW at key index 'index' whatever its key8 and validity (binding
- * a memory window finds it this way), or NULL. */
-struct isim_mr *isim_mr_by_index(struct isim_nic *nic, uint32_t index);
-/* The user AH with device-wide id 'ahid' (UD WQEs carry it), or NULL. */
-struct isim_ah *isim_ah_lookup(struct isim_nic *nic, uint32_t ahid);
-/* The hardware CQ with id 'cqid', or NULL. */
-struct isim_hwcq *isim_hwcq_lookup(struct isim_nic *nic, uint32_t cqid);
-/* Free-running PHC counter (48 bits, 1 GHz) as the device stamps CQEs
- * with it; the PHC page converts it to nanoseconds. */
-uint64_t isim_phc_cycles(void);
-#define ISIM_PHC_MASK ((1ull << 48) - 1)
-
-/* The hardware CQ a QP completes into: cq->hw[qp->udma]. */
-static inline struct isim_hwcq *isim_qp_hwcq(struct isim_qp *qp, bool send)
+/* The CQ id of the hardware CQ a QP completes into: cq->hw[qp->udma]. */
+static inline uint32_t isim_qp_cqid(const struct isim_qp *qp, bool send)
 {
-	return &(send ? qp->send_cq : qp->recv_cq)->hw[qp->udma];
+	return (send ? qp->send_cq : qp->recv_cq)->hw[qp->udma].cqid;
 }
 
 /* Post an async event record for an object (or a port). Counts it. */

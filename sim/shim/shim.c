@@ -15,6 +15,13 @@
 #include "shim.h"
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What the model may ask of the platform: the doorbell trap. */
+static const struct isim_platform shim_platform = {
+	.dbpage_map = isim_dbpage_map,
+	.dbpage_revoke = isim_dbpage_revoke,
+	.mmio = { .eventfd = isim_dbtrap_eventfd, .pop = isim_dbtrap_pop },
+};
 static bool model_started;
 static int model_rc;
 
@@ -24,7 +31,7 @@ int isim_shim_model_init(void)
 
 	pthread_mutex_lock(&init_lock);
 	if (!model_started) {
-		model_rc = isim_model_init();
+		model_rc = isim_model_init(&shim_platform);
 		/* Retrying after a failure would only fail again the same way
 		 * (bad profile or environment); remember the answer. */
 		model_started = true;

@@ -32,6 +32,12 @@ void *isim_real(const char *name);
  * installed), 0 if the caller should pass the call to libc. */
 int isim_dbtrap_app_sigaction(const struct sigaction *act,
 			      struct sigaction *old);
+/* The platform half of sim/isim.h (struct isim_platform). */
+void *isim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err);
+void isim_dbpage_revoke(uint64_t tag);
+int isim_dbtrap_eventfd(void);
+/* Pop the oldest store; returns 0 if the FIFO is empty. */
+int isim_dbtrap_pop(struct isim_mmio_store *st);
 /* munmap() of [addr, addr+len): untrack overlapping trapped pages. */
 void isim_dbtrap_munmap(void *addr, size_t len);
 bool isim_dbtrap_overlaps(const void *addr, size_t len);

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "isim.h"
+#include "shim/shim.h"
 #include "shim/x86_decode.h"
 
 static int failures, checks;
@@ -224,9 +224,9 @@ static void run_refusals(void)
 /* ---- part 2: the same encodings through a real trap --------------------- */
 
 static uint8_t *page;
-static int cookie;
+#define TAG 0x5eedull /* the page tag */
 
-static int pop(struct isim_db_rec *r)
+static int pop(struct isim_mmio_store *r)
 {
 	return isim_dbtrap_pop(r);
 }
@@ -234,13 +234,13 @@ static int pop(struct isim_db_rec *r)
 static void expect(const char *name, uint32_t off, uint32_t size, uint64_t v,
 		   uint64_t vhi)
 {
-	struct isim_db_rec r;
+	struct isim_mmio_store r;
 	int got = pop(&r);
 
 	CHECK(got == 1, "%s: nothing captured", name);
 	if (got != 1)
 		return;
-	CHECK(r.cookie == &cookie && r.offset == off && r.size == size &&
+	CHECK(r.page == TAG && r.offset == off && r.size == size &&
 		      r.value == v && r.value_hi == vhi,
 	      "%s: got off %u size %u value %#llx:%#llx, want off %u size %u %#llx:%#llx",
 	      name, r.offset, r.size, (unsigned long long)r.value_hi,
@@ -256,7 +256,7 @@ static void run_trap_cases(void)
 	uint8_t *p;
 	int err = 0;
 
-	page = isim_dbpage_map(&cookie, NULL, 4096, &err);
+	page = isim_dbpage_map(TAG, NULL, 4096, &err);
 	CHECK(page != NULL, "isim_dbpage_map: %d", err);
 	if (!page)
 		return;
@@ -424,7 +424,7 @@ static void run_chain_cases(void)
 {
 	uint8_t *ro =
 		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct isim_db_rec r;
+	struct isim_mmio_store r;
 	pid_t pid;
 	int st;
 
@@ -433,7 +433,7 @@ static void run_chain_cases(void)
 	pid = fork();
 	if (pid == 0) {
 		int err;
-		uint8_t *pg = isim_dbpage_map(&cookie, NULL, 4096, &err);
+		uint8_t *pg = isim_dbpage_map(TAG, NULL, 4096, &err);
 
 		*(volatile uint64_t *)pg = 1; /* trapped: survives */
 		*(volatile uint64_t *)ro = 1; /* not trapped: dies */
@@ -461,7 +461,7 @@ static void run_chain_cases(void)
 		sa.sa_sigaction = app_handler;
 		sa.sa_flags = SA_SIGINFO;
 		sigaction(SIGSEGV, &sa, NULL);
-		pg = isim_dbpage_map(&cookie, NULL, 4096, &err);
+		pg = isim_dbpage_map(TAG, NULL, 4096, &err);
 		if (sigsetjmp(jb, 1) == 0)
 			*(volatile uint64_t *)ro = 1;
 		ok &= app_calls == 1;
