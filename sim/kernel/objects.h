@@ -11,8 +11,8 @@
  * (handed to the device as its lock).  Everything below is protected by it
  * unless a comment says otherwise.
  */
-#ifndef ISIM_OBJECTS_H
-#define ISIM_OBJECTS_H
+#ifndef IK_OBJECTS_H
+#define IK_OBJECTS_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -22,47 +22,47 @@
 
 #include "../common/profile.h"
 #include "../dev/idev.h"
-#include "../isim.h"
+#include "ik.h"
 
 /* Lowest-free id allocator over [base, base + count). */
-struct isim_ida {
+struct ik_ida {
 	uint32_t base, count;
 	uint64_t *bits;
 };
 
 /* Kind of a uverbs object handle. */
-enum isim_uobj_type {
-	ISIM_UOBJ_PD = 1,
-	ISIM_UOBJ_MR,
-	ISIM_UOBJ_MW,
-	ISIM_UOBJ_CQ,
-	ISIM_UOBJ_QP,
-	ISIM_UOBJ_AH,
+enum ik_uobj_type {
+	IK_UOBJ_PD = 1,
+	IK_UOBJ_MR,
+	IK_UOBJ_MW,
+	IK_UOBJ_CQ,
+	IK_UOBJ_QP,
+	IK_UOBJ_AH,
 };
 
-struct isim_uobj {
-	enum isim_uobj_type type;
+struct ik_uobj {
+	enum ik_uobj_type type;
 	uint32_t handle; /* uverbs handle returned to libibverbs */
-	struct isim_file *file; /* owning ucontext */
+	struct ik_file *file; /* owning ucontext */
 	uint64_t user_handle; /* CQ/QP: libibverbs' object pointer */
 };
 
 /* A completion channel or async event queue: a SOCK_SEQPACKET pair whose
  * read end belongs to the application; the model writes one record per
  * event with MSG_NOSIGNAL | MSG_DONTWAIT. */
-struct isim_event_queue {
+struct ik_event_queue {
 	int rd; /* given to the application; the model never closes it */
 	int wr; /* model's end, closed at file release */
 	/* The model's own duplicate of the read end.  The kernel counts an
 	 * event as reported only when userspace reads it and drops unread
 	 * events of a destroyed object; draining through this fd lets the
-	 * model do the same (see isim_evq_drop_unread). */
+	 * model do the same (see ik_evq_drop_unread). */
 	int peek;
 	unsigned long ino; /* inode of the read end: identifies the channel */
 };
 
-struct isim_pd {
-	struct isim_uobj uobj;
+struct ik_pd {
+	struct ik_uobj uobj;
 	uint32_t pdid;
 	uint32_t usecnt; /* MRs, MWs, AHs, QPs using it: busy */
 };
@@ -70,9 +70,9 @@ struct isim_pd {
 /* Memory regions and memory windows share the key space:
  * key = (index << 8) | key8, lkey == rkey.  A window's binding and key
  * byte are the device's (BIND_MW WQEs change them). */
-struct isim_mr {
-	struct isim_uobj uobj;
-	struct isim_pd *pd;
+struct ik_mr {
+	struct ik_uobj uobj;
+	struct ik_pd *pd;
 	uint32_t index;
 	uint32_t key; /* as allocated */
 	bool is_mw;
@@ -83,7 +83,7 @@ struct isim_mr {
 	bool dev_live; /* admin CREATE_MR done */
 };
 
-struct isim_av {
+struct ik_av {
 	uint8_t dgid[16];
 	uint32_t flow_label;
 	uint8_t sgid_index;
@@ -95,36 +95,36 @@ struct isim_av {
 	bool is_global;
 };
 
-struct isim_ah {
-	struct isim_uobj uobj;
-	struct isim_pd *pd;
+struct ik_ah {
+	struct ik_uobj uobj;
+	struct ik_pd *pd;
 	uint32_t ahid;
-	struct isim_av av;
+	struct ik_av av;
 	bool dev_live; /* admin CREATE_AH done */
 };
 
 /* One hardware CQ of a virtual CQ (one per UDMA pipeline in its mask). */
-struct isim_hwcq {
+struct ik_hwcq {
 	bool present; /* admin CREATE_CQ done */
 	uint8_t udma;
 	uint32_t cqid;
 	uint32_t eqid;
 };
 
-struct isim_cq {
-	struct isim_uobj uobj;
-	struct isim_event_queue *channel; /* NULL without completion channel */
+struct ik_cq {
+	struct ik_uobj uobj;
+	struct ik_event_queue *channel; /* NULL without completion channel */
 	uint32_t cqe;
 	uint32_t comp_vector;
 	uint8_t udma_mask;
-	struct isim_hwcq hw[2];
+	struct ik_hwcq hw[2];
 	uint32_t comp_events_reported;
 	uint32_t async_events_reported;
 	uint32_t usecnt; /* QPs completing into it: busy */
 };
 
 /* SQ or RQ as described by the provider's qdesc. */
-struct isim_wq {
+struct ik_wq {
 	struct ionic_qdesc desc;
 	uint8_t *ring; /* user memory (or CMB window for a CMB SQ) */
 	uint8_t spec; /* speculative SGE setting sent at create */
@@ -132,15 +132,15 @@ struct isim_wq {
 	uint32_t max_wr, max_sge, max_inline; /* caps returned at create */
 };
 
-struct isim_qp {
-	struct isim_uobj uobj;
-	struct isim_pd *pd;
-	struct isim_cq *send_cq, *recv_cq;
+struct ik_qp {
+	struct ik_uobj uobj;
+	struct ik_pd *pd;
+	struct ik_cq *send_cq, *recv_cq;
 	uint32_t qpn;
 	uint8_t udma;
 	enum ibv_qp_type type; /* the state is the device's (QUERY_QP) */
 	bool sq_sig_all;
-	struct isim_wq sq, rq;
+	struct ik_wq sq, rq;
 	/* attributes from modify_qp, reported by query_qp */
 	uint32_t qkey;
 	uint32_t dest_qpn;
@@ -153,7 +153,7 @@ struct isim_qp {
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
 	uint8_t en_sqd_async_notify;
 	uint32_t rate_limit;
-	struct isim_av av; /* RC: the path, after modify with IBV_QP_AV */
+	struct ik_av av; /* RC: the path, after modify with IBV_QP_AV */
 	bool has_ah; /* RC: owns ahid (header template slot) */
 	bool av_valid; /* an AV was programmed */
 	uint32_t ahid;
@@ -166,55 +166,55 @@ struct isim_qp {
 	bool sq_in_cmb;
 	uint32_t sq_cmb_pgid;
 	uint8_t sq_cmb_order;
-	struct isim_mmap_entry *sq_cmb_entry;
+	struct ik_mmap_entry *sq_cmb_entry;
 };
 
 /* The mmap table of a ucontext: offsets are handed out first-fit in pages. */
-enum isim_mmap_kind {
-	ISIM_MMAP_DBELL = 1,
-	ISIM_MMAP_PHC,
-	ISIM_MMAP_CMB,
+enum ik_mmap_kind {
+	IK_MMAP_DBELL = 1,
+	IK_MMAP_PHC,
+	IK_MMAP_CMB,
 };
 
-struct isim_mmap_entry {
-	enum isim_mmap_kind kind;
+struct ik_mmap_entry {
+	enum ik_mmap_kind kind;
 	uint64_t pgoff;
 	uint64_t npages;
-	struct isim_qp *qp; /* CMB: owning QP */
+	struct ik_qp *qp; /* CMB: owning QP */
 	bool sq; /* CMB: SQ (true) or RQ window */
-	struct isim_mmap_entry *next;
+	struct ik_mmap_entry *next;
 };
 
 /* An open uverbs file and, after GET_CONTEXT, its ucontext. */
-struct isim_file {
-	struct isim_nic *nic;
+struct ik_file {
+	struct ik_nic *nic;
 	bool has_ucontext;
 	bool dead; /* inherited across fork(): every command fails */
 	uint32_t dbid;
-	struct isim_event_queue async_q;
-	struct isim_event_queue **channels; /* completion channels */
+	struct ik_event_queue async_q;
+	struct ik_event_queue **channels; /* completion channels */
 	unsigned int nchannels;
-	struct isim_uobj **handles; /* handle -> object, NULL when free */
+	struct ik_uobj **handles; /* handle -> object, NULL when free */
 	uint32_t nhandles;
-	struct isim_mmap_entry *mmaps;
-	struct isim_file *next; /* nic->files */
+	struct ik_mmap_entry *mmaps;
+	struct ik_file *next; /* nic->files */
 };
 
-struct isim_nic {
+struct ik_nic {
 	pthread_mutex_t lock;
 	struct isim_profile prof;
 	uint32_t node; /* fabric node id */
 	uint8_t gid[2][16]; /* [0] link-local (MAC EUI-64), [1] IPv4 */
-	struct isim_ida pd_ida, mr_ida, ah_ida, dbid_ida;
-	struct isim_ida qp_ida[2], cq_ida[2]; /* bit ids per UDMA half */
+	struct ik_ida pd_ida, mr_ida, ah_ida, dbid_ida;
+	struct ik_ida qp_ida[2], cq_ida[2]; /* bit ids per UDMA half */
 	uint8_t next_key8; /* device-wide MR/MW key counter */
 	uint8_t next_qp_udma; /* alternates on every QP create */
 	/* the driver's own tables, to route device events to objects */
-	struct isim_qp **qps; /* indexed by qpn, size qpn_limit */
+	struct ik_qp **qps; /* indexed by qpn, size qpn_limit */
 	uint32_t qpn_limit;
-	struct isim_cq **cqs; /* indexed by cqid, size cqid_limit */
+	struct ik_cq **cqs; /* indexed by cqid, size cqid_limit */
 	uint32_t cqid_limit;
-	struct isim_file *files;
+	struct ik_file *files;
 	struct idev *dev; /* the NIC */
 	uint8_t *phc_page; /* model's writable view of the PHC page */
 	int phc_memfd;
@@ -226,23 +226,23 @@ struct isim_nic {
 	uint64_t *cmb_bits; /* one bit per CMB page, set = in use */
 };
 
-/* The one NIC of this process (created by isim_model_init). */
-extern struct isim_nic *isim_nic;
+/* The one NIC of this process (created by ik_model_init). */
+extern struct ik_nic *ik_nic;
 /* The platform the model was initialised with (doorbell pages). */
-extern const struct isim_platform *isim_plat;
+extern const struct ik_platform *ik_plat;
 
 /* The kernel's QP with number 'qpn', or NULL (caller holds nic->lock). */
-struct isim_qp *isim_qp_lookup(struct isim_nic *nic, uint32_t qpn);
+struct ik_qp *ik_qp_lookup(struct ik_nic *nic, uint32_t qpn);
 /* The CQ id of the hardware CQ a QP completes into: cq->hw[qp->udma]. */
-static inline uint32_t isim_qp_cqid(const struct isim_qp *qp, bool send)
+static inline uint32_t ik_qp_cqid(const struct ik_qp *qp, bool send)
 {
 	return (send ? qp->send_cq : qp->recv_cq)->hw[qp->udma].cqid;
 }
 
 /* Post an async event record for an object (or a port). Counts it. */
-void isim_post_async_qp(struct isim_qp *qp, enum ibv_event_type ev);
-void isim_post_async_cq(struct isim_cq *cq, enum ibv_event_type ev);
+void ik_post_async_qp(struct ik_qp *qp, enum ibv_event_type ev);
+void ik_post_async_cq(struct ik_cq *cq, enum ibv_event_type ev);
 /* Post a completion-channel record for a CQ (after an arm fired). */
-void isim_post_comp_event(struct isim_cq *cq);
+void ik_post_comp_event(struct ik_cq *cq);
 
-#endif /* ISIM_OBJECTS_H */
+#endif /* IK_OBJECTS_H */

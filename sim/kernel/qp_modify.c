@@ -178,7 +178,7 @@ static uint8_t order_base_2(uint32_t v)
 
 /* Admin MODIFY_QP: the attributes the mask names, as the driver stored
  * them, and the new state. */
-static void qp_dev_modify(struct isim_nic *nic, const struct isim_qp *qp,
+static void qp_dev_modify(struct ik_nic *nic, const struct ik_qp *qp,
 			  uint32_t mask, enum ibv_qp_state next)
 {
 	struct idev_qp_modify m = {
@@ -201,19 +201,19 @@ static void qp_dev_modify(struct isim_nic *nic, const struct isim_qp *qp,
 		.rate_limit = qp->rate_limit,
 	};
 
-	isim_av_to_dev(&qp->av, &m.av);
+	ik_av_to_dev(&qp->av, &m.av);
 	idev_qp_modify(nic->dev, &m);
 }
 
-static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
+static int qp_modify(struct ik_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 		     uint32_t rate_limit, bool ex)
 {
-	struct isim_nic *nic = c->nic;
+	struct ik_nic *nic = c->nic;
 	uint32_t mask = cmd->attr_mask;
 	enum ibv_qp_state cur, next;
 	struct idev_qp_attr da;
-	struct isim_av av;
-	struct isim_qp *qp;
+	struct ik_av av;
+	struct ik_qp *qp;
 	int rc;
 
 	/* IB core (modify_qp in uverbs_cmd.c) */
@@ -222,7 +222,7 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 		      2 -
 	      1))
 		return -EOPNOTSUPP;
-	qp = isim_handle_get(c->f, cmd->qp_handle, ISIM_UOBJ_QP);
+	qp = ik_handle_get(c->f, cmd->qp_handle, IK_UOBJ_QP);
 	if (!qp)
 		return -EINVAL;
 	if ((mask & PORT) && cmd->port_num != 1)
@@ -241,18 +241,17 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	if (mask & IBV_QP_AV) {
 		const struct ib_uverbs_qp_dest *d = &cmd->dest;
 
-		rc = isim_av_from_uverbs(nic, &av, d->dgid, d->flow_label,
-					 d->sgid_index, d->hop_limit,
-					 d->traffic_class, d->sl,
-					 d->static_rate, d->is_global,
-					 d->port_num);
+		rc = ik_av_from_uverbs(nic, &av, d->dgid, d->flow_label,
+				       d->sgid_index, d->hop_limit,
+				       d->traffic_class, d->sl, d->static_rate,
+				       d->is_global, d->port_num);
 		if (rc)
 			return rc;
 	}
 
 	/* ionic_modify_qp; the current state is the device's (it moves a
 	 * QP to ERR by itself) */
-	rc = isim_udata_empty(c);
+	rc = ik_udata_empty(c);
 	if (rc)
 		return rc;
 	if (idev_qp_query(nic->dev, qp->qpn, &da))
@@ -283,7 +282,7 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	if ((mask & IBV_QP_PATH_MTU) &&
 	    (cmd->path_mtu < IBV_MTU_256 || cmd->path_mtu > IBV_MTU_4096))
 		return -EINVAL;
-	rc = isim_admin_ok(nic, ISIM_ADMIN_MODIFY_QP);
+	rc = ik_admin_ok(nic, IK_ADMIN_MODIFY_QP);
 	if (rc)
 		return rc;
 
@@ -338,22 +337,22 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	return 0;
 }
 
-int isim_cmd_modify_qp(struct isim_cmd *c)
+int ik_cmd_modify_qp(struct ik_cmd *c)
 {
 	return qp_modify(c, c->req, 0, false);
 }
 
-int isim_cmd_ex_modify_qp(struct isim_cmd *c)
+int ik_cmd_ex_modify_qp(struct ik_cmd *c)
 {
 	struct ib_uverbs_ex_modify_qp_resp *r = c->resp;
 	struct ib_uverbs_ex_modify_qp cmd;
 	int rc;
 
-	isim_req_copy(c, &cmd, sizeof(cmd));
+	ik_core_req_copy(c, &cmd, sizeof(cmd));
 	rc = qp_modify(c, &cmd.base, cmd.rate_limit, true);
 	if (rc)
 		return rc;
 	r->comp_mask = 0;
-	r->response_length = isim_ex_resp_len(c, sizeof(*r));
+	r->response_length = ik_ex_resp_len(c, sizeof(*r));
 	return 0;
 }

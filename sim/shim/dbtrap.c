@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Doorbell trap: pages handed out by isim_dbpage_map() are read-only, so
+ * Doorbell trap: pages handed out by ishim_dbpage_map() are read-only, so
  * every store to them faults.  The SIGSEGV handler decodes the store,
  * pushes one record into a lock-free bounded MPSC ring (Vyukov's bounded
  * queue), kicks an eventfd and resumes after the instruction.  The device
- * engine drains the ring with isim_dbtrap_pop() in capture order.
+ * engine drains the ring with ishim_dbtrap_pop() in capture order.
  *
  * Faults that are not stores to a trapped page go to the application's
  * SIGSEGV handler, which the sigaction()/signal() interposers record
@@ -161,7 +161,7 @@ static void restore_default_and_refault(void)
 
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	ISIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &dfl, NULL);
+	ISHIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &dfl, NULL);
 	/* Returning re-executes the faulting instruction, which now kills
 	 * the process the way it would have without us. */
 }
@@ -200,7 +200,7 @@ static struct trap_ent *trap_find(uintptr_t a)
 	return NULL;
 }
 
-static void fill_regs(const ucontext_t *uc, struct x86_regs *r)
+static void fill_regs(const ucontext_t *uc, struct ishim_x86_regs *r)
 {
 	const greg_t *g = uc->uc_mcontext.gregs;
 
@@ -247,15 +247,15 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno;
 	struct isim_mmio_store rec;
 	struct trap_ent *e;
-	struct x86_regs r;
-	struct x86_store st;
+	struct ishim_x86_regs r;
+	struct ishim_x86_store st;
 	bool spun = false;
 
 	e = si->si_code == SEGV_ACCERR ? trap_find(fault) : NULL;
 	if (!e)
 		goto not_ours;
 	fill_regs(uc, &r);
-	if (x86_decode_store((const uint8_t *)r.rip, 15, &r, &st))
+	if (ishim_x86_decode_store((const uint8_t *)r.rip, 15, &r, &st))
 		goto not_ours;
 	/* fs:/gs: addressing: trust the kernel's address instead. */
 	if (st.seg_base)
@@ -311,15 +311,15 @@ static int arm_locked(void)
 	ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&ours.sa_mask);
 	/* Whatever was installed so far becomes the chained handler. */
-	if (ISIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &ours, &app_sa[0]) < 0)
+	if (ISHIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &ours, &app_sa[0]) < 0)
 		return -errno;
 	atomic_store(&app_cur, 0);
 	armed = true;
 	return 0;
 }
 
-int isim_dbtrap_app_sigaction(const struct sigaction *act,
-			      struct sigaction *old)
+int ishim_dbtrap_app_sigaction(const struct sigaction *act,
+			       struct sigaction *old)
 {
 	int cur;
 
@@ -339,9 +339,9 @@ int isim_dbtrap_app_sigaction(const struct sigaction *act,
 	return 1;
 }
 
-/* ---- platform half of sim/isim.h (struct isim_platform, shim.c) --------- */
+/* ---- the platform of kernel/ik.h (struct ik_platform, shim.c) ---------- */
 
-void *isim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
+void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
 {
 	size_t pg = sysconf(_SC_PAGESIZE);
 	struct trap_ent *slot = NULL;
@@ -392,7 +392,7 @@ static void untrack_locked(uintptr_t a, uintptr_t end)
 	}
 }
 
-void isim_dbpage_revoke(uint64_t tag)
+void ishim_dbpage_revoke(uint64_t tag)
 {
 	pthread_mutex_lock(&trap_lock);
 	for (unsigned int i = 0; i < MAX_TRAPS; i++)
@@ -401,14 +401,14 @@ void isim_dbpage_revoke(uint64_t tag)
 	pthread_mutex_unlock(&trap_lock);
 }
 
-void isim_dbtrap_munmap(void *addr, size_t len)
+void ishim_dbtrap_munmap(void *addr, size_t len)
 {
 	pthread_mutex_lock(&trap_lock);
 	untrack_locked((uintptr_t)addr, (uintptr_t)addr + len);
 	pthread_mutex_unlock(&trap_lock);
 }
 
-bool isim_dbtrap_overlaps(const void *addr, size_t len)
+bool ishim_dbtrap_overlaps(const void *addr, size_t len)
 {
 	uintptr_t a = (uintptr_t)addr, end = a + len;
 
@@ -421,7 +421,7 @@ bool isim_dbtrap_overlaps(const void *addr, size_t len)
 	return false;
 }
 
-int isim_dbtrap_eventfd(void)
+int ishim_dbtrap_eventfd(void)
 {
 	int fd;
 
@@ -462,7 +462,7 @@ static void trace_db(const struct isim_mmio_store *rec)
 		   (unsigned long long)rec->value & 0xffff, (int)rec->tid);
 }
 
-int isim_dbtrap_pop(struct isim_mmio_store *rec)
+int ishim_dbtrap_pop(struct isim_mmio_store *rec)
 {
 	atomic_store_explicit(&consumer_tid, cur_tid(), memory_order_relaxed);
 	if (!ring_pop(rec))
@@ -474,17 +474,17 @@ int isim_dbtrap_pop(struct isim_mmio_store *rec)
 
 /* ---- fork --------------------------------------------------------------- */
 
-void isim_dbtrap_atfork_prepare(void)
+void ishim_dbtrap_atfork_prepare(void)
 {
 	pthread_mutex_lock(&trap_lock);
 }
 
-void isim_dbtrap_atfork_parent(void)
+void ishim_dbtrap_atfork_parent(void)
 {
 	pthread_mutex_unlock(&trap_lock);
 }
 
-void isim_dbtrap_atfork_child(void)
+void ishim_dbtrap_atfork_child(void)
 {
 	int fresh;
 

@@ -8,24 +8,27 @@
 #     resolve a quoted include), or
 #   - references a symbol that a layer above it defines (the undefined
 #     symbols of its static library against the global symbols of the
-#     libraries above).
+#     libraries above), or
+#   - defines a global symbol without its layer's prefix.
 #
 # Symbols the C library exports are not the shim's even though it defines
 # them: its interposers (open, write, close, ...) stand in for libc.
 #
-# usage: check_layers.sh SIMDIR NM LIBC name=LIBRARY...   (top layer first;
-#        each name is also the layer's directory under SIMDIR)
+# usage: check_layers.sh SIMDIR NM LIBC name:prefix=LIBRARY...   (top layer
+#        first; each name is also the layer's directory under SIMDIR)
 set -u
-usage="usage: $0 SIMDIR NM LIBC name=LIB..."
+usage="usage: $0 SIMDIR NM LIBC name:prefix=LIB..."
 simdir=$(realpath "${1:?$usage}")
 nm=${2:?$usage}
 libc=${3:?$usage}
 shift 3
 [ $# -ge 2 ] || { echo "$usage"; exit 2; }
 
-names=() libs=()
+names=() prefixes=() libs=()
 for arg in "$@"; do
-	names+=("${arg%%=*}")
+	layer=${arg%%=*}
+	names+=("${layer%%:*}")
+	prefixes+=("${layer#*:}")
 	libs+=("${arg#*=}")
 done
 work=$(mktemp -d) || exit 1
@@ -34,11 +37,9 @@ fail=0
 
 # The layer a path inside SIMDIR belongs to, as an index (top = 0), or
 # nothing for files outside every layer (the repository's common/,
-# kernel-headers/, system headers).  sim/isim.h is the shim/kernel
-# boundary: the kernel's.
+# kernel-headers/, system headers).
 layer_of() {
 	local rel=${1#"$simdir"/} i
-	[ "$rel" = "isim.h" ] && rel=kernel/isim.h
 	for i in "${!names[@]}"; do
 		case $rel in "${names[$i]}"/*) echo "$i"; return ;; esac
 	done
@@ -90,6 +91,10 @@ done
 [ -s "$work/libc" ] || { echo "FAIL: no symbols in $libc"; fail=1; }
 for i in "${!libs[@]}"; do
 	comm -23 "$work/def.$i" "$work/libc" >"$work/own.$i"
+	while IFS= read -r sym; do
+		echo "FAIL: ${names[$i]} defines $sym without its prefix ${prefixes[$i]}"
+		fail=1
+	done < <(grep -v "^${prefixes[$i]}" "$work/own.$i")
 done
 for i in "${!libs[@]}"; do
 	for ((j = 0; j < i; j++)); do

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer tests: the fixture of kernel_fixture.h and a
- * platform (sim/isim.h) whose doorbell pages are plain memory.
+ * platform (kernel/ik.h) whose doorbell pages are plain memory.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -12,7 +12,7 @@
 #include "kernel_fixture.h"
 
 int failures, checks;
-struct isim_file *F;
+struct ik_file *F;
 uint8_t respbuf[4096];
 
 /* ---- the platform -------------------------------------------------------- */
@@ -36,7 +36,7 @@ static void dbpage_revoke(uint64_t tag)
 }
 
 /* No stores are captured: the device's MMIO port has nothing to pop. */
-static const struct isim_platform plain_memory = {
+static const struct ik_platform plain_memory = {
 	.dbpage_map = dbpage_map,
 	.dbpage_revoke = dbpage_revoke,
 };
@@ -50,15 +50,15 @@ void kx_open(bool bare)
 	snprintf(name, sizeof(name), "test-kernel-%d", (int)getpid());
 	setenv(ISIM_ENV_FABRIC, name, 1);
 	setenv(ISIM_ENV_PROFILE, "cmb_pages=64", 1);
-	CHECK_RC(isim_model_init(&plain_memory), 0);
-	CHECK_RC(isim_file_open(0, &F), 0);
+	CHECK_RC(ik_model_init(&plain_memory), 0);
+	CHECK_RC(ik_file_open(0, &F), 0);
 	if (!bare)
 		CHECK_RC(get_context(F, NULL, NULL), 0);
 }
 
 int kx_finish(void)
 {
-	isim_file_release(F);
+	ik_file_release(F);
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }
@@ -67,9 +67,9 @@ struct idev_stats kx_dev_stats(void)
 {
 	struct idev_stats st;
 
-	pthread_mutex_lock(&isim_nic->lock);
-	idev_get_stats(isim_nic->dev, &st);
-	pthread_mutex_unlock(&isim_nic->lock);
+	pthread_mutex_lock(&ik_nic->lock);
+	idev_get_stats(ik_nic->dev, &st);
+	pthread_mutex_unlock(&ik_nic->lock);
 	return st;
 }
 
@@ -83,7 +83,7 @@ ssize_t destroy_qp(uint32_t qp_handle)
 
 /* Legacy command: hdr | core | drv.  When out > 0 the core request's first
  * u64 is set to respbuf; 'out' is core + driver response bytes. */
-ssize_t leg(struct isim_file *f, uint32_t cmd, void *core, size_t core_len,
+ssize_t leg(struct ik_file *f, uint32_t cmd, void *core, size_t core_len,
 	    const void *drv, size_t drv_len, size_t out)
 {
 	uint8_t buf[1024];
@@ -103,13 +103,12 @@ ssize_t leg(struct isim_file *f, uint32_t cmd, void *core, size_t core_len,
 	memcpy(buf + 8, core, core_len);
 	if (drv_len)
 		memcpy(buf + 8 + core_len, drv, drv_len);
-	return isim_file_write(f, buf, 8 + core_len + drv_len);
+	return ik_file_write(f, buf, 8 + core_len + drv_len);
 }
 
 /* Extended command: hdr | ex_hdr | core | drv (core/drv multiples of 8) */
-ssize_t exc(struct isim_file *f, uint32_t cmd, const void *core,
-	    size_t core_len, const void *drv, size_t drv_len, size_t core_out,
-	    size_t drv_out)
+ssize_t exc(struct ik_file *f, uint32_t cmd, const void *core, size_t core_len,
+	    const void *drv, size_t drv_len, size_t core_out, size_t drv_out)
 {
 	uint8_t buf[1024];
 	struct ib_uverbs_cmd_hdr h = {
@@ -129,7 +128,7 @@ ssize_t exc(struct isim_file *f, uint32_t cmd, const void *core,
 	memcpy(buf + 24, core, core_len);
 	if (drv_len)
 		memcpy(buf + 24 + core_len, drv, drv_len);
-	return isim_file_write(f, buf, 24 + core_len + drv_len);
+	return ik_file_write(f, buf, 24 + core_len + drv_len);
 }
 
 void *ring(size_t size)
@@ -154,7 +153,7 @@ struct ionic_qdesc qdesc(unsigned int depth_log2, unsigned int stride_log2)
 	return q;
 }
 
-int get_context(struct isim_file *f, struct ionic_ctx_resp *dr, int *async_fd)
+int get_context(struct ik_file *f, struct ionic_ctx_resp *dr, int *async_fd)
 {
 	struct ib_uverbs_get_context core = { 0 };
 	struct ionic_ctx_req req = { { 0 } };
@@ -316,16 +315,16 @@ void fill_ud_init(struct ib_uverbs_modify_qp *m)
 	m->qkey = 0x80000001u;
 }
 
-void post_async(struct isim_qp *qp)
+void post_async(struct ik_qp *qp)
 {
-	pthread_mutex_lock(&isim_nic->lock);
-	isim_post_async_qp(qp, IBV_EVENT_COMM_EST);
-	pthread_mutex_unlock(&isim_nic->lock);
+	pthread_mutex_lock(&ik_nic->lock);
+	ik_post_async_qp(qp, IBV_EVENT_COMM_EST);
+	pthread_mutex_unlock(&ik_nic->lock);
 }
 
-void post_comp(struct isim_cq *cq)
+void post_comp(struct ik_cq *cq)
 {
-	pthread_mutex_lock(&isim_nic->lock);
-	isim_post_comp_event(cq);
-	pthread_mutex_unlock(&isim_nic->lock);
+	pthread_mutex_lock(&ik_nic->lock);
+	ik_post_comp_event(cq);
+	pthread_mutex_unlock(&ik_nic->lock);
 }

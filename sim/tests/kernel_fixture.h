@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * ionic-sim kernel layer tests: the emulated driver driven through its C
- * API (isim_file_write/ioctl/mmap) with hand-built uverbs command
+ * API (ik_file_write/ioctl/mmap) with hand-built uverbs command
  * buffers, on top of the real device model and fabric; the platform's
  * doorbell pages are plain memory here (kernel_fixture.c).
  */
-#ifndef ISIM_TESTS_KERNEL_FIXTURE_H
-#define ISIM_TESTS_KERNEL_FIXTURE_H
+#ifndef IK_TESTS_KERNEL_FIXTURE_H
+#define IK_TESTS_KERNEL_FIXTURE_H
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +37,7 @@ extern int failures, checks;
 	} while (0)
 
 /* The file under test and the buffer every response lands in. */
-extern struct isim_file *F;
+extern struct ik_file *F;
 extern uint8_t respbuf[4096];
 
 /* Open F on a profile with controller memory and a fabric of this
@@ -50,16 +50,15 @@ struct idev_stats kx_dev_stats(void);
 
 /* Legacy command: hdr | core | drv.  When out > 0 the core request's first
  * u64 is set to respbuf; 'out' is core + driver response bytes. */
-ssize_t leg(struct isim_file *f, uint32_t cmd, void *core, size_t core_len,
+ssize_t leg(struct ik_file *f, uint32_t cmd, void *core, size_t core_len,
 	    const void *drv, size_t drv_len, size_t out);
 /* Extended command: hdr | ex_hdr | core | drv (core/drv multiples of 8) */
-ssize_t exc(struct isim_file *f, uint32_t cmd, const void *core,
-	    size_t core_len, const void *drv, size_t drv_len, size_t core_out,
-	    size_t drv_out);
+ssize_t exc(struct ik_file *f, uint32_t cmd, const void *core, size_t core_len,
+	    const void *drv, size_t drv_len, size_t core_out, size_t drv_out);
 void *ring(size_t size);
 struct ionic_qdesc qdesc(unsigned int depth_log2, unsigned int stride_log2);
 
-int get_context(struct isim_file *f, struct ionic_ctx_resp *dr, int *async_fd);
+int get_context(struct ik_file *f, struct ionic_ctx_resp *dr, int *async_fd);
 uint32_t alloc_pd(void);
 /* CREATE_COMP_CHANNEL: the channel's read end. */
 int create_channel(void);
@@ -81,8 +80,8 @@ void fill_rtr_noglobal(struct ib_uverbs_modify_qp *m);
 void fill_rts(struct ib_uverbs_modify_qp *m);
 void fill_ud_init(struct ib_uverbs_modify_qp *m);
 /* An async event and a completion event as the device's would post. */
-void post_async(struct isim_qp *qp);
-void post_comp(struct isim_cq *cq);
+void post_async(struct ik_qp *qp);
+void post_comp(struct ik_cq *cq);
 
 #define RC_INIT \
 	(IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
@@ -93,4 +92,4 @@ void post_comp(struct isim_cq *cq);
 	(IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
 	 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC)
 
-#endif /* ISIM_TESTS_KERNEL_FIXTURE_H */
+#endif /* IK_TESTS_KERNEL_FIXTURE_H */

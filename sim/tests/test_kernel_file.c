@@ -21,7 +21,7 @@ int main(void)
 	struct ionic_cq_resp cdr;
 	struct ionic_cq_req creq;
 	struct ionic_qp_req qreq;
-	struct isim_file *f2;
+	struct ik_file *f2;
 	uint32_t pd, cq, qp;
 	int async_fd, chan_fd, err;
 	uint8_t buf[64];
@@ -40,8 +40,8 @@ int main(void)
 
 	/* events and destroy counts */
 	{
-		struct isim_qp *q = isim_qp_lookup(isim_nic, 2);
-		struct isim_cq *c = isim_nic->cqs[0];
+		struct ik_qp *q = ik_qp_lookup(ik_nic, 2);
+		struct ik_cq *c = ik_nic->cqs[0];
 		struct ib_uverbs_destroy_qp dq = { .qp_handle = qp };
 		struct ib_uverbs_destroy_cq dc = { .cq_handle = cq };
 		uint8_t ev[16];
@@ -79,20 +79,20 @@ int main(void)
 			      ->comp_events_reported);
 		CHECK(recv(chan_fd, ev, sizeof(ev), MSG_DONTWAIT) < 0,
 		      "unread events dropped");
-		CHECK(isim_nic->cqs[0] == NULL, "cqid freed");
+		CHECK(ik_nic->cqs[0] == NULL, "cqid freed");
 	}
 
 	/* mmap */
-	p = isim_file_mmap(F, NULL, 8192, PROT_WRITE, MAP_SHARED, 0, &err);
+	p = ik_file_mmap(F, NULL, 8192, PROT_WRITE, MAP_SHARED, 0, &err);
 	CHECK(!p && err == -EINVAL, "dbell len");
-	p = isim_file_mmap(F, NULL, 4096, PROT_WRITE, MAP_PRIVATE, 0, &err);
+	p = ik_file_mmap(F, NULL, 4096, PROT_WRITE, MAP_PRIVATE, 0, &err);
 	CHECK(!p && err == -EINVAL, "dbell private");
-	p = isim_file_mmap(F, NULL, 4096, PROT_WRITE, MAP_SHARED, 0, &err);
+	p = ik_file_mmap(F, NULL, 4096, PROT_WRITE, MAP_SHARED, 0, &err);
 	CHECK(p && !err, "dbell map");
-	p = isim_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
-			   4096, &err);
+	p = ik_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 4096, &err);
 	CHECK(!p && err == -EPERM, "phc write");
-	p = isim_file_mmap(F, NULL, 4096, PROT_READ, MAP_SHARED, 4096, &err);
+	p = ik_file_mmap(F, NULL, 4096, PROT_READ, MAP_SHARED, 4096, &err);
 	CHECK(p && !err, "phc map err %d", err);
 	if (p) {
 		uint32_t sign = *(volatile uint32_t *)p;
@@ -104,13 +104,13 @@ int main(void)
 		CHECK(mprotect(p, 4096, PROT_READ | PROT_WRITE) < 0,
 		      "phc mprotect write must fail");
 	}
-	p = isim_file_mmap(F, NULL, 4096, PROT_READ, MAP_SHARED, 8192, &err);
+	p = ik_file_mmap(F, NULL, 4096, PROT_READ, MAP_SHARED, 8192, &err);
 	CHECK(!p && err == -EINVAL, "no entry");
 
 	/* a second file, released with objects still alive */
-	CHECK_RC(isim_file_open(0, &f2), 0);
+	CHECK_RC(ik_file_open(0, &f2), 0);
 	{
-		struct isim_file *save = F;
+		struct ik_file *save = F;
 		struct idev_stats before;
 
 		CHECK_RC(get_context(f2, &cr, NULL), 0);
@@ -122,11 +122,11 @@ int main(void)
 		CHECK_RC(create_qp(IBV_QPT_RC, pd, cq, 1, &qreq, &qr, &qdr),
 			 104);
 		before = kx_dev_stats();
-		isim_file_release(f2);
+		ik_file_release(f2);
 		CHECK(kx_dev_stats().qps == before.qps - 1 &&
 			      kx_dev_stats().cqs == before.cqs - 2,
 		      "release tore down");
-		CHECK(isim_qp_lookup(isim_nic, qr.qpn) == NULL, "qpn freed");
+		CHECK(ik_qp_lookup(ik_nic, qr.qpn) == NULL, "qpn freed");
 		CHECK_RC(leg(f2, IB_USER_VERBS_CMD_ALLOC_PD, buf, 8, NULL, 0,
 			     4),
 			 -EIO);
@@ -137,16 +137,16 @@ int main(void)
 		pid_t pid = fork();
 
 		if (pid == 0) {
-			struct isim_file *fc;
+			struct ik_file *fc;
 			int bad = 0;
 
-			isim_model_atfork_child();
+			ik_model_atfork_child();
 			bad |= leg(F, IB_USER_VERBS_CMD_ALLOC_PD, buf, 8, NULL,
 				   0, 4) != -EIO;
-			bad |= isim_file_open(0, &fc) != 0;
+			bad |= ik_file_open(0, &fc) != 0;
 			bad |= get_context(fc, NULL, NULL) != 0;
-			isim_file_release(F);
-			isim_file_release(fc);
+			ik_file_release(F);
+			ik_file_release(fc);
 			_exit(bad);
 		}
 		int st = -1;

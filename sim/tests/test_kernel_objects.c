@@ -74,9 +74,9 @@ int main(void)
 		CHECK(r->lkey == r->rkey && r->lkey == ((1u << 8) | 1),
 		      "first key 0x%x", r->lkey);
 		mr_handle = r->mr_handle;
-		pthread_mutex_lock(&isim_nic->lock);
-		CHECK(idev_key_valid(isim_nic->dev, r->lkey), "device key");
-		pthread_mutex_unlock(&isim_nic->lock);
+		pthread_mutex_lock(&ik_nic->lock);
+		CHECK(idev_key_valid(ik_nic->dev, r->lkey), "device key");
+		pthread_mutex_unlock(&ik_nic->lock);
 		core.start = 0x1000; /* unmapped */
 		core.hca_va = 0x1000;
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
@@ -106,7 +106,7 @@ int main(void)
 	CHECK_RC(create_cq(100, 0, chan_fd, &creq, &cq, &cdr), 80);
 	CHECK(cdr.udma_mask == 3 && cdr.cqid[0] == 0 && cdr.cqid[1] == 16,
 	      "cqids %u %u mask %u", cdr.cqid[0], cdr.cqid[1], cdr.udma_mask);
-	CHECK(isim_nic->cqs[16] != NULL && kx_dev_stats().cqs == 2,
+	CHECK(ik_nic->cqs[16] != NULL && kx_dev_stats().cqs == 2,
 	      "hardware CQs");
 	creq.cq[0].mask = 7;
 	CHECK_RC(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);

@@ -72,7 +72,7 @@ int main(void)
 
 	/* SQ in controller memory */
 	{
-		struct isim_qp *q;
+		struct ik_qp *q;
 		uint32_t h;
 
 		qreq = qp_req();
@@ -84,9 +84,9 @@ int main(void)
 			      qdr.sq_cmb_offset == 8192 && qdr.rq_cmb == 0,
 		      "cmb resp 0x%x off %llu", qdr.sq_cmb,
 		      (unsigned long long)qdr.sq_cmb_offset);
-		q = isim_qp_lookup(isim_nic, qdr.qpid);
-		p = isim_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE,
-				   MAP_SHARED, 8192, &err);
+		q = ik_qp_lookup(ik_nic, qdr.qpid);
+		p = ik_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, 8192, &err);
 		CHECK(p && !err && q &&
 			      q->sq.ring != (uint8_t *)(uintptr_t)qreq.sq.addr,
 		      "cmb map err %d", err);
@@ -126,8 +126,8 @@ int main(void)
 				     sizeof(dq), NULL, 0, 4),
 				 24);
 		}
-		p = isim_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE,
-				   MAP_SHARED, 8192, &err);
+		p = ik_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, 8192, &err);
 		CHECK(!p && err == -EINVAL, "cmb window gone with its QP");
 	}
 

@@ -21,9 +21,9 @@ int main(void)
 
 	kx_open(true);
 	{
-		struct isim_file *f1;
+		struct ik_file *f1;
 
-		CHECK_RC(isim_file_open(1, &f1), -ENODEV);
+		CHECK_RC(ik_file_open(1, &f1), -ENODEV);
 	}
 
 	/* header decoding */
@@ -31,10 +31,10 @@ int main(void)
 		struct ib_uverbs_alloc_pd core = { 0 };
 		struct ib_uverbs_cmd_hdr h = { 50, 2, 0 };
 
-		CHECK_RC(isim_file_write(F, &h, 8), -EOPNOTSUPP);
+		CHECK_RC(ik_file_write(F, &h, 8), -EOPNOTSUPP);
 		h.command = 0x100 | IB_USER_VERBS_CMD_ALLOC_PD;
-		CHECK_RC(isim_file_write(F, &h, 8), -EINVAL);
-		CHECK_RC(isim_file_write(F, &h, 4), -EINVAL);
+		CHECK_RC(ik_file_write(F, &h, 8), -EINVAL);
+		CHECK_RC(ik_file_write(F, &h, 4), -EINVAL);
 		/* no context yet */
 		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core),
 			     NULL, 0, 4),
@@ -44,7 +44,7 @@ int main(void)
 		h.in_words = 5;
 		h.out_words = 44;
 		memcpy(buf, &h, 8);
-		CHECK_RC(isim_file_write(F, buf, 16), -EINVAL);
+		CHECK_RC(ik_file_write(F, buf, 16), -EINVAL);
 	}
 
 	/* GET_CONTEXT */
@@ -134,12 +134,12 @@ int main(void)
 		struct ib_uverbs_ioctl_hdr h = { 0 };
 
 		h.length = sizeof(h);
-		CHECK_RC(isim_file_ioctl(F, RDMA_VERBS_IOCTL, &h),
+		CHECK_RC(ik_file_ioctl(F, RDMA_VERBS_IOCTL, &h),
 			 -EPROTONOSUPPORT);
 		h.object_id = UVERBS_OBJECT_MR;
 		h.method_id = UVERBS_METHOD_REG_DMABUF_MR;
-		CHECK_RC(isim_file_ioctl(F, RDMA_VERBS_IOCTL, &h), -EOPNOTSUPP);
-		CHECK_RC(isim_file_ioctl(F, 0x5401, &h), -ENOTTY);
+		CHECK_RC(ik_file_ioctl(F, RDMA_VERBS_IOCTL, &h), -EOPNOTSUPP);
+		CHECK_RC(ik_file_ioctl(F, 0x5401, &h), -ENOTTY);
 	}
 
 	return kx_finish();

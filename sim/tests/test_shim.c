@@ -19,7 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "isim.h"
+#include "kernel/ik.h"
 
 static int failures;
 
@@ -92,10 +92,10 @@ static void test_signals(void)
 {
 	void *(*map)(uint64_t, void *, size_t, int *) =
 		(void *(*)(uint64_t, void *, size_t,
-			   int *))dlsym(RTLD_DEFAULT, "isim_dbpage_map");
+			   int *))dlsym(RTLD_DEFAULT, "ishim_dbpage_map");
 	int (*pop)(struct isim_mmio_store *) =
 		(int (*)(struct isim_mmio_store *))dlsym(RTLD_DEFAULT,
-							 "isim_dbtrap_pop");
+							 "ishim_dbtrap_pop");
 	uint8_t *ro =
 		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct sigaction sa, old;

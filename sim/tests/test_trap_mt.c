@@ -74,7 +74,7 @@ static void check(const struct isim_mmio_store *r)
 
 static void *consumer(void *arg)
 {
-	int efd = isim_dbtrap_eventfd();
+	int efd = ishim_dbtrap_eventfd();
 	unsigned long total = 0, want = nthreads * nstores;
 	struct isim_mmio_store r;
 
@@ -94,7 +94,7 @@ static void *consumer(void *arg)
 		/* engine protocol: clear the eventfd, then drain */
 		if (read(efd, &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
-		while (isim_dbtrap_pop(&r)) {
+		while (ishim_dbtrap_pop(&r)) {
 			check(&r);
 			total++;
 		}
@@ -115,9 +115,9 @@ static unsigned long self_full(void)
 	pid = fork();
 	if (pid == 0) {
 		struct isim_mmio_store r;
-		uint8_t *pg = isim_dbpage_map(TAG, NULL, 4096, &err);
+		uint8_t *pg = ishim_dbpage_map(TAG, NULL, 4096, &err);
 
-		while (isim_dbtrap_pop(&r)) /* become the consumer */
+		while (ishim_dbtrap_pop(&r)) /* become the consumer */
 			;
 		for (int i = 0; i < 5000; i++)
 			*(volatile uint64_t *)pg = i;
@@ -149,9 +149,9 @@ int main(int argc, char **argv)
 		delay_ms = atoi(argv[3]);
 	if (nthreads < 1 || nthreads > MAX_T)
 		return 2;
-	page = isim_dbpage_map(TAG, NULL, 4096, &err);
+	page = ishim_dbpage_map(TAG, NULL, 4096, &err);
 	if (!page) {
-		printf("isim_dbpage_map: %d\n", err);
+		printf("ishim_dbpage_map: %d\n", err);
 		return 1;
 	}
 	pthread_create(&cons, NULL, consumer, NULL);
@@ -169,16 +169,16 @@ int main(int argc, char **argv)
 			       expect_next[t], nstores);
 			bad++;
 		}
-	if (isim_dbtrap_pop(&r)) {
+	if (ishim_dbtrap_pop(&r)) {
 		printf("extra records after the end\n");
 		bad++;
 	}
 	printf("%u threads x %lu stores: %lu captured, %lu bad\n", nthreads,
 	       nstores, total, bad);
-	isim_dbpage_revoke(TAG);
+	ishim_dbpage_revoke(TAG);
 	/* revoked while mapped: a store is silently dropped, no record */
 	*(volatile uint64_t *)page = 1;
-	if (isim_dbtrap_pop(&r)) {
+	if (ishim_dbtrap_pop(&r)) {
 		printf("record from a revoked page\n");
 		bad++;
 	}
