@@ -180,6 +180,15 @@ struct hcq *make_cq(uint32_t cqid)
 	return h;
 }
 
+void destroy_cq(struct hcq *h)
+{
+	fx_lock();
+	CHECK(idev_cq_destroy(fx_dev, h->cqid) == 0);
+	fx_unlock();
+	free(h->ring);
+	free(h);
+}
+
 bool poll_cqe(struct hcq *h, struct ionic_cqe *out, int ms)
 {
 	struct ionic_cqe *c = (struct ionic_cqe *)(h->ring + h->pos * 32);

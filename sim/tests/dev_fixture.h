@@ -74,6 +74,7 @@ struct hqp {
 
 /* A 128-slot CQ with id 'cqid' (admin CREATE_CQ). */
 struct hcq *make_cq(uint32_t cqid);
+void destroy_cq(struct hcq *h);
 /* Wait up to 'ms' for the next CQE; copy it out and give the slot back
  * on ring 0 as the host's reservation step would. */
 bool poll_cqe(struct hcq *h, struct ionic_cqe *out, int ms);

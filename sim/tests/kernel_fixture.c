@@ -30,9 +30,11 @@ static void *dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
 	return p;
 }
 
+uint64_t kx_revoked;
+
 static void dbpage_revoke(uint64_t tag)
 {
-	(void)tag;
+	kx_revoked = tag;
 }
 
 /* No stores are captured: the device's MMIO port has nothing to pop. */

@@ -45,6 +45,8 @@ extern uint8_t respbuf[4096];
 void kx_open(bool bare);
 /* Release F and print the summary: the exit status. */
 int kx_finish(void);
+/* The tag of the last doorbell page the kernel revoked. */
+extern uint64_t kx_revoked;
 /* What the device holds (locked). */
 struct idev_stats kx_dev_stats(void);
 

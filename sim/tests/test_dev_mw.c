@@ -115,6 +115,8 @@ static void test_mw(void)
 
 	destroy_qp(e);
 	destroy_qp(f);
+	destroy_cq(cq_e);
+	destroy_cq(cq_f);
 }
 
 int main(void)

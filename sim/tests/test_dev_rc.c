@@ -110,6 +110,8 @@ static void test_rc_send_msn(void)
 
 	destroy_qp(a);
 	destroy_qp(b);
+	destroy_cq(cq_a);
+	destroy_cq(cq_b);
 }
 
 static void test_rc_errors(void)
@@ -185,6 +187,7 @@ static void test_rc_errors(void)
 
 	destroy_qp(a);
 	destroy_qp(b);
+	destroy_cq(cq);
 }
 
 int main(void)

@@ -131,6 +131,8 @@ static void test_rc_rdma(void)
 
 	destroy_qp(a);
 	destroy_qp(b);
+	destroy_cq(cq_a);
+	destroy_cq(cq_b);
 }
 
 int main(void)

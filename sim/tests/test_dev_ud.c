@@ -72,6 +72,8 @@ static void test_ud(void)
 
 	destroy_qp(c);
 	destroy_qp(d);
+	destroy_cq(cq_c);
+	destroy_cq(cq_d);
 	fx_lock();
 	CHECK(idev_ah_destroy(fx_dev, 3) == 0);
 	fx_unlock();
