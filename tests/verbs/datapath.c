@@ -11,7 +11,7 @@
  */
 #include <unistd.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 #define TMO 5000 /* ms: generous bound for anything that must happen */
 #define GRH 40
@@ -19,24 +19,16 @@
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 
-static void pair(struct h_pair *p, enum ibv_qp_type t, int sig_all, size_t len)
+static void pair(struct fx_pair *p, enum ibv_qp_type t, int sig_all, size_t len)
 {
-	struct h_qp_opts o;
+	struct fx_qp_opts o;
 
-	h_qp_opts_default(&o, t);
+	fx_qp_opts_default(&o, t);
 	o.sq_sig_all = sig_all;
 	o.max_send_sge = 8;
 	o.max_recv_sge = 8;
-	h_pair_create(p, ctx, pd, &o, len);
-	h_pair_connect(p);
-}
-
-static void unpair(struct h_pair *p)
-{
-	/* the context and PD are shared by the whole program */
-	p->ctx = NULL;
-	p->pd = NULL;
-	h_pair_destroy(p);
+	fx_pair_create(p, ctx, pd, &o, len);
+	fx_pair_connect(p);
 }
 
 static void check_wc(const struct ibv_wc *wc, uint64_t wr_id,
@@ -45,11 +37,12 @@ static void check_wc(const struct ibv_wc *wc, uint64_t wr_id,
 {
 	if (wc->wr_id != wr_id || wc->status != st ||
 	    (st == IBV_WC_SUCCESS && wc->opcode != op))
-		h_fail(__FILE__, __LINE__,
-		       "%s: wc wr_id %llu status %s opcode %d, expected wr_id %llu status %s opcode %d",
-		       what, (unsigned long long)wc->wr_id,
-		       h_wc_status(wc->status), wc->opcode,
-		       (unsigned long long)wr_id, h_wc_status(st), op);
+		check_fail(
+			__FILE__, __LINE__,
+			"%s: wc wr_id %llu status %s opcode %d, expected wr_id %llu status %s opcode %d",
+			what, (unsigned long long)wc->wr_id,
+			fx_wc_status(wc->status), wc->opcode,
+			(unsigned long long)wr_id, fx_wc_status(st), op);
 }
 
 /* ---- success paths ------------------------------------------------------ */
@@ -58,7 +51,7 @@ static void test_send(enum ibv_qp_type t)
 {
 	static const size_t sizes[] = { 1, 64, 1000, 1024, 1025, 4000 };
 	bool ud = t == IBV_QPT_UD;
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_wc wc;
 
 	SECTION(ud ? "UD SEND / SEND_WITH_IMM" : "RC SEND / SEND_WITH_IMM");
@@ -70,16 +63,16 @@ static void test_send(enum ibv_qp_type t)
 
 		if (ud && len > 1024) /* one MTU at most */
 			continue;
-		h_fill(p.buf[0], len, (unsigned int)k);
+		fx_fill(p.buf[0], len, (unsigned int)k);
 		memset(p.buf[1], 0xee, len + GRH + 16);
-		CHECK_RC(h_post_recv(&p, 1, 100 + k, 0, len + GRH + 16), 0);
-		CHECK_RC(h_post_send(&p, 0, 200 + k, 0, len, IBV_SEND_SIGNALED,
-				     imm, immv),
+		CHECK_RC(fx_post_recv(&p, 1, 100 + k, 0, len + GRH + 16), 0);
+		CHECK_RC(fx_post_send(&p, 0, 200 + k, 0, len, IBV_SEND_SIGNALED,
+				      imm, immv),
 			 0);
-		h_poll_one(p.scq[0], &wc, TMO);
+		fx_poll_one(p.scq[0], &wc, TMO);
 		check_wc(&wc, 200 + k, IBV_WC_SUCCESS, IBV_WC_SEND, "send");
 		CHECK_EQ(wc.qp_num, p.qp[0]->qp_num);
-		h_poll_one(p.rcq[1], &wc, TMO);
+		fx_poll_one(p.rcq[1], &wc, TMO);
 		check_wc(&wc, 100 + k, IBV_WC_SUCCESS, IBV_WC_RECV, "recv");
 		CHECK_EQ(wc.qp_num, p.qp[1]->qp_num);
 		CHECK_EQ(wc.byte_len, len + (ud ? GRH : 0));
@@ -97,37 +90,38 @@ static void test_send(enum ibv_qp_type t)
 		}
 	}
 	/* and back the other way */
-	h_fill(p.buf[1], 512, 99);
-	CHECK_RC(h_post_recv(&p, 0, 7, 1024, 512 + GRH), 0);
-	CHECK_RC(h_post_send(&p, 1, 8, 0, 512, IBV_SEND_SIGNALED, false, 0), 0);
-	h_poll_one(p.scq[1], &wc, TMO);
+	fx_fill(p.buf[1], 512, 99);
+	CHECK_RC(fx_post_recv(&p, 0, 7, 1024, 512 + GRH), 0);
+	CHECK_RC(fx_post_send(&p, 1, 8, 0, 512, IBV_SEND_SIGNALED, false, 0),
+		 0);
+	fx_poll_one(p.scq[1], &wc, TMO);
 	check_wc(&wc, 8, IBV_WC_SUCCESS, IBV_WC_SEND, "send back");
-	h_poll_one(p.rcq[0], &wc, TMO);
+	fx_poll_one(p.rcq[0], &wc, TMO);
 	check_wc(&wc, 7, IBV_WC_SUCCESS, IBV_WC_RECV, "recv back");
 	CHECK_EQ(wc.byte_len, 512 + (ud ? GRH : 0));
 	CHECK(!memcmp(p.buf[0] + 1024 + (ud ? GRH : 0), p.buf[1], 512));
 
 	/* zero-byte send (RC only: UD still gets the GRH) */
-	CHECK_RC(h_post_recv(&p, 1, 9, 0, 64), 0);
-	CHECK_RC(h_post_send(&p, 0, 10, 0, 0, IBV_SEND_SIGNALED, true,
-			     htobe32(0x1234)),
+	CHECK_RC(fx_post_recv(&p, 1, 9, 0, 64), 0);
+	CHECK_RC(fx_post_send(&p, 0, 10, 0, 0, IBV_SEND_SIGNALED, true,
+			      htobe32(0x1234)),
 		 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 10, IBV_WC_SUCCESS, IBV_WC_SEND, "zero send");
-	h_poll_one(p.rcq[1], &wc, TMO);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	check_wc(&wc, 9, IBV_WC_SUCCESS, IBV_WC_RECV, "zero recv");
 	CHECK_EQ(wc.byte_len, ud ? GRH : 0);
 	CHECK_EQ(wc.imm_data, htobe32(0x1234));
 
-	h_expect_none(p.scq[0], 20);
-	h_expect_none(p.rcq[1], 0);
-	unpair(&p);
+	fx_expect_none(p.scq[0], 20);
+	fx_expect_none(p.rcq[1], 0);
+	fx_pair_destroy(&p);
 }
 
 static void test_inline(enum ibv_qp_type t)
 {
 	bool ud = t == IBV_QPT_UD;
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_wc wc;
 	uint8_t src[2048], ref[2048];
 
@@ -152,15 +146,15 @@ static void test_inline(enum ibv_qp_type t)
 			wr.wr.ud.remote_qpn = p.qp[1]->qp_num;
 			wr.wr.ud.remote_qkey = p.o.qkey;
 		}
-		h_fill(src, len, len);
+		fx_fill(src, len, len);
 		memcpy(ref, src, len);
-		CHECK_RC(h_post_recv(&p, 1, len, 0, 4096), 0);
+		CHECK_RC(fx_post_recv(&p, 1, len, 0, 4096), 0);
 		CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), 0);
 		/* inline data is copied at post time */
 		memset(src, 0, len);
-		h_poll_one(p.scq[0], &wc, TMO);
+		fx_poll_one(p.scq[0], &wc, TMO);
 		check_wc(&wc, len, IBV_WC_SUCCESS, IBV_WC_SEND, "inline send");
-		h_poll_one(p.rcq[1], &wc, TMO);
+		fx_poll_one(p.rcq[1], &wc, TMO);
 		check_wc(&wc, len, IBV_WC_SUCCESS, IBV_WC_RECV, "inline recv");
 		CHECK_EQ(wc.byte_len, len + (ud ? GRH : 0));
 		CHECK(!memcmp(p.buf[1] + (ud ? GRH : 0), ref, len));
@@ -184,16 +178,16 @@ static void test_inline(enum ibv_qp_type t)
 		}
 		CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), EINVAL);
 		CHECK(bad == &wr);
-		h_expect_none(p.scq[0], 20);
+		fx_expect_none(p.scq[0], 20);
 		free(big);
 	}
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_sgl(enum ibv_qp_type t)
 {
 	bool ud = t == IBV_QPT_UD;
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_wc wc;
 
 	SECTION(ud ? "UD SGL 1..max_sge" : "RC SGL 1..max_sge");
@@ -218,7 +212,7 @@ static void test_sgl(enum ibv_qp_type t)
 		if (n > 32)
 			break;
 		/* pieces of odd sizes at scattered offsets of buf[0] */
-		h_fill(p.buf[0], 1 << 15, n);
+		fx_fill(p.buf[0], 1 << 15, n);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t l = ud ? 13 + 7 * i : 37 + 61 * i;
 
@@ -245,9 +239,9 @@ static void test_sgl(enum ibv_qp_type t)
 		}
 		CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
 		CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), 0);
-		h_poll_one(p.scq[0], &wc, TMO);
+		fx_poll_one(p.scq[0], &wc, TMO);
 		check_wc(&wc, n, IBV_WC_SUCCESS, IBV_WC_SEND, "sgl send");
-		h_poll_one(p.rcq[1], &wc, TMO);
+		fx_poll_one(p.rcq[1], &wc, TMO);
 		check_wc(&wc, n, IBV_WC_SUCCESS, IBV_WC_RECV, "sgl recv");
 		CHECK_EQ(wc.byte_len, total + (ud ? GRH : 0));
 		CHECK_EQ(wc.imm_data, htobe32(n));
@@ -268,35 +262,35 @@ static void test_sgl(enum ibv_qp_type t)
 			}
 			CHECK_EQ(got, total + skip);
 			if (memcmp(gotb + skip, expect, total))
-				h_fail(__FILE__, __LINE__,
-				       "SGL %u: data differs", n);
+				check_fail(__FILE__, __LINE__,
+					   "SGL %u: data differs", n);
 		}
 	}
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_signaling(enum ibv_qp_type t)
 {
 	bool ud = t == IBV_QPT_UD;
 	struct ibv_wc wc[64];
-	struct h_pair p;
+	struct fx_pair p;
 	int n, sig = 0;
 
 	SECTION(ud ? "UD signalled/unsignalled" : "RC signalled/unsignalled");
 	pair(&p, t, 0, 8192);
 	/* 40 sends, every 4th signalled: exactly 10 completions, in order */
 	for (int i = 0; i < 40; i++)
-		CHECK_RC(h_post_recv(&p, 1, 1000 + i, 0, 256), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 1000 + i, 0, 256), 0);
 	for (int i = 0; i < 40; i++) {
 		bool s = (i % 4) == 3;
 
 		sig += s;
-		CHECK_RC(h_post_send(&p, 0, i, 0, 100,
-				     s ? IBV_SEND_SIGNALED : 0, false, 0),
+		CHECK_RC(fx_post_send(&p, 0, i, 0, 100,
+				      s ? IBV_SEND_SIGNALED : 0, false, 0),
 			 0);
 		/* keep the SQ from filling: reap now and then */
 		if (i % 16 == 15) {
-			n = h_poll(p.scq[0], wc, 4, TMO);
+			n = fx_poll(p.scq[0], wc, 4, TMO);
 			CHECK_EQ(n, 4);
 			for (int k = 0; k < n; k++)
 				check_wc(&wc[k], (uint64_t)(i - 15 + 4 * k + 3),
@@ -304,48 +298,48 @@ static void test_signaling(enum ibv_qp_type t)
 			sig -= n;
 		}
 	}
-	n = h_poll(p.scq[0], wc, sig, TMO);
+	n = fx_poll(p.scq[0], wc, sig, TMO);
 	CHECK_EQ(n, sig);
 	for (int k = 0; k < n; k++)
 		check_wc(&wc[k], (uint64_t)(35 + 4 * k), IBV_WC_SUCCESS,
 			 IBV_WC_SEND, "sig tail");
-	n = h_poll(p.rcq[1], wc, 40, TMO);
+	n = fx_poll(p.rcq[1], wc, 40, TMO);
 	CHECK_EQ(n, 40);
 	for (int k = 0; k < n; k++)
 		check_wc(&wc[k], (uint64_t)(1000 + k), IBV_WC_SUCCESS,
 			 IBV_WC_RECV, "recv all");
-	h_expect_none(p.scq[0], 30);
-	unpair(&p);
+	fx_expect_none(p.scq[0], 30);
+	fx_pair_destroy(&p);
 
 	SECTION(ud ? "UD sq_sig_all" : "RC sq_sig_all");
 	pair(&p, t, 1, 8192);
 	for (int i = 0; i < 20; i++)
-		CHECK_RC(h_post_recv(&p, 1, 1000 + i, 0, 256), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 1000 + i, 0, 256), 0);
 	for (int i = 0; i < 20; i++)
-		CHECK_RC(h_post_send(&p, 0, i, 0, 10, 0, false, 0), 0);
-	n = h_poll(p.scq[0], wc, 20, TMO);
+		CHECK_RC(fx_post_send(&p, 0, i, 0, 10, 0, false, 0), 0);
+	n = fx_poll(p.scq[0], wc, 20, TMO);
 	CHECK_EQ(n, 20);
 	for (int k = 0; k < n; k++)
 		check_wc(&wc[k], (uint64_t)k, IBV_WC_SUCCESS, IBV_WC_SEND,
 			 "sig_all");
-	CHECK_EQ(h_poll(p.rcq[1], wc, 20, TMO), 20);
-	h_expect_none(p.scq[0], 30);
-	unpair(&p);
+	CHECK_EQ(fx_poll(p.rcq[1], wc, 20, TMO), 20);
+	fx_expect_none(p.scq[0], 30);
+	fx_pair_destroy(&p);
 }
 
 /* ---- error paths -------------------------------------------------------- */
 
 static void test_post_state(void)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_sge sge;
 	struct ibv_send_wr wr, wr2, *bad;
 	struct ibv_recv_wr rwr, *rbad;
 
 	SECTION("post_send in RESET/INIT/RTR: EINVAL, *bad_wr == wr");
-	h_qp_opts_default(&o, IBV_QPT_RC);
-	h_pair_create(&p, ctx, pd, &o, 4096);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	fx_pair_create(&p, ctx, pd, &o, 4096);
 	sge = (struct ibv_sge){ (uintptr_t)p.buf[0], 16, p.mr[0]->lkey };
 	wr = (struct ibv_send_wr){ .wr_id = 1,
 				   .sg_list = &sge,
@@ -364,8 +358,8 @@ static void test_post_state(void)
 	CHECK_RC(ibv_post_recv(p.qp[0], &rwr, &rbad), EINVAL);
 	CHECK(rbad == &rwr);
 
-	CHECK_RC(h_rc_to_init(p.qp[0]), 0);
-	CHECK_RC(h_rc_to_init(p.qp[1]), 0);
+	CHECK_RC(fx_rc_to_init(p.qp[0]), 0);
+	CHECK_RC(fx_rc_to_init(p.qp[1]), 0);
 	bad = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), EINVAL);
 	CHECK(bad == &wr);
@@ -374,16 +368,16 @@ static void test_post_state(void)
 	CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
 	CHECK(rbad == NULL);
 
-	CHECK_RC(h_rc_to_rtr(p.qp[0], &p.gid, p.qp[1]->qp_num, &o), 0);
-	CHECK_RC(h_rc_to_rtr(p.qp[1], &p.gid, p.qp[0]->qp_num, &o), 0);
+	CHECK_RC(fx_rc_to_rtr(p.qp[0], &p.gid, p.qp[1]->qp_num, &o), 0);
+	CHECK_RC(fx_rc_to_rtr(p.qp[1], &p.gid, p.qp[0]->qp_num, &o), 0);
 	bad = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), EINVAL);
 	CHECK(bad == &wr);
-	h_expect_none(p.scq[0], 20);
+	fx_expect_none(p.scq[0], 20);
 
 	/* NULL bad_wr is refused too */
-	CHECK_RC(h_rc_to_rts(p.qp[0], &o), 0);
-	CHECK_RC(h_rc_to_rts(p.qp[1], &o), 0);
+	CHECK_RC(fx_rc_to_rts(p.qp[0], &o), 0);
+	CHECK_RC(fx_rc_to_rts(p.qp[1], &o), 0);
 	CHECK_RC(ibv_post_send(p.qp[0], &wr2, NULL), EINVAL);
 
 	/* and now it works; the receive posted in INIT is used */
@@ -393,17 +387,17 @@ static void test_post_state(void)
 		bad = NULL;
 		CHECK_RC(ibv_post_send(p.qp[0], &wr2, &bad), 0);
 		CHECK(bad == NULL);
-		h_poll_one(p.scq[0], &wc, TMO);
+		fx_poll_one(p.scq[0], &wc, TMO);
 		check_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_SEND, "after RTS");
-		h_poll_one(p.rcq[1], &wc, TMO);
+		fx_poll_one(p.rcq[1], &wc, TMO);
 		check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_RECV, "recv from INIT");
 	}
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_too_many_sge(enum ibv_qp_type t)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_sge sge[64];
 	struct ibv_send_wr wr, *bad;
 	struct ibv_recv_wr rwr, *rbad;
@@ -432,22 +426,22 @@ static void test_too_many_sge(enum ibv_qp_type t)
 	rbad = NULL;
 	CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), EINVAL);
 	CHECK(rbad == &rwr);
-	h_expect_none(p.scq[0], 20);
-	h_expect_none(p.rcq[1], 0);
+	fx_expect_none(p.scq[0], 20);
+	fx_expect_none(p.rcq[1], 0);
 	/* the QP is still usable */
-	CHECK_RC(h_post_recv(&p, 1, 5, 0, 4096), 0);
-	CHECK_RC(h_post_send(&p, 0, 6, 0, 8, 0, false, 0), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	CHECK_RC(fx_post_recv(&p, 1, 5, 0, 4096), 0);
+	CHECK_RC(fx_post_send(&p, 0, 6, 0, 8, 0, false, 0), 0);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 6, IBV_WC_SUCCESS, IBV_WC_SEND, "after bad sge");
-	h_poll_one(p.rcq[1], &wc, TMO);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	check_wc(&wc, 5, IBV_WC_SUCCESS, IBV_WC_RECV, "after bad sge");
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_full_queues(void)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_sge sge;
 	struct ibv_send_wr *wrs, *bad;
 	struct ibv_recv_wr *rwrs, *rbad;
@@ -456,12 +450,12 @@ static void test_full_queues(void)
 	int n;
 
 	SECTION("full SQ: ENOMEM at max_send_wr + 1; full RQ likewise");
-	h_qp_opts_default(&o, IBV_QPT_RC);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
 	o.max_send_wr = 16;
 	o.max_recv_wr = 100;
 	o.sq_sig_all = 1;
-	h_pair_create(&p, ctx, pd, &o, 4096);
-	h_pair_connect(&p);
+	fx_pair_create(&p, ctx, pd, &o, 4096);
+	fx_pair_connect(&p);
 	sq = p.cap[0].max_send_wr;
 	rq = p.cap[1].max_recv_wr;
 	CHECK_GE(sq, 16);
@@ -499,44 +493,45 @@ static void test_full_queues(void)
 	CHECK_RC(ibv_post_send(p.qp[0], wrs, &bad), ENOMEM);
 	CHECK(bad == &wrs[sq]);
 	/* the WRs before the failing one were posted and complete once each */
-	n = h_poll(p.scq[0], wc, (int)sq, TMO);
+	n = fx_poll(p.scq[0], wc, (int)sq, TMO);
 	CHECK_EQ(n, sq);
 	for (int i = 0; i < n; i++)
 		check_wc(&wc[i], (uint64_t)i, IBV_WC_SUCCESS, IBV_WC_SEND,
 			 "full sq");
-	n = h_poll(p.rcq[1], wc, (int)sq, TMO);
+	n = fx_poll(p.rcq[1], wc, (int)sq, TMO);
 	CHECK_EQ(n, sq);
-	h_expect_none(p.scq[0], 30);
+	fx_expect_none(p.scq[0], 30);
 	/* after reaping there is room again */
 	bad = NULL;
 	wrs[sq].next = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], &wrs[sq], &bad), 0);
-	h_poll(p.scq[0], wc, 1, TMO);
+	fx_poll(p.scq[0], wc, 1, TMO);
 	check_wc(&wc[0], sq, IBV_WC_SUCCESS, IBV_WC_SEND, "after full");
 	free(wrs);
 	free(rwrs);
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void expect_flushes(struct ibv_cq *cq, uint64_t first, int count,
 			   const char *what)
 {
 	struct ibv_wc wc[128];
-	int n = h_poll(cq, wc, count, TMO);
+	int n = fx_poll(cq, wc, count, TMO);
 
 	if (n != count)
-		h_fail(__FILE__, __LINE__,
-		       "%s: %d flush completions, expected %d", what, n, count);
+		check_fail(__FILE__, __LINE__,
+			   "%s: %d flush completions, expected %d", what, n,
+			   count);
 	for (int i = 0; i < n; i++)
 		check_wc(&wc[i], first + (uint64_t)i, IBV_WC_WR_FLUSH_ERR, 0,
 			 what);
 	/* exactly once: nothing more */
-	h_expect_none(cq, 50);
+	fx_expect_none(cq, 50);
 }
 
 static void test_bad_lkey(void)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
 	struct ibv_wc wc;
@@ -546,7 +541,7 @@ static void test_bad_lkey(void)
 	SECTION("bad lkey: LOC_PROT_ERR, then every outstanding WR flushed once");
 	pair(&p, IBV_QPT_RC, 0, 4096);
 	for (int i = 0; i < 3; i++)
-		CHECK_RC(h_post_recv(&p, 0, 300 + i, 0, 64), 0);
+		CHECK_RC(fx_post_recv(&p, 0, 300 + i, 0, 64), 0);
 	for (int i = 0; i < 6; i++) {
 		sge[i] = (struct ibv_sge){ (uintptr_t)p.buf[0], 32,
 					   i == 0 ? p.mr[0]->lkey ^ 0x5a5a00 :
@@ -563,7 +558,7 @@ static void test_bad_lkey(void)
 	}
 	bad = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], wr, &bad), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 10, IBV_WC_LOC_PROT_ERR, 0, "bad lkey");
 	expect_flushes(p.scq[0], 11, 5, "send flush after bad lkey");
 	expect_flushes(p.rcq[0], 300, 3, "recv flush after bad lkey");
@@ -574,11 +569,11 @@ static void test_bad_lkey(void)
 	bad = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], &wr[5], &bad), 0);
 	expect_flushes(p.scq[0], 15, 1, "send posted in ERR");
-	CHECK_RC(h_post_recv(&p, 0, 400, 0, 64), 0);
+	CHECK_RC(fx_post_recv(&p, 0, 400, 0, 64), 0);
 	expect_flushes(p.rcq[0], 400, 1, "recv posted in ERR");
 	/* the peer received nothing */
-	h_expect_none(p.rcq[1], 0);
-	unpair(&p);
+	fx_expect_none(p.rcq[1], 0);
+	fx_pair_destroy(&p);
 }
 
 static bool is_remote_err(enum ibv_wc_status s)
@@ -589,52 +584,53 @@ static bool is_remote_err(enum ibv_wc_status s)
 
 static void test_short_recv(void)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_wc wc;
 
 	SECTION("receive buffer too small: LOC_LEN_ERR / remote error");
 	pair(&p, IBV_QPT_RC, 1, 8192);
-	CHECK_RC(h_post_recv(&p, 1, 1, 0, 100), 0);
-	CHECK_RC(h_post_send(&p, 0, 2, 0, 1000, 0, false, 0), 0);
-	h_poll_one(p.rcq[1], &wc, TMO);
+	CHECK_RC(fx_post_recv(&p, 1, 1, 0, 100), 0);
+	CHECK_RC(fx_post_send(&p, 0, 2, 0, 1000, 0, false, 0), 0);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	check_wc(&wc, 1, IBV_WC_LOC_LEN_ERR, 0, "short recv");
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	if (wc.wr_id != 2 || !is_remote_err(wc.status))
-		h_fail(__FILE__, __LINE__,
-		       "sender: wr_id %llu status %s, expected 2 and a remote error (REM_INV_REQ_ERR)",
-		       (unsigned long long)wc.wr_id, h_wc_status(wc.status));
+		check_fail(
+			__FILE__, __LINE__,
+			"sender: wr_id %llu status %s, expected 2 and a remote error (REM_INV_REQ_ERR)",
+			(unsigned long long)wc.wr_id, fx_wc_status(wc.status));
 	else if (wc.status != IBV_WC_REM_INV_REQ_ERR)
 		fprintf(stderr,
 			"note: sender status %s (IBTA: REM_INV_REQ_ERR)\n",
-			h_wc_status(wc.status));
-	unpair(&p);
+			fx_wc_status(wc.status));
+	fx_pair_destroy(&p);
 
 	SECTION("UD receive buffer too small");
 	pair(&p, IBV_QPT_UD, 1, 8192);
-	CHECK_RC(h_post_recv(&p, 1, 1, 0, GRH + 10), 0);
-	CHECK_RC(h_post_send(&p, 0, 2, 0, 500, 0, false, 0), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	CHECK_RC(fx_post_recv(&p, 1, 1, 0, GRH + 10), 0);
+	CHECK_RC(fx_post_send(&p, 0, 2, 0, 500, 0, false, 0), 0);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	/* UD: the sender cannot know */
 	check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, "UD sender");
-	h_poll_one(p.rcq[1], &wc, TMO);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	check_wc(&wc, 1, IBV_WC_LOC_LEN_ERR, 0, "UD short recv");
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_modify_err(enum ibv_qp_type t)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-	struct h_pair p;
+	struct fx_pair p;
 
 	SECTION(t == IBV_QPT_UD ? "UD modify to ERR flushes" :
 				  "RC modify to ERR flushes");
 	pair(&p, t, 1, 4096);
 	for (int i = 0; i < 10; i++)
-		CHECK_RC(h_post_recv(&p, 1, 50 + i, 0, 64), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 50 + i, 0, 64), 0);
 	CHECK_RC(ibv_modify_qp(p.qp[1], &a, IBV_QP_STATE), 0);
 	expect_flushes(p.rcq[1], 50, 10, "recv flush on modify ERR");
-	h_expect_none(p.scq[1], 0);
-	unpair(&p);
+	fx_expect_none(p.scq[1], 0);
+	fx_pair_destroy(&p);
 }
 
 /* D1: the receive flush must name the right WRs after the free list of
@@ -643,7 +639,7 @@ static void test_flush_after_recycle(enum ibv_qp_type t)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	struct ibv_wc wc[64];
-	struct h_pair p;
+	struct fx_pair p;
 	int n;
 
 	SECTION(t == IBV_QPT_UD ?
@@ -651,37 +647,37 @@ static void test_flush_after_recycle(enum ibv_qp_type t)
 			"RC flush names the right WRs after recycling");
 	pair(&p, t, 1, 4096);
 	for (int i = 0; i < 10; i++)
-		CHECK_RC(h_post_recv(&p, 1, 100 + i, 0, 256), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 100 + i, 0, 256), 0);
 	/* consume 4, then post 6 more: slots and metadata recycle */
 	for (int i = 0; i < 4; i++)
-		CHECK_RC(h_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
-	CHECK_EQ(h_poll(p.scq[0], wc, 4, TMO), 4);
-	n = h_poll(p.rcq[1], wc, 4, TMO);
+		CHECK_RC(fx_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
+	CHECK_EQ(fx_poll(p.scq[0], wc, 4, TMO), 4);
+	n = fx_poll(p.rcq[1], wc, 4, TMO);
 	CHECK_EQ(n, 4);
 	for (int i = 0; i < n; i++)
 		check_wc(&wc[i], 100 + (uint64_t)i, IBV_WC_SUCCESS, IBV_WC_RECV,
 			 "before recycle");
 	for (int i = 0; i < 6; i++)
-		CHECK_RC(h_post_recv(&p, 1, 200 + i, 0, 256), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 200 + i, 0, 256), 0);
 	/* consume 3 more (104..106) */
 	for (int i = 0; i < 3; i++)
-		CHECK_RC(h_post_send(&p, 0, 10 + i, 0, 8, 0, false, 0), 0);
-	CHECK_EQ(h_poll(p.scq[0], wc, 3, TMO), 3);
-	n = h_poll(p.rcq[1], wc, 3, TMO);
+		CHECK_RC(fx_post_send(&p, 0, 10 + i, 0, 8, 0, false, 0), 0);
+	CHECK_EQ(fx_poll(p.scq[0], wc, 3, TMO), 3);
+	n = fx_poll(p.rcq[1], wc, 3, TMO);
 	CHECK_EQ(n, 3);
 	for (int i = 0; i < n; i++)
 		check_wc(&wc[i], 104 + (uint64_t)i, IBV_WC_SUCCESS, IBV_WC_RECV,
 			 "after recycle");
 	/* outstanding: 107..109 then 200..205, flushed in that order */
 	CHECK_RC(ibv_modify_qp(p.qp[1], &a, IBV_QP_STATE), 0);
-	n = h_poll(p.rcq[1], wc, 9, TMO);
+	n = fx_poll(p.rcq[1], wc, 9, TMO);
 	CHECK_EQ(n, 9);
 	for (int i = 0; i < n; i++)
 		check_wc(&wc[i],
 			 i < 3 ? 107 + (uint64_t)i : 200 + (uint64_t)i - 3,
 			 IBV_WC_WR_FLUSH_ERR, 0, "recycled flush");
-	h_expect_none(p.rcq[1], 50);
-	unpair(&p);
+	fx_expect_none(p.rcq[1], 50);
+	fx_pair_destroy(&p);
 }
 
 /* D21: WRs the device already completed, then modify to ERR: each WR
@@ -691,25 +687,25 @@ static void test_err_after_done(void)
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	struct ibv_wc wc[32];
 	uint8_t seen[16] = { 0 };
-	struct h_pair p;
+	struct fx_pair p;
 	int n, ok = 0;
 
 	SECTION("modify to ERR with completed, unpolled WRs: exactly once each");
 	pair(&p, IBV_QPT_RC, 1, 4096);
 	for (int i = 0; i < 8; i++)
-		CHECK_RC(h_post_recv(&p, 1, 100 + i, 0, 256), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 100 + i, 0, 256), 0);
 	for (int i = 0; i < 8; i++)
-		CHECK_RC(h_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
+		CHECK_RC(fx_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
 	/* wait until everything arrived (receiver side), sender unpolled */
-	CHECK_EQ(h_poll(p.rcq[1], wc, 8, TMO), 8);
+	CHECK_EQ(fx_poll(p.rcq[1], wc, 8, TMO), 8);
 	usleep(20000);
 	CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), 0);
-	n = h_poll(p.scq[0], wc, 8, TMO);
+	n = fx_poll(p.scq[0], wc, 8, TMO);
 	CHECK_EQ(n, 8);
 	for (int i = 0; i < n; i++) {
 		if (wc[i].wr_id >= 8) {
-			h_fail(__FILE__, __LINE__, "bogus wr_id %llu",
-			       (unsigned long long)wc[i].wr_id);
+			check_fail(__FILE__, __LINE__, "bogus wr_id %llu",
+				   (unsigned long long)wc[i].wr_id);
 			continue;
 		}
 		seen[wc[i].wr_id]++;
@@ -724,8 +720,8 @@ static void test_err_after_done(void)
 		fprintf(stderr,
 			"note: %d of 8 delivered sends reported as flushed (D21)\n",
 			8 - ok);
-	h_expect_none(p.scq[0], 50);
-	unpair(&p);
+	fx_expect_none(p.scq[0], 50);
+	fx_pair_destroy(&p);
 }
 
 /* A chain whose middle WR is bad: the ones before are posted and
@@ -736,7 +732,7 @@ static void test_partial_chain(enum ibv_qp_type t)
 	struct ibv_send_wr wr[4], *bad;
 	struct ibv_recv_wr rwr[4], *rbad;
 	struct ibv_wc wc[8];
-	struct h_pair p;
+	struct fx_pair p;
 	int n;
 
 	SECTION(t == IBV_QPT_UD ? "UD chain with a bad WR in the middle" :
@@ -761,18 +757,18 @@ static void test_partial_chain(enum ibv_qp_type t)
 	}
 	wr[2].num_sge = (int)p.cap[0].max_send_sge + 1;
 	for (int i = 0; i < 4; i++)
-		CHECK_RC(h_post_recv(&p, 1, 50 + i, 0, 256), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 50 + i, 0, 256), 0);
 	bad = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], wr, &bad), EINVAL);
 	CHECK(bad == &wr[2]);
-	n = h_poll(p.scq[0], wc, 2, TMO);
+	n = fx_poll(p.scq[0], wc, 2, TMO);
 	CHECK_EQ(n, 2);
 	for (int i = 0; i < n; i++)
 		check_wc(&wc[i], 10 + (uint64_t)i, IBV_WC_SUCCESS, IBV_WC_SEND,
 			 "chain head");
-	CHECK_EQ(h_poll(p.rcq[1], wc, 2, TMO), 2);
-	h_expect_none(p.scq[0], 30);
-	h_expect_none(p.rcq[1], 0);
+	CHECK_EQ(fx_poll(p.rcq[1], wc, 2, TMO), 2);
+	fx_expect_none(p.scq[0], 30);
+	fx_expect_none(p.rcq[1], 0);
 
 	/* the same for receives */
 	for (int i = 0; i < 4; i++)
@@ -792,23 +788,23 @@ static void test_partial_chain(enum ibv_qp_type t)
 	/* one posted now (60) plus 52, 53 from before: three sends land in
 	 * 52, 53, 60 */
 	for (int i = 0; i < 3; i++)
-		CHECK_RC(h_post_send(&p, 0, 20 + i, 0, 8, 0, false, 0), 0);
-	CHECK_EQ(h_poll(p.scq[0], wc, 3, TMO), 3);
-	n = h_poll(p.rcq[1], wc, 3, TMO);
+		CHECK_RC(fx_post_send(&p, 0, 20 + i, 0, 8, 0, false, 0), 0);
+	CHECK_EQ(fx_poll(p.scq[0], wc, 3, TMO), 3);
+	n = fx_poll(p.rcq[1], wc, 3, TMO);
 	CHECK_EQ(n, 3);
 	if (n == 3) {
 		check_wc(&wc[0], 52, IBV_WC_SUCCESS, IBV_WC_RECV, "rchain");
 		check_wc(&wc[1], 53, IBV_WC_SUCCESS, IBV_WC_RECV, "rchain");
 		check_wc(&wc[2], 60, IBV_WC_SUCCESS, IBV_WC_RECV, "rchain");
 	}
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_recv_bad_lkey(void)
 {
 	struct ibv_sge sge;
 	struct ibv_recv_wr rwr, *rbad;
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_wc wc;
 
 	SECTION("receive with a bad lkey: receiver LOC_PROT_ERR, sender remote error");
@@ -817,15 +813,16 @@ static void test_recv_bad_lkey(void)
 				p.mr[1]->lkey ^ 0x3300 };
 	rwr = (struct ibv_recv_wr){ .wr_id = 5, .sg_list = &sge, .num_sge = 1 };
 	CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
-	CHECK_RC(h_post_send(&p, 0, 6, 0, 64, 0, false, 0), 0);
-	h_poll_one(p.rcq[1], &wc, TMO);
+	CHECK_RC(fx_post_send(&p, 0, 6, 0, 64, 0, false, 0), 0);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	check_wc(&wc, 5, IBV_WC_LOC_PROT_ERR, 0, "recv bad lkey");
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	if (wc.wr_id != 6 || !is_remote_err(wc.status))
-		h_fail(__FILE__, __LINE__,
-		       "sender: wr_id %llu status %s, expected 6 and a remote error",
-		       (unsigned long long)wc.wr_id, h_wc_status(wc.status));
-	unpair(&p);
+		check_fail(
+			__FILE__, __LINE__,
+			"sender: wr_id %llu status %s, expected 6 and a remote error",
+			(unsigned long long)wc.wr_id, fx_wc_status(wc.status));
+	fx_pair_destroy(&p);
 }
 
 /* CQEs of a QP that is reset or destroyed before they are polled must
@@ -834,16 +831,16 @@ static void test_clean_on_destroy(void)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
 	struct ibv_wc wc[16];
-	struct h_pair p;
+	struct fx_pair p;
 
 	SECTION("reset/destroy with unpolled CQEs: they vanish, CQ keeps working");
 	pair(&p, IBV_QPT_RC, 1, 4096);
 	for (int round = 0; round < 2; round++) {
 		for (int i = 0; i < 6; i++)
-			CHECK_RC(h_post_recv(&p, 1, 100 + i, 0, 256), 0);
+			CHECK_RC(fx_post_recv(&p, 1, 100 + i, 0, 256), 0);
 		for (int i = 0; i < 6; i++)
-			CHECK_RC(h_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
-		CHECK_EQ(h_poll(p.rcq[1], wc, 6, TMO), 6);
+			CHECK_RC(fx_post_send(&p, 0, i, 0, 8, 0, false, 0), 0);
+		CHECK_EQ(fx_poll(p.rcq[1], wc, 6, TMO), 6);
 		usleep(20000); /* the sender's CQEs are in its CQ now */
 		if (round == 0) {
 			CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), 0);
@@ -863,25 +860,25 @@ static void test_clean_on_destroy(void)
 			REQUIRE(p.qp[0]);
 			CHECK_RC(ibv_modify_qp(p.qp[1], &a, IBV_QP_STATE), 0);
 		}
-		h_expect_none(p.scq[0], 30);
-		h_pair_connect(&p);
+		fx_expect_none(p.scq[0], 30);
+		fx_pair_connect(&p);
 		/* the CQ still delivers, exactly */
 		for (int i = 0; i < 3; i++)
-			CHECK_RC(h_post_recv(&p, 1, 300 + i, 0, 256), 0);
+			CHECK_RC(fx_post_recv(&p, 1, 300 + i, 0, 256), 0);
 		for (int i = 0; i < 3; i++)
-			CHECK_RC(h_post_send(&p, 0, 30 + i, 0, 8, 0, false, 0),
+			CHECK_RC(fx_post_send(&p, 0, 30 + i, 0, 8, 0, false, 0),
 				 0);
-		CHECK_EQ(h_poll(p.scq[0], wc, 3, TMO), 3);
+		CHECK_EQ(fx_poll(p.scq[0], wc, 3, TMO), 3);
 		for (int i = 0; i < 3; i++)
 			check_wc(&wc[i], 30 + (uint64_t)i, IBV_WC_SUCCESS,
 				 IBV_WC_SEND, "after clean");
-		CHECK_EQ(h_poll(p.rcq[1], wc, 3, TMO), 3);
+		CHECK_EQ(fx_poll(p.rcq[1], wc, 3, TMO), 3);
 		for (int i = 0; i < 3; i++)
 			check_wc(&wc[i], 300 + (uint64_t)i, IBV_WC_SUCCESS,
 				 IBV_WC_RECV, "after clean");
-		h_expect_none(p.scq[0], 20);
+		fx_expect_none(p.scq[0], 20);
 	}
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_rnr(void)
@@ -890,82 +887,85 @@ static void test_rnr(void)
 	struct ibv_wc wc;
 
 	for (unsigned int k = 0; k < sizeof(counts); k++) {
-		struct h_qp_opts o;
-		struct h_pair p;
+		struct fx_qp_opts o;
+		struct fx_pair p;
 		uint64_t t0;
 		char name[64];
 
 		snprintf(name, sizeof(name), "RNR retry %u exhausted",
 			 counts[k]);
 		SECTION(name);
-		h_qp_opts_default(&o, IBV_QPT_RC);
+		fx_qp_opts_default(&o, IBV_QPT_RC);
 		o.rnr_retry = counts[k];
 		o.min_rnr_timer = 1; /* 0.01 ms */
-		h_pair_create(&p, ctx, pd, &o, 4096);
-		h_pair_connect(&p);
-		t0 = h_now_ms();
-		CHECK_RC(h_post_send(&p, 0, 77, 0, 16, IBV_SEND_SIGNALED, false,
-				     0),
+		fx_pair_create(&p, ctx, pd, &o, 4096);
+		fx_pair_connect(&p);
+		t0 = fx_now_ms();
+		CHECK_RC(fx_post_send(&p, 0, 77, 0, 16, IBV_SEND_SIGNALED,
+				      false, 0),
 			 0);
-		h_poll_one(p.scq[0], &wc, TMO);
+		fx_poll_one(p.scq[0], &wc, TMO);
 		check_wc(&wc, 77, IBV_WC_RNR_RETRY_EXC_ERR, 0, "rnr");
-		CHECK(h_now_ms() - t0 < TMO);
-		h_expect_none(p.rcq[1], 0);
-		unpair(&p);
+		CHECK(fx_now_ms() - t0 < TMO);
+		fx_expect_none(p.rcq[1], 0);
+		fx_pair_destroy(&p);
 	}
 }
 
 static void test_retry_exceeded(void)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_wc wc;
 
 	SECTION("peer QP destroyed: RETRY_EXC_ERR");
-	h_qp_opts_default(&o, IBV_QPT_RC);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
 	o.timeout = 1; /* the emulator clamps to 10 ms */
 	o.retry_cnt = 1;
-	h_pair_create(&p, ctx, pd, &o, 4096);
-	h_pair_connect(&p);
+	fx_pair_create(&p, ctx, pd, &o, 4096);
+	fx_pair_connect(&p);
 	CHECK_RC(ibv_destroy_qp(p.qp[1]), 0);
 	p.qp[1] = NULL;
-	CHECK_RC(h_post_send(&p, 0, 88, 0, 16, IBV_SEND_SIGNALED, false, 0), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	CHECK_RC(fx_post_send(&p, 0, 88, 0, 16, IBV_SEND_SIGNALED, false, 0),
+		 0);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 88, IBV_WC_RETRY_EXC_ERR, 0, "peer gone");
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	SECTION("peer never connected (RESET): RETRY_EXC_ERR");
-	h_pair_create(&p, ctx, pd, &o, 4096);
-	CHECK_RC(h_rc_to_init(p.qp[0]), 0);
-	CHECK_RC(h_rc_to_rtr(p.qp[0], &p.gid, p.qp[1]->qp_num, &o), 0);
-	CHECK_RC(h_rc_to_rts(p.qp[0], &o), 0);
-	CHECK_RC(h_post_send(&p, 0, 89, 0, 16, IBV_SEND_SIGNALED, false, 0), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_pair_create(&p, ctx, pd, &o, 4096);
+	CHECK_RC(fx_rc_to_init(p.qp[0]), 0);
+	CHECK_RC(fx_rc_to_rtr(p.qp[0], &p.gid, p.qp[1]->qp_num, &o), 0);
+	CHECK_RC(fx_rc_to_rts(p.qp[0], &o), 0);
+	CHECK_RC(fx_post_send(&p, 0, 89, 0, 16, IBV_SEND_SIGNALED, false, 0),
+		 0);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 89, IBV_WC_RETRY_EXC_ERR, 0, "peer in RESET");
-	h_expect_none(p.rcq[1], 0);
-	unpair(&p);
+	fx_expect_none(p.rcq[1], 0);
+	fx_pair_destroy(&p);
 
 	SECTION("QP number that does not exist: RETRY_EXC_ERR");
-	h_pair_create(&p, ctx, pd, &o, 4096);
-	CHECK_RC(h_rc_to_init(p.qp[0]), 0);
-	CHECK_RC(h_rc_to_rtr(p.qp[0], &p.gid, 0xfffff0, &o), 0);
-	CHECK_RC(h_rc_to_rts(p.qp[0], &o), 0);
-	CHECK_RC(h_post_send(&p, 0, 90, 0, 16, IBV_SEND_SIGNALED, false, 0), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_pair_create(&p, ctx, pd, &o, 4096);
+	CHECK_RC(fx_rc_to_init(p.qp[0]), 0);
+	CHECK_RC(fx_rc_to_rtr(p.qp[0], &p.gid, 0xfffff0, &o), 0);
+	CHECK_RC(fx_rc_to_rts(p.qp[0], &o), 0);
+	CHECK_RC(fx_post_send(&p, 0, 90, 0, 16, IBV_SEND_SIGNALED, false, 0),
+		 0);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 90, IBV_WC_RETRY_EXC_ERR, 0, "no such QP");
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_ud_qkey(void)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_wc wc;
 	struct ibv_sge sge;
 	struct ibv_send_wr wr, *bad;
 
 	SECTION("UD wrong qkey: no receive completion");
 	pair(&p, IBV_QPT_UD, 1, 4096);
-	CHECK_RC(h_post_recv(&p, 1, 1, 0, 512), 0);
+	CHECK_RC(fx_post_recv(&p, 1, 1, 0, 512), 0);
 	sge = (struct ibv_sge){ (uintptr_t)p.buf[0], 32, p.mr[0]->lkey };
 	wr = (struct ibv_send_wr){
 		.wr_id = 2,
@@ -978,16 +978,16 @@ static void test_ud_qkey(void)
 	wr.wr.ud.remote_qkey = p.o.qkey ^ 0x1;
 	bad = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND, "wrong qkey send");
-	h_expect_none(p.rcq[1], 300);
+	fx_expect_none(p.rcq[1], 300);
 	/* the right qkey is received, by the same receive WR */
 	wr.wr_id = 3;
 	wr.wr.ud.remote_qkey = p.o.qkey;
 	CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 3, IBV_WC_SUCCESS, IBV_WC_SEND, "right qkey send");
-	h_poll_one(p.rcq[1], &wc, TMO);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	check_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_RECV, "right qkey recv");
 	CHECK_EQ(wc.byte_len, GRH + 32);
 
@@ -995,7 +995,7 @@ static void test_ud_qkey(void)
 	wr.wr_id = 4;
 	wr.wr.ud.remote_qpn = 0xfffff0;
 	CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	check_wc(&wc, 4, IBV_WC_SUCCESS, IBV_WC_SEND, "UD to nowhere");
 
 	SECTION("UD message larger than the path MTU: refused, nothing arrives");
@@ -1004,7 +1004,7 @@ static void test_ud_qkey(void)
 				       p.mr[0]->lkey };
 		int rc;
 
-		CHECK_RC(h_post_recv(&p, 1, 6, 0, 4096), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 6, 0, 4096), 0);
 		wr.wr_id = 5;
 		wr.sg_list = &big;
 		wr.wr.ud.remote_qpn = p.qp[1]->qp_num;
@@ -1013,10 +1013,10 @@ static void test_ud_qkey(void)
 		if (rc) {
 			CHECK_EQ(rc, EINVAL);
 		} else {
-			h_poll_one(p.scq[0], &wc, TMO);
+			fx_poll_one(p.scq[0], &wc, TMO);
 			check_wc(&wc, 5, IBV_WC_LOC_LEN_ERR, 0, "UD > MTU");
 		}
-		h_expect_none(p.rcq[1], 200);
+		fx_expect_none(p.rcq[1], 200);
 		wr.sg_list = &sge;
 	}
 
@@ -1031,8 +1031,8 @@ static void test_ud_qkey(void)
 	bad = NULL;
 	CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), EINVAL);
 	CHECK(bad == &wr);
-	h_expect_none(p.scq[0], 20);
-	unpair(&p);
+	fx_expect_none(p.scq[0], 20);
+	fx_pair_destroy(&p);
 }
 
 int main(int argc, char **argv)
@@ -1045,7 +1045,7 @@ int main(int argc, char **argv)
 			call;                    \
 	} while (0)
 
-	ctx = h_open();
+	ctx = fx_open();
 	pd = ibv_alloc_pd(ctx);
 	REQUIRE(pd);
 
@@ -1078,5 +1078,5 @@ int main(int argc, char **argv)
 
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

@@ -21,7 +21,7 @@
  */
 #include <arpa/inet.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 #define TMO 5000
 #define BUF (1 << 17)
@@ -50,15 +50,15 @@ static struct ibv_pd *pd;
  * with those send_ops_flags.  mr_acc[i]: access of side i's region;
  * qp_acc1: remote access of QP 1 (the usual responder).
  */
-static void mkpair(struct h_pair *p, uint64_t ex_ops, int mr_acc0, int mr_acc1,
+static void mkpair(struct fx_pair *p, uint64_t ex_ops, int mr_acc0, int mr_acc1,
 		   int qp_acc1)
 {
 	int mr_acc[2] = { mr_acc0, mr_acc1 };
-	struct h_qp_opts o;
+	struct fx_qp_opts o;
 
-	h_qp_opts_default(&o, IBV_QPT_RC);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
 	o.sq_sig_all = 1;
-	h_pair_create(p, ctx, pd, &o, BUF);
+	fx_pair_create(p, ctx, pd, &o, BUF);
 	for (int i = 0; i < 2; i++) {
 		CHECK_RC(ibv_dereg_mr(p->mr[i]), 0);
 		p->mr[i] = ibv_reg_mr(pd, p->buf[i], BUF, mr_acc[i]);
@@ -98,21 +98,14 @@ static void mkpair(struct h_pair *p, uint64_t ex_ops, int mr_acc0, int mr_acc1,
 			   0);
 	}
 	for (int i = 0; i < 2; i++)
-		REQUIRE_EQ(h_rc_to_rtr(p->qp[i], &p->gid, p->qp[!i]->qp_num,
-				       &p->o),
+		REQUIRE_EQ(fx_rc_to_rtr(p->qp[i], &p->gid, p->qp[!i]->qp_num,
+					&p->o),
 			   0);
 	for (int i = 0; i < 2; i++)
-		REQUIRE_EQ(h_rc_to_rts(p->qp[i], &p->o), 0);
+		REQUIRE_EQ(fx_rc_to_rts(p->qp[i], &p->o), 0);
 }
 
-static void unpair(struct h_pair *p)
-{
-	p->ctx = NULL;
-	p->pd = NULL;
-	h_pair_destroy(p);
-}
-
-static uint64_t va(struct h_pair *p, int i, size_t off)
+static uint64_t va(struct fx_pair *p, int i, size_t off)
 {
 	return (uintptr_t)(p->buf[i] + off);
 }
@@ -134,12 +127,12 @@ static void expect_wc(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status st,
 {
 	struct ibv_wc wc;
 
-	h_poll_one(cq, &wc, TMO);
+	fx_poll_one(cq, &wc, TMO);
 	CHECK_EQ(wc.wr_id, wr_id);
 	if (wc.status != st)
-		h_fail(__FILE__, __LINE__, "wr_id %llu: status %s, want %s",
-		       (unsigned long long)wc.wr_id, h_wc_status(wc.status),
-		       h_wc_status(st));
+		check_fail(__FILE__, __LINE__, "wr_id %llu: status %s, want %s",
+			   (unsigned long long)wc.wr_id,
+			   fx_wc_status(wc.status), fx_wc_status(st));
 	if (st == IBV_WC_SUCCESS) {
 		CHECK_EQ(wc.opcode, op);
 		CHECK_EQ(wc.byte_len, len);
@@ -163,7 +156,7 @@ static struct ibv_send_wr rdma_wr(enum ibv_wr_opcode op, uint64_t id,
 }
 
 /* A WRITE from side 0 to side 1 at 'raddr' through 'rkey'. */
-static int write_to(struct h_pair *p, uint64_t id, size_t loff, size_t len,
+static int write_to(struct fx_pair *p, uint64_t id, size_t loff, size_t len,
 		    uint64_t raddr, uint32_t rkey)
 {
 	struct ibv_sge sge = { va(p, 0, loff), (uint32_t)len, p->mr[0]->lkey };
@@ -175,7 +168,7 @@ static int write_to(struct h_pair *p, uint64_t id, size_t loff, size_t len,
 
 static void test_write_read(void)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_sge sgl[3];
 	struct ibv_send_wr wr;
 	struct ibv_recv_wr rwr, *rbad;
@@ -185,7 +178,7 @@ static void test_write_read(void)
 	SECTION("RDMA WRITE / WRITE_WITH_IMM / READ");
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
 	rkey = p.mr[1]->rkey;
-	h_fill(p.buf[0], BUF, 1);
+	fx_fill(p.buf[0], BUF, 1);
 	memset(p.buf[1], 0xee, BUF);
 
 	/* zero bytes: no SGE at all; nothing changes remotely */
@@ -232,7 +225,7 @@ static void test_write_read(void)
 	wr.imm_data = htonl(0x1234abcd);
 	CHECK_RC(post(p.qp[0], &wr), 0);
 	expect_wc(p.scq[0], 5, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 5000);
-	h_poll_one(p.rcq[1], &wc, TMO);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.wr_id, 50);
 	CHECK_EQ(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
@@ -248,7 +241,7 @@ static void test_write_read(void)
 	CHECK_RC(post(p.qp[0], &wr), 0);
 	expect_wc(p.scq[0], 6, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 0);
 
-	h_fill(p.buf[1], BUF, 2);
+	fx_fill(p.buf[1], BUF, 2);
 	memset(p.buf[0], 0, BUF);
 	sgl[0] = (struct ibv_sge){ va(&p, 0, 10), 20000, p.mr[0]->lkey };
 	sgl[1] = (struct ibv_sge){ va(&p, 0, 50000), 30001, p.mr[0]->lkey };
@@ -262,9 +255,9 @@ static void test_write_read(void)
 	CHECK_EQ(p.buf[0][80001], 0);
 
 	/* nothing else completed on either side */
-	h_expect_none(p.scq[1], 20);
-	h_expect_none(p.rcq[0], 20);
-	unpair(&p);
+	fx_expect_none(p.scq[1], 20);
+	fx_expect_none(p.rcq[0], 20);
+	fx_pair_destroy(&p);
 }
 
 static struct ibv_send_wr atomic_wr(enum ibv_wr_opcode op, uint64_t id,
@@ -288,7 +281,7 @@ static struct ibv_send_wr atomic_wr(enum ibv_wr_opcode op, uint64_t id,
 
 static void test_atomics(void)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_sge sge;
 	struct ibv_send_wr wr;
 	uint64_t *res, *tgt;
@@ -360,13 +353,13 @@ static void test_atomics(void)
 		CHECK_EQ(res[4], 20);
 		CHECK_EQ(*tgt, 99);
 	}
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 /* Invalid WRs: positive errno, *bad_wr, nothing produced. */
 static void test_post_errors(void)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_sge sge[2];
 	struct ibv_send_wr wr;
 	struct ibv_mw *mw;
@@ -452,17 +445,17 @@ static void test_post_errors(void)
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
 
 	/* none of it reached the device; the QPs still work */
-	h_expect_none(p.scq[0], 20);
-	h_expect_none(p.scq[1], 20);
-	h_fill(p.buf[0], 64, 3);
+	fx_expect_none(p.scq[0], 20);
+	fx_expect_none(p.scq[1], 20);
+	fx_fill(p.buf[0], 64, 3);
 	CHECK_RC(write_to(&p, 9, 0, 64, va(&p, 1, 0), rkey), 0);
 	expect_wc(p.scq[0], 9, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 64);
 	CHECK(!memcmp(p.buf[0], p.buf[1], 64));
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	SECTION("UD: SEND and SEND_WITH_IMM only");
 	{
-		struct h_qp_opts o;
+		struct fx_qp_opts o;
 		static const enum ibv_wr_opcode rc_only[] = {
 			IBV_WR_RDMA_WRITE,
 			IBV_WR_RDMA_WRITE_WITH_IMM,
@@ -473,9 +466,9 @@ static void test_post_errors(void)
 			IBV_WR_SEND_WITH_INV,
 		};
 
-		h_qp_opts_default(&o, IBV_QPT_UD);
-		h_pair_create(&p, ctx, pd, &o, 4096);
-		h_pair_connect(&p);
+		fx_qp_opts_default(&o, IBV_QPT_UD);
+		fx_pair_create(&p, ctx, pd, &o, 4096);
+		fx_pair_connect(&p);
 		sge[0] = (struct ibv_sge){ va(&p, 0, 0), 8, p.mr[0]->lkey };
 		for (size_t i = 0; i < sizeof(rc_only) / sizeof(rc_only[0]);
 		     i++) {
@@ -484,13 +477,13 @@ static void test_post_errors(void)
 			wr.wr.ud.ah = p.ah[0];
 			CHECK_RC(post(p.qp[0], &wr), EINVAL);
 		}
-		h_expect_none(p.scq[0], 20);
-		unpair(&p);
+		fx_expect_none(p.scq[0], 20);
+		fx_pair_destroy(&p);
 	}
 }
 
 /* A WRITE that must fail with a remote access error. */
-static void expect_write_denied(struct h_pair *p, uint64_t id, uint64_t raddr,
+static void expect_write_denied(struct fx_pair *p, uint64_t id, uint64_t raddr,
 				uint32_t rkey)
 {
 	CHECK_RC(write_to(p, id, 0, 32, raddr, rkey), 0);
@@ -499,7 +492,7 @@ static void expect_write_denied(struct h_pair *p, uint64_t id, uint64_t raddr,
 
 static void test_access_errors(void)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_sge sge;
 	struct ibv_send_wr wr;
 
@@ -510,14 +503,14 @@ static void test_access_errors(void)
 	memset(p.buf[1], 0x5a, 64);
 	expect_write_denied(&p, 1, va(&p, 1, 0), p.mr[1]->rkey);
 	CHECK_EQ(p.buf[1][0], 0x5a);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	/* responder QP without any remote access */
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, 0);
 	memset(p.buf[1], 0x5a, 64);
 	expect_write_denied(&p, 2, va(&p, 1, 0), p.mr[1]->rkey);
 	CHECK_EQ(p.buf[1][0], 0x5a);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	/* region without REMOTE_ATOMIC: the atomic fails, memory intact */
 	mkpair(&p, 0, ACC_ALL, ACC_ALL & ~IBV_ACCESS_REMOTE_ATOMIC, QP_ACC);
@@ -528,7 +521,7 @@ static void test_access_errors(void)
 	CHECK_RC(post(p.qp[0], &wr), 0);
 	expect_wc(p.scq[0], 3, IBV_WC_REM_ACCESS_ERR, IBV_WC_FETCH_ADD, 0);
 	CHECK_EQ(*(uint64_t *)p.buf[1], 42);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	/* a READ with a wrong rkey */
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
@@ -537,11 +530,11 @@ static void test_access_errors(void)
 		     p.mr[1]->rkey + 0x100);
 	CHECK_RC(post(p.qp[0], &wr), 0);
 	expect_wc(p.scq[0], 4, IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_READ, 0);
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 /* Type 1: ibv_bind_mw on side 1's QP over side 1's region. */
-static int bind1(struct h_pair *p, struct ibv_mw *mw, uint64_t id,
+static int bind1(struct fx_pair *p, struct ibv_mw *mw, uint64_t id,
 		 struct ibv_mr *mr, size_t off, size_t len, int acc)
 {
 	struct ibv_mw_bind b = {
@@ -555,7 +548,7 @@ static int bind1(struct h_pair *p, struct ibv_mw *mw, uint64_t id,
 
 static void test_mw_type1(void)
 {
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_mw *mw;
 	uint32_t old;
 
@@ -570,7 +563,7 @@ static void test_mw_type1(void)
 	CHECK_EQ(mw->rkey, ibv_inc_rkey(old));
 	expect_wc(p.scq[1], 21, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 
-	h_fill(p.buf[0], 4096, 4);
+	fx_fill(p.buf[0], 4096, 4);
 	CHECK_RC(write_to(&p, 1, 0, 4096, va(&p, 1, 4096 + 100), mw->rkey), 0);
 	expect_wc(p.scq[0], 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 4096);
 	CHECK(!memcmp(p.buf[1] + 4196, p.buf[0], 4096));
@@ -592,7 +585,7 @@ static void test_mw_type1(void)
 	expect_wc(p.scq[1], 23, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 	expect_write_denied(&p, 3, va(&p, 1, 8), mw->rkey);
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	SECTION("MW type 1: unbind with a region, dealloc");
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
@@ -605,7 +598,7 @@ static void test_mw_type1(void)
 	expect_wc(p.scq[1], 25, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 	expect_write_denied(&p, 4, va(&p, 1, 0), mw->rkey);
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
@@ -618,11 +611,11 @@ static void test_mw_type1(void)
 	old = mw->rkey;
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
 	expect_write_denied(&p, 6, va(&p, 1, 0), old);
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 /* Type 2 by ibv_post_send on side 1; returns the new rkey. */
-static uint32_t bind2_post(struct h_pair *p, struct ibv_mw *mw, uint64_t id,
+static uint32_t bind2_post(struct fx_pair *p, struct ibv_mw *mw, uint64_t id,
 			   size_t off, size_t len, int acc)
 {
 	struct ibv_send_wr wr = { .wr_id = id, .opcode = IBV_WR_BIND_MW };
@@ -644,7 +637,7 @@ static void test_mw_type2(void)
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 	struct ibv_wc wc;
-	struct h_pair p;
+	struct fx_pair p;
 	struct ibv_mw *mw;
 	uint32_t rkey;
 
@@ -654,7 +647,7 @@ static void test_mw_type2(void)
 	REQUIRE(mw);
 	rkey = bind2_post(&p, mw, 31, 1000, 5000,
 			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	h_fill(p.buf[0], 5000, 5);
+	fx_fill(p.buf[0], 5000, 5);
 	CHECK_RC(write_to(&p, 1, 0, 5000, va(&p, 1, 1000), rkey), 0);
 	expect_wc(p.scq[0], 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 5000);
 	CHECK(!memcmp(p.buf[1] + 1000, p.buf[0], 5000));
@@ -675,7 +668,7 @@ static void test_mw_type2(void)
 					   IBV_ACCESS_REMOTE_WRITE };
 	CHECK_RC(post(p.qp[1], &wr), 0);
 	expect_wc(p.scq[1], 33, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
-	h_fill(p.buf[0], 64, 6);
+	fx_fill(p.buf[0], 64, 6);
 	CHECK_RC(write_to(&p, 3, 0, 64, va(&p, 1, 0), ibv_inc_rkey(rkey)), 0);
 	expect_wc(p.scq[0], 3, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 64);
 	CHECK(!memcmp(p.buf[1], p.buf[0], 64));
@@ -683,7 +676,7 @@ static void test_mw_type2(void)
 	/* the key invalidated before stays dead */
 	expect_write_denied(&p, 2, va(&p, 1, 1000), rkey);
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	SECTION("MW type 2: ibv_wr_bind_mw, SEND_WITH_INV");
 	mkpair(&p, EX_RC_OPS, ACC_ALL, ACC_ALL, QP_ACC);
@@ -703,7 +696,7 @@ static void test_mw_type2(void)
 		CHECK_RC(ibv_wr_complete(qx), 0);
 		expect_wc(p.scq[1], 41, IBV_WC_SUCCESS, IBV_WC_BIND_MW, 0);
 	}
-	h_fill(p.buf[0], 256, 6);
+	fx_fill(p.buf[0], 256, 6);
 	CHECK_RC(write_to(&p, 3, 0, 256, va(&p, 1, 512), rkey), 0);
 	expect_wc(p.scq[0], 3, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 256);
 	CHECK(!memcmp(p.buf[1] + 512, p.buf[0], 256));
@@ -725,7 +718,7 @@ static void test_mw_type2(void)
 		CHECK_RC(post(p.qp[0], &wr), 0);
 	}
 	expect_wc(p.scq[0], 4, IBV_WC_SUCCESS, IBV_WC_SEND, 16);
-	h_poll_one(p.rcq[1], &wc, TMO);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.wr_id, 60);
 	CHECK_EQ(wc.opcode, IBV_WC_RECV);
@@ -735,7 +728,7 @@ static void test_mw_type2(void)
 	CHECK(!memcmp(p.buf[1] + 16384, p.buf[0], 16));
 	expect_write_denied(&p, 5, va(&p, 1, 512), rkey);
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	SECTION("MW type 2: window without REMOTE_WRITE, dealloc");
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
@@ -744,7 +737,7 @@ static void test_mw_type2(void)
 	rkey = bind2_post(&p, mw, 33, 0, 4096, IBV_ACCESS_LOCAL_WRITE);
 	expect_write_denied(&p, 6, va(&p, 1, 0), rkey);
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	mkpair(&p, 0, ACC_ALL, ACC_ALL, QP_ACC);
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
@@ -752,7 +745,7 @@ static void test_mw_type2(void)
 	rkey = bind2_post(&p, mw, 34, 0, 4096, IBV_ACCESS_REMOTE_WRITE);
 	CHECK_RC(ibv_dealloc_mw(mw), 0);
 	expect_write_denied(&p, 7, va(&p, 1, 0), rkey);
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 /* Every RC builder of the extended API, in one batch where possible. */
@@ -762,7 +755,7 @@ static void test_wrx(void)
 	struct ibv_qp_ex *qx;
 	struct ibv_sge sge;
 	struct ibv_wc wc;
-	struct h_pair p;
+	struct fx_pair p;
 	uint64_t *res, *tgt;
 	uint32_t rkey;
 
@@ -771,8 +764,8 @@ static void test_wrx(void)
 	qx = ibv_qp_to_qp_ex(p.qp[0]);
 	REQUIRE(qx);
 	rkey = p.mr[1]->rkey;
-	h_fill(p.buf[0], 8192, 7);
-	h_fill(p.buf[1], BUF, 8);
+	fx_fill(p.buf[0], 8192, 7);
+	fx_fill(p.buf[1], BUF, 8);
 	res = (uint64_t *)(p.buf[0] + 65536);
 	tgt = (uint64_t *)(p.buf[1] + 65536);
 	*tgt = 100;
@@ -822,7 +815,7 @@ static void test_wrx(void)
 	CHECK_EQ(res[0], 100);
 	CHECK_EQ(res[1], 111);
 	CHECK_EQ(*tgt, 7777);
-	h_poll_one(p.rcq[1], &wc, TMO);
+	fx_poll_one(p.rcq[1], &wc, TMO);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
 	CHECK_EQ(ntohl(wc.imm_data), 1234);
@@ -847,9 +840,9 @@ static void test_wrx(void)
 	ibv_wr_start(qx);
 	ibv_wr_atomic_write(qx, rkey, va(&p, 1, 100), p.buf[0]);
 	CHECK_RC(ibv_wr_complete(qx), EOPNOTSUPP);
-	h_expect_none(p.scq[0], 30);
+	fx_expect_none(p.scq[0], 30);
 	CHECK_EQ(p.buf[1][100], 0x33);
-	unpair(&p);
+	fx_pair_destroy(&p);
 
 	SECTION("ibv_wr_*: only the operations of send_ops_flags");
 	mkpair(&p, IBV_QP_EX_WITH_SEND, ACC_ALL, ACC_ALL, QP_ACC);
@@ -858,8 +851,8 @@ static void test_wrx(void)
 	ibv_wr_rdma_write(qx, p.mr[1]->rkey, va(&p, 1, 0));
 	ibv_wr_set_sge(qx, p.mr[0]->lkey, va(&p, 0, 0), 8);
 	CHECK_RC(ibv_wr_complete(qx), EOPNOTSUPP);
-	h_expect_none(p.scq[0], 20);
-	unpair(&p);
+	fx_expect_none(p.scq[0], 20);
+	fx_pair_destroy(&p);
 
 	SECTION("send_ops_flags at creation");
 	{
@@ -901,7 +894,7 @@ static void test_wrx(void)
 
 int main(void)
 {
-	ctx = h_open();
+	ctx = fx_open();
 	pd = ibv_alloc_pd(ctx);
 	REQUIRE(pd);
 	test_write_read();
@@ -913,5 +906,5 @@ int main(void)
 	test_wrx();
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }
