@@ -269,8 +269,12 @@ void fx_pair_connect(struct fx_pair *p)
 			REQUIRE_EQ(fx_rc_to_init(p->qp[i]), 0);
 		}
 	}
-	if (p->o.type == IBV_QPT_UD)
-		return;
+	if (p->o.type != IBV_QPT_UD)
+		fx_pair_rc_rtr_rts(p);
+}
+
+void fx_pair_rc_rtr_rts(struct fx_pair *p)
+{
 	for (int i = 0; i < 2; i++)
 		REQUIRE_EQ(fx_rc_to_rtr(p->qp[i], &p->gid, p->qp[!i]->qp_num,
 					&p->o),

@@ -70,6 +70,8 @@ void fx_pair_create(struct fx_pair *p, struct ibv_context *ctx,
 		    size_t buf_len);
 /* Bring both QPs to RTS (RC: connected to each other). */
 void fx_pair_connect(struct fx_pair *p);
+/* RC: both QPs, in INIT, to RTR toward each other and then to RTS. */
+void fx_pair_rc_rtr_rts(struct fx_pair *p);
 /* RC: RESET->INIT->RTR->RTS toward remote qpn; returns 0 or errno. */
 int fx_rc_to_init(struct ibv_qp *qp);
 int fx_rc_to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, uint32_t dqpn,
