@@ -100,7 +100,7 @@ normalise() {
 run_once() {
 	local out=$1
 	rm -f "$work/trace"
-	if ! timeout 60 "$sim" --fabric "trace-$$-$RANDOM" --trace "$work/trace" \
+	if ! timeout 60 "$sim" --fabric "${IONIC_TEST_FABRIC:-trace}-$$-$RANDOM" --trace "$work/trace" \
 		-- "$prog" >"$work/prog.out" 2>&1; then
 		echo "FAIL: scenario failed under ionic-sim:"
 		cat "$work/prog.out"
