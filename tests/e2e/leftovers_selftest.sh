@@ -13,6 +13,7 @@ set -u
 check=${1:?usage: $0 LEFTOVERS_SH}
 work=$(mktemp -d)
 pids=()
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do
