@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Send queues in controller memory (CMB, ionic-device.md §11.4,
- * ionic-kernel.md §9.3) through ionic-sim.
+ * Send queues in controller memory (CMB, docs/device-contract.md §11.4,
+ * docs/kernel-contract.md §9.3) through ionic-sim.
  *
  *   verbs-cmb --cmb [--expdb]  the run's device has CMB (--cmb-pages 64),
  *                              with --expdb also SQ express doorbells

@@ -218,7 +218,7 @@ static void test_cq_ex_traffic(void)
 					 htobe32(0xfeed));
 			if (phc) {
 				/* the emulator leaves CQE timestamps 0
-				 * (allowed, ionic-device.md §5.7): only
+				 * (allowed, docs/device-contract.md §5.7): only
 				 * check the readers exist and never go
 				 * backwards */
 				uint64_t ts = ibv_wc_read_completion_ts(cx);

@@ -129,8 +129,8 @@ void test_modify_err(enum ibv_qp_type t)
 	fx_pair_destroy(&p);
 }
 
-/* D1: the receive flush must name the right WRs after the free list of
- * receive metadata has been recycled. */
+/* docs/upstream-defects.md D1: the receive flush must name the right WRs after
+ * the free list of receive metadata has been recycled. */
 void test_flush_after_recycle(enum ibv_qp_type t)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
@@ -176,8 +176,8 @@ void test_flush_after_recycle(enum ibv_qp_type t)
 	fx_pair_destroy(&p);
 }
 
-/* D21: WRs the device already completed, then modify to ERR: each WR
- * still completes exactly once. */
+/* docs/upstream-defects.md D21: WRs the device already completed, then modify
+ * to ERR: each WR still completes exactly once. */
 void test_err_after_done(void)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };

@@ -6,7 +6,7 @@
  *     N   pipeline count the run's firmware reports (1 or 2)
  *     Q   expdb_qtypes of the run (bit 0 SQ, bit 1 RQ; default 0)
  *     S   the run's udma_shift: a QP number's pipeline is bit S
- *         (ionic-kernel.md §15; default 4, the emulator's default)
+ *         (docs/kernel-contract.md §15; default 4, the emulator's default)
  */
 #include <infiniband/ionic_dv.h>
 

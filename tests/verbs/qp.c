@@ -356,7 +356,7 @@ static void test_state_machine(void)
 	CHECK_EQ(a.retry_cnt, 5);
 	CHECK_EQ(a.rnr_retry, 4);
 	CHECK_EQ(a.min_rnr_timer, 3);
-	/* the ionic kernel reports port_num 0 (ionic-kernel.md §9.5) */
+	/* the ionic kernel reports port_num 0 (docs/kernel-contract.md §9.5) */
 	CHECK_EQ(a.ah_attr.is_global, 1);
 	CHECK_EQ(a.ah_attr.grh.sgid_index, 1);
 	CHECK(!memcmp(a.ah_attr.grh.dgid.raw, p.gid.raw, 16));

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * RDMA, atomic and memory-window operations through ionic-sim, with
- * ibv_post_send and with the extended send API (ionic-device.md §16.4,
- * §16.5; real-clients.md §1.6):
+ * ibv_post_send and with the extended send API (docs/device-contract.md §16.4,
+ * §16.5; docs/testing.md §1.6):
  *  - RDMA WRITE (0 bytes, inline, multi-SGE, larger than the MTU), WRITE
  *    with immediate (the receiver's WC), RDMA READ (0 bytes and large),
  *    every byte compared;
  *  - CAS and FAA: the original value in the local buffer, the result in
- *    remote memory, WC opcode and byte_len 8 (upstream: D6);
+ *    remote memory, WC opcode and byte_len 8 (upstream:
+ *    docs/upstream-defects.md D6);
  *  - per-opcode send_flags rules, SGE rules of atomics, RC-only opcodes on
  *    UD, send_ops_flags at creation: positive errno, nothing produced;
  *  - remote access errors: MR without REMOTE_WRITE / REMOTE_ATOMIC, QP

@@ -51,7 +51,8 @@ void test_mw_type1(void)
 	expect_wc(p.scq[0], 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 64);
 	CHECK(!memcmp(p.buf[1] + 8, p.buf[0], 64));
 
-	/* unbind: zero length and no region (upstream crashed: D12) */
+	/* unbind: zero length and no region (upstream crashed:
+	 * docs/upstream-defects.md D12) */
 	old = mw->rkey;
 	CHECK_RC(bind1(&p, mw, 23, NULL, 0, 0, 0), 0);
 	CHECK_EQ(mw->rkey, old);

@@ -2,9 +2,9 @@
 /*
  * The extended send API (ibv_wr_*) through ionic-sim, RC and UD: batches
  * arrive intact, wr_abort leaves no trace (and later WRs still complete
- * correctly: producer index, MSN and colour restored, upstream D3),
- * wr_complete errors (RESET QP, full SQ: upstream D4, missing UD address,
- * too many SGEs, unsupported opcode) discard the batch.
+ * correctly: producer index, MSN and colour restored, upstream
+ * docs/upstream-defects.md D3), wr_complete errors (RESET QP, full SQ: upstream
+ * D4, missing UD address, too many SGEs, unsupported opcode) discard the batch.
  */
 #include "fixture.h"
 
@@ -178,7 +178,8 @@ static void test_batch(enum ibv_qp_type t)
 		CHECK_RC(ibv_wr_complete(qx[0]), EINVAL);
 		fx_expect_none(p.scq[0], 30);
 	}
-	/* the SQ holds max_send_wr: one more in a batch is ENOMEM (D4) */
+	/* the SQ holds max_send_wr: one more in a batch is ENOMEM
+	 * (docs/upstream-defects.md D4) */
 	ibv_wr_start(qx[0]);
 	for (uint32_t i = 0; i <= p.cap[0].max_send_wr; i++) {
 		qx[0]->wr_id = 1000 + i;
