@@ -39,7 +39,7 @@ struct ionic_vcq {
 	struct ionic_ctx *ctx;
 	struct ionic_cq cq[IONIC_MAX_UDMA];
 	uint8_t udma_mask;
-	uint8_t poll_idx; /* pipeline polled first; benign race */
+	uint8_t poll_idx; /* pipeline polled first (relaxed atomic) */
 	bool want_ts; /* a timestamp reader was requested */
 	bool want_wallclock;
 	/* extended polling: the WC being read (single-threaded by contract) */

@@ -609,11 +609,17 @@ static int ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq,
 
 int ionic_vcq_poll(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc)
 {
-	unsigned int start = vcq->poll_idx;
+	/*
+	 * Alternate the pipeline polled first so neither starves.  Threads
+	 * polling one vCQ share the hint without a lock: relaxed atomics
+	 * (plain byte loads and stores), since any value is correct.
+	 */
+	unsigned int start = __atomic_load_n(&vcq->poll_idx, __ATOMIC_RELAXED);
 	int i, npolled = 0;
 
-	/* alternate the pipeline polled first so neither starves */
-	vcq->poll_idx ^= vcq->udma_mask == 0x3;
+	__atomic_store_n(&vcq->poll_idx,
+			 (uint8_t)(start ^ (vcq->udma_mask == 0x3)),
+			 __ATOMIC_RELAXED);
 
 	for (i = 0; i < IONIC_MAX_UDMA && npolled < nwc; i++) {
 		unsigned int idx = i ^ start;
