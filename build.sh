@@ -13,7 +13,12 @@
 #                      exchange on the emulated device (ionic-sim)
 #   ./build.sh bench   deps + build + instructions per data-path verb,
 #                      counted by callgrind (bench/run-callgrind.sh)
-#   ./build.sh clean   remove build/ and build-san/
+#   ./build.sh tsan    deps + ThreadSanitizer build in build-tsan/ (preset
+#                      "tsan") + the tests with threads under it
+#   ./build.sh fuzz [SECONDS]
+#                      deps + libFuzzer build in build-fuzz/ (clang) + each
+#                      fuzz target for SECONDS (default 30) from its corpus
+#   ./build.sh clean   remove build/, build-san/, build-tsan/, build-fuzz/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
 # build-san/ in the source tree), IONIC_CTEST_JOBS (parallel ctest jobs,
@@ -35,7 +40,7 @@ CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
-      procps shellcheck)
+      procps shellcheck clang libclang-rt-14-dev)
 # Installed only when no clang-format of that version is there already
 # (the lint-format test formats with clang-format 14, Debian 12's).
 FORMAT_DEP=clang-format
@@ -259,9 +264,75 @@ cmd_bench() {
 		"$BUILD/bench/ionic-bench-post-poll"
 }
 
+# --- ThreadSanitizer (docs/testing.md §6) -----------------------------------
+
+cmd_tsan() {
+	cmd_deps
+	say "Configuring and building with -fsanitize=thread in $ROOT/build-tsan"
+	configure tsan "$ROOT/build-tsan"
+	cmake --build "$ROOT/build-tsan"
+	say "Running the tests with threads in $ROOT/build-tsan (ThreadSanitizer)"
+	# The "tsan" test preset picks the tests and sets TSAN_OPTIONS
+	# (suppressions: tests/tsan.supp).
+	run_ctest tsan "$ROOT/build-tsan"
+}
+
+# --- fuzzing (docs/testing.md §5) ---------------------------------------------
+
+FUZZBUILD=$ROOT/build-fuzz
+
+# fuzz_build: preset "fuzz" (clang, ASan + UBSan, libFuzzer coverage
+# everywhere), the fuzzer executables only.
+fuzz_build() {
+	command -v clang >/dev/null || die "clang is needed: run ./build.sh deps"
+	configure fuzz "$FUZZBUILD"
+	cmake --build "$FUZZBUILD" --target ionic-fuzzers
+}
+
+# fuzz_run NAME EXE SEEDS SECONDS: one target from its checked-in seeds into
+# a working corpus of its own; a finding fails and is kept as an artifact.
+fuzz_run() {
+	local name=$1 exe=$2 seeds=$3 secs=$4 work log rc=0
+	work=$FUZZBUILD/fuzz-work/$name
+	log=$work.log
+	mkdir -p "$work" "$FUZZBUILD/fuzz-findings"
+	say "fuzzer-$name for ${secs}s (corpus $work, seeds $seeds)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$FUZZBUILD/fuzz-findings/$name-" \
+		"$work" "$seeds" >"$log" 2>&1 </dev/null || rc=$?
+	# libFuzzer's last status line: executions, coverage, features, corpus
+	grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -n 1 || true
+	grep -E '^stat::number_of_executed_units' "$log" || true
+	if [ $rc -ne 0 ]; then
+		grep -E -m 20 'ERROR|check \(|SUMMARY|Test unit written' "$log" >&2 || true
+		echo "build.sh: fuzzer-$name found a problem (log $log); keep the input" \
+			"in tests/fuzz/corpus/$name/ as a regression test once fixed" >&2
+	fi
+	return $rc
+}
+
+cmd_fuzz() {
+	local secs=${1:-30} name exe seeds failed=()
+	case $secs in
+	'' | *[!0-9]*) die "fuzz: SECONDS must be a number, not '$secs'" ;;
+	esac
+	cmd_deps
+	say "Configuring and building the fuzzers in $FUZZBUILD"
+	fuzz_build
+	while read -r name exe seeds; do
+		fuzz_run "$name" "$exe" "$seeds" "$secs" || failed+=("$name")
+	done <"$FUZZBUILD/fuzz-targets.txt"
+	if [ ${#failed[@]} -ne 0 ]; then
+		echo "build.sh: fuzz findings in: ${failed[*]}" >&2
+		return 1
+	fi
+}
+
 cmd_clean() {
-	rm -rf "$BUILD" "$SANBUILD"
-	echo "build.sh: removed $BUILD and $SANBUILD"
+	rm -rf "$BUILD" "$SANBUILD" "$ROOT/build-tsan" "$FUZZBUILD"
+	echo "build.sh: removed $BUILD, $SANBUILD, build-tsan/ and build-fuzz/"
 }
 
 case ${1:-} in
@@ -270,6 +341,8 @@ build) cmd_build ;;
 test) cmd_test ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
+tsan) cmd_tsan ;;
+fuzz) cmd_fuzz "${2:-}" ;;
 clean) cmd_clean ;;
 -h | --help | help) usage ;;
 *)
