@@ -8,7 +8,8 @@
 #   ./build.sh build   configure build/ (CMake preset "default": Ninja,
 #                      warnings are errors) and build
 #   ./build.sh test    deps + build + ctest in build/, then the same with
-#                      AddressSanitizer + UBSan in build-san/ (preset "san")
+#                      AddressSanitizer + UBSan in build-san/ (preset "san"),
+#                      each fuzz target for 20 s, and the tsan suite
 #   ./build.sh demo    deps + build + ibv_devinfo and an ibv_rc_pingpong
 #                      exchange on the emulated device (ionic-sim)
 #   ./build.sh bench   deps + build + instructions per data-path verb,
@@ -23,7 +24,9 @@
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
 # build-san/ in the source tree), IONIC_CTEST_JOBS (parallel ctest jobs,
 # default 1), IONIC_SANITIZE (default address,undefined),
-# IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one).
+# IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
+# IONIC_TEST_FUZZ_SECONDS (per fuzz target in "test", default 20, 0: none),
+# IONIC_TEST_TSAN (0: "test" leaves out the ThreadSanitizer suite).
 #
 # The builds are the configure/build/test presets of CMakePresets.json
 # ("default", "san", and "release" for build-release/), so the same trees
@@ -37,6 +40,8 @@ BUILD=${IONIC_BUILD_DIR:-$ROOT/build}
 SANBUILD=${IONIC_SAN_BUILD_DIR:-$ROOT/build-san}
 SANITIZE=${IONIC_SANITIZE:-address,undefined}
 CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
+TEST_FUZZ_SECONDS=${IONIC_TEST_FUZZ_SECONDS:-20}
+TEST_TSAN=${IONIC_TEST_TSAN:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
@@ -140,6 +145,15 @@ cmd_test() {
 	# The "san" test preset sets ASAN_OPTIONS/UBSAN_OPTIONS for the whole
 	# run; cmake/IonicTesting.cmake refines them per test.
 	run_ctest san "$SANBUILD" || failed+=("$SANBUILD")
+
+	# Each fuzz target for a short time, then the ThreadSanitizer suite
+	# (docs/testing.md §4); 0 turns either off.
+	if [ "$TEST_FUZZ_SECONDS" != 0 ]; then
+		cmd_fuzz "$TEST_FUZZ_SECONDS" || failed+=("$FUZZBUILD")
+	fi
+	if [ "$TEST_TSAN" != 0 ]; then
+		cmd_tsan || failed+=("$ROOT/build-tsan")
+	fi
 
 	if [ ${#failed[@]} -ne 0 ]; then
 		echo "build.sh: test failures in: ${failed[*]}" >&2
