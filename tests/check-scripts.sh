@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #
-# Every shell script parses; the build and test-infrastructure scripts
-# (build.sh, .ci/run, tests/*.sh) pass shellcheck at warning level (skipped
-# when shellcheck is not installed); build.sh answers help and rejects an
-# unknown subcommand.
+# Every shell script parses; the build, packaging and test-infrastructure
+# scripts (build.sh, .ci/run, tests/*.sh, packaging/*.sh) pass shellcheck at
+# warning level (skipped when shellcheck is not installed); build.sh answers
+# help and rejects an unknown subcommand.
 #
 # usage: check-scripts.sh SRCDIR
 set -u
@@ -13,7 +13,7 @@ fail=0
 mapfile -t scripts < <(cd "$src" && {
 	echo build.sh
 	echo .ci/run
-	find tests sim -name '*.sh' -type f 2>/dev/null
+	find tests sim packaging -name '*.sh' -type f 2>/dev/null
 } | LC_ALL=C sort -u)
 
 for s in "${scripts[@]}"; do
@@ -26,7 +26,11 @@ done
 [ -x "$src/.ci/run" ] || { echo "FAIL: .ci/run is not executable"; fail=1; }
 
 if command -v shellcheck >/dev/null; then
-	mapfile -t own < <(cd "$src" && { echo build.sh; echo .ci/run; ls tests/*.sh; })
+	mapfile -t own < <(cd "$src" && {
+		echo build.sh
+		echo .ci/run
+		ls tests/*.sh packaging/*.sh
+	})
 	if ! out=$(cd "$src" && shellcheck -S warning "${own[@]}" 2>&1); then
 		echo "FAIL: shellcheck:"
 		printf '%s\n' "$out" | sed 's/^/    /'
