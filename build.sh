@@ -13,11 +13,15 @@
 #   ./build.sh bench   deps + build + instructions per data-path verb,
 #                      counted by callgrind (bench/run-callgrind.sh)
 #   ./build.sh clean   remove build/ and build-san/
+#   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
+#   ./build.sh packages  .debs (and .rpms where rpmbuild exists) for this
+#                      machine's release in packages/<distro>-<version>/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
 # build-san/ in the source tree), IONIC_CTEST_JOBS (parallel ctest jobs,
 # default 1), IONIC_SANITIZE (default address,undefined),
-# IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one).
+# IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
+# IONIC_DIST_DIR, IONIC_PACKAGES_DIR (where dist and packages write).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -29,13 +33,15 @@ CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
-      procps)
+      procps
+      # packages and their tests (packaging/)
+      dpkg-dev debhelper lintian debootstrap wget rpm rpmlint)
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-	sed -n '4,20p' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
+	sed -n '4,24p' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
 }
 
 installed() {
@@ -234,6 +240,21 @@ cmd_bench() {
 		"$BUILD/bench/ionic-bench-post-poll"
 }
 
+# --- packaging (packaging/) -------------------------------------------------
+
+cmd_dist() {
+	"$ROOT/packaging/mkdist.sh" "${IONIC_DIST_DIR:-$ROOT/dist}"
+}
+
+cmd_packages() {
+	local release
+	release=$(. /etc/os-release && echo "$ID-$VERSION_ID") ||
+		die "cannot tell this machine's release from /etc/os-release"
+	cmd_deps
+	"$ROOT/packaging/build-packages.sh" \
+		"${IONIC_PACKAGES_DIR:-$ROOT/packages/$release}"
+}
+
 cmd_clean() {
 	rm -rf "$BUILD" "$SANBUILD"
 	echo "build.sh: removed $BUILD and $SANBUILD"
@@ -246,6 +267,8 @@ test) cmd_test ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
 clean) cmd_clean ;;
+dist) cmd_dist ;;
+packages) cmd_packages ;;
 -h | --help | help) usage ;;
 *)
 	usage >&2
