@@ -47,7 +47,10 @@ tar -C /tmp/src -xzf "$io/$tarball" || { err "cannot unpack $tarball"; exit 1; }
 srcdir=$(echo /tmp/src/libionic-*)
 if ! (cd "$srcdir" && DEB_BUILD_OPTIONS=$build_options \
 	dpkg-buildpackage -us -uc -b >/tmp/build.log 2>&1); then
-	tail -60 /tmp/build.log
+	# dh_auto_configure dumps the whole CMake cache after a failure: show
+	# CMake's own message first.
+	grep -A15 -m3 'CMake Error' /tmp/build.log
+	tail -25 /tmp/build.log
 	err "dpkg-buildpackage failed"
 	exit 1
 fi
