@@ -14,11 +14,15 @@
 #   ./build.sh bench   deps + build + instructions per data-path verb,
 #                      counted by callgrind (bench/run-callgrind.sh)
 #   ./build.sh clean   remove build/ and build-san/
+#   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
+#   ./build.sh packages  .debs (and .rpms where rpmbuild exists) for this
+#                      machine's release in packages/<distro>-<version>/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
 # build-san/ in the source tree), IONIC_CTEST_JOBS (parallel ctest jobs,
 # default 1), IONIC_SANITIZE (default address,undefined),
-# IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one).
+# IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
+# IONIC_DIST_DIR, IONIC_PACKAGES_DIR (where dist and packages write).
 #
 # The builds are the configure/build/test presets of CMakePresets.json
 # ("default", "san", and "release" for build-release/), so the same trees
@@ -35,7 +39,9 @@ CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
-      procps shellcheck)
+      procps shellcheck
+      # packages and their tests (packaging/)
+      dpkg-dev debhelper lintian debootstrap wget rpm rpmlint)
 # Installed only when no clang-format of that version is there already
 # (the lint-format test formats with clang-format 14, Debian 12's).
 FORMAT_DEP=clang-format
@@ -259,6 +265,21 @@ cmd_bench() {
 		"$BUILD/bench/ionic-bench-post-poll"
 }
 
+# --- packaging (packaging/) -------------------------------------------------
+
+cmd_dist() {
+	"$ROOT/packaging/mkdist.sh" "${IONIC_DIST_DIR:-$ROOT/dist}"
+}
+
+cmd_packages() {
+	local release
+	release=$(. /etc/os-release && echo "$ID-$VERSION_ID") ||
+		die "cannot tell this machine's release from /etc/os-release"
+	cmd_deps
+	"$ROOT/packaging/build-packages.sh" \
+		"${IONIC_PACKAGES_DIR:-$ROOT/packages/$release}"
+}
+
 cmd_clean() {
 	rm -rf "$BUILD" "$SANBUILD"
 	echo "build.sh: removed $BUILD and $SANBUILD"
@@ -271,6 +292,8 @@ test) cmd_test ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
 clean) cmd_clean ;;
+dist) cmd_dist ;;
+packages) cmd_packages ;;
 -h | --help | help) usage ;;
 *)
 	usage >&2
