@@ -9,6 +9,9 @@
 #                      system libibverbs loads our libionic-rdmav<ABI>.so
 #                      and never an installed copy;
 #   IONIC_TEST_SRCDIR / IONIC_TEST_BINDIR   source and build roots;
+#   with IONIC_IBVERBS_PREFIX (cmake/IbverbsPrefix.cmake): that libibverbs
+#                      first on LD_LIBRARY_PATH, its ibverbs-utils first on
+#                      PATH, and IONIC_IBVERBS_PREFIX set;
 # and, in a sanitizer build (-DIONIC_SANITIZE=...), ASAN_OPTIONS /
 # UBSAN_OPTIONS that make any report fail the test, plus, for SIM tests, the
 # ASan runtime preloaded first (programs we do not build load our
@@ -31,7 +34,8 @@ else()
 endif()
 list(APPEND IONIC_TEST_ENV
   "IONIC_TEST_SRCDIR=${PROJECT_SOURCE_DIR}"
-  "IONIC_TEST_BINDIR=${PROJECT_BINARY_DIR}")
+  "IONIC_TEST_BINDIR=${PROJECT_BINARY_DIR}"
+  ${IONIC_IBVERBS_TEST_ENV})
 
 set(IONIC_SAN_PRELOAD "")
 if(IONIC_SANITIZE MATCHES "address")
@@ -81,6 +85,10 @@ function(ionic_add_test name)
                           ${T_LIBS})
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include
                                ${CMAKE_CURRENT_SOURCE_DIR})
+    # the rdma-core major release whose verbs.h the test compiles against
+    # (cmake/IbverbsPrivate.cmake), for API that only newer releases have
+    target_compile_definitions(${name} PRIVATE
+                               IONIC_IBVERBS_RDMA_CORE=${IONIC_RDMA_CORE_MAJOR})
     set(exe $<TARGET_FILE:${name}>)
   endif()
 
@@ -118,6 +126,10 @@ function(ionic_add_test name)
   list(APPEND env ${T_ENV})
 
   # tests/e2e/leftovers.sh runs after all of them (fixture cleanup)
+  if(IONIC_IBVERBS_TEST_ENV_MODS)
+    set_tests_properties(${name} PROPERTIES
+      ENVIRONMENT_MODIFICATION "${IONIC_IBVERBS_TEST_ENV_MODS}")
+  endif()
   set_tests_properties(${name} PROPERTIES
     ENVIRONMENT "${env}"
     TIMEOUT ${T_TIMEOUT}
