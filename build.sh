@@ -12,6 +12,8 @@
 #                      exchange on the emulated device (ionic-sim)
 #   ./build.sh bench   deps + build + instructions per data-path verb,
 #                      counted by callgrind (bench/run-callgrind.sh)
+#   ./build.sh matrix DIR  deps + libionic built and tested against every
+#                      rdma-core-<release>.tar.xz in DIR (tests/matrix/)
 #   ./build.sh clean   remove build/ and build-san/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
@@ -29,13 +31,13 @@ CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
-      procps)
+      procps libnl-3-dev libnl-route-3-dev xz-utils)
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-	sed -n '4,20p' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
+	sed -n '4,22p' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
 }
 
 installed() {
@@ -234,6 +236,17 @@ cmd_bench() {
 		"$BUILD/bench/ionic-bench-post-poll"
 }
 
+# matrix DIR: each release's libibverbs and utils are built from its
+# tarball, libionic and the tests against it (one tree per layout family),
+# all cached under $BUILD/matrix; one line per release and a summary.
+cmd_matrix() {
+	[ $# -eq 1 ] && [ -d "$1" ] ||
+		die "usage: ./build.sh matrix DIR (a folder of rdma-core-<release>.tar.xz)"
+	cmd_deps
+	say "libionic against every rdma-core release in $1"
+	"$ROOT/tests/matrix/matrix.sh" "$1" "$BUILD/matrix"
+}
+
 cmd_clean() {
 	rm -rf "$BUILD" "$SANBUILD"
 	echo "build.sh: removed $BUILD and $SANBUILD"
@@ -245,6 +258,10 @@ build) cmd_build ;;
 test) cmd_test ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
+matrix)
+	shift
+	cmd_matrix "$@"
+	;;
 clean) cmd_clean ;;
 -h | --help | help) usage ;;
 *)

@@ -42,6 +42,9 @@ UTILS=(ibv_devices ibv_devinfo ibv_rc_pingpong ibv_ud_pingpong
 JOBS=${IONIC_MATRIX_JOBS:-2}
 
 tree=$cache/$release
+# one builder per release at a time (the matrix and a ctest may share it)
+exec 9>"$cache/$release.lock"
+flock 9
 sum=$(sha256sum "$tarball" | cut -d' ' -f1)
 # what the tree was built from and how: a change of either rebuilds it
 stamp="$sum sysconfdir=$cache/$release/etc ${UTILS[*]}"
