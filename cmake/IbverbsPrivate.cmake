@@ -9,7 +9,7 @@
 # A libionic build is correct for the releases of one family only, so
 # configuration stops here, naming the release, when the table does not
 # list it, or when the library's exports are not those of the family the
-# table gives (libibverbs-versions.md 0.2, 3.2).
+# table gives (the columns of IONIC_IBV_FAMILIES).
 #
 # Inputs:  IBVERBS_FOUND, IBVERBS_VERSION, IBVERBS_LIBDIR.
 # Outputs:

@@ -3,7 +3,7 @@
  * The load guard's identification logic (ibverbs-private/identify.c)
  * without any libibverbs: file names, the release -> family table, and
  * the verdict for every pair of built family and loaded library.  The
- * fingerprints are written out here from libibverbs-versions.md 0.2 rather
+ * fingerprints are written out here, as measured on each release, rather
  * than taken from families.h, so a wrong number in the table fails.
  */
 #include <stdio.h>

@@ -7,14 +7,14 @@
  *
  * A layout family is a set of releases with the same private ABI number,
  * the same layout of everything a provider touches and the same ibv_cmd_*
- * prototypes (libibverbs-versions.md 0.1, 4.1): one build of libionic is
- * correct for every release of its family and for no other.  Four family
- * boundaries (A|B, B|C, C|D, D|E) fall inside private ABI 34, where
- * libibverbs itself would load a wrong build without complaint.
+ * prototypes: one build of libionic is correct for every release of its
+ * family and for no other.  Four family boundaries (A|B, B|C, C|D, D|E)
+ * fall inside private ABI 34, where libibverbs itself would load a wrong
+ * build without complaint.
  *
  * Supporting another release of a known family is one X(release, family)
  * line below, once its layouts have been compared with the family's
- * (libibverbs-versions.md 6.1 builds one in seconds) and the matrix
+ * (tests/matrix/build-libibverbs.sh builds one in seconds) and the matrix
  * (./build.sh matrix) passes for it.  A new family is one more
  * IONIC_IBV_FAMILIES row and IONIC_IBV_ORD_<F>, a family-<F>.h, and what it
  * changed in shared.h / variants.h under IONIC_IBV_SINCE(<F>).
@@ -25,7 +25,7 @@
 /*
  * X(release, family).  "release" is the rdma-core major version; a point
  * release (56.1, 44.7, ...) belongs to the family of its series: stable
- * releases change no layout, prototype or ABI number (4.3).
+ * releases change no layout, prototype or ABI number.
  */
 #define IONIC_IBV_RELEASES(X) \
 	X(39, A)              \
@@ -43,7 +43,8 @@
 
 /*
  * X(family, pabi, qpx, opcode_str, cq_ex2, port_speed): what tells the
- * families apart in a loaded library (libibverbs-versions.md 0.2, 3.2):
+ * families apart in a loaded library (ionic_ibv_probe_loaded() measures
+ * them, tests/provider/identify_unit.c repeats them):
  *   pabi        private ABI number: verbs_register_driver_<pabi> is
  *               exported with version IBVERBS_PRIVATE_<pabi>
  *   qpx         sizeof(struct ibv_qp_ex) = offset of verbs_qp.comp_mask,

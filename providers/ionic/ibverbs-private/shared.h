@@ -5,7 +5,8 @@
  * registration structs, object wrappers, the context ops table (76 entries,
  * 79 in family G), context helpers, logging, command wrappers and the
  * ibv_cmd_* prototypes that never changed.  The sizes and offsets pinned
- * here are identical in all of them (libibverbs-versions.md 2.3).
+ * here are identical in all of them (each family header includes this
+ * file, and ./build.sh matrix builds one per family).
  *
  * Included only by a family header (family-<F>.h), which defines first
  * IONIC_IBVERBS_FAMILY (its letter) and IONIC_IBVERBS_PABI (its private ABI
@@ -38,7 +39,7 @@
 #endif
 
 /*
- * What changed at each family boundary (libibverbs-versions.md 0.1, 3.1),
+ * What changed at each family boundary (families.h lists the families),
  * as 0/1 for the family being built.  IONIC_IBV_SINCE(F): family F or a
  * later one.
  */
@@ -897,7 +898,7 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /*
- * A family's fingerprint (libibverbs-versions.md 0.2): sizeof(ibv_qp_ex),
+ * A family's fingerprint, as measured on its releases: sizeof(ibv_qp_ex),
  * which places verbs_qp's own fields; sizeof(ibv_port_attr); the size of
  * verbs_context and the offset of its ibv_context; sizeof(verbs_context_ops).
  */

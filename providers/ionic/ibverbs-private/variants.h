@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * The three ibv_cmd_* calls libionic makes whose prototype changed between
- * releases (libibverbs-versions.md 3.1), declared the way the family being
- * built has them, and the wrappers the rest of the provider calls instead:
+ * releases, declared the way the family being built has them, and the
+ * wrappers the rest of the provider calls instead:
  * they take the parameters every release has and pass NULL for the added
  * ones, which each release documents as "same behaviour as before".
  *
