@@ -13,6 +13,8 @@
 #                      exchange on the emulated device (ionic-sim)
 #   ./build.sh bench   deps + build + instructions per data-path verb,
 #                      counted by callgrind (bench/run-callgrind.sh)
+#   ./build.sh matrix DIR  deps + libionic built and tested against every
+#                      rdma-core-<release>.tar.xz in DIR (tests/matrix/)
 #   ./build.sh clean   remove build/ and build-san/
 #   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
 #   ./build.sh packages  .debs (and .rpms where rpmbuild exists) for this
@@ -40,6 +42,8 @@ CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
       procps shellcheck
+      # rdma-core releases built from source (./build.sh matrix)
+      libnl-3-dev libnl-route-3-dev xz-utils
       # packages and their tests (packaging/)
       dpkg-dev debhelper lintian debootstrap wget rpm rpmlint)
 # Installed only when no clang-format of that version is there already
@@ -280,6 +284,18 @@ cmd_packages() {
 		"${IONIC_PACKAGES_DIR:-$ROOT/packages/$release}"
 }
 
+# matrix DIR: each release's libibverbs and utils are built from its
+# tarball, libionic and the tests against it (one tree per layout family),
+# all cached under $BUILD/matrix; one line per release and a summary.
+cmd_matrix() {
+	if [ $# -ne 1 ] || [ ! -d "$1" ]; then
+		die "usage: ./build.sh matrix DIR (a folder of rdma-core-<release>.tar.xz)"
+	fi
+	cmd_deps
+	say "libionic against every rdma-core release in $1"
+	"$ROOT/tests/matrix/matrix.sh" "$1" "$BUILD/matrix"
+}
+
 cmd_clean() {
 	rm -rf "$BUILD" "$SANBUILD"
 	echo "build.sh: removed $BUILD and $SANBUILD"
@@ -291,6 +307,10 @@ build) cmd_build ;;
 test) cmd_test ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
+matrix)
+	shift
+	cmd_matrix "$@"
+	;;
 clean) cmd_clean ;;
 dist) cmd_dist ;;
 packages) cmd_packages ;;

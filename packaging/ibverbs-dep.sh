@@ -15,8 +15,8 @@
 #   RELEASE  rdma-core release the provider was built against: "44",
 #            "44.0", or libibverbs' pkg-config version "1.14.44.0";
 #            default: pkg-config --modversion libibverbs
-#   FORMAT   min    lowest compatible version           44.0
-#            limit  first incompatible version          45~
+#   FORMAT   min    lowest compatible version           44.0 (46.0 for 48)
+#            limit  first incompatible version          45~  (49~ for 48)
 #            deb    libibverbs1 (>= 44.0), libibverbs1 (<< 45~)
 #            rpm    libibverbs >= 44.0, libibverbs < 45~
 set -eu
@@ -49,12 +49,21 @@ case $release in
 	;;
 esac
 
-# Compatible range [min, limit): today exactly the release built against.
-# When the provider supports layout families (releases sharing every layout
-# a provider touches), this becomes the family's first release and the
-# release after its last one.
-min="$release.0"
-limit="$((release + 1))~"
+# Compatible range [min, limit): the layout family of that release, as the
+# provider's one release table lists it (providers/ionic/ibverbs-private/
+# families.h, "X(<release>, <family>)" lines): from the family's first
+# listed release to just before the release after its last one.  Releases
+# between listed ones share the family's layout (they sit between two
+# measured releases of it); the run-time guard still checks what loads.
+table=$(dirname "$0")/../providers/ionic/ibverbs-private/families.h
+family=$(sed -n "s/^[[:space:]]*X(${release}, \([A-Z]\)).*/\1/p" "$table")
+if [ -z "$family" ]; then
+	echo "$0: rdma-core $release is not in $table" >&2
+	exit 1
+fi
+releases=$(sed -n "s/^[[:space:]]*X(\([0-9]*\), ${family}).*/\1/p" "$table" | sort -n)
+min="$(echo "$releases" | head -n 1).0"
+limit="$(($(echo "$releases" | tail -n 1) + 1))~"
 
 case $format in
 min) echo "$min" ;;

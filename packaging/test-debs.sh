@@ -56,6 +56,10 @@ cleanup() {
 trap cleanup EXIT
 tarball=$("$here/mkdist.sh" "$work/io") || exit 1
 cp -r "$here" "$work/io/packaging"
+# ibverbs-dep.sh reads the provider's release table beside it
+mkdir -p "$work/io/providers/ionic/ibverbs-private"
+cp "$here/../providers/ionic/ibverbs-private/families.h" \
+	"$work/io/providers/ionic/ibverbs-private/"
 
 t1=$SECONDS
 "$here/debian-chroot.sh" run "$suite" "$work/overlay" --bind "$work/io:/io" -- \

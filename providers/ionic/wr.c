@@ -17,7 +17,7 @@
  * A builder of an operation the QP was not created for (send_ops_flags)
  * fails the batch with EOPNOTSUPP.
  * LOCAL_INV and BIND_MW have no data setter: their builders prepare the
- * WQE.  Builders the device has no opcode for (TSO, ATOMIC_WRITE, XRC)
+ * WQE.  Builders the device has no opcode for (TSO, ATOMIC_WRITE, FLUSH, XRC)
  * set EOPNOTSUPP, so a client gets an error from wr_complete, not a crash.
  */
 #include <assert.h>
@@ -379,12 +379,25 @@ static void ionic_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
 	ionic_wr_unsupported(qpx);
 }
 
+/* Only some releases have these two slots (ibverbs-private/variants.h). */
 static void ionic_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 				  uint64_t remote_addr, const void *atomic_wr)
 {
 	(void)rkey;
 	(void)remote_addr;
 	(void)atomic_wr;
+	ionic_wr_unsupported(qpx);
+}
+
+static void ionic_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			   uint64_t remote_addr, size_t len, uint8_t type,
+			   uint8_t level)
+{
+	(void)rkey;
+	(void)remote_addr;
+	(void)len;
+	(void)type;
+	(void)level;
 	ionic_wr_unsupported(qpx);
 }
 
@@ -414,7 +427,8 @@ void ionic_qp_init_wr(struct ionic_qp *qp)
 	qpx->wr_send_inv = ionic_wr_send_inv;
 	qpx->wr_send_tso = ionic_wr_send_tso;
 	qpx->wr_set_xrc_srqn = ionic_wr_set_xrc_srqn;
-	qpx->wr_atomic_write = ionic_wr_atomic_write;
+	IONIC_IBV_QPX_SET_ATOMIC_WRITE(qpx, ionic_wr_atomic_write);
+	IONIC_IBV_QPX_SET_FLUSH(qpx, ionic_wr_flush);
 
 	/* set after the create command, which resets comp_mask */
 	qp->vqp.comp_mask |= VERBS_QP_EX;
