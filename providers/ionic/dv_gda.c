@@ -51,45 +51,41 @@ IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_qp_set_gda, dv_qp_set_gda);
 
 /*
  * The value of the doorbell that publishes everything the provider has
- * published (or held back) so far: the producer index of the last
- * completed post, never that of an ibv_wr_* batch still being built.
+ * published (or held back) so far on the send ('sq') or receive queue:
+ * the producer index of the last completed post, never that of an
+ * ibv_wr_* batch still being built (the batch holds the SQ lock).
  */
-static uint64_t dv_dbell_data(struct ionic_lock *lock,
-			      const struct ionic_pub *pub,
-			      const struct ionic_queue *q)
-{
-	uint64_t val;
-
-	ionic_lock(lock);
-	val = ionic_pub_dbell_val(q, pub->prod_rung);
-	ionic_unlock(lock);
-	return val;
-}
-
-static int dv_qp_get_send_dbell_data(struct ibv_qp *ibqp, uint64_t *dbdata)
+static int dv_qp_get_dbell_data(struct ibv_qp *ibqp, bool sq, uint64_t *dbdata)
 {
 	struct ionic_qp *qp = ionic_dv_qp(ibqp);
+	struct ionic_lock *lock;
+	const struct ionic_pub *pub;
+	const struct ionic_queue *q;
 
 	if (!qp)
 		return EPERM;
 	if (!dbdata)
 		return EINVAL;
-	*dbdata = dv_dbell_data(&qp->sq.lock, &qp->sq.pub, &qp->sq.q);
+
+	lock = sq ? &qp->sq.lock : &qp->rq.lock;
+	pub = sq ? &qp->sq.pub : &qp->rq.pub;
+	q = sq ? &qp->sq.q : &qp->rq.q;
+	ionic_lock(lock);
+	*dbdata = ionic_pub_dbell_val(q, pub->prod_rung);
+	ionic_unlock(lock);
 	return 0;
+}
+
+static int dv_qp_get_send_dbell_data(struct ibv_qp *ibqp, uint64_t *dbdata)
+{
+	return dv_qp_get_dbell_data(ibqp, true, dbdata);
 }
 IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_qp_get_send_dbell_data,
 			    dv_qp_get_send_dbell_data);
 
 static int dv_qp_get_recv_dbell_data(struct ibv_qp *ibqp, uint64_t *dbdata)
 {
-	struct ionic_qp *qp = ionic_dv_qp(ibqp);
-
-	if (!qp)
-		return EPERM;
-	if (!dbdata)
-		return EINVAL;
-	*dbdata = dv_dbell_data(&qp->rq.lock, &qp->rq.pub, &qp->rq.q);
-	return 0;
+	return dv_qp_get_dbell_data(ibqp, false, dbdata);
 }
 IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_qp_get_recv_dbell_data,
 			    dv_qp_get_recv_dbell_data);
