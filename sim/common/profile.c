@@ -295,6 +295,27 @@ void isim_profile_usage(void *stdio_file)
 
 /* ---- node identity ------------------------------------------------------ */
 
+/*
+ * Queue groups of 2^udma_shift ids alternate between the pipelines, so the
+ * qid's bit 'shift' is the UDMA, the low bits the index inside the group
+ * and the group number moves up by one bit.
+ */
+uint32_t isim_profile_qid(const struct isim_profile *p, unsigned int udma,
+			  uint32_t idx)
+{
+	unsigned int s = p->udma_shift;
+	uint32_t low = idx & ((1u << s) - 1);
+
+	return ((idx >> s) << (s + 1)) | ((uint32_t)udma << s) | low;
+}
+
+uint32_t isim_profile_qid_index(const struct isim_profile *p, uint32_t qid)
+{
+	unsigned int s = p->udma_shift;
+
+	return ((qid >> (s + 1)) << s) | (qid & ((1u << s) - 1));
+}
+
 void isim_node_mac(uint32_t node, uint8_t mac[6])
 {
 	/* Locally administered (0x02) with the AMD Pensando OUI bytes. */

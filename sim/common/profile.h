@@ -65,6 +65,12 @@ int isim_profile_from_env(struct isim_profile *p);
 /* Print the keys, meanings and defaults (for --help). */
 void isim_profile_usage(void *stdio_file);
 
+/* ionic_bitid_to_qid (ionic-kernel.md §15): the qid of index 'idx' inside
+ * UDMA pipeline 'udma''s half of an id space, and back. */
+uint32_t isim_profile_qid(const struct isim_profile *p, unsigned int udma,
+			  uint32_t idx);
+uint32_t isim_profile_qid_index(const struct isim_profile *p, uint32_t qid);
+
 /* Identity of fabric node 'node' (>= 1): MAC 02:1d:d8:00:hi:lo, GID 0 the
  * IPv6 link-local address from its EUI-64, GID 1 ::ffff:198.18.hi.lo. */
 void isim_node_mac(uint32_t node, uint8_t mac[6]);

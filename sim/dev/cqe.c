@@ -17,50 +17,52 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/trace.h"
 #include "cqe.h"
 
-void isim_cq_reset(struct isim_hwcq *hw)
+void idev_cq_reset(struct idev_cq *cq)
 {
-	hw->prod = 0;
-	hw->color = 1;
-	hw->host_cons = 0;
-	hw->arm_any_idx = 0;
-	hw->arm_sol_idx = 0;
-	hw->armed_any = false;
-	hw->armed_sol = false;
-	hw->overflowed = false;
-	hw->sol_pending = false;
-	hw->sol_slot = 0;
+	cq->prod = 0;
+	cq->color = 1;
+	cq->host_cons = 0;
+	cq->arm_any_idx = 0;
+	cq->arm_sol_idx = 0;
+	cq->armed_any = false;
+	cq->armed_sol = false;
+	cq->overflowed = false;
+	cq->sol_pending = false;
+	cq->sol_slot = 0;
 }
 
-static void cq_fire(struct isim_hwcq *hw)
+static void cq_fire(struct idev_cq *cq)
 {
-	hw->armed_any = false;
-	hw->armed_sol = false;
+	cq->armed_any = false;
+	cq->armed_sol = false;
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_EVENT, "comp cq %u", hw->cqid);
-	if (hw->vcq)
-		isim_post_comp_event(hw->vcq);
+		isim_trace(ISIM_TR_EVENT, "comp cq %u", cq->cqid);
+	idev_raise(cq->dev, cq->eqid, IDEV_EQE_TYPE_CQ, IDEV_EQE_CQ_NOTIFY,
+		   cq->cqid);
 }
 
 /* Is the newest solicited CQE still unread (past the consumer index)? */
-static bool cq_sol_unread(const struct isim_hwcq *hw)
+static bool cq_sol_unread(const struct idev_cq *cq)
 {
-	if (!hw->sol_pending)
+	if (!cq->sol_pending)
 		return false;
-	return ((hw->sol_slot - hw->host_cons) & hw->desc.mask) <
-	       isim_cq_outstanding(hw);
+	return ((cq->sol_slot - cq->host_cons) & cq->mask) <
+	       idev_cq_outstanding(cq);
 }
 
 /* The 48-bit completion timestamp (§5.7) in the upper bits of the LE64
  * index field: offset 0 for RECV, 16 for both SEND types.  The clock is
- * the one the PHC page describes (isim_phc_cycles). */
-static void cqe_stamp(struct ionic_cqe *slot, uint32_t qtf)
+ * the device's (idev_clock), which the host's PHC page describes. */
+static void cqe_stamp(const struct idev_cq *cq, struct ionic_cqe *slot,
+		      uint32_t qtf)
 {
-	uint64_t ts = isim_phc_cycles() &
+	uint64_t ts = idev_clock(cq->dev) &
 		      ((1ull << (64 - IONIC_CQE_TIMESTAMP_SHIFT)) - 1);
 	__le64 *f = ((qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK) ==
 				    IONIC_CQE_TYPE_RECV ?
@@ -71,34 +73,34 @@ static void cqe_stamp(struct ionic_cqe *slot, uint32_t qtf)
 		     ts << IONIC_CQE_TIMESTAMP_SHIFT);
 }
 
-int isim_cqe_post(struct isim_hwcq *hw, const struct ionic_cqe *cqe,
+int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 		  bool solicited)
 {
 	struct ionic_cqe *slot;
 	uint32_t qtf;
 
-	if (!hw->ring || hw->overflowed)
+	if (!cq->ring || cq->overflowed)
 		return -ENOSPC;
-	if (isim_cq_outstanding(hw) >= hw->desc.mask) {
+	if (idev_cq_outstanding(cq) >= cq->mask) {
 		/* A correct host can't get here (credits + 100-slot grace);
 		 * CQ_ERR is what the firmware has for it (§8.1). */
-		hw->overflowed = true;
+		cq->overflowed = true;
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_CQE,
 				   "cq %u OVERFLOW prod %u host_cons %u",
-				   hw->cqid, hw->prod, hw->host_cons);
-		if (hw->vcq)
-			isim_post_async_cq(hw->vcq, IBV_EVENT_CQ_ERR);
+				   cq->cqid, cq->prod, cq->host_cons);
+		idev_raise(cq->dev, IDEV_ASYNC_EQ, IDEV_EQE_TYPE_CQ,
+			   IDEV_EQE_CQ_ERR, cq->cqid);
 		return -ENOSPC;
 	}
 
-	slot = (struct ionic_cqe *)(hw->ring +
-				    ((size_t)hw->prod << hw->desc.stride_log2));
+	slot = (struct ionic_cqe *)(cq->ring +
+				    ((size_t)cq->prod << cq->stride_log2));
 	qtf = be32toh(cqe->qid_type_flags) & ~IONIC_CQE_COLOR;
-	if (hw->color)
+	if (cq->color)
 		qtf |= IONIC_CQE_COLOR;
 	memcpy(slot, cqe, offsetof(struct ionic_cqe, qid_type_flags));
-	cqe_stamp(slot, qtf);
+	cqe_stamp(cq, slot, qtf);
 	/* Publish: body (and every payload write before it) first. */
 	__atomic_store_n(&slot->qid_type_flags, htobe32(qtf), __ATOMIC_RELEASE);
 
@@ -106,48 +108,48 @@ int isim_cqe_post(struct isim_hwcq *hw, const struct ionic_cqe *cqe,
 		isim_trace_hex(ISIM_TR_CQE, "write", slot, sizeof(*slot));
 
 	if (solicited) {
-		hw->sol_pending = true;
-		hw->sol_slot = hw->prod;
+		cq->sol_pending = true;
+		cq->sol_slot = cq->prod;
 	}
-	hw->prod = (hw->prod + 1) & hw->desc.mask;
-	if (hw->prod == 0)
-		hw->color ^= 1;
+	cq->prod = (cq->prod + 1) & cq->mask;
+	if (cq->prod == 0)
+		cq->color ^= 1;
 
-	if (hw->armed_any || (hw->armed_sol && solicited))
-		cq_fire(hw);
+	if (cq->armed_any || (cq->armed_sol && solicited))
+		cq_fire(cq);
 	return 0;
 }
 
-void isim_cq_doorbell(struct isim_hwcq *hw, unsigned int ring, uint16_t index)
+void idev_cq_doorbell(struct idev_cq *cq, unsigned int ring, uint16_t index)
 {
 	switch (ring) {
 	case 0:
 		/* Consumer index: gives slots back.  Trusted as hardware
 		 * would; a bogus value only hurts the host's own CQ. */
-		hw->host_cons = index & hw->desc.mask;
-		if (hw->sol_pending && !cq_sol_unread(hw))
-			hw->sol_pending = false;
+		cq->host_cons = index & cq->mask;
+		if (cq->sol_pending && !cq_sol_unread(cq))
+			cq->sol_pending = false;
 		break;
 	case 1:
-		if (index == hw->arm_any_idx)
+		if (index == cq->arm_any_idx)
 			break; /* not a new arm request */
-		hw->arm_any_idx = index;
-		hw->armed_any = true;
-		if (isim_cq_outstanding(hw))
-			cq_fire(hw);
+		cq->arm_any_idx = index;
+		cq->armed_any = true;
+		if (idev_cq_outstanding(cq))
+			cq_fire(cq);
 		break;
 	case 2:
-		if (index == hw->arm_sol_idx)
+		if (index == cq->arm_sol_idx)
 			break;
-		hw->arm_sol_idx = index;
-		hw->armed_sol = true;
-		if (cq_sol_unread(hw))
-			cq_fire(hw);
+		cq->arm_sol_idx = index;
+		cq->armed_sol = true;
+		if (cq_sol_unread(cq))
+			cq_fire(cq);
 		break;
 	default:
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_DB, "cq %u unknown ring %u ignored",
-				   hw->cqid, ring);
+				   cq->cqid, ring);
 		break;
 	}
 }
@@ -161,7 +163,7 @@ static void cqe_tail(struct ionic_cqe *cqe, uint32_t qpn,
 		ionic_cqe_qtf(qpn & IONIC_CQE_QID_MASK, type, status != 0, 0));
 }
 
-void isim_cqe_recv(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
+void idev_cqe_recv(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		   uint32_t byte_len, uint32_t src_qpn, unsigned int op,
 		   uint32_t imm_raw, const uint8_t src_mac[6],
 		   uint16_t vlan_tci)
@@ -178,7 +180,7 @@ void isim_cqe_recv(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 	cqe_tail(cqe, qpn, IONIC_CQE_TYPE_RECV, IONIC_STS_OK, byte_len);
 }
 
-void isim_cqe_recv_err(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
+void idev_cqe_recv_err(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		       enum ionic_status status)
 {
 	memset(cqe, 0, sizeof(*cqe));
@@ -186,7 +188,7 @@ void isim_cqe_recv_err(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 	cqe_tail(cqe, qpn, IONIC_CQE_TYPE_RECV, status, 0);
 }
 
-void isim_cqe_msn(struct ionic_cqe *cqe, uint32_t qpn, uint32_t msn,
+void idev_cqe_msn(struct ionic_cqe *cqe, uint32_t qpn, uint32_t msn,
 		  enum ionic_status status)
 {
 	memset(cqe, 0, sizeof(*cqe));
@@ -194,7 +196,7 @@ void isim_cqe_msn(struct ionic_cqe *cqe, uint32_t qpn, uint32_t msn,
 	cqe_tail(cqe, qpn, IONIC_CQE_TYPE_SEND_MSN, status, 0);
 }
 
-void isim_cqe_npg(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
+void idev_cqe_npg(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		  enum ionic_status status)
 {
 	memset(cqe, 0, sizeof(*cqe));
@@ -202,9 +204,50 @@ void isim_cqe_npg(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 	cqe_tail(cqe, qpn, IONIC_CQE_TYPE_SEND_NPG, status, 0);
 }
 
-void isim_cqe_flush(struct ionic_cqe *cqe, uint32_t qpn, bool sq)
+void idev_cqe_flush(struct ionic_cqe *cqe, uint32_t qpn, bool sq)
 {
 	memset(cqe, 0, sizeof(*cqe));
 	cqe_tail(cqe, qpn, sq ? IONIC_CQE_TYPE_SEND_NPG : IONIC_CQE_TYPE_RECV,
 		 IONIC_STS_WQE_FLUSHED_ERR, 0);
+}
+
+/* ---- admin CREATE_CQ / DESTROY_CQ ---------------------------------------- */
+
+int idev_cq_create(struct idev *dev, const struct idev_cq_create *c)
+{
+	struct idev_cq *cq;
+
+	/* CQEs are 32 bytes; a smaller stride can't hold them. */
+	if (c->ring.stride_log2 < 5 || !c->ring.addr)
+		return -EINVAL;
+	if (c->cqid >= dev->ncqs || dev->cqs[c->cqid])
+		return -EINVAL;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -ENOMEM;
+	cq->dev = dev;
+	cq->cqid = c->cqid;
+	cq->eqid = c->eqid;
+	cq->dbid = c->dbid;
+	cq->ring = c->ring.addr;
+	cq->mask = c->ring.mask;
+	cq->stride_log2 = c->ring.stride_log2;
+	idev_cq_reset(cq);
+	dev->cqs[c->cqid] = cq;
+	dev->nlive_cqs++;
+	return 0;
+}
+
+int idev_cq_destroy(struct idev *dev, uint32_t cqid)
+{
+	struct idev_cq *cq;
+
+	idev_sync_doorbells(dev);
+	cq = idev_cq_lookup(dev, cqid);
+	if (!cq)
+		return -EINVAL;
+	dev->cqs[cqid] = NULL;
+	dev->nlive_cqs--;
+	free(cq);
+	return 0;
 }

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim device: doorbell decode (ionic-device.md §1).
+ * ionic-sim device: doorbells (ionic-device.md §1).
  *
- * The doorbell page of a ucontext is an array of 64-bit registers indexed
- * by qtype.  A store is decoded into {qtype, qid, ring, index}, checked
- * against the page's owner (a queue accepts doorbells only on the page of
- * the context that created it; other stores are ignored and traced), and
- * handed on: SQ/RQ producer indices to the requester/responder, CQ rings
- * to the CQE writer.  No WQE is parsed here.
+ * The doorbell page of a ucontext (page 'dbid' of the device's doorbell
+ * BAR) is an array of 64-bit registers indexed by qtype.  A store is
+ * decoded into {qtype, qid, ring, index}, checked against the page (a
+ * queue accepts doorbells only on the page of the context that created
+ * it, the dbid its admin command named; other stores are ignored and
+ * traced), and handed on: SQ/RQ producer indices to the requester and
+ * responder, CQ rings to the CQE writer.  No WQE is parsed here.
+ *
+ * Stores arrive through the MMIO port of the configuration, in capture
+ * order: the engine pops them in batches, admin commands pop everything
+ * first (idev_sync_doorbells).
  */
 #include "../common/trace.h"
 #include "cqe.h"
-#include "device.h"
-#include "dqp.h"
+#include "qp.h"
 
 static void db_ignored(uint32_t offset, uint64_t value, const char *why)
 {
@@ -21,16 +25,15 @@ static void db_ignored(uint32_t offset, uint64_t value, const char *why)
 			   offset, (unsigned long long)value, why);
 }
 
-static void db_wq(struct isim_nic *nic, struct isim_file *file, bool sq,
-		  uint32_t qid, unsigned int ring, uint16_t index,
-		  uint64_t value)
+static void db_wq(struct idev *dev, uint32_t dbid, bool sq, uint32_t qid,
+		  unsigned int ring, uint16_t index, uint64_t value)
 {
-	struct isim_qp *qp = isim_qp_lookup(nic, qid);
-	struct isim_dev_qp *d = qp ? to_isim_dqp(qp) : NULL;
-	struct isim_wq *wq;
+	struct idev_qp *d = idev_qp_lookup(dev, qid);
+	struct idev_wq *wq;
 
-	if (!d || qp->uobj.file != file) {
-		db_ignored(sq ? 8 * nic->prof.sq_qtype : 8 * nic->prof.rq_qtype,
+	if (!d || d->dbid != dbid) {
+		db_ignored(sq ? 8 * dev->prof->sq_qtype :
+				8 * dev->prof->rq_qtype,
 			   value, "no such QP on this page");
 		return;
 	}
@@ -38,46 +41,39 @@ static void db_wq(struct isim_nic *nic, struct isim_file *file, bool sq,
 		db_ignored(0, value, "SQ/RQ ring != 0");
 		return;
 	}
-	wq = sq ? &qp->sq : &qp->rq;
+	wq = sq ? &d->sq : &d->rq;
 	/* The index is the host's, untrusted: keep it inside the ring. */
-	wq->db_prod = index & wq->desc.mask;
+	wq->db_prod = index & wq->mask;
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DB, "%s qp %u prod %u (cons %u)",
 			   sq ? "SQ" : "RQ", qid, wq->db_prod, wq->cons);
 	if (sq)
-		isim_req_run(d);
-	else if (qp->state == IBV_QPS_ERR)
-		isim_dqp_flush_indicators(d);
+		idev_req_run(d);
+	else if (d->state == IBV_QPS_ERR)
+		idev_qp_flush_indicators(d);
 	/* RQ WQEs are consumed when packets arrive. */
 }
 
-static void db_cq(struct isim_nic *nic, struct isim_file *file, uint32_t qid,
+static void db_cq(struct idev *dev, uint32_t dbid, uint32_t qid,
 		  unsigned int ring, uint16_t index, uint64_t value)
 {
-	struct isim_cq *cq = qid < nic->cqid_limit ? nic->cqs[qid] : NULL;
-	struct isim_hwcq *hw = NULL;
-	int i;
+	struct idev_cq *cq = idev_cq_lookup(dev, qid);
 
-	if (cq && cq->uobj.file == file) {
-		for (i = 0; i < 2; i++)
-			if (cq->hw[i].present && cq->hw[i].cqid == qid)
-				hw = &cq->hw[i];
-	}
-	if (!hw) {
-		db_ignored(8 * nic->prof.cq_qtype, value,
+	if (!cq || cq->dbid != dbid) {
+		db_ignored(8 * dev->prof->cq_qtype, value,
 			   "no such CQ on this page");
 		return;
 	}
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DB, "CQ %u ring %u index %u (prod %u)", qid,
-			   ring, index, hw->prod);
-	isim_cq_doorbell(hw, ring, index);
+			   ring, index, cq->prod);
+	idev_cq_doorbell(cq, ring, index);
 }
 
-void isim_dev_doorbell(struct isim_nic *nic, struct isim_file *file,
-		       uint32_t offset, uint64_t value)
+void idev_doorbell(struct idev *dev, uint32_t dbid, uint32_t offset,
+		   uint64_t value)
 {
-	const struct isim_profile *p = &nic->prof;
+	const struct isim_profile *p = dev->prof;
 	unsigned int qtype = offset / 8;
 	uint32_t qid = ionic_dbell_qid(value);
 	unsigned int ring = ionic_dbell_ring(value);
@@ -88,11 +84,51 @@ void isim_dev_doorbell(struct isim_nic *nic, struct isim_file *file,
 		return;
 	}
 	if (qtype == p->sq_qtype)
-		db_wq(nic, file, true, qid, ring, index, value);
+		db_wq(dev, dbid, true, qid, ring, index, value);
 	else if (qtype == p->rq_qtype)
-		db_wq(nic, file, false, qid, ring, index, value);
+		db_wq(dev, dbid, false, qid, ring, index, value);
 	else if (qtype == p->cq_qtype)
-		db_cq(nic, file, qid, ring, index, value);
+		db_cq(dev, dbid, qid, ring, index, value);
 	else
 		db_ignored(offset, value, "qtype without user queues");
+}
+
+int idev_doorbells_pop(struct idev *dev, int max, bool *more)
+{
+	struct isim_mmio_store st;
+	int n;
+
+	*more = false;
+	if (!dev->cfg.mmio.pop)
+		return 0;
+	for (n = 0; n < max; n++) {
+		if (!dev->cfg.mmio.pop(&st))
+			return n;
+		if (st.size != 8) {
+			/* The doorbell is one 64-bit store (§1.2); anything
+			 * else on the page is not a doorbell. */
+			if (isim_trace_enabled())
+				isim_trace(ISIM_TR_DB,
+					   "off 0x%x size %u ignored",
+					   st.offset, st.size);
+			continue;
+		}
+		idev_doorbell(dev, (uint32_t)st.page, st.offset, st.value);
+	}
+	*more = true;
+	return n;
+}
+
+void idev_sync_doorbells(struct idev *dev)
+{
+	bool more;
+	int n = 0;
+
+	do
+		n += idev_doorbells_pop(dev, 256, &more);
+	while (more);
+	/* Called from an application thread: the work may have set timers
+	 * the sleeping engine does not know about. */
+	if (n && dev->engine)
+		idev_engine_wake(dev->engine);
 }

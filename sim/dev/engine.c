@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim device engine: one thread per NIC, the emulated NIC's
- * "hardware clock".  It sleeps in epoll on
+ * ionic-sim device engine: one thread per device, the emulated NIC's
+ * processing pipeline.  It sleeps in epoll on
  *   - the doorbell trap eventfd (records popped in capture order),
  *   - every QP's fabric endpoint (incoming packets),
  *   - its own wake eventfd (stop, new timers from application threads),
  * with the nearest QP deadline (RC ACK timeout, RNR wait) or backlog retry
- * as the epoll timeout.  Each wake-up takes nic->lock once, does a bounded
- * amount of work and releases it, so application threads issuing verbs
- * commands are never starved.
+ * as the epoll timeout.  Each wake-up takes the device lock once, does a
+ * bounded amount of work and releases it, so application threads issuing
+ * verbs commands are never starved.
  *
- * Stopping: isim_dev_stop() may be called with nic->lock held (device.h),
+ * Stopping: idev_destroy() may be called with the lock held (idev.h),
  * so the thread never blocks on the lock unconditionally: it waits in
  * short timed slices and checks the stop flag in between.
  */
@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "../common/trace.h"
-#include "device.h"
-#include "dqp.h"
+#include "dev.h"
+#include "qp.h"
 
 /* epoll tags: kind in the top bits, QP number below. */
 #define EV_DB (1ull << 60)
@@ -40,8 +40,8 @@
 #define ENGINE_BACKLOG_MS 1 /* retry period of a busy fabric peer */
 #define ENGINE_LOCK_SLICE_NS 20000000ll
 
-struct isim_engine {
-	struct isim_nic *nic;
+struct idev_engine {
+	struct idev *dev;
 	pthread_t thread;
 	bool running;
 	int epfd;
@@ -49,18 +49,10 @@ struct isim_engine {
 	int dbfd;
 	int stop; /* atomic */
 	bool db_more; /* doorbells left over from the last batch */
-	struct isim_dev_qp *qps; /* every device QP of the NIC */
+	struct idev_qp *qps; /* QPs whose endpoints it watches */
 };
 
-uint64_t isim_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-void isim_engine_wake(struct isim_engine *eng)
+void idev_engine_wake(struct idev_engine *eng)
 {
 	uint64_t one = 1;
 
@@ -69,36 +61,36 @@ void isim_engine_wake(struct isim_engine *eng)
 	}
 }
 
-int isim_engine_add(struct isim_engine *eng, struct isim_dev_qp *d)
+int idev_engine_add(struct idev_engine *eng, struct idev_qp *d)
 {
 	struct epoll_event ev = {
 		.events = EPOLLIN,
-		.data.u64 = EV_QP | d->qp->qpn,
+		.data.u64 = EV_QP | d->qpn,
 	};
 
 	if (epoll_ctl(eng->epfd, EPOLL_CTL_ADD, d->ep.fd, &ev) < 0)
 		return -errno;
-	d->next = eng->qps;
+	d->eng_next = eng->qps;
 	eng->qps = d;
 	return 0;
 }
 
-void isim_engine_del(struct isim_engine *eng, struct isim_dev_qp *d)
+void idev_engine_del(struct idev_engine *eng, struct idev_qp *d)
 {
-	struct isim_dev_qp **pp;
+	struct idev_qp **pp;
 
 	epoll_ctl(eng->epfd, EPOLL_CTL_DEL, d->ep.fd, NULL);
-	for (pp = &eng->qps; *pp; pp = &(*pp)->next) {
+	for (pp = &eng->qps; *pp; pp = &(*pp)->eng_next) {
 		if (*pp == d) {
-			*pp = d->next;
+			*pp = d->eng_next;
 			break;
 		}
 	}
-	d->next = NULL;
+	d->eng_next = NULL;
 }
 
-/* Take nic->lock unless a stop is requested; false means "exit". */
-static bool engine_lock(struct isim_engine *eng)
+/* Take the device lock unless a stop is requested; false means "exit". */
+static bool engine_lock(struct idev_engine *eng)
 {
 	struct timespec ts;
 	int rc;
@@ -112,11 +104,11 @@ static bool engine_lock(struct isim_engine *eng)
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000l;
 		}
-		rc = pthread_mutex_timedlock(&eng->nic->lock, &ts);
+		rc = pthread_mutex_timedlock(eng->dev->cfg.lock, &ts);
 		if (rc == 0) {
 			if (!__atomic_load_n(&eng->stop, __ATOMIC_ACQUIRE))
 				return true;
-			pthread_mutex_unlock(&eng->nic->lock);
+			pthread_mutex_unlock(eng->dev->cfg.lock);
 			return false;
 		}
 		if (rc != ETIMEDOUT)
@@ -125,63 +117,30 @@ static bool engine_lock(struct isim_engine *eng)
 }
 
 /* Apply up to a batch of captured doorbells; returns how many. */
-static int engine_doorbells(struct isim_engine *eng)
+static int engine_doorbells(struct idev_engine *eng)
 {
-	struct isim_db_rec rec;
-	int n;
-
-	eng->db_more = false;
-	for (n = 0; n < ENGINE_DB_BATCH; n++) {
-		if (!isim_dbtrap_pop(&rec))
-			return n;
-		if (rec.size != 8) {
-			/* The doorbell is one 64-bit store (§1.2); anything
-			 * else on the page is not a doorbell. */
-			if (isim_trace_enabled())
-				isim_trace(ISIM_TR_DB,
-					   "off 0x%x size %u ignored",
-					   rec.offset, rec.size);
-			continue;
-		}
-		isim_dev_doorbell(eng->nic, rec.cookie, rec.offset, rec.value);
-	}
-	eng->db_more = true;
-	return n;
-}
-
-void isim_engine_drain_doorbells(struct isim_engine *eng)
-{
-	int n = 0;
-
-	do
-		n += engine_doorbells(eng);
-	while (eng->db_more);
-	/* Called from an application thread: the work may have set timers
-	 * the sleeping engine does not know about. */
-	if (n)
-		isim_engine_wake(eng);
+	return idev_doorbells_pop(eng->dev, ENGINE_DB_BATCH, &eng->db_more);
 }
 
 /* Receive up to ENGINE_RX_BATCH packets of one QP; returns how many. */
-static int engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
+static int engine_rx(struct idev_engine *eng, uint32_t qpn, uint32_t events)
 {
-	static __thread uint8_t buf[ISIM_PKT_MAX_SIZE + 64] ISIM_PKT_ALIGN;
-	struct isim_qp *qp = isim_qp_lookup(eng->nic, qpn);
-	struct isim_dev_qp *d = qp ? to_isim_dqp(qp) : NULL;
-	struct isim_pkt pkt = { .buf = buf };
+	static __thread uint8_t buf[IFAB_PKT_MAX_SIZE + 64] IFAB_PKT_ALIGN;
+	struct idev_qp *d = idev_qp_lookup(eng->dev, qpn);
+	struct ifab_pkt pkt = { .buf = buf };
 	ssize_t n;
 	int i;
 
 	if (!d || !(events & (EPOLLIN | EPOLLERR)))
 		return 0;
 	for (i = 0; i < ENGINE_RX_BATCH; i++) {
-		n = isim_fab_recv(&d->ep, buf, sizeof(buf));
+		n = ifab_recv(&d->ep, buf, sizeof(buf));
 		if (n <= 0)
 			break;
 		pkt.len = n;
-		if ((size_t)n > sizeof(buf) || !isim_pkt_valid(&pkt) ||
-		    (isim_pkt_dst_qpn(&pkt) != qpn)) {
-			d->drops++;
+		if ((size_t)n > sizeof(buf) || !ifab_pkt_valid(&pkt) ||
+		    (ifab_pkt_dst_qpn(&pkt) != qpn)) {
+			d->cnt.drops++;
 			if (isim_trace_enabled())
 				isim_trace(
 					ISIM_TR_PKT,
@@ -193,27 +152,27 @@ static int engine_rx(struct isim_engine *eng, uint32_t qpn, uint32_t events)
 			isim_trace(
 				ISIM_TR_PKT,
 				"rx %s qp %u <- %u/%u psn %u msn %u len %u nak %u",
-				isim_pkt_opname(isim_pkt_opcode(&pkt)), qpn,
-				isim_pkt_src_node(&pkt), isim_pkt_src_qpn(&pkt),
-				isim_pkt_psn(&pkt), isim_pkt_msn(&pkt),
-				isim_pkt_paylen(&pkt), isim_pkt_hdr(&pkt)->nak);
-		if (isim_pkt_opmask(isim_pkt_opcode(&pkt)) & ISIM_PKT_M_REQ)
-			isim_resp_rx(d, &pkt);
+				ifab_pkt_opname(ifab_pkt_opcode(&pkt)), qpn,
+				ifab_pkt_src_node(&pkt), ifab_pkt_src_qpn(&pkt),
+				ifab_pkt_psn(&pkt), ifab_pkt_msn(&pkt),
+				ifab_pkt_paylen(&pkt), ifab_pkt_hdr(&pkt)->nak);
+		if (ifab_pkt_opmask(ifab_pkt_opcode(&pkt)) & IFAB_PKT_M_REQ)
+			idev_resp_rx(d, &pkt);
 		else
-			isim_comp_rx(d, &pkt);
+			idev_comp_rx(d, &pkt);
 		/* The QP may have been reset/errored, never freed, here. */
 	}
 	return i;
 }
 
 /* Run expired timers and busy backlogs; return the epoll timeout (ms). */
-static int engine_timers(struct isim_engine *eng)
+static int engine_timers(struct idev_engine *eng)
 {
-	uint64_t now = isim_now_ns(), next = 0;
-	struct isim_dev_qp *d;
+	uint64_t now = idev_now_ns(), next = 0;
+	struct idev_qp *d;
 	int64_t ms;
 
-	for (d = eng->qps; d; d = d->next) {
+	for (d = eng->qps; d; d = d->eng_next) {
 		if (d->req.deadline && d->req.deadline <= now) {
 			/*
 			 * Packets already queued on the endpoint arrived before
@@ -222,27 +181,27 @@ static int engine_timers(struct isim_engine *eng)
 			 * starved for longer than the QP timeout (a loaded CI
 			 * machine, valgrind) counted phantom retries.
 			 */
-			while (engine_rx(eng, d->qp->qpn, EPOLLIN) ==
+			while (engine_rx(eng, d->qpn, EPOLLIN) ==
 			       ENGINE_RX_BATCH)
 				;
 			if (d->req.deadline && d->req.deadline <= now)
-				isim_req_timer(d);
+				idev_req_timer(d);
 		}
-		if (isim_fab_backlogged(&d->ep))
-			isim_fab_flush(&d->ep);
+		if (ifab_backlogged(&d->ep))
+			ifab_flush(&d->ep);
 	}
 	if (eng->db_more)
 		return 0;
-	for (d = eng->qps; d; d = d->next) {
+	for (d = eng->qps; d; d = d->eng_next) {
 		if (d->req.deadline && (!next || d->req.deadline < next))
 			next = d->req.deadline;
-		if (isim_fab_backlogged(&d->ep) &&
+		if (ifab_backlogged(&d->ep) &&
 		    (!next || now + ENGINE_BACKLOG_MS * 1000000ull < next))
 			next = now + ENGINE_BACKLOG_MS * 1000000ull;
 	}
 	if (!next)
 		return -1;
-	now = isim_now_ns();
+	now = idev_now_ns();
 	if (next <= now)
 		return 0;
 	ms = (int64_t)((next - now + 999999) / 1000000);
@@ -251,7 +210,7 @@ static int engine_timers(struct isim_engine *eng)
 
 static void *engine_main(void *arg)
 {
-	struct isim_engine *eng = arg;
+	struct idev_engine *eng = arg;
 	struct epoll_event evs[ENGINE_MAX_EVENTS];
 	uint64_t cnt;
 	int timeout = -1, n, i;
@@ -286,33 +245,31 @@ static void *engine_main(void *arg)
 		if (eng->db_more)
 			engine_doorbells(eng);
 		timeout = engine_timers(eng);
-		pthread_mutex_unlock(&eng->nic->lock);
+		pthread_mutex_unlock(eng->dev->cfg.lock);
 	}
 	return NULL;
 }
 
-static int engine_watch(struct isim_engine *eng, int fd, uint64_t tag)
+static int engine_watch(struct idev_engine *eng, int fd, uint64_t tag)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
 
 	return epoll_ctl(eng->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
-int isim_dev_start(struct isim_nic *nic)
+int idev_engine_start(struct idev *dev)
 {
-	struct isim_engine *eng;
+	struct idev_engine *eng;
 	sigset_t all, old;
 	int rc;
 
-	if (nic->engine)
-		return 0;
 	eng = calloc(1, sizeof(*eng));
 	if (!eng)
 		return -ENOMEM;
-	eng->nic = nic;
+	eng->dev = dev;
 	eng->epfd = epoll_create1(EPOLL_CLOEXEC);
 	eng->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	eng->dbfd = isim_dbtrap_eventfd();
+	eng->dbfd = dev->cfg.mmio.eventfd ? dev->cfg.mmio.eventfd() : -1;
 	if (eng->epfd < 0 || eng->wakefd < 0) {
 		rc = -errno;
 		goto err;
@@ -320,6 +277,8 @@ int isim_dev_start(struct isim_nic *nic)
 	rc = engine_watch(eng, eng->wakefd, EV_WAKE);
 	if (!rc && eng->dbfd >= 0)
 		rc = engine_watch(eng, eng->dbfd, EV_DB);
+	for (struct idev_qp *d = dev->qp_list; !rc && d; d = d->next)
+		rc = idev_engine_add(eng, d);
 	if (rc)
 		goto err;
 
@@ -332,7 +291,7 @@ int isim_dev_start(struct isim_nic *nic)
 	if (rc)
 		goto err;
 	eng->running = true;
-	nic->engine = eng;
+	dev->engine = eng;
 	return 0;
 err:
 	if (eng->epfd >= 0)
@@ -343,44 +302,27 @@ err:
 	return rc;
 }
 
-void isim_dev_stop(struct isim_nic *nic)
+void idev_engine_stop(struct idev *dev)
 {
-	struct isim_engine *eng = nic->engine;
-	struct isim_dev_qp *d;
+	struct idev_engine *eng = dev->engine;
 
 	if (!eng)
 		return;
 	__atomic_store_n(&eng->stop, 1, __ATOMIC_RELEASE);
-	isim_engine_wake(eng);
+	idev_engine_wake(eng);
 	if (eng->running)
 		pthread_join(eng->thread, NULL);
-	/* QPs never destroyed (process exit): close their endpoints so
-	 * nothing is left behind, and forget the device state. */
-	while ((d = eng->qps)) {
-		eng->qps = d->next;
-		d->qp->dev = NULL;
-		isim_dqp_free(d);
-	}
+	while (eng->qps)
+		idev_engine_del(eng, eng->qps);
 	close(eng->epfd);
 	close(eng->wakefd);
-	nic->engine = NULL;
+	dev->engine = NULL;
 	free(eng);
 }
 
-void isim_dev_atfork_child(struct isim_nic *old)
+void idev_engine_atfork_child(struct idev_engine *eng)
 {
-	struct isim_engine *eng = old->engine;
-
-	/* Only this process' copies of the fds are closed: the parent keeps
-	 * its endpoints bound and its engine running.  No lock: the threads
-	 * that could hold it do not exist in the child. */
-	if (!eng)
-		return;
-	for (struct isim_dev_qp *d = eng->qps; d; d = d->next) {
-		if (d->ep.fd >= 0)
-			close(d->ep.fd);
-		d->ep.fd = -1;
-	}
+	/* The QPs' endpoints are closed by idev_atfork_child. */
 	close(eng->epfd);
 	close(eng->wakefd);
 	eng->epfd = eng->wakefd = -1;

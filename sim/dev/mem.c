@@ -12,20 +12,19 @@ static bool range_ok(uint64_t base, uint64_t length, uint64_t va, uint64_t len)
 	return va >= base && va - base <= length && len <= length - (va - base);
 }
 
-enum ionic_status isim_mem_resolve(struct isim_nic *nic,
-				   const struct isim_pd *pd, uint32_t key,
-				   uint64_t va, uint64_t len, uint32_t access,
-				   uint8_t **host)
+enum ionic_status idev_mem_resolve(struct idev *dev, uint32_t pdid,
+				   uint32_t key, uint64_t va, uint64_t len,
+				   uint32_t access, uint8_t **host)
 {
-	struct isim_mr *mr;
+	struct idev_mr *mr;
 
 	*host = NULL;
 	if (!len)
 		return IONIC_STS_OK;
-	mr = isim_key_lookup(nic, key);
+	mr = idev_key_lookup(dev, key);
 	/* A local key must name a memory region of the QP's PD; windows
 	 * are for remote access only. */
-	if (!mr || mr->is_mw || mr->pd != pd)
+	if (!mr || mr->is_mw || mr->pdid != pdid)
 		return IONIC_STS_LOCAL_PROT_ERR;
 	if ((mr->access & access) != access)
 		return IONIC_STS_LOCAL_PROT_ERR;
@@ -35,19 +34,18 @@ enum ionic_status isim_mem_resolve(struct isim_nic *nic,
 	return IONIC_STS_OK;
 }
 
-enum ionic_status isim_mem_resolve_remote(struct isim_nic *nic,
-					  const struct isim_pd *pd,
+enum ionic_status idev_mem_resolve_remote(struct idev *dev, uint32_t pdid,
 					  uint32_t rkey, uint64_t va,
 					  uint64_t len, uint32_t access,
 					  uint8_t **host)
 {
-	struct isim_mr *mr;
+	struct idev_mr *mr;
 
 	*host = NULL;
 	if (!len)
 		return IONIC_STS_OK;
-	mr = isim_key_lookup(nic, rkey);
-	if (!mr || mr->pd != pd || (mr->access & access) != access ||
+	mr = idev_key_lookup(dev, rkey);
+	if (!mr || mr->pdid != pdid || (mr->access & access) != access ||
 	    !range_ok(mr->iova, mr->length, va, len))
 		return IONIC_STS_REMOTE_ACC_ERR;
 	if (!mr->is_mw) {
@@ -62,11 +60,10 @@ enum ionic_status isim_mem_resolve_remote(struct isim_nic *nic,
 	return IONIC_STS_OK;
 }
 
-enum ionic_status isim_mem_check_sgl(struct isim_nic *nic,
-				     const struct isim_pd *pd,
-				     const struct isim_wqe *w, uint32_t access)
+enum ionic_status idev_mem_check_sgl(struct idev *dev, uint32_t pdid,
+				     const struct idev_wqe *w, uint32_t access)
 {
-	struct isim_sge sge;
+	struct idev_sge sge;
 	enum ionic_status st;
 	uint8_t *host;
 	unsigned int i;
@@ -74,8 +71,8 @@ enum ionic_status isim_mem_check_sgl(struct isim_nic *nic,
 	if (w->inl)
 		return IONIC_STS_OK;
 	for (i = 0; i < w->num_sge; i++) {
-		isim_wqe_sge(w, i, &sge);
-		st = isim_mem_resolve(nic, pd, sge.lkey, sge.va, sge.len,
+		idev_wqe_sge(w, i, &sge);
+		st = idev_mem_resolve(dev, pdid, sge.lkey, sge.va, sge.len,
 				      access, &host);
 		if (st)
 			return st;
@@ -89,20 +86,19 @@ enum ionic_status isim_mem_check_sgl(struct isim_nic *nic,
  * walk from the start per packet is cheaper than keeping a cursor in
  * sync across retransmissions.
  */
-static enum ionic_status sgl_copy(struct isim_nic *nic,
-				  const struct isim_pd *pd,
-				  const struct isim_wqe *w, uint64_t off,
+static enum ionic_status sgl_copy(struct idev *dev, uint32_t pdid,
+				  const struct idev_wqe *w, uint64_t off,
 				  uint8_t *buf, uint32_t len, uint32_t access,
 				  bool to_sgl)
 {
-	struct isim_sge sge;
+	struct idev_sge sge;
 	enum ionic_status st;
 	unsigned int i;
 	uint8_t *host;
 	uint64_t n;
 
 	for (i = 0; i < w->num_sge && len; i++) {
-		isim_wqe_sge(w, i, &sge);
+		idev_wqe_sge(w, i, &sge);
 		if (off >= sge.len) {
 			off -= sge.len;
 			continue;
@@ -110,7 +106,7 @@ static enum ionic_status sgl_copy(struct isim_nic *nic,
 		n = sge.len - off;
 		if (n > len)
 			n = len;
-		st = isim_mem_resolve(nic, pd, sge.lkey, sge.va + off, n,
+		st = idev_mem_resolve(dev, pdid, sge.lkey, sge.va + off, n,
 				      access, &host);
 		if (st)
 			return st;
@@ -125,27 +121,25 @@ static enum ionic_status sgl_copy(struct isim_nic *nic,
 	return len ? IONIC_STS_LOCAL_LEN_ERR : IONIC_STS_OK;
 }
 
-enum ionic_status isim_mem_gather(struct isim_nic *nic,
-				  const struct isim_pd *pd,
-				  const struct isim_wqe *w, uint64_t off,
+enum ionic_status idev_mem_gather(struct idev *dev, uint32_t pdid,
+				  const struct idev_wqe *w, uint64_t off,
 				  void *dst, uint32_t len)
 {
 	if (w->inl) {
 		if (off > w->length || len > w->length - off)
 			return IONIC_STS_LOCAL_LEN_ERR;
-		memcpy(dst, isim_wqe_inline(w) + off, len);
+		memcpy(dst, idev_wqe_inline(w) + off, len);
 		return IONIC_STS_OK;
 	}
-	return sgl_copy(nic, pd, w, off, dst, len, 0, false);
+	return sgl_copy(dev, pdid, w, off, dst, len, 0, false);
 }
 
-enum ionic_status isim_mem_scatter(struct isim_nic *nic,
-				   const struct isim_pd *pd,
-				   const struct isim_wqe *w, uint64_t off,
+enum ionic_status idev_mem_scatter(struct idev *dev, uint32_t pdid,
+				   const struct idev_wqe *w, uint64_t off,
 				   const void *src, uint32_t len)
 {
 	if (off > w->length || len > w->length - off)
 		return IONIC_STS_LOCAL_LEN_ERR;
-	return sgl_copy(nic, pd, w, off, (uint8_t *)src, len,
+	return sgl_copy(dev, pdid, w, off, (uint8_t *)src, len,
 			IBV_ACCESS_LOCAL_WRITE, true);
 }

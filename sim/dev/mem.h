@@ -9,23 +9,22 @@
  *   more data than the receive SGL holds              -> LOCAL_LEN_ERR
  *
  * The memory is the application's own (same process): host pointer =
- * mr->host + (va - mr->iova).  Caller holds nic->lock.
+ * mr->host + (va - mr->iova).  Caller holds the device lock.
  */
-#ifndef ISIM_DEV_MEM_H
-#define ISIM_DEV_MEM_H
+#ifndef IDEV_DEV_MEM_H
+#define IDEV_DEV_MEM_H
 
 #include <stdint.h>
 
 #include "../../common/ionic_hw.h"
-#include "../kernel/objects.h"
+#include "dev.h"
 #include "wqe.h"
 
 /* Resolve [va, va + len) under 'key' needing the IBV_ACCESS_* bits in
  * 'access' (0 for a local read).  len 0 always succeeds with *host NULL. */
-enum ionic_status isim_mem_resolve(struct isim_nic *nic,
-				   const struct isim_pd *pd, uint32_t key,
-				   uint64_t va, uint64_t len, uint32_t access,
-				   uint8_t **host);
+enum ionic_status idev_mem_resolve(struct idev *dev, uint32_t pdid,
+				   uint32_t key, uint64_t va, uint64_t len,
+				   uint32_t access, uint8_t **host);
 
 /*
  * Resolve a remote access [va, va + len) under 'rkey' for the responder:
@@ -33,29 +32,25 @@ enum ionic_status isim_mem_resolve(struct isim_nic *nic,
  * window (its own range and rights, memory of the MR it is bound to).
  * Any failure is a remote access error (the caller NAKs the requester).
  */
-enum ionic_status isim_mem_resolve_remote(struct isim_nic *nic,
-					  const struct isim_pd *pd,
+enum ionic_status idev_mem_resolve_remote(struct idev *dev, uint32_t pdid,
 					  uint32_t rkey, uint64_t va,
 					  uint64_t len, uint32_t access,
 					  uint8_t **host);
 
 /* Check every SGE of a decoded WQE (nothing for inline data). */
-enum ionic_status isim_mem_check_sgl(struct isim_nic *nic,
-				     const struct isim_pd *pd,
-				     const struct isim_wqe *w, uint32_t access);
+enum ionic_status idev_mem_check_sgl(struct idev *dev, uint32_t pdid,
+				     const struct idev_wqe *w, uint32_t access);
 
 /* Copy 'len' payload bytes starting at message offset 'off' out of the
  * WQE's SGL or inline data. */
-enum ionic_status isim_mem_gather(struct isim_nic *nic,
-				  const struct isim_pd *pd,
-				  const struct isim_wqe *w, uint64_t off,
+enum ionic_status idev_mem_gather(struct idev *dev, uint32_t pdid,
+				  const struct idev_wqe *w, uint64_t off,
 				  void *dst, uint32_t len);
 
 /* Copy 'len' bytes into a receive WQE's SGL at message offset 'off'
  * (needs IBV_ACCESS_LOCAL_WRITE); LOCAL_LEN_ERR if the SGL is too short. */
-enum ionic_status isim_mem_scatter(struct isim_nic *nic,
-				   const struct isim_pd *pd,
-				   const struct isim_wqe *w, uint64_t off,
+enum ionic_status idev_mem_scatter(struct idev *dev, uint32_t pdid,
+				   const struct idev_wqe *w, uint64_t off,
 				   const void *src, uint32_t len);
 
-#endif /* ISIM_DEV_MEM_H */
+#endif /* IDEV_DEV_MEM_H */

@@ -19,15 +19,10 @@
 
 /* The key object at the index of 'key', valid or not (a window being
  * bound is not valid yet); with 'exact', only if its key byte matches. */
-static struct isim_mr *mw_key_obj(struct isim_nic *nic, uint32_t key,
-				  bool exact)
+static struct idev_mr *mw_key_obj(struct idev *dev, uint32_t key, bool exact)
 {
-	uint32_t idx = key >> 8;
-	struct isim_mr *mr;
+	struct idev_mr *mr = idev_mr_at(dev, key);
 
-	if (!idx || idx >= nic->prof.nmrs || !nic->mrs)
-		return NULL;
-	mr = nic->mrs[idx];
 	return mr && (!exact || mr->key == key) ? mr : NULL;
 }
 
@@ -39,8 +34,8 @@ static uint32_t mw_access(uint16_t flags)
 			IONIC_MRF_MW_BIND | IONIC_MRF_ZERO_BASED);
 }
 
-enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
-			       const struct isim_wqe *w)
+enum ionic_status idev_mw_bind(struct idev *dev, uint32_t pdid,
+			       const struct idev_wqe *w)
 {
 	/*
 	 * A bind names its window by index: for a type-2 window the verbs
@@ -49,11 +44,11 @@ enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
 	 * was bound and invalidated before.  Invalidations, which present
 	 * the key to be killed, must match it exactly.
 	 */
-	struct isim_mr *mw = mw_key_obj(nic, w->key, false);
+	struct idev_mr *mw = mw_key_obj(dev, w->key, false);
 	uint32_t access = mw_access(w->bind_flags);
-	struct isim_mr *mr;
+	struct idev_mr *mr;
 
-	if (!mw || !mw->is_mw || mw->pd != pd)
+	if (!mw || !mw->is_mw || mw->pdid != pdid)
 		return IONIC_STS_MEM_MGMT_OPER_ERR;
 	if (mw->mw_type == IBV_MW_TYPE_2 && (mw->valid || !w->bind_len))
 		return IONIC_STS_MEM_MGMT_OPER_ERR;
@@ -67,8 +62,8 @@ enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
 		mw->key = (mw->key & ~0xffu) | w->new_key8;
 		return IONIC_STS_OK;
 	}
-	mr = isim_key_lookup(nic, w->bind_lkey);
-	if (!mr || mr->is_mw || mr->pd != pd ||
+	mr = idev_key_lookup(dev, w->bind_lkey);
+	if (!mr || mr->is_mw || mr->pdid != pdid ||
 	    !(mr->access & IBV_ACCESS_MW_BIND))
 		return IONIC_STS_MEM_MGMT_OPER_ERR;
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
@@ -88,27 +83,27 @@ enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
 	return IONIC_STS_OK;
 }
 
-static enum ionic_status mw_invalidate(struct isim_nic *nic,
-				       const struct isim_pd *pd, uint32_t key)
+static enum ionic_status mw_invalidate(struct idev *dev, uint32_t pdid,
+				       uint32_t key)
 {
-	struct isim_mr *mw = mw_key_obj(nic, key, true);
+	struct idev_mr *mw = mw_key_obj(dev, key, true);
 
-	if (!mw || !mw->is_mw || mw->mw_type != IBV_MW_TYPE_2 || mw->pd != pd ||
-	    !mw->valid)
+	if (!mw || !mw->is_mw || mw->mw_type != IBV_MW_TYPE_2 ||
+	    mw->pdid != pdid || !mw->valid)
 		return IONIC_STS_MEM_MGMT_OPER_ERR;
 	mw->valid = false;
 	mw->bound_mr = NULL;
 	return IONIC_STS_OK;
 }
 
-enum ionic_status isim_mw_local_inv(struct isim_nic *nic,
-				    const struct isim_pd *pd, uint32_t key)
+enum ionic_status idev_mw_local_inv(struct idev *dev, uint32_t pdid,
+				    uint32_t key)
 {
-	return mw_invalidate(nic, pd, key);
+	return mw_invalidate(dev, pdid, key);
 }
 
-enum ionic_status isim_mw_remote_inv(struct isim_nic *nic,
-				     const struct isim_pd *pd, uint32_t rkey)
+enum ionic_status idev_mw_remote_inv(struct idev *dev, uint32_t pdid,
+				     uint32_t rkey)
 {
-	return mw_invalidate(nic, pd, rkey);
+	return mw_invalidate(dev, pdid, rkey);
 }

@@ -3,28 +3,28 @@
  * ionic-sim device: memory operations carried by work requests: binding a
  * memory window (BIND_MW), local invalidation (LOCAL_INV) and remote
  * invalidation by a received SEND_WITH_INV (ionic-device.md §3.3 (e)-(h),
- * ionic-kernel.md §11.4).  They change the key objects the kernel layer
- * created (struct isim_mr): as on the real device, the data path owns a
+ * ionic-kernel.md §11.4).  They change the key objects admin CREATE_MR
+ * made (struct idev_mr, dev.h): as on the real device, the data path owns a
  * window's binding and every key's validity once the object exists.
  *
- * Caller holds nic->lock.
+ * Caller holds the device lock.
  */
-#ifndef ISIM_DEV_MW_H
-#define ISIM_DEV_MW_H
+#ifndef IDEV_DEV_MW_H
+#define IDEV_DEV_MW_H
 
 #include "../../common/ionic_hw.h"
-#include "../kernel/objects.h"
+#include "dev.h"
 #include "wqe.h"
 
 /* Execute a BIND_MW WQE of a QP in 'pd'.  MEM_MGMT_OPER_ERR if refused. */
-enum ionic_status isim_mw_bind(struct isim_nic *nic, const struct isim_pd *pd,
-			       const struct isim_wqe *w);
+enum ionic_status idev_mw_bind(struct idev *dev, uint32_t pdid,
+			       const struct idev_wqe *w);
 /* LOCAL_INV of 'key' (a type-2 window of 'pd').  MEM_MGMT_OPER_ERR if
  * refused. */
-enum ionic_status isim_mw_local_inv(struct isim_nic *nic,
-				    const struct isim_pd *pd, uint32_t key);
+enum ionic_status idev_mw_local_inv(struct idev *dev, uint32_t pdid,
+				    uint32_t key);
 /* Invalidation requested by a SEND_WITH_INV from the peer; same rules. */
-enum ionic_status isim_mw_remote_inv(struct isim_nic *nic,
-				     const struct isim_pd *pd, uint32_t rkey);
+enum ionic_status idev_mw_remote_inv(struct idev *dev, uint32_t pdid,
+				     uint32_t rkey);
 
-#endif /* ISIM_DEV_MW_H */
+#endif /* IDEV_DEV_MW_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim device: the admin side of QPs and CQs (create, modify,
- * destroy), what RESET and ERR do to device state, and small helpers the
- * requester and responder share.
+ * ionic-sim device: admin CREATE/MODIFY/QUERY/DESTROY_QP, what RESET, SQD
+ * and ERR do to the device's QP, and small helpers the requester and
+ * responder share.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,16 +10,15 @@
 
 #include "../common/trace.h"
 #include "cqe.h"
-#include "device.h"
-#include "dqp.h"
+#include "qp.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
-uint32_t isim_port_mtu(const struct isim_nic *nic)
+uint32_t idev_port_mtu(const struct idev *dev)
 {
 	/* iboe_get_mtu(): room for GRH, UDP, BTH, extended headers, ICRC. */
-	uint32_t room = nic->prof.netdev_mtu > 96 ? nic->prof.netdev_mtu - 96 :
-						    0;
+	uint32_t room =
+		dev->prof->netdev_mtu > 96 ? dev->prof->netdev_mtu - 96 : 0;
 	uint32_t mtu;
 
 	for (mtu = 4096; mtu > 256; mtu >>= 1)
@@ -28,255 +27,328 @@ uint32_t isim_port_mtu(const struct isim_nic *nic)
 	return mtu;
 }
 
-uint32_t isim_qp_mtu(const struct isim_qp *qp)
+uint32_t idev_qp_mtu(const struct idev_qp *qp)
 {
 	if (qp->path_mtu >= IBV_MTU_256 && qp->path_mtu <= IBV_MTU_4096)
 		return 128u << qp->path_mtu;
 	return 1024;
 }
 
-/* The kernel keeps AHs in per-file handle tables; the device addresses
- * them by ahid.  AHs are few, a scan is fine. */
-struct isim_ah *isim_dev_ah_lookup(struct isim_nic *nic, uint32_t ahid)
+void idev_qp_xmit(struct idev_qp *d, uint32_t node, uint32_t qpn,
+		  struct ifab_pkt *pkt)
 {
-	struct isim_file *f;
-	struct isim_uobj *u;
-	uint32_t i;
+	enum ifab_result r;
 
-	for (f = nic->files; f; f = f->next) {
-		for (i = 0; i < f->nhandles; i++) {
-			u = f->handles[i];
-			if (u && u->type == ISIM_UOBJ_AH &&
-			    ((struct isim_ah *)u)->ahid == ahid)
-				return (struct isim_ah *)u;
-		}
-	}
-	return NULL;
-}
-
-void isim_dqp_xmit(struct isim_dev_qp *d, uint32_t node, uint32_t qpn,
-		   struct isim_pkt *pkt)
-{
-	enum isim_fab_result r;
-
-	isim_pkt_set_paylen(pkt, pkt->len - ISIM_PKT_HDR_SIZE);
-	r = isim_fab_send(&d->ep, node, qpn, pkt->buf, pkt->len);
+	ifab_pkt_set_paylen(pkt, pkt->len - IFAB_PKT_HDR_SIZE);
+	r = ifab_send(&d->ep, node, qpn, pkt->buf, pkt->len);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_PKT,
 			   "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %u%s",
-			   isim_pkt_opname(isim_pkt_opcode(pkt)), d->qp->qpn,
-			   node, qpn, isim_pkt_psn(pkt), isim_pkt_msn(pkt),
-			   isim_pkt_paylen(pkt), isim_pkt_hdr(pkt)->nak,
-			   r == ISIM_FAB_LOST	? " LOST" :
-			   r == ISIM_FAB_QUEUED ? " queued" :
-						  "");
+			   ifab_pkt_opname(ifab_pkt_opcode(pkt)), d->qpn, node,
+			   qpn, ifab_pkt_psn(pkt), ifab_pkt_msn(pkt),
+			   ifab_pkt_paylen(pkt), ifab_pkt_hdr(pkt)->nak,
+			   r == IFAB_LOST   ? " LOST" :
+			   r == IFAB_QUEUED ? " queued" :
+					      "");
 }
 
-void isim_dqp_cqe(struct isim_dev_qp *d, bool send, const struct ionic_cqe *cqe,
-		  bool solicited)
+void idev_qp_cqe(struct idev_qp *d, bool send, const struct ionic_cqe *cqe,
+		 bool solicited)
 {
-	struct isim_qp *qp = d->qp;
+	struct idev_cq *cq =
+		idev_cq_lookup(d->dev, send ? d->sq_cqid : d->rq_cqid);
 
-	if (!(send ? qp->send_cq : qp->recv_cq))
-		return;
-	if (isim_cqe_post(isim_qp_hwcq(qp, send), cqe, solicited) == 0)
-		d->cqes++;
+	if (cq && idev_cqe_post(cq, cqe, solicited) == 0)
+		d->cnt.cqes++;
 }
 
 /* Work the host still expects a completion for. */
-static bool sq_has_work(const struct isim_dev_qp *d)
+static bool sq_has_work(const struct idev_qp *d)
 {
-	return d->swqe && d->req.una != d->qp->sq.db_prod;
+	return d->swqe && d->req.una != d->sq.db_prod;
 }
 
-static bool rq_has_work(const struct isim_dev_qp *d)
+static bool rq_has_work(const struct idev_qp *d)
 {
-	return d->resp.copy && d->qp->rq.cons != d->qp->rq.db_prod;
+	return d->resp.copy && d->rq.cons != d->rq.db_prod;
 }
 
-void isim_dqp_flush_indicators(struct isim_dev_qp *d)
+void idev_qp_flush_indicators(struct idev_qp *d)
 {
 	struct ionic_cqe cqe;
 
 	if (!d->sq_errored && sq_has_work(d)) {
-		isim_cqe_flush(&cqe, d->qp->qpn, true);
-		isim_dqp_cqe(d, true, &cqe, true);
+		idev_cqe_flush(&cqe, d->qpn, true);
+		idev_qp_cqe(d, true, &cqe, true);
 		d->sq_errored = true;
 	}
 	if (!d->rq_errored && rq_has_work(d)) {
-		isim_cqe_flush(&cqe, d->qp->qpn, false);
-		isim_dqp_cqe(d, false, &cqe, true);
+		idev_cqe_flush(&cqe, d->qpn, false);
+		idev_qp_cqe(d, false, &cqe, true);
 		d->rq_errored = true;
 	}
 }
 
-void isim_dqp_check_drained(struct isim_dev_qp *d)
+void idev_qp_check_drained(struct idev_qp *d)
 {
-	struct isim_qp *qp = d->qp;
-
-	if (qp->state != IBV_QPS_SQD || d->drain_reported || !d->swqe ||
-	    d->req.una != qp->sq.cons)
+	if (d->state != IBV_QPS_SQD || d->drain_reported || !d->swqe ||
+	    d->req.una != d->sq.cons)
 		return;
-	qp->sq_draining = 0;
+	d->sq_draining = 0;
 	d->drain_reported = true;
-	if (qp->en_sqd_async_notify)
-		isim_post_async_qp(qp, IBV_EVENT_SQ_DRAINED);
+	if (d->en_sqd_async_notify)
+		idev_raise(d->dev, IDEV_ASYNC_EQ, IDEV_EQE_TYPE_QP,
+			   IDEV_EQE_QP_SQ_DRAIN, d->qpn);
 }
 
 /* Stop all traffic of the QP (ERR or RESET). */
-static void dqp_quiesce(struct isim_dev_qp *d)
+static void qp_quiesce(struct idev_qp *d)
 {
 	d->req.deadline = 0;
 	d->req.rnr_wait = false;
-	isim_fab_drop_backlog(&d->ep);
+	ifab_drop_backlog(&d->ep);
 }
 
-void isim_dqp_error(struct isim_dev_qp *d, enum ibv_event_type ev)
+void idev_qp_error(struct idev_qp *d, enum idev_eqe_code code)
 {
-	struct isim_qp *qp = d->qp;
-
-	if (qp->state == IBV_QPS_ERR)
+	if (d->state == IBV_QPS_ERR)
 		return;
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_EVENT, "qp %u -> ERR (device)%s", qp->qpn,
-			   ev ? ", async event" : "");
+		isim_trace(ISIM_TR_EVENT, "qp %u -> ERR (device)%s", d->qpn,
+			   code ? ", async event" : "");
 	/* The firmware owns the QP state; a device-detected error moves it
-	 * to ERR just as the real device's does (query_qp reports it). */
-	qp->state = IBV_QPS_ERR;
-	dqp_quiesce(d);
-	isim_dqp_flush_indicators(d);
-	if (ev)
-		isim_post_async_qp(qp, ev);
+	 * to ERR (the host sees it in QUERY_QP). */
+	d->state = IBV_QPS_ERR;
+	qp_quiesce(d);
+	idev_qp_flush_indicators(d);
+	if (code)
+		idev_raise(d->dev, IDEV_ASYNC_EQ, IDEV_EQE_TYPE_QP, code,
+			   d->qpn);
 }
 
-static void dqp_reset(struct isim_dev_qp *d)
+static void qp_reset(struct idev_qp *d)
 {
-	struct isim_qp *qp = d->qp;
-
-	dqp_quiesce(d);
-	isim_fab_clear_peer(&d->ep);
+	qp_quiesce(d);
+	ifab_clear_peer(&d->ep);
 	d->peer_node = 0;
-	qp->sq.cons = qp->sq.db_prod = 0;
-	qp->rq.cons = qp->rq.db_prod = 0;
-	isim_req_reset(d);
-	isim_resp_reset(d);
+	d->sq.cons = d->sq.db_prod = 0;
+	d->rq.cons = d->rq.db_prod = 0;
+	idev_req_reset(d);
+	idev_resp_reset(d);
 	d->sq_errored = d->rq_errored = false;
 }
 
-/* ---- admin commands ------------------------------------------------------ */
+/* ---- admin CREATE_QP / DESTROY_QP ---------------------------------------- */
 
-static uint32_t wq_stride(const struct isim_wq *wq)
+static void wq_init(struct idev_wq *wq, const struct idev_ring *r)
 {
-	uint32_t s = 1u << wq->desc.stride_log2;
+	memset(wq, 0, sizeof(*wq));
+	wq->ring = r->addr;
+	wq->mask = r->mask;
+	wq->depth_log2 = r->depth_log2;
+	wq->stride_log2 = r->stride_log2;
+}
+
+static uint32_t wq_stride(const struct idev_wq *wq)
+{
+	uint32_t s = 1u << wq->stride_log2;
 
 	/* Snapshots are decoded as at least one minimal WQE. */
 	return s < IONIC_WQE_MIN_SIZE ? IONIC_WQE_MIN_SIZE : s;
 }
 
-void isim_dqp_free(struct isim_dev_qp *d)
+void idev_qp_free(struct idev_qp *d)
 {
-	isim_fab_close(&d->ep);
+	struct idev *dev = d->dev;
+
+	if (dev->engine)
+		idev_engine_del(dev->engine, d);
+	for (struct idev_qp **pp = &dev->qp_list; *pp; pp = &(*pp)->next) {
+		if (*pp == d) {
+			*pp = d->next;
+			break;
+		}
+	}
+	if (idev_qp_lookup(dev, d->qpn) == d) {
+		dev->qps[d->qpn] = NULL;
+		dev->nlive_qps--;
+	}
+	ifab_close(&d->ep);
 	free(d->sq_copy);
 	free(d->swqe);
 	free(d->resp.copy);
 	free(d);
 }
 
-int isim_dev_qp_create(struct isim_nic *nic, struct isim_qp *qp)
+int idev_qp_create(struct idev *dev, const struct idev_qp_create *c)
 {
-	struct isim_dev_qp *d;
+	struct idev_qp *d;
 	uint32_t slots;
 	int rc;
 
+	if (c->qpn >= dev->nqps || dev->qps[c->qpn])
+		return -EINVAL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	d->qp = qp;
-	d->nic = nic;
-	rc = isim_fab_open(&d->ep, nic->node, qp->qpn);
+	d->dev = dev;
+	d->qpn = c->qpn;
+	d->type = c->type;
+	d->pdid = c->pdid;
+	d->dbid = c->dbid;
+	d->sq_cqid = c->sq_cqid;
+	d->rq_cqid = c->rq_cqid;
+	d->state = IBV_QPS_RESET;
+	wq_init(&d->sq, &c->sq);
+	wq_init(&d->rq, &c->rq);
+	rc = ifab_open(&d->ep, dev->cfg.fabric, dev->cfg.node, d->qpn);
 	if (rc) {
 		free(d);
 		return rc;
 	}
-	if (qp->sq.ring && qp->sq.desc.stride_log2) {
-		slots = (uint32_t)qp->sq.desc.mask + 1;
-		d->sq_stride = wq_stride(&qp->sq);
+	if (d->sq.ring && d->sq.stride_log2) {
+		slots = (uint32_t)d->sq.mask + 1;
+		d->sq_stride = wq_stride(&d->sq);
 		d->sq_copy = malloc((size_t)slots * d->sq_stride);
 		d->swqe = calloc(slots, sizeof(*d->swqe));
 		if (!d->sq_copy || !d->swqe)
 			goto nomem;
 	}
-	if (qp->rq.ring && qp->rq.desc.stride_log2) {
-		d->rq_stride = wq_stride(&qp->rq);
+	if (d->rq.ring && d->rq.stride_log2) {
+		d->rq_stride = wq_stride(&d->rq);
 		d->resp.copy = malloc(d->rq_stride);
 		if (!d->resp.copy)
 			goto nomem;
 	}
-	if (nic->engine) {
-		rc = isim_engine_add(nic->engine, d);
+	d->next = dev->qp_list;
+	dev->qp_list = d;
+	dev->qps[d->qpn] = d;
+	dev->nlive_qps++;
+	if (dev->engine) {
+		rc = idev_engine_add(dev->engine, d);
 		if (rc)
 			goto err;
 	}
-	qp->dev = d;
-	dqp_reset(d);
+	qp_reset(d);
 	return 0;
 nomem:
 	rc = -ENOMEM;
 err:
-	isim_dqp_free(d);
+	idev_qp_free(d);
 	return rc;
 }
 
-void isim_dev_qp_modify(struct isim_nic *nic, struct isim_qp *qp,
-			enum ibv_qp_state old_state, int attr_mask)
+int idev_qp_destroy(struct idev *dev, uint32_t qpn)
 {
-	struct isim_dev_qp *d = qp->dev;
+	struct idev_qp *d;
 
-	if (!d || !(attr_mask & IBV_QP_STATE))
-		return; /* other attributes are read live when used */
-	if (nic->engine)
-		isim_engine_drain_doorbells(nic->engine);
+	idev_sync_doorbells(dev);
+	d = idev_qp_lookup(dev, qpn);
+	if (!d)
+		return -EINVAL;
+	idev_qp_free(d);
+	return 0;
+}
 
-	switch (qp->state) {
+int idev_qp_query(struct idev *dev, uint32_t qpn, struct idev_qp_attr *out)
+{
+	struct idev_qp *d;
+
+	idev_sync_doorbells(dev);
+	d = idev_qp_lookup(dev, qpn);
+	if (!d)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->state = d->state;
+	out->sq_draining = d->sq_draining;
+	out->cnt = d->cnt;
+	return 0;
+}
+
+/* ---- admin MODIFY_QP ------------------------------------------------------ */
+
+/* What the firmware stores of the attributes the mask names. */
+static void qp_apply(struct idev_qp *d, const struct idev_qp_modify *m)
+{
+	uint32_t mask = m->attr_mask;
+
+	if (mask & IBV_QP_QKEY)
+		d->qkey = m->qkey;
+	if (mask & IBV_QP_AV)
+		d->av = m->av;
+	if (mask & IBV_QP_PATH_MTU)
+		d->path_mtu = m->path_mtu;
+	if (mask & IBV_QP_DEST_QPN)
+		d->dest_qpn = m->dest_qpn;
+	if (mask & IBV_QP_RQ_PSN)
+		d->rq_psn = m->rq_psn;
+	if (mask & IBV_QP_SQ_PSN)
+		d->sq_psn = m->sq_psn;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		d->access_flags = m->access_flags;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		d->max_rd_atomic = m->max_rd_atomic;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		d->max_dest_rd_atomic = m->max_dest_rd_atomic;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		d->min_rnr_timer = m->min_rnr_timer;
+	if (mask & IBV_QP_TIMEOUT)
+		d->timeout = m->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		d->retry_cnt = m->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		d->rnr_retry = m->rnr_retry;
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		d->en_sqd_async_notify = m->en_sqd_async_notify;
+	if (mask & IBV_QP_RATE_LIMIT)
+		d->rate_limit = m->rate_limit;
+}
+
+/* The effect of entering d->state from 'old'. */
+static void qp_transition(struct idev_qp *d, enum ibv_qp_state old)
+{
+	struct idev *dev = d->dev;
+
+	switch (d->state) {
 	case IBV_QPS_RESET:
-		dqp_reset(d);
+		qp_reset(d);
 		break;
 	case IBV_QPS_RTR:
-		if (qp->type == IBV_QPT_RC && old_state != IBV_QPS_RTR) {
+		if (d->type == IBV_QPT_RC && old != IBV_QPS_RTR) {
 			/* The connected peer: node from the path's GID. */
-			d->peer_node = isim_gid_to_node(qp->av.dgid);
+			d->peer_node = isim_gid_to_node(d->av.dgid);
 			if (d->peer_node)
-				isim_fab_set_peer(&d->ep, d->peer_node,
-						  qp->dest_qpn);
-			d->resp.epsn = qp->rq_psn & ISIM_PSN_MASK;
+				ifab_set_peer(&d->ep, d->peer_node,
+					      d->dest_qpn);
+			d->resp.epsn = d->rq_psn & IFAB_PSN_MASK;
 		}
 		break;
 	case IBV_QPS_RTS:
-		if (old_state == IBV_QPS_RTR)
-			isim_req_start(d);
-		if (old_state != IBV_QPS_RTS) {
+		if (old == IBV_QPS_RTR)
+			idev_req_start(d);
+		if (old != IBV_QPS_RTS) {
 			/* Doorbells rung before RTS (or while draining)
 			 * were recorded only. */
-			isim_req_run(d);
-			if (nic->engine)
-				isim_engine_wake(nic->engine);
+			idev_req_run(d);
+			if (dev->engine)
+				idev_engine_wake(dev->engine);
 		}
 		break;
 	case IBV_QPS_SQD:
-		if (old_state != IBV_QPS_SQD) {
+		if (old != IBV_QPS_SQD) {
 			/* Stop fetching; what is in flight completes. */
 			d->drain_reported = false;
-			qp->sq_draining = 1;
-			isim_dqp_check_drained(d);
+			d->sq_draining = 1;
+			idev_qp_check_drained(d);
 		}
 		break;
 	case IBV_QPS_ERR:
-		if (old_state != IBV_QPS_ERR) {
+		if (old != IBV_QPS_ERR) {
 			if (isim_trace_enabled())
 				isim_trace(ISIM_TR_EVENT,
-					   "qp %u -> ERR (modify)", qp->qpn);
-			dqp_quiesce(d);
-			isim_dqp_flush_indicators(d);
+					   "qp %u -> ERR (modify)", d->qpn);
+			qp_quiesce(d);
+			idev_qp_flush_indicators(d);
 		}
 		break;
 	default:
@@ -284,33 +356,22 @@ void isim_dev_qp_modify(struct isim_nic *nic, struct isim_qp *qp,
 	}
 }
 
-void isim_dev_qp_destroy(struct isim_nic *nic, struct isim_qp *qp)
+int idev_qp_modify(struct idev *dev, const struct idev_qp_modify *m)
 {
-	struct isim_dev_qp *d = qp->dev;
+	enum ibv_qp_state old;
+	struct idev_qp *d;
 
-	if (!d)
-		return;
-	if (nic->engine) {
-		isim_engine_drain_doorbells(nic->engine);
-		isim_engine_del(nic->engine, d);
-	}
-	qp->dev = NULL;
-	isim_dqp_free(d);
-}
-
-int isim_dev_cq_create(struct isim_nic *nic, struct isim_hwcq *hw)
-{
-	(void)nic;
-	/* CQEs are 32 bytes; a smaller stride can't hold them. */
-	if (hw->desc.stride_log2 < 5)
+	/* A doorbell the application rang before the modify lands first,
+	 * in the state it was rung in. */
+	idev_sync_doorbells(dev);
+	d = idev_qp_lookup(dev, m->qpn);
+	if (!d || m->state > IBV_QPS_ERR)
 		return -EINVAL;
-	isim_cq_reset(hw);
+	qp_apply(d, m);
+	old = d->state;
+	d->state = m->state;
+	d->sq_draining = m->state == IBV_QPS_SQD;
+	if (m->attr_mask & IBV_QP_STATE)
+		qp_transition(d, old);
 	return 0;
-}
-
-void isim_dev_cq_destroy(struct isim_nic *nic, struct isim_hwcq *hw)
-{
-	if (nic->engine)
-		isim_engine_drain_doorbells(nic->engine);
-	isim_cq_reset(hw);
 }

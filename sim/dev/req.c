@@ -7,7 +7,7 @@
  * RC: each fetched WQE becomes a message with consecutive PSNs starting at
  * sq_psn: SEND/WRITE ceil(len / path MTU) packets, READ one request that
  * reserves the PSNs of its ceil(len / MTU) responses, atomics one.  At
- * most ISIM_REQ_WINDOW PSNs are unacknowledged, and at most max_rd_atomic
+ * most IDEV_REQ_WINDOW PSNs are unacknowledged, and at most max_rd_atomic
  * READ/atomic requests are outstanding.  Recovery is go-back-N from the
  * oldest unacknowledged PSN (a READ resumes with a request for the rest).
  *
@@ -23,15 +23,15 @@
 
 #include "../common/trace.h"
 #include "cqe.h"
-#include "dqp.h"
+#include "qp.h"
 #include "mem.h"
 #include "mw.h"
 
 /* Unacknowledged PSNs in flight per QP: a window of 4 KiB packets fits the
  * fabric send buffer, so a connected pair rarely backs up. */
-#define ISIM_REQ_WINDOW 64
+#define IDEV_REQ_WINDOW 64
 /* Ask for an ACK at least this often inside long messages. */
-#define ISIM_REQ_ACKREQ_EVERY 16
+#define IDEV_REQ_ACKREQ_EVERY 16
 
 /* IBTA RNR NAK timer field -> microseconds (table 45). */
 static const uint32_t rnr_timer_us[32] = {
@@ -41,7 +41,7 @@ static const uint32_t rnr_timer_us[32] = {
 	40960,	61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-uint64_t isim_rnr_delay_ns(uint8_t code)
+uint64_t idev_rnr_delay_ns(uint8_t code)
 {
 	return 1000ull * rnr_timer_us[code & 31];
 }
@@ -49,13 +49,13 @@ uint64_t isim_rnr_delay_ns(uint8_t code)
 /* Local ACK timeout: 4.096 us * 2^timeout (0 = infinite).  Clamped to at
  * least 10 ms (an emulated fabric has scheduling jitter far above the
  * microsecond values) and at most 60 s. */
-static uint64_t req_timeout_ns(const struct isim_qp *qp)
+static uint64_t req_timeout_ns(const struct idev_qp *d)
 {
 	uint64_t ns;
 
-	if (!qp->timeout)
+	if (!d->timeout)
 		return 0;
-	ns = 4096ull << (qp->timeout & 31);
+	ns = 4096ull << (d->timeout & 31);
 	if (ns < 10000000ull)
 		ns = 10000000ull;
 	if (ns > 60000000000ull)
@@ -63,102 +63,99 @@ static uint64_t req_timeout_ns(const struct isim_qp *qp)
 	return ns;
 }
 
-static inline bool req_outstanding(const struct isim_dev_qp *d)
+static inline bool req_outstanding(const struct idev_qp *d)
 {
-	return isim_psn_diff(d->req.snd_psn, d->req.una_psn) > 0;
+	return ifab_psn_diff(d->req.snd_psn, d->req.una_psn) > 0;
 }
 
-void isim_req_reset(struct isim_dev_qp *d)
+void idev_req_reset(struct idev_qp *d)
 {
 	memset(&d->req, 0, sizeof(d->req));
 }
 
-void isim_req_start(struct isim_dev_qp *d)
+void idev_req_start(struct idev_qp *d)
 {
-	struct isim_req *r = &d->req;
-	struct isim_qp *qp = d->qp;
+	struct idev_req *r = &d->req;
 
-	r->next_psn = r->una_psn = r->snd_psn = qp->sq_psn & ISIM_PSN_MASK;
-	r->una = r->snd = qp->sq.cons;
+	r->next_psn = r->una_psn = r->snd_psn = d->sq_psn & IFAB_PSN_MASK;
+	r->una = r->snd = d->sq.cons;
 	r->snd_idx = 0;
-	r->retry_left = qp->retry_cnt;
-	r->rnr_left = qp->rnr_retry;
+	r->retry_left = d->retry_cnt;
+	r->rnr_left = d->rnr_retry;
 }
 
-void isim_req_arm_timer(struct isim_dev_qp *d)
+void idev_req_arm_timer(struct idev_qp *d)
 {
-	uint64_t to = req_timeout_ns(d->qp);
+	uint64_t to = req_timeout_ns(d);
 
-	d->req.deadline = to && req_outstanding(d) ? isim_now_ns() + to : 0;
+	d->req.deadline = to && req_outstanding(d) ? idev_now_ns() + to : 0;
 }
 
 /* Snapshot, decode and check the WQE in 'slot'. */
-static enum ionic_status req_snapshot(struct isim_dev_qp *d, uint16_t slot,
-				      struct isim_swqe *s)
+static enum ionic_status req_snapshot(struct idev_qp *d, uint16_t slot,
+				      struct idev_swqe *s)
 {
-	struct isim_qp *qp = d->qp;
 	uint8_t *raw = d->sq_copy + (size_t)slot * d->sq_stride;
 	enum ionic_status st;
 	uint8_t *host;
 
 	memset(s, 0, sizeof(*s));
-	isim_wqe_fetch(&qp->sq, slot, raw);
-	st = isim_wqe_decode_sq(&s->w, raw, d->sq_stride, d->nic->prof.version,
-				qp->type);
+	idev_wqe_fetch(&d->sq, slot, raw);
+	st = idev_wqe_decode_sq(&s->w, raw, d->sq_stride, d->dev->prof->version,
+				d->type);
 	if (st)
 		goto out;
 	switch (s->w.op->op) {
-	case ISIM_WR_RDMA_READ:
+	case IDEV_WR_RDMA_READ:
 		/* The responses land in the SGL. */
-		st = isim_mem_check_sgl(d->nic, qp->pd, &s->w,
+		st = idev_mem_check_sgl(d->dev, d->pdid, &s->w,
 					IBV_ACCESS_LOCAL_WRITE);
 		break;
-	case ISIM_WR_ATOMIC_CS:
-	case ISIM_WR_ATOMIC_FA:
-		st = isim_mem_resolve(d->nic, qp->pd, s->w.result.lkey,
-				      s->w.result.va, ISIM_ATOMIC_SIZE,
+	case IDEV_WR_ATOMIC_CS:
+	case IDEV_WR_ATOMIC_FA:
+		st = idev_mem_resolve(d->dev, d->pdid, s->w.result.lkey,
+				      s->w.result.va, IDEV_ATOMIC_SIZE,
 				      IBV_ACCESS_LOCAL_WRITE, &host);
 		break;
 	default:
-		if (s->w.op->flags & ISIM_WRF_GATHER)
-			st = isim_mem_check_sgl(d->nic, qp->pd, &s->w, 0);
+		if (s->w.op->flags & IDEV_WRF_GATHER)
+			st = idev_mem_check_sgl(d->dev, d->pdid, &s->w, 0);
 		break;
 	}
 out:
-	isim_wqe_trace("sq", qp->qpn, slot, &s->w, st);
-	d->wqes++;
+	idev_wqe_trace("sq", d->qpn, slot, &s->w, st);
+	d->cnt.wqes++;
 	return st;
 }
 
 /* Complete 'slot' with an error and move the QP to ERR (§12.1): remote
  * WQEs on an MSN CQE naming them (msg_msn = seq + 1), others on NPG. */
-void isim_req_fail(struct isim_dev_qp *d, uint16_t slot, enum ionic_status st)
+void idev_req_fail(struct idev_qp *d, uint16_t slot, enum ionic_status st)
 {
-	struct isim_swqe *s = &d->swqe[slot];
+	struct idev_swqe *s = &d->swqe[slot];
 	struct ionic_cqe cqe;
 
 	if (s->remote)
-		isim_cqe_msn(&cqe, d->qp->qpn, s->seq + 1, st);
+		idev_cqe_msn(&cqe, d->qpn, s->seq + 1, st);
 	else
-		isim_cqe_npg(&cqe, d->qp->qpn, s->w.wqe_idx, st);
-	isim_dqp_cqe(d, true, &cqe, true);
+		idev_cqe_npg(&cqe, d->qpn, s->w.wqe_idx, st);
+	idev_qp_cqe(d, true, &cqe, true);
 	d->sq_errored = true;
-	isim_dqp_error(d, 0);
+	idev_qp_error(d, 0);
 }
 
-void isim_req_check_err(struct isim_dev_qp *d)
+void idev_req_check_err(struct idev_qp *d)
 {
 	if (d->req.err_pending && d->req.una == d->req.err_slot &&
-	    d->qp->state != IBV_QPS_ERR) {
+	    d->state != IBV_QPS_ERR) {
 		/* A local error is reported on NPG even for a remote WQE
 		 * (the host then treats it as non-remote, §7.3). */
 		d->swqe[d->req.err_slot].remote = false;
-		isim_req_fail(d, d->req.err_slot, d->req.err_status);
+		idev_req_fail(d, d->req.err_slot, d->req.err_status);
 	}
 }
 
-static void req_set_err(struct isim_dev_qp *d, uint16_t slot,
-			enum ionic_status st)
+static void req_set_err(struct idev_qp *d, uint16_t slot, enum ionic_status st)
 {
 	d->req.err_pending = true;
 	d->req.err_slot = slot;
@@ -167,58 +164,57 @@ static void req_set_err(struct isim_dev_qp *d, uint16_t slot,
 
 /* ---- RC ------------------------------------------------------------------ */
 
-static uint32_t req_npkts(const struct isim_swqe *s, uint32_t mtu)
+static uint32_t req_npkts(const struct idev_swqe *s, uint32_t mtu)
 {
 	switch (s->w.op->op) {
-	case ISIM_WR_ATOMIC_CS:
-	case ISIM_WR_ATOMIC_FA:
+	case IDEV_WR_ATOMIC_CS:
+	case IDEV_WR_ATOMIC_FA:
 		return 1;
-	case ISIM_WR_LOCAL_INV:
-	case ISIM_WR_BIND_MW:
-	case ISIM_WR_REG_MR:
+	case IDEV_WR_LOCAL_INV:
+	case IDEV_WR_BIND_MW:
+	case IDEV_WR_REG_MR:
 		return 0; /* local: no packet, no PSN */
 	default:
 		return s->w.length ? (s->w.length + mtu - 1) / mtu : 1;
 	}
 }
 
-static void req_fetch_rc(struct isim_dev_qp *d)
+static void req_fetch_rc(struct idev_qp *d)
 {
-	struct isim_qp *qp = d->qp;
-	struct isim_req *r = &d->req;
-	uint32_t mtu = isim_qp_mtu(qp);
+	struct idev_req *r = &d->req;
+	uint32_t mtu = idev_qp_mtu(d);
 	enum ionic_status st;
-	struct isim_swqe *s;
+	struct idev_swqe *s;
 	uint16_t slot;
 
-	while (!r->err_pending && qp->sq.cons != qp->sq.db_prod) {
-		slot = qp->sq.cons;
+	while (!r->err_pending && d->sq.cons != d->sq.db_prod) {
+		slot = d->sq.cons;
 		s = &d->swqe[slot];
 		st = req_snapshot(d, slot, s);
-		qp->sq.cons = isim_sq_next(d, slot);
+		d->sq.cons = idev_sq_next(d, slot);
 		if (st) {
 			req_set_err(d, slot, st);
 			break;
 		}
-		s->remote = s->w.op->flags & ISIM_WRF_REMOTE;
+		s->remote = s->w.op->flags & IDEV_WRF_REMOTE;
 		s->npkts = req_npkts(s, mtu);
 		s->first_psn = r->next_psn;
-		r->next_psn = isim_psn_add(r->next_psn, s->npkts);
+		r->next_psn = ifab_psn_add(r->next_psn, s->npkts);
 		if (s->remote)
 			s->seq = r->msn_next++;
 	}
 }
 
-void isim_req_seek(struct isim_dev_qp *d, uint32_t psn)
+void idev_req_seek(struct idev_qp *d, uint32_t psn)
 {
-	struct isim_req *r = &d->req;
-	uint16_t slot, end = isim_req_end(d);
-	struct isim_swqe *s;
+	struct idev_req *r = &d->req;
+	uint16_t slot, end = idev_req_end(d);
+	struct idev_swqe *s;
 	int32_t off;
 
-	for (slot = r->una; slot != end; slot = isim_sq_next(d, slot)) {
+	for (slot = r->una; slot != end; slot = idev_sq_next(d, slot)) {
 		s = &d->swqe[slot];
-		off = isim_psn_diff(psn, s->first_psn);
+		off = ifab_psn_diff(psn, s->first_psn);
 		if (off >= 0 && (uint32_t)off < s->npkts) {
 			r->snd = slot;
 			r->snd_idx = off;
@@ -228,129 +224,126 @@ void isim_req_seek(struct isim_dev_qp *d, uint32_t psn)
 	}
 	r->snd = end;
 	r->snd_idx = 0;
-	r->snd_psn = end == d->qp->sq.cons ? r->next_psn :
-					     d->swqe[end].first_psn;
+	r->snd_psn = end == d->sq.cons ? r->next_psn : d->swqe[end].first_psn;
 }
 
-void isim_req_go_back(struct isim_dev_qp *d, uint32_t psn)
+void idev_req_go_back(struct idev_qp *d, uint32_t psn)
 {
 	/* Anything still queued for the wire is stale now. */
-	isim_fab_drop_backlog(&d->ep);
-	isim_req_seek(d, psn);
-	d->retransmits++;
+	ifab_drop_backlog(&d->ep);
+	idev_req_seek(d, psn);
+	d->cnt.retransmits++;
 }
 
-static uint8_t seg_opcode(bool first, bool last, const struct isim_wqe *w)
+static uint8_t seg_opcode(bool first, bool last, const struct idev_wqe *w)
 {
-	bool imm = w->op->flags & ISIM_WRF_IMM,
-	     inv = w->op->flags & ISIM_WRF_INV;
-	bool write = w->op->op == ISIM_WR_RDMA_WRITE ||
-		     w->op->op == ISIM_WR_RDMA_WRITE_IMM;
+	bool imm = w->op->flags & IDEV_WRF_IMM,
+	     inv = w->op->flags & IDEV_WRF_INV;
+	bool write = w->op->op == IDEV_WR_RDMA_WRITE ||
+		     w->op->op == IDEV_WR_RDMA_WRITE_IMM;
 
 	if (first && last)
-		return write ? (imm ? ISIM_OP_RC_WRITE_ONLY_IMM :
-				      ISIM_OP_RC_WRITE_ONLY) :
-		       inv   ? ISIM_OP_RC_SEND_ONLY_INV :
-		       imm   ? ISIM_OP_RC_SEND_ONLY_IMM :
-			       ISIM_OP_RC_SEND_ONLY;
+		return write ? (imm ? IFAB_OP_RC_WRITE_ONLY_IMM :
+				      IFAB_OP_RC_WRITE_ONLY) :
+		       inv   ? IFAB_OP_RC_SEND_ONLY_INV :
+		       imm   ? IFAB_OP_RC_SEND_ONLY_IMM :
+			       IFAB_OP_RC_SEND_ONLY;
 	if (first)
-		return write ? ISIM_OP_RC_WRITE_FIRST : ISIM_OP_RC_SEND_FIRST;
+		return write ? IFAB_OP_RC_WRITE_FIRST : IFAB_OP_RC_SEND_FIRST;
 	if (last)
-		return write ? (imm ? ISIM_OP_RC_WRITE_LAST_IMM :
-				      ISIM_OP_RC_WRITE_LAST) :
-		       inv   ? ISIM_OP_RC_SEND_LAST_INV :
-		       imm   ? ISIM_OP_RC_SEND_LAST_IMM :
-			       ISIM_OP_RC_SEND_LAST;
-	return write ? ISIM_OP_RC_WRITE_MIDDLE : ISIM_OP_RC_SEND_MIDDLE;
+		return write ? (imm ? IFAB_OP_RC_WRITE_LAST_IMM :
+				      IFAB_OP_RC_WRITE_LAST) :
+		       inv   ? IFAB_OP_RC_SEND_LAST_INV :
+		       imm   ? IFAB_OP_RC_SEND_LAST_IMM :
+			       IFAB_OP_RC_SEND_LAST;
+	return write ? IFAB_OP_RC_WRITE_MIDDLE : IFAB_OP_RC_SEND_MIDDLE;
 }
 
 /* Fill packet 'idx' of a SEND or WRITE message. */
-static enum ionic_status req_build_seg(struct isim_dev_qp *d,
-				       struct isim_swqe *s, uint32_t idx,
-				       struct isim_pkt *pkt)
+static enum ionic_status req_build_seg(struct idev_qp *d, struct idev_swqe *s,
+				       uint32_t idx, struct ifab_pkt *pkt)
 {
-	struct isim_pkt_hdr *h = isim_pkt_hdr(pkt);
-	uint32_t mtu = isim_qp_mtu(d->qp);
+	struct ifab_pkt_hdr *h = ifab_pkt_hdr(pkt);
+	uint32_t mtu = idev_qp_mtu(d);
 	uint64_t off = (uint64_t)idx * mtu;
 	uint32_t len = s->w.length - off < mtu ? s->w.length - off : mtu;
 	bool first = idx == 0, last = idx + 1 == s->npkts;
-	bool imm = s->w.op->flags & ISIM_WRF_IMM;
-	bool write = s->w.op->op == ISIM_WR_RDMA_WRITE ||
-		     s->w.op->op == ISIM_WR_RDMA_WRITE_IMM;
+	bool imm = s->w.op->flags & IDEV_WRF_IMM;
+	bool write = s->w.op->op == IDEV_WR_RDMA_WRITE ||
+		     s->w.op->op == IDEV_WR_RDMA_WRITE_IMM;
 	enum ionic_status st;
 
 	h->opcode = seg_opcode(first, last, &s->w);
 	if (write && first) { /* RETH */
-		isim_pkt_set_va(pkt, s->w.remote_va);
-		isim_pkt_set_rkey(pkt, s->w.rkey);
-		isim_pkt_set_dmalen(pkt, s->w.length);
+		ifab_pkt_set_va(pkt, s->w.remote_va);
+		ifab_pkt_set_rkey(pkt, s->w.rkey);
+		ifab_pkt_set_dmalen(pkt, s->w.length);
 	}
-	if (last && (s->w.op->flags & ISIM_WRF_INV)) /* IETH */
-		isim_pkt_set_rkey(pkt, s->w.key);
+	if (last && (s->w.op->flags & IDEV_WRF_INV)) /* IETH */
+		ifab_pkt_set_rkey(pkt, s->w.key);
 	if (last) {
-		h->flags |= ISIM_PKT_F_ACKREQ;
+		h->flags |= IFAB_PKT_F_ACKREQ;
 		if (s->w.flags & IONIC_WQE_FLAG_SOL)
-			h->flags |= ISIM_PKT_F_SOL;
+			h->flags |= IFAB_PKT_F_SOL;
 		if (imm)
 			h->imm = s->w.imm_raw;
 	}
-	if (idx % ISIM_REQ_ACKREQ_EVERY == ISIM_REQ_ACKREQ_EVERY - 1)
-		h->flags |= ISIM_PKT_F_ACKREQ;
-	st = isim_mem_gather(d->nic, d->qp->pd, &s->w, off,
-			     isim_pkt_payload(pkt), len);
+	if (idx % IDEV_REQ_ACKREQ_EVERY == IDEV_REQ_ACKREQ_EVERY - 1)
+		h->flags |= IFAB_PKT_F_ACKREQ;
+	st = idev_mem_gather(d->dev, d->pdid, &s->w, off, ifab_pkt_payload(pkt),
+			     len);
 	if (!st)
 		pkt->len += len;
 	return st;
 }
 
 /* A READ request for the rest of the message from packet 'idx' on. */
-static void req_build_read(struct isim_dev_qp *d, struct isim_swqe *s,
-			   uint32_t idx, struct isim_pkt *pkt)
+static void req_build_read(struct idev_qp *d, struct idev_swqe *s, uint32_t idx,
+			   struct ifab_pkt *pkt)
 {
-	uint64_t off = (uint64_t)idx * isim_qp_mtu(d->qp);
+	uint64_t off = (uint64_t)idx * idev_qp_mtu(d);
 
-	isim_pkt_hdr(pkt)->opcode = ISIM_OP_RC_READ_REQ;
-	isim_pkt_hdr(pkt)->flags |= ISIM_PKT_F_ACKREQ;
-	isim_pkt_set_va(pkt, s->w.remote_va + off);
-	isim_pkt_set_rkey(pkt, s->w.rkey);
-	isim_pkt_set_dmalen(pkt, s->w.length - off);
+	ifab_pkt_hdr(pkt)->opcode = IFAB_OP_RC_READ_REQ;
+	ifab_pkt_hdr(pkt)->flags |= IFAB_PKT_F_ACKREQ;
+	ifab_pkt_set_va(pkt, s->w.remote_va + off);
+	ifab_pkt_set_rkey(pkt, s->w.rkey);
+	ifab_pkt_set_dmalen(pkt, s->w.length - off);
 	s->rd_base = idx;
 }
 
-static void req_build_atomic(struct isim_swqe *s, struct isim_pkt *pkt)
+static void req_build_atomic(struct idev_swqe *s, struct ifab_pkt *pkt)
 {
-	isim_pkt_hdr(pkt)->opcode = s->w.op->op == ISIM_WR_ATOMIC_CS ?
-					    ISIM_OP_RC_CMP_SWAP :
-					    ISIM_OP_RC_FETCH_ADD;
-	isim_pkt_hdr(pkt)->flags |= ISIM_PKT_F_ACKREQ;
-	isim_pkt_set_va(pkt, s->w.remote_va);
-	isim_pkt_set_rkey(pkt, s->w.rkey);
-	isim_pkt_set_dmalen(pkt, ISIM_ATOMIC_SIZE);
-	isim_pkt_set_swap_add(pkt, s->w.swap_add);
-	isim_pkt_set_compare(pkt, s->w.compare);
+	ifab_pkt_hdr(pkt)->opcode = s->w.op->op == IDEV_WR_ATOMIC_CS ?
+					    IFAB_OP_RC_CMP_SWAP :
+					    IFAB_OP_RC_FETCH_ADD;
+	ifab_pkt_hdr(pkt)->flags |= IFAB_PKT_F_ACKREQ;
+	ifab_pkt_set_va(pkt, s->w.remote_va);
+	ifab_pkt_set_rkey(pkt, s->w.rkey);
+	ifab_pkt_set_dmalen(pkt, IDEV_ATOMIC_SIZE);
+	ifab_pkt_set_swap_add(pkt, s->w.swap_add);
+	ifab_pkt_set_compare(pkt, s->w.compare);
 }
 
 /* Build and send the packet at the send position; returns the PSNs it
  * used up (a READ request covers all its responses), 0 on error. */
-static uint32_t req_send_one(struct isim_dev_qp *d, struct isim_swqe *s,
+static uint32_t req_send_one(struct idev_qp *d, struct idev_swqe *s,
 			     enum ionic_status *st)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt pkt = { .buf = buf };
-	struct isim_qp *qp = d->qp;
-	struct isim_req *r = &d->req;
+	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt pkt = { .buf = buf };
+	struct idev_req *r = &d->req;
 	uint32_t used = 1;
 
-	isim_pkt_init(&pkt, 0, d->nic->node, qp->qpn, qp->dest_qpn);
-	isim_pkt_set_psn(&pkt, r->snd_psn);
+	ifab_pkt_init(&pkt, 0, d->dev->cfg.node, d->qpn, d->dest_qpn);
+	ifab_pkt_set_psn(&pkt, r->snd_psn);
 	*st = IONIC_STS_OK;
 	switch (s->w.op->op) {
-	case ISIM_WR_RDMA_READ:
+	case IDEV_WR_RDMA_READ:
 		req_build_read(d, s, r->snd_idx, &pkt);
 		used = s->npkts - r->snd_idx;
 		break;
-	case ISIM_WR_ATOMIC_CS:
-	case ISIM_WR_ATOMIC_FA:
+	case IDEV_WR_ATOMIC_CS:
+	case IDEV_WR_ATOMIC_FA:
 		req_build_atomic(s, &pkt);
 		break;
 	default:
@@ -359,11 +352,11 @@ static uint32_t req_send_one(struct isim_dev_qp *d, struct isim_swqe *s,
 			return 0;
 		break;
 	}
-	if (isim_psn_diff(isim_psn_add(r->snd_psn, used), r->una_psn) >=
-	    ISIM_REQ_WINDOW)
-		isim_pkt_hdr(&pkt)->flags |= ISIM_PKT_F_ACKREQ;
+	if (ifab_psn_diff(ifab_psn_add(r->snd_psn, used), r->una_psn) >=
+	    IDEV_REQ_WINDOW)
+		ifab_pkt_hdr(&pkt)->flags |= IFAB_PKT_F_ACKREQ;
 	if (d->peer_node)
-		isim_dqp_xmit(d, d->peer_node, qp->dest_qpn, &pkt);
+		idev_qp_xmit(d, d->peer_node, d->dest_qpn, &pkt);
 	/* else: no route to the peer's GID, the packet is lost. */
 	return used;
 }
@@ -371,7 +364,7 @@ static uint32_t req_send_one(struct isim_dev_qp *d, struct isim_swqe *s,
 /* Execute a local operation (once, even if go-back passes it again) and
  * complete it with its own NPG CQE.  A failure waits, like any local
  * error, until everything before it is complete; false then. */
-static bool req_exec_local(struct isim_dev_qp *d, struct isim_swqe *s)
+static bool req_exec_local(struct idev_qp *d, struct idev_swqe *s)
 {
 	uint16_t slot = (uint16_t)(s - d->swqe);
 	enum ionic_status st;
@@ -380,11 +373,11 @@ static bool req_exec_local(struct isim_dev_qp *d, struct isim_swqe *s)
 	if (s->complete)
 		return true;
 	switch (s->w.op->op) {
-	case ISIM_WR_BIND_MW:
-		st = isim_mw_bind(d->nic, d->qp->pd, &s->w);
+	case IDEV_WR_BIND_MW:
+		st = idev_mw_bind(d->dev, d->pdid, &s->w);
 		break;
-	case ISIM_WR_LOCAL_INV:
-		st = isim_mw_local_inv(d->nic, d->qp->pd, s->w.key);
+	case IDEV_WR_LOCAL_INV:
+		st = idev_mw_local_inv(d->dev, d->pdid, s->w.key);
 		break;
 	default:
 		st = IONIC_STS_LOCAL_QP_OPER_ERR;
@@ -394,44 +387,43 @@ static bool req_exec_local(struct isim_dev_qp *d, struct isim_swqe *s)
 		req_set_err(d, slot, st);
 		return false;
 	}
-	isim_cqe_npg(&cqe, d->qp->qpn, s->w.wqe_idx, IONIC_STS_OK);
-	isim_dqp_cqe(d, true, &cqe, false);
+	idev_cqe_npg(&cqe, d->qpn, s->w.wqe_idx, IONIC_STS_OK);
+	idev_qp_cqe(d, true, &cqe, false);
 	s->complete = true;
-	isim_comp_retire(d);
+	idev_comp_retire(d);
 	return true;
 }
 
 /* READ/atomic requests sent and not yet answered (IBTA: at most
  * max_rd_atomic may be outstanding). */
-static unsigned int req_rd_outstanding(const struct isim_dev_qp *d)
+static unsigned int req_rd_outstanding(const struct idev_qp *d)
 {
-	const struct isim_req *r = &d->req;
+	const struct idev_req *r = &d->req;
 	unsigned int n = 0;
 	uint16_t slot;
 
-	for (slot = r->una; slot != r->snd; slot = isim_sq_next(d, slot))
+	for (slot = r->una; slot != r->snd; slot = idev_sq_next(d, slot))
 		if (!d->swqe[slot].complete &&
-		    isim_swqe_needs_resp(&d->swqe[slot]))
+		    idev_swqe_needs_resp(&d->swqe[slot]))
 			n++;
 	return n;
 }
 
-void isim_req_xmit(struct isim_dev_qp *d)
+void idev_req_xmit(struct idev_qp *d)
 {
-	struct isim_req *r = &d->req;
-	uint16_t end = isim_req_end(d);
-	unsigned int rd_max = d->qp->max_rd_atomic ? d->qp->max_rd_atomic : 1;
+	struct idev_req *r = &d->req;
+	uint16_t end = idev_req_end(d);
+	unsigned int rd_max = d->max_rd_atomic ? d->max_rd_atomic : 1;
 	enum ionic_status st;
-	struct isim_swqe *s;
+	struct idev_swqe *s;
 	bool sent = false;
 	uint32_t used;
 
 	/* SQD: messages already fetched still go out (and complete). */
-	if (r->rnr_wait ||
-	    (d->qp->state != IBV_QPS_RTS && d->qp->state != IBV_QPS_SQD))
+	if (r->rnr_wait || (d->state != IBV_QPS_RTS && d->state != IBV_QPS_SQD))
 		return;
 	while (r->snd != end &&
-	       isim_psn_diff(r->snd_psn, r->una_psn) < ISIM_REQ_WINDOW) {
+	       ifab_psn_diff(r->snd_psn, r->una_psn) < IDEV_REQ_WINDOW) {
 		s = &d->swqe[r->snd];
 		if (!s->npkts) {
 			/* A local operation, executed in SQ order. */
@@ -440,10 +432,10 @@ void isim_req_xmit(struct isim_dev_qp *d)
 				break;
 			if (!req_exec_local(d, s))
 				break;
-			r->snd = isim_sq_next(d, r->snd);
+			r->snd = idev_sq_next(d, r->snd);
 			continue;
 		}
-		if (isim_swqe_needs_resp(s) && r->snd_idx == s->rd_base &&
+		if (idev_swqe_needs_resp(s) && r->snd_idx == s->rd_base &&
 		    req_rd_outstanding(d) >= rd_max)
 			break;
 		/* Fence: start only after earlier READs/atomics completed
@@ -458,34 +450,34 @@ void isim_req_xmit(struct isim_dev_qp *d)
 			break;
 		}
 		sent = true;
-		r->snd_psn = isim_psn_add(r->snd_psn, used);
+		r->snd_psn = ifab_psn_add(r->snd_psn, used);
 		r->snd_idx += used;
 		if (r->snd_idx >= s->npkts) {
-			r->snd = isim_sq_next(d, r->snd);
+			r->snd = idev_sq_next(d, r->snd);
 			r->snd_idx = 0;
 		}
 	}
 	if (sent && !r->deadline)
-		isim_req_arm_timer(d);
-	isim_req_check_err(d);
+		idev_req_arm_timer(d);
+	idev_req_check_err(d);
 }
 
-void isim_req_timer(struct isim_dev_qp *d)
+void idev_req_timer(struct idev_qp *d)
 {
-	struct isim_req *r = &d->req;
+	struct idev_req *r = &d->req;
 
 	r->deadline = 0;
-	if (d->qp->state != IBV_QPS_RTS && d->qp->state != IBV_QPS_SQD)
+	if (d->state != IBV_QPS_RTS && d->state != IBV_QPS_SQD)
 		return;
 	if (r->rnr_wait) {
 		r->rnr_wait = false;
-		isim_req_xmit(d);
+		idev_req_xmit(d);
 		return;
 	}
 	if (!req_outstanding(d))
 		return;
 	if (!r->retry_left) {
-		isim_req_fail(d, r->una, IONIC_STS_RETRY_EXCEEDED);
+		idev_req_fail(d, r->una, IONIC_STS_RETRY_EXCEEDED);
 		return;
 	}
 	r->retry_left--;
@@ -493,107 +485,103 @@ void isim_req_timer(struct isim_dev_qp *d)
 		isim_trace(
 			ISIM_TR_PKT,
 			"qp %u ack timeout, retransmit from psn %u (%u left)",
-			d->qp->qpn, r->una_psn, r->retry_left);
-	isim_req_go_back(d, r->una_psn);
-	isim_req_xmit(d);
+			d->qpn, r->una_psn, r->retry_left);
+	idev_req_go_back(d, r->una_psn);
+	idev_req_xmit(d);
 }
 
 /* ---- UD ------------------------------------------------------------------ */
 
-static enum ionic_status req_send_ud(struct isim_dev_qp *d, struct isim_swqe *s)
+static enum ionic_status req_send_ud(struct idev_qp *d, struct idev_swqe *s)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt pkt = { .buf = buf };
-	struct isim_qp *qp = d->qp;
-	struct isim_nic *nic = d->nic;
-	bool imm = s->w.op->flags & ISIM_WRF_IMM;
-	struct isim_pkt_hdr *h;
+	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt pkt = { .buf = buf };
+	struct idev *dev = d->dev;
+	bool imm = s->w.op->flags & IDEV_WRF_IMM;
+	struct ifab_pkt_hdr *h;
 	enum ionic_status st;
-	struct isim_ah *ah;
+	struct idev_ah *ah;
 	uint32_t node;
 
-	ah = isim_dev_ah_lookup(nic, s->w.ah_id);
+	ah = idev_ah_lookup(dev, s->w.ah_id);
 	if (!ah || ah->av.sgid_index >= 2)
 		return IONIC_STS_LOCAL_QP_OPER_ERR;
-	if (ah->pd != qp->pd)
+	if (ah->pdid != d->pdid)
 		return IONIC_STS_LOCAL_PROT_ERR;
-	if (s->w.length > isim_port_mtu(nic))
+	if (s->w.length > idev_port_mtu(dev))
 		return IONIC_STS_LOCAL_LEN_ERR;
 
-	isim_pkt_init(&pkt,
-		      imm ? ISIM_OP_UD_SEND_ONLY_IMM : ISIM_OP_UD_SEND_ONLY,
-		      nic->node, qp->qpn, s->w.dest_qpn & 0xffffff);
-	h = isim_pkt_hdr(&pkt);
-	isim_pkt_set_psn(&pkt, d->req.next_psn);
-	d->req.next_psn = isim_psn_add(d->req.next_psn, 1);
+	ifab_pkt_init(&pkt,
+		      imm ? IFAB_OP_UD_SEND_ONLY_IMM : IFAB_OP_UD_SEND_ONLY,
+		      dev->cfg.node, d->qpn, s->w.dest_qpn & 0xffffff);
+	h = ifab_pkt_hdr(&pkt);
+	ifab_pkt_set_psn(&pkt, d->req.next_psn);
+	d->req.next_psn = ifab_psn_add(d->req.next_psn, 1);
 	/* A "privileged" qkey (bit 31) means: use the QP's own (IBTA). */
-	isim_pkt_set_qkey(&pkt, s->w.dest_qkey & 0x80000000u ? qp->qkey :
+	ifab_pkt_set_qkey(&pkt, s->w.dest_qkey & 0x80000000u ? d->qkey :
 							       s->w.dest_qkey);
 	if (s->w.flags & IONIC_WQE_FLAG_SOL)
-		h->flags |= ISIM_PKT_F_SOL;
+		h->flags |= IFAB_PKT_F_SOL;
 	if (imm)
 		h->imm = s->w.imm_raw;
-	isim_pkt_set_flow_label(&pkt, ah->av.flow_label);
+	ifab_pkt_set_flow_label(&pkt, ah->av.flow_label);
 	h->tclass = ah->av.traffic_class;
 	h->hop_limit = ah->av.hop_limit;
 	h->sl = ah->av.sl;
-	memcpy(h->sgid, nic->gid[ah->av.sgid_index], 16);
+	memcpy(h->sgid, dev->gid[ah->av.sgid_index], 16);
 	memcpy(h->dgid, ah->av.dgid, 16);
-	st = isim_mem_gather(nic, qp->pd, &s->w, 0, isim_pkt_payload(&pkt),
+	st = idev_mem_gather(dev, d->pdid, &s->w, 0, ifab_pkt_payload(&pkt),
 			     s->w.length);
 	if (st)
 		return st;
 	pkt.len += s->w.length;
 	node = isim_gid_to_node(ah->av.dgid);
 	if (node)
-		isim_dqp_xmit(d, node, s->w.dest_qpn & 0xffffff, &pkt);
+		idev_qp_xmit(d, node, s->w.dest_qpn & 0xffffff, &pkt);
 	/* Sent or lost, a UD send is complete once it left the QP. */
 	return IONIC_STS_OK;
 }
 
-static void req_run_ud(struct isim_dev_qp *d)
+static void req_run_ud(struct idev_qp *d)
 {
-	struct isim_qp *qp = d->qp;
 	enum ionic_status st;
 	struct ionic_cqe cqe;
-	struct isim_swqe *s;
+	struct idev_swqe *s;
 	uint16_t slot;
 
-	while (qp->state == IBV_QPS_RTS && qp->sq.cons != qp->sq.db_prod) {
-		slot = qp->sq.cons;
+	while (d->state == IBV_QPS_RTS && d->sq.cons != d->sq.db_prod) {
+		slot = d->sq.cons;
 		s = &d->swqe[slot];
 		st = req_snapshot(d, slot, s);
 		if (!st)
 			st = req_send_ud(d, s);
-		qp->sq.cons = isim_sq_next(d, slot);
-		isim_cqe_npg(&cqe, qp->qpn, s->w.wqe_idx, st);
-		isim_dqp_cqe(d, true, &cqe, st != IONIC_STS_OK);
-		d->req.una = qp->sq.cons;
+		d->sq.cons = idev_sq_next(d, slot);
+		idev_cqe_npg(&cqe, d->qpn, s->w.wqe_idx, st);
+		idev_qp_cqe(d, true, &cqe, st != IONIC_STS_OK);
+		d->req.una = d->sq.cons;
 		if (st) {
 			d->sq_errored = true;
-			isim_dqp_error(d, 0);
+			idev_qp_error(d, 0);
 			return;
 		}
 	}
 }
 
-void isim_req_run(struct isim_dev_qp *d)
+void idev_req_run(struct idev_qp *d)
 {
-	struct isim_qp *qp = d->qp;
-
 	if (!d->swqe)
 		return;
-	if (qp->state == IBV_QPS_ERR) {
-		isim_dqp_flush_indicators(d);
+	if (d->state == IBV_QPS_ERR) {
+		idev_qp_flush_indicators(d);
 		return;
 	}
 	/* Before RTS doorbells are only recorded (db_prod); RTS starts them. */
-	if (qp->state != IBV_QPS_RTS)
+	if (d->state != IBV_QPS_RTS)
 		return;
-	if (qp->type == IBV_QPT_UD) {
+	if (d->type == IBV_QPT_UD) {
 		req_run_ud(d);
-	} else if (qp->type == IBV_QPT_RC) {
+	} else if (d->type == IBV_QPT_RC) {
 		req_fetch_rc(d);
-		isim_req_xmit(d);
+		idev_req_xmit(d);
 	}
 }

@@ -23,11 +23,11 @@
 
 #include "../common/trace.h"
 #include "cqe.h"
-#include "dqp.h"
+#include "qp.h"
 #include "mem.h"
 #include "mw.h"
 
-#define ISIM_GRH_SIZE 40
+#define IDEV_GRH_SIZE 40
 
 /* Wire overheads a RoCEv2 receiver would count into the IP lengths. */
 #define ROCE_UDP 8
@@ -36,7 +36,7 @@
 #define ROCE_IMMDT 4
 #define ROCE_ICRC 4
 
-void isim_resp_reset(struct isim_dev_qp *d)
+void idev_resp_reset(struct idev_qp *d)
 {
 	uint8_t *copy = d->resp.copy;
 
@@ -44,42 +44,40 @@ void isim_resp_reset(struct isim_dev_qp *d)
 	d->resp.copy = copy;
 }
 
-static inline uint16_t rq_next(const struct isim_dev_qp *d, uint16_t slot)
+static inline uint16_t rq_next(const struct idev_qp *d, uint16_t slot)
 {
-	return (slot + 1) & d->qp->rq.desc.mask;
+	return (slot + 1) & d->rq.mask;
 }
 
 /* Snapshot and decode the receive WQE at rq.cons; false if the RQ is
  * empty. */
-static bool resp_take_wqe(struct isim_dev_qp *d)
+static bool resp_take_wqe(struct idev_qp *d)
 {
-	struct isim_qp *qp = d->qp;
-
-	if (!d->resp.copy || qp->rq.cons == qp->rq.db_prod)
+	if (!d->resp.copy || d->rq.cons == d->rq.db_prod)
 		return false;
-	isim_wqe_fetch(&qp->rq, qp->rq.cons, d->resp.copy);
+	idev_wqe_fetch(&d->rq, d->rq.cons, d->resp.copy);
 	d->resp.wst =
-		isim_wqe_decode_rq(&d->resp.w, d->resp.copy, d->rq_stride);
-	isim_wqe_trace("rq", qp->qpn, qp->rq.cons, &d->resp.w, d->resp.wst);
-	d->wqes++;
+		idev_wqe_decode_rq(&d->resp.w, d->resp.copy, d->rq_stride);
+	idev_wqe_trace("rq", d->qpn, d->rq.cons, &d->resp.w, d->resp.wst);
+	d->cnt.wqes++;
 	return true;
 }
 
 /* The receive WQE at rq.cons is done: one RECV CQE, in order. */
-static void resp_complete(struct isim_dev_qp *d, const struct ionic_cqe *cqe,
+static void resp_complete(struct idev_qp *d, const struct ionic_cqe *cqe,
 			  bool solicited)
 {
-	isim_dqp_cqe(d, false, cqe, solicited);
-	d->qp->rq.cons = rq_next(d, d->qp->rq.cons);
+	idev_qp_cqe(d, false, cqe, solicited);
+	d->rq.cons = rq_next(d, d->rq.cons);
 	d->resp.in_msg = false;
 	d->resp.msg_off = 0;
 }
 
-static void resp_fail_wqe(struct isim_dev_qp *d, enum ionic_status st)
+static void resp_fail_wqe(struct idev_qp *d, enum ionic_status st)
 {
 	struct ionic_cqe cqe;
 
-	isim_cqe_recv_err(&cqe, d->qp->qpn, d->resp.w.wqe_idx, st);
+	idev_cqe_recv_err(&cqe, d->qpn, d->resp.w.wqe_idx, st);
 	resp_complete(d, &cqe, true);
 	d->rq_errored = true;
 }
@@ -87,53 +85,53 @@ static void resp_fail_wqe(struct isim_dev_qp *d, enum ionic_status st)
 /* ---- RC ------------------------------------------------------------------ */
 
 /* Start a response packet (ACK, NAK, READ response, atomic ACK). */
-static void resp_pkt(struct isim_dev_qp *d, struct isim_pkt *pkt,
-		     uint8_t opcode, uint32_t psn)
+static void resp_pkt(struct idev_qp *d, struct ifab_pkt *pkt, uint8_t opcode,
+		     uint32_t psn)
 {
-	isim_pkt_init(pkt, opcode, d->nic->node, d->qp->qpn, d->qp->dest_qpn);
-	isim_pkt_set_psn(pkt, psn);
-	isim_pkt_set_msn(pkt, d->resp.msn);
+	ifab_pkt_init(pkt, opcode, d->dev->cfg.node, d->qpn, d->dest_qpn);
+	ifab_pkt_set_psn(pkt, psn);
+	ifab_pkt_set_msn(pkt, d->resp.msn);
 }
 
-static void resp_send(struct isim_dev_qp *d, struct isim_pkt *pkt)
+static void resp_send(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	isim_dqp_xmit(d, d->peer_node, d->qp->dest_qpn, pkt);
+	idev_qp_xmit(d, d->peer_node, d->dest_qpn, pkt);
 }
 
-static void resp_ack(struct isim_dev_qp *d, uint32_t psn)
+static void resp_ack(struct idev_qp *d, uint32_t psn)
 {
-	uint8_t buf[ISIM_PKT_HDR_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_HDR_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt pkt = { .buf = buf };
 
-	resp_pkt(d, &pkt, ISIM_OP_RC_ACK, psn);
+	resp_pkt(d, &pkt, IFAB_OP_RC_ACK, psn);
 	resp_send(d, &pkt);
 }
 
-static void resp_nak(struct isim_dev_qp *d, enum isim_nak kind, uint32_t psn)
+static void resp_nak(struct idev_qp *d, enum ifab_nak kind, uint32_t psn)
 {
-	uint8_t buf[ISIM_PKT_HDR_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_HDR_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt pkt = { .buf = buf };
 
-	resp_pkt(d, &pkt, ISIM_OP_RC_NAK, psn);
-	isim_pkt_hdr(&pkt)->nak = kind;
-	if (kind == ISIM_NAK_RNR)
-		isim_pkt_hdr(&pkt)->rnr_timer = d->qp->min_rnr_timer & 31;
+	resp_pkt(d, &pkt, IFAB_OP_RC_NAK, psn);
+	ifab_pkt_hdr(&pkt)->nak = kind;
+	if (kind == IFAB_NAK_RNR)
+		ifab_pkt_hdr(&pkt)->rnr_timer = d->min_rnr_timer & 31;
 	resp_send(d, &pkt);
 }
 
 /* A fatal responder error: NAK with 'kind', QP to ERR. */
-static void resp_rc_error(struct isim_dev_qp *d, enum isim_nak kind,
-			  uint32_t psn, enum ibv_event_type ev)
+static void resp_rc_error(struct idev_qp *d, enum ifab_nak kind, uint32_t psn,
+			  enum idev_eqe_code ev)
 {
 	resp_nak(d, kind, psn);
-	isim_dqp_error(d, ev);
+	idev_qp_error(d, ev);
 }
 
 /* No receive WQE: Receiver Not Ready.  The PSN does not advance; the
  * requester retries this packet after the RNR timer. */
-static void resp_rnr(struct isim_dev_qp *d, uint32_t psn)
+static void resp_rnr(struct idev_qp *d, uint32_t psn)
 {
-	resp_nak(d, ISIM_NAK_RNR, psn);
+	resp_nak(d, IFAB_NAK_RNR, psn);
 	d->resp.nak_sent = true;
 }
 
@@ -145,44 +143,42 @@ static void resp_rnr(struct isim_dev_qp *d, uint32_t psn)
  * REMOTE_ATOMIC must fail atomics (real-clients.md §1.6; IBTA: the
  * responder validates its QP's remote access enables before the R_Key).
  */
-static enum ionic_status resp_resolve(struct isim_dev_qp *d, uint32_t rkey,
+static enum ionic_status resp_resolve(struct idev_qp *d, uint32_t rkey,
 				      uint64_t va, uint64_t len,
 				      uint32_t access, uint8_t **host)
 {
-	if ((d->qp->access_flags & access) != access) {
+	if ((d->access_flags & access) != access) {
 		*host = NULL;
 		return IONIC_STS_REMOTE_ACC_ERR;
 	}
-	return isim_mem_resolve_remote(d->nic, d->qp->pd, rkey, va, len, access,
+	return idev_mem_resolve_remote(d->dev, d->pdid, rkey, va, len, access,
 				       host);
 }
 
-static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt,
-			 uint32_t mask)
+static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
 {
-	struct isim_resp *r = &d->resp;
-	struct isim_qp *qp = d->qp;
-	uint32_t psn = isim_pkt_psn(pkt);
-	uint32_t len = isim_pkt_paylen(pkt);
+	struct idev_resp *r = &d->resp;
+	uint32_t psn = ifab_pkt_psn(pkt);
+	uint32_t len = ifab_pkt_paylen(pkt);
 	struct ionic_cqe cqe;
 	enum ionic_status st;
 	uint8_t src_mac[6];
 
-	if (mask & ISIM_PKT_M_FIRST) {
+	if (mask & IFAB_PKT_M_FIRST) {
 		if (!resp_take_wqe(d)) {
 			resp_rnr(d, psn);
 			return;
 		}
 		r->in_msg = true;
-		r->msg_kind = ISIM_PKT_M_SEND;
+		r->msg_kind = IFAB_PKT_M_SEND;
 		r->msg_off = 0;
 	}
 	r->nak_sent = false;
 
 	st = r->wst;
 	if (!st)
-		st = isim_mem_scatter(d->nic, qp->pd, &r->w, r->msg_off,
-				      isim_pkt_payload(pkt), len);
+		st = idev_mem_scatter(d->dev, d->pdid, &r->w, r->msg_off,
+				      ifab_pkt_payload(pkt), len);
 	if (st) {
 		/* The WQE completes in error here, the requester's with the
 		 * matching remote status: a message longer than the buffer
@@ -191,93 +187,93 @@ static void resp_rc_send(struct isim_dev_qp *d, struct isim_pkt *pkt,
 		bool too_long = !r->wst && st == IONIC_STS_LOCAL_LEN_ERR;
 
 		resp_fail_wqe(d, st);
-		resp_rc_error(d, too_long ? ISIM_NAK_INV_REQ : ISIM_NAK_REM_OP,
+		resp_rc_error(d, too_long ? IFAB_NAK_INV_REQ : IFAB_NAK_REM_OP,
 			      psn, 0);
 		return;
 	}
 	r->msg_off += len;
-	r->epsn = isim_psn_add(r->epsn, 1);
+	r->epsn = ifab_psn_add(r->epsn, 1);
 
-	if (mask & ISIM_PKT_M_LAST) {
+	if (mask & IFAB_PKT_M_LAST) {
 		unsigned int op = IONIC_CQE_RECV_OP_SEND;
 		uint32_t imm = 0;
 
-		if (mask & ISIM_PKT_M_INV) {
+		if (mask & IFAB_PKT_M_INV) {
 			/* SEND_WITH_INV: invalidate, then report the rkey
 			 * (BE32, §7.1).  A key we may not invalidate is the
 			 * requester's invalid request (as rxe). */
-			if (isim_mw_remote_inv(d->nic, qp->pd,
-					       isim_pkt_rkey(pkt))) {
+			if (idev_mw_remote_inv(d->dev, d->pdid,
+					       ifab_pkt_rkey(pkt))) {
 				resp_fail_wqe(d, IONIC_STS_REMOTE_INV_REQ_ERR);
-				resp_rc_error(d, ISIM_NAK_INV_REQ, psn, 0);
+				resp_rc_error(d, IFAB_NAK_INV_REQ, psn, 0);
 				return;
 			}
 			op = IONIC_CQE_RECV_OP_SEND_INV;
-			imm = htobe32(isim_pkt_rkey(pkt));
-		} else if (mask & ISIM_PKT_M_IMM) {
+			imm = htobe32(ifab_pkt_rkey(pkt));
+		} else if (mask & IFAB_PKT_M_IMM) {
 			op = IONIC_CQE_RECV_OP_SEND_IMM;
-			imm = isim_pkt_imm_raw(pkt);
+			imm = ifab_pkt_imm_raw(pkt);
 		}
-		isim_node_mac(isim_pkt_src_node(pkt), src_mac);
-		isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, r->msg_off,
-			      isim_pkt_src_qpn(pkt), op, imm, src_mac, 0);
+		isim_node_mac(ifab_pkt_src_node(pkt), src_mac);
+		idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, r->msg_off,
+			      ifab_pkt_src_qpn(pkt), op, imm, src_mac, 0);
 		resp_complete(d, &cqe,
-			      isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
+			      ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_SOL);
 		r->msn++;
 		resp_ack(d, psn);
-	} else if (isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_ACKREQ) {
+	} else if (ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_ACKREQ) {
 		resp_ack(d, psn);
 	}
 }
 
 /* RDMA WRITE (+IMM): the RETH of the first packet names the target; the
  * immediate form consumes a receive WQE at the last packet. */
-static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt,
+static void resp_rc_write(struct idev_qp *d, struct ifab_pkt *pkt,
 			  uint32_t mask)
 {
-	struct isim_resp *r = &d->resp;
-	struct isim_qp *qp = d->qp;
-	uint32_t psn = isim_pkt_psn(pkt);
-	uint32_t len = isim_pkt_paylen(pkt);
-	bool imm = mask & ISIM_PKT_M_IMM;
+	struct idev_resp *r = &d->resp;
+	uint32_t psn = ifab_pkt_psn(pkt);
+	uint32_t len = ifab_pkt_paylen(pkt);
+	bool imm = mask & IFAB_PKT_M_IMM;
 	struct ionic_cqe cqe;
 	enum ionic_status st;
 	uint8_t src_mac[6];
 
-	if (mask & ISIM_PKT_M_FIRST) {
-		r->wr_len = isim_pkt_dmalen(pkt);
-		st = resp_resolve(d, isim_pkt_rkey(pkt), isim_pkt_va(pkt),
+	if (mask & IFAB_PKT_M_FIRST) {
+		r->wr_len = ifab_pkt_dmalen(pkt);
+		st = resp_resolve(d, ifab_pkt_rkey(pkt), ifab_pkt_va(pkt),
 				  r->wr_len, IBV_ACCESS_REMOTE_WRITE,
 				  &r->wr_host);
 		if (st) {
-			resp_rc_error(d, ISIM_NAK_REM_ACC, psn,
-				      IBV_EVENT_QP_ACCESS_ERR);
+			resp_rc_error(d, IFAB_NAK_REM_ACC, psn,
+				      IDEV_EQE_QP_ERR_ACCESS);
 			return;
 		}
 	}
 	/* Check the receive WQE before touching memory, so an RNR retry of
 	 * this packet finds everything as it was. */
-	if ((mask & ISIM_PKT_M_LAST) && imm && !resp_take_wqe(d)) {
+	if ((mask & IFAB_PKT_M_LAST) && imm && !resp_take_wqe(d)) {
 		resp_rnr(d, psn);
 		return;
 	}
-	if (mask & ISIM_PKT_M_FIRST) {
+	if (mask & IFAB_PKT_M_FIRST) {
 		r->in_msg = true;
-		r->msg_kind = ISIM_PKT_M_WRITE;
+		r->msg_kind = IFAB_PKT_M_WRITE;
 		r->msg_off = 0;
 	}
 	r->nak_sent = false;
 	if (r->msg_off + len > r->wr_len ||
-	    ((mask & ISIM_PKT_M_LAST) && r->msg_off + len != r->wr_len)) {
-		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+	    ((mask & IFAB_PKT_M_LAST) && r->msg_off + len != r->wr_len)) {
+		resp_rc_error(d, IFAB_NAK_INV_REQ, psn,
+			      IDEV_EQE_QP_ERR_REQUEST);
 		return;
 	}
 	if (len)
-		memcpy(r->wr_host + r->msg_off, isim_pkt_payload(pkt), len);
+		memcpy(r->wr_host + r->msg_off, ifab_pkt_payload(pkt), len);
 	r->msg_off += len;
-	r->epsn = isim_psn_add(r->epsn, 1);
-	if (!(mask & ISIM_PKT_M_LAST)) {
-		if (isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_ACKREQ)
+	r->epsn = ifab_psn_add(r->epsn, 1);
+	if (!(mask & IFAB_PKT_M_LAST)) {
+		if (ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_ACKREQ)
 			resp_ack(d, psn);
 		return;
 	}
@@ -286,15 +282,15 @@ static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt,
 	if (imm) {
 		if (r->wst) {
 			resp_fail_wqe(d, r->wst);
-			resp_rc_error(d, ISIM_NAK_REM_OP, psn, 0);
+			resp_rc_error(d, IFAB_NAK_REM_OP, psn, 0);
 			return;
 		}
-		isim_node_mac(isim_pkt_src_node(pkt), src_mac);
-		isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, r->wr_len,
-			      isim_pkt_src_qpn(pkt), IONIC_CQE_RECV_OP_RDMA_IMM,
-			      isim_pkt_imm_raw(pkt), src_mac, 0);
+		isim_node_mac(ifab_pkt_src_node(pkt), src_mac);
+		idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, r->wr_len,
+			      ifab_pkt_src_qpn(pkt), IONIC_CQE_RECV_OP_RDMA_IMM,
+			      ifab_pkt_imm_raw(pkt), src_mac, 0);
 		resp_complete(d, &cqe,
-			      isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
+			      ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_SOL);
 	}
 	resp_ack(d, psn);
 }
@@ -305,161 +301,161 @@ static void resp_rc_write(struct isim_dev_qp *d, struct isim_pkt *pkt,
  * so they stay ahead of any later ACK (the fabric keeps order).  A
  * duplicate request (the requester lost responses) is executed again.
  */
-static void resp_rc_read(struct isim_dev_qp *d, struct isim_pkt *pkt, bool dup)
+static void resp_rc_read(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt rsp = { .buf = buf };
-	struct isim_resp *r = &d->resp;
-	uint32_t psn = isim_pkt_psn(pkt), mtu = isim_qp_mtu(d->qp);
-	uint64_t len = isim_pkt_dmalen(pkt), off;
+	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt rsp = { .buf = buf };
+	struct idev_resp *r = &d->resp;
+	uint32_t psn = ifab_pkt_psn(pkt), mtu = idev_qp_mtu(d);
+	uint64_t len = ifab_pkt_dmalen(pkt), off;
 	uint32_t n = len ? (uint32_t)((len + mtu - 1) / mtu) : 1, i, chunk;
 	enum ionic_status st;
 	uint8_t *host;
 	uint8_t op;
 
-	st = resp_resolve(d, isim_pkt_rkey(pkt), isim_pkt_va(pkt), len,
+	st = resp_resolve(d, ifab_pkt_rkey(pkt), ifab_pkt_va(pkt), len,
 			  IBV_ACCESS_REMOTE_READ, &host);
 	if (st) {
 		if (!dup)
-			resp_rc_error(d, ISIM_NAK_REM_ACC, psn,
-				      IBV_EVENT_QP_ACCESS_ERR);
+			resp_rc_error(d, IFAB_NAK_REM_ACC, psn,
+				      IDEV_EQE_QP_ERR_ACCESS);
 		return;
 	}
 	if (!dup) {
-		r->epsn = isim_psn_add(r->epsn, n);
+		r->epsn = ifab_psn_add(r->epsn, n);
 		r->msn++;
 		r->nak_sent = false;
 	}
 	for (i = 0; i < n; i++) {
-		op = n == 1	? ISIM_OP_RC_READ_RESP_ONLY :
-		     i == 0	? ISIM_OP_RC_READ_RESP_FIRST :
-		     i + 1 == n ? ISIM_OP_RC_READ_RESP_LAST :
-				  ISIM_OP_RC_READ_RESP_MIDDLE;
+		op = n == 1	? IFAB_OP_RC_READ_RESP_ONLY :
+		     i == 0	? IFAB_OP_RC_READ_RESP_FIRST :
+		     i + 1 == n ? IFAB_OP_RC_READ_RESP_LAST :
+				  IFAB_OP_RC_READ_RESP_MIDDLE;
 		off = (uint64_t)i * mtu;
 		chunk = len - off < mtu ? (uint32_t)(len - off) : mtu;
-		resp_pkt(d, &rsp, op, isim_psn_add(psn, i));
+		resp_pkt(d, &rsp, op, ifab_psn_add(psn, i));
 		if (chunk)
-			memcpy(isim_pkt_payload(&rsp), host + off, chunk);
+			memcpy(ifab_pkt_payload(&rsp), host + off, chunk);
 		rsp.len += chunk;
 		resp_send(d, &rsp);
 	}
 }
 
-static void resp_atomic_ack(struct isim_dev_qp *d, uint32_t psn, uint64_t orig)
+static void resp_atomic_ack(struct idev_qp *d, uint32_t psn, uint64_t orig)
 {
-	uint8_t buf[ISIM_PKT_HDR_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_HDR_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt pkt = { .buf = buf };
 
-	resp_pkt(d, &pkt, ISIM_OP_RC_ATOMIC_ACK, psn);
-	isim_pkt_set_swap_add(&pkt, orig);
+	resp_pkt(d, &pkt, IFAB_OP_RC_ATOMIC_ACK, psn);
+	ifab_pkt_set_swap_add(&pkt, orig);
 	resp_send(d, &pkt);
 }
 
 /* Atomics execute once: a duplicate gets the saved original value. */
-static void resp_rc_atomic(struct isim_dev_qp *d, struct isim_pkt *pkt,
-			   bool dup)
+static void resp_rc_atomic(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 {
-	struct isim_resp *r = &d->resp;
-	uint32_t psn = isim_pkt_psn(pkt);
-	uint64_t va = isim_pkt_va(pkt), orig;
-	struct isim_atomic_res *a;
+	struct idev_resp *r = &d->resp;
+	uint32_t psn = ifab_pkt_psn(pkt);
+	uint64_t va = ifab_pkt_va(pkt), orig;
+	struct idev_atomic_res *a;
 	enum ionic_status st;
 	uint64_t *p;
 	uint8_t *host;
 	unsigned int i;
 
 	if (dup) {
-		for (i = 0; i < ISIM_ATOMIC_CACHE; i++) {
+		for (i = 0; i < IDEV_ATOMIC_CACHE; i++) {
 			a = &r->atomics[i];
 			if (a->valid && a->psn == psn)
 				resp_atomic_ack(d, psn, a->orig);
 		}
 		return;
 	}
-	if (va % ISIM_ATOMIC_SIZE) {
-		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+	if (va % IDEV_ATOMIC_SIZE) {
+		resp_rc_error(d, IFAB_NAK_INV_REQ, psn,
+			      IDEV_EQE_QP_ERR_REQUEST);
 		return;
 	}
-	st = resp_resolve(d, isim_pkt_rkey(pkt), va, ISIM_ATOMIC_SIZE,
+	st = resp_resolve(d, ifab_pkt_rkey(pkt), va, IDEV_ATOMIC_SIZE,
 			  IBV_ACCESS_REMOTE_ATOMIC, &host);
 	if (st) {
-		resp_rc_error(d, ISIM_NAK_REM_ACC, psn,
-			      IBV_EVENT_QP_ACCESS_ERR);
+		resp_rc_error(d, IFAB_NAK_REM_ACC, psn, IDEV_EQE_QP_ERR_ACCESS);
 		return;
 	}
 	/* The application may use the same memory concurrently. */
 	p = (uint64_t *)host;
-	if (isim_pkt_opcode(pkt) == ISIM_OP_RC_CMP_SWAP) {
-		orig = isim_pkt_compare(pkt);
-		__atomic_compare_exchange_n(p, &orig, isim_pkt_swap_add(pkt),
+	if (ifab_pkt_opcode(pkt) == IFAB_OP_RC_CMP_SWAP) {
+		orig = ifab_pkt_compare(pkt);
+		__atomic_compare_exchange_n(p, &orig, ifab_pkt_swap_add(pkt),
 					    false, __ATOMIC_SEQ_CST,
 					    __ATOMIC_SEQ_CST);
 	} else {
-		orig = __atomic_fetch_add(p, isim_pkt_swap_add(pkt),
+		orig = __atomic_fetch_add(p, ifab_pkt_swap_add(pkt),
 					  __ATOMIC_SEQ_CST);
 	}
-	a = &r->atomics[r->atomic_next++ % ISIM_ATOMIC_CACHE];
+	a = &r->atomics[r->atomic_next++ % IDEV_ATOMIC_CACHE];
 	a->valid = true;
 	a->psn = psn;
 	a->orig = orig;
-	r->epsn = isim_psn_add(r->epsn, 1);
+	r->epsn = ifab_psn_add(r->epsn, 1);
 	r->msn++;
 	r->nak_sent = false;
 	resp_atomic_ack(d, psn, orig);
 }
 
-static void resp_rc(struct isim_dev_qp *d, struct isim_pkt *pkt)
+static void resp_rc(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	struct isim_resp *r = &d->resp;
-	struct isim_qp *qp = d->qp;
-	uint32_t mask = isim_pkt_opmask(isim_pkt_opcode(pkt));
-	uint32_t psn = isim_pkt_psn(pkt);
+	struct idev_resp *r = &d->resp;
+	uint32_t mask = ifab_pkt_opmask(ifab_pkt_opcode(pkt));
+	uint32_t psn = ifab_pkt_psn(pkt);
 	int32_t diff;
 
 	/* An RC QP talks to its one peer only. */
-	if (isim_pkt_src_node(pkt) != d->peer_node ||
-	    isim_pkt_src_qpn(pkt) != qp->dest_qpn || !(mask & ISIM_PKT_M_RC)) {
-		d->drops++;
+	if (ifab_pkt_src_node(pkt) != d->peer_node ||
+	    ifab_pkt_src_qpn(pkt) != d->dest_qpn || !(mask & IFAB_PKT_M_RC)) {
+		d->cnt.drops++;
 		return;
 	}
-	diff = isim_psn_diff(psn, r->epsn);
+	diff = ifab_psn_diff(psn, r->epsn);
 	if (diff < 0) {
 		/* Duplicate: READs are answered again, atomics replayed,
 		 * everything else re-ACKed (our ACK was lost or late). */
-		if (mask & ISIM_PKT_M_READ)
+		if (mask & IFAB_PKT_M_READ)
 			resp_rc_read(d, pkt, true);
-		else if (mask & ISIM_PKT_M_ATOMIC)
+		else if (mask & IFAB_PKT_M_ATOMIC)
 			resp_rc_atomic(d, pkt, true);
 		else
-			resp_ack(d, isim_psn_add(r->epsn, ISIM_PSN_MASK));
+			resp_ack(d, ifab_psn_add(r->epsn, IFAB_PSN_MASK));
 		return;
 	}
 	if (diff > 0) {
 		if (!r->nak_sent) {
-			resp_nak(d, ISIM_NAK_SEQ, r->epsn);
+			resp_nak(d, IFAB_NAK_SEQ, r->epsn);
 			r->nak_sent = true;
 		}
-		d->drops++;
+		d->cnt.drops++;
 		return;
 	}
 
 	/* Opcode sequence: FIRST/ONLY start a message, MIDDLE/LAST continue
 	 * the same kind of message. */
-	if ((mask & ISIM_PKT_M_FIRST) ? r->in_msg :
+	if ((mask & IFAB_PKT_M_FIRST) ? r->in_msg :
 					(!r->in_msg || !(mask & r->msg_kind))) {
-		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+		resp_rc_error(d, IFAB_NAK_INV_REQ, psn,
+			      IDEV_EQE_QP_ERR_REQUEST);
 		return;
 	}
-	if (mask & ISIM_PKT_M_SEND)
+	if (mask & IFAB_PKT_M_SEND)
 		resp_rc_send(d, pkt, mask);
-	else if (mask & ISIM_PKT_M_WRITE)
+	else if (mask & IFAB_PKT_M_WRITE)
 		resp_rc_write(d, pkt, mask);
-	else if (mask & ISIM_PKT_M_READ)
+	else if (mask & IFAB_PKT_M_READ)
 		resp_rc_read(d, pkt, false);
-	else if (mask & ISIM_PKT_M_ATOMIC)
+	else if (mask & IFAB_PKT_M_ATOMIC)
 		resp_rc_atomic(d, pkt, false);
 	else
-		resp_rc_error(d, ISIM_NAK_INV_REQ, psn, IBV_EVENT_QP_REQ_ERR);
+		resp_rc_error(d, IFAB_NAK_INV_REQ, psn,
+			      IDEV_EQE_QP_ERR_REQUEST);
 }
 
 /* ---- UD ------------------------------------------------------------------ */
@@ -491,17 +487,17 @@ static uint16_t ip_csum(const uint8_t *p, size_t len)
  * followed by the 20-byte IPv4 header (ibv_wc's GRH convention for RoCEv2,
  * where applications read sgid/dgid with ibv_init_ah_from_wc).
  */
-static void resp_build_grh(uint8_t grh[ISIM_GRH_SIZE],
-			   const struct isim_pkt *pkt, bool imm)
+static void resp_build_grh(uint8_t grh[IDEV_GRH_SIZE],
+			   const struct ifab_pkt *pkt, bool imm)
 {
-	const struct isim_pkt_hdr *h = isim_pkt_hdr(pkt);
+	const struct ifab_pkt_hdr *h = ifab_pkt_hdr(pkt);
 	uint32_t l4 = ROCE_UDP + ROCE_BTH + ROCE_DETH + (imm ? ROCE_IMMDT : 0) +
-		      isim_pkt_paylen(pkt) + ROCE_ICRC;
-	uint32_t fl = isim_pkt_flow_label(pkt) & 0xfffff;
+		      ifab_pkt_paylen(pkt) + ROCE_ICRC;
+	uint32_t fl = ifab_pkt_flow_label(pkt) & 0xfffff;
 	uint8_t *ip;
 	uint16_t c;
 
-	memset(grh, 0, ISIM_GRH_SIZE);
+	memset(grh, 0, IDEV_GRH_SIZE);
 	if (gid_is_v4mapped(h->sgid)) {
 		ip = grh + 20;
 		ip[0] = 0x45; /* version 4, 5 words */
@@ -530,62 +526,59 @@ static void resp_build_grh(uint8_t grh[ISIM_GRH_SIZE],
 	memcpy(grh + 24, h->dgid, 16);
 }
 
-static void resp_ud(struct isim_dev_qp *d, struct isim_pkt *pkt)
+static void resp_ud(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	struct isim_resp *r = &d->resp;
-	struct isim_qp *qp = d->qp;
-	uint32_t mask = isim_pkt_opmask(isim_pkt_opcode(pkt));
-	uint32_t len = isim_pkt_paylen(pkt);
-	bool imm = mask & ISIM_PKT_M_IMM;
-	uint8_t grh[ISIM_GRH_SIZE];
+	struct idev_resp *r = &d->resp;
+	uint32_t mask = ifab_pkt_opmask(ifab_pkt_opcode(pkt));
+	uint32_t len = ifab_pkt_paylen(pkt);
+	bool imm = mask & IFAB_PKT_M_IMM;
+	uint8_t grh[IDEV_GRH_SIZE];
 	struct ionic_cqe cqe;
 	enum ionic_status st;
 	uint8_t src_mac[6];
 
-	if (!(mask & ISIM_PKT_M_UD) || isim_pkt_qkey(pkt) != qp->qkey ||
+	if (!(mask & IFAB_PKT_M_UD) || ifab_pkt_qkey(pkt) != d->qkey ||
 	    !resp_take_wqe(d)) {
-		d->drops++;
+		d->cnt.drops++;
 		return;
 	}
 	st = r->wst;
-	if (!st && (uint64_t)ISIM_GRH_SIZE + len > r->w.length)
+	if (!st && (uint64_t)IDEV_GRH_SIZE + len > r->w.length)
 		st = IONIC_STS_LOCAL_LEN_ERR;
 	if (!st) {
 		resp_build_grh(grh, pkt, imm);
-		st = isim_mem_scatter(d->nic, qp->pd, &r->w, 0, grh,
-				      ISIM_GRH_SIZE);
+		st = idev_mem_scatter(d->dev, d->pdid, &r->w, 0, grh,
+				      IDEV_GRH_SIZE);
 	}
 	if (!st)
-		st = isim_mem_scatter(d->nic, qp->pd, &r->w, ISIM_GRH_SIZE,
-				      isim_pkt_payload(pkt), len);
+		st = idev_mem_scatter(d->dev, d->pdid, &r->w, IDEV_GRH_SIZE,
+				      ifab_pkt_payload(pkt), len);
 	if (st) {
 		resp_fail_wqe(d, st);
-		isim_dqp_error(d, 0);
+		idev_qp_error(d, 0);
 		return;
 	}
-	isim_node_mac(isim_pkt_src_node(pkt), src_mac);
+	isim_node_mac(ifab_pkt_src_node(pkt), src_mac);
 	/* No VLAN on the emulated wire; the tag still carries the SL in its
 	 * PCP bits, which is where the host reads wc.sl from (§7.1). */
-	isim_cqe_recv(&cqe, qp->qpn, r->w.wqe_idx, ISIM_GRH_SIZE + len,
-		      isim_pkt_src_qpn(pkt),
+	idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, IDEV_GRH_SIZE + len,
+		      ifab_pkt_src_qpn(pkt),
 		      imm ? IONIC_CQE_RECV_OP_SEND_IMM : IONIC_CQE_RECV_OP_SEND,
-		      imm ? isim_pkt_imm_raw(pkt) : 0, src_mac,
-		      (uint16_t)((isim_pkt_hdr(pkt)->sl & 7) << 13));
-	resp_complete(d, &cqe, isim_pkt_hdr(pkt)->flags & ISIM_PKT_F_SOL);
+		      imm ? ifab_pkt_imm_raw(pkt) : 0, src_mac,
+		      (uint16_t)((ifab_pkt_hdr(pkt)->sl & 7) << 13));
+	resp_complete(d, &cqe, ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_SOL);
 }
 
-void isim_resp_rx(struct isim_dev_qp *d, struct isim_pkt *pkt)
+void idev_resp_rx(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	struct isim_qp *qp = d->qp;
-
-	if (!isim_qp_can_recv(qp)) {
-		d->drops++;
+	if (!idev_qp_can_recv(d)) {
+		d->cnt.drops++;
 		return;
 	}
-	if (qp->type == IBV_QPT_RC)
+	if (d->type == IBV_QPT_RC)
 		resp_rc(d, pkt);
-	else if (qp->type == IBV_QPT_UD)
+	else if (d->type == IBV_QPT_UD)
 		resp_ud(d, pkt);
 	else
-		d->drops++;
+		d->cnt.drops++;
 }

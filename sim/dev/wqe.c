@@ -10,69 +10,67 @@
 #include "../common/trace.h"
 #include "wqe.h"
 
-#define RCUD (ISIM_WRF_RC | ISIM_WRF_UD)
+#define RCUD (IDEV_WRF_RC | IDEV_WRF_UD)
 
 /* ionic-device.md §3.5.  REMOTE follows §7.2: every RC op except
  * LOCAL_INV, BIND_MW and REG_MR is completed through the MSN. */
-static const struct isim_wqe_opinfo isim_wqe_ops[] = {
-	{ "SEND", IONIC_V1_OP_SEND, IONIC_V2_OP_SEND, ISIM_WR_SEND,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | RCUD | ISIM_WRF_IMPL,
-	  ISIM_BODY_COMMON },
+static const struct idev_wqe_opinfo idev_wqe_ops[] = {
+	{ "SEND", IONIC_V1_OP_SEND, IONIC_V2_OP_SEND, IDEV_WR_SEND,
+	  IDEV_WRF_REMOTE | IDEV_WRF_GATHER | RCUD | IDEV_WRF_IMPL,
+	  IDEV_BODY_COMMON },
 	{ "SEND_INV", IONIC_V1_OP_SEND_INV, IONIC_V2_OP_SEND_INV,
-	  ISIM_WR_SEND_INV,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_INV | ISIM_WRF_RC |
-		  ISIM_WRF_IMPL,
-	  ISIM_BODY_COMMON },
+	  IDEV_WR_SEND_INV,
+	  IDEV_WRF_REMOTE | IDEV_WRF_GATHER | IDEV_WRF_INV | IDEV_WRF_RC |
+		  IDEV_WRF_IMPL,
+	  IDEV_BODY_COMMON },
 	{ "SEND_IMM", IONIC_V1_OP_SEND_IMM, IONIC_V2_OP_SEND_IMM,
-	  ISIM_WR_SEND_IMM,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | RCUD |
-		  ISIM_WRF_IMPL,
-	  ISIM_BODY_COMMON },
+	  IDEV_WR_SEND_IMM,
+	  IDEV_WRF_REMOTE | IDEV_WRF_GATHER | IDEV_WRF_IMM | RCUD |
+		  IDEV_WRF_IMPL,
+	  IDEV_BODY_COMMON },
 	{ "RDMA_READ", IONIC_V1_OP_RDMA_READ, IONIC_V2_OP_RDMA_READ,
-	  ISIM_WR_RDMA_READ, ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL,
-	  ISIM_BODY_COMMON },
+	  IDEV_WR_RDMA_READ, IDEV_WRF_REMOTE | IDEV_WRF_RC | IDEV_WRF_IMPL,
+	  IDEV_BODY_COMMON },
 	{ "RDMA_WRITE", IONIC_V1_OP_RDMA_WRITE, IONIC_V2_OP_RDMA_WRITE,
-	  ISIM_WR_RDMA_WRITE,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_RC | ISIM_WRF_IMPL,
-	  ISIM_BODY_COMMON },
+	  IDEV_WR_RDMA_WRITE,
+	  IDEV_WRF_REMOTE | IDEV_WRF_GATHER | IDEV_WRF_RC | IDEV_WRF_IMPL,
+	  IDEV_BODY_COMMON },
 	{ "RDMA_WRITE_IMM", IONIC_V1_OP_RDMA_WRITE_IMM,
-	  IONIC_V2_OP_RDMA_WRITE_IMM, ISIM_WR_RDMA_WRITE_IMM,
-	  ISIM_WRF_REMOTE | ISIM_WRF_GATHER | ISIM_WRF_IMM | ISIM_WRF_RC |
-		  ISIM_WRF_IMPL,
-	  ISIM_BODY_COMMON },
+	  IONIC_V2_OP_RDMA_WRITE_IMM, IDEV_WR_RDMA_WRITE_IMM,
+	  IDEV_WRF_REMOTE | IDEV_WRF_GATHER | IDEV_WRF_IMM | IDEV_WRF_RC |
+		  IDEV_WRF_IMPL,
+	  IDEV_BODY_COMMON },
 	{ "ATOMIC_CS", IONIC_V1_OP_ATOMIC_CS, IONIC_V2_OP_ATOMIC_CS,
-	  ISIM_WR_ATOMIC_CS, ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL,
-	  ISIM_BODY_ATOMIC },
+	  IDEV_WR_ATOMIC_CS, IDEV_WRF_REMOTE | IDEV_WRF_RC | IDEV_WRF_IMPL,
+	  IDEV_BODY_ATOMIC },
 	{ "ATOMIC_FA", IONIC_V1_OP_ATOMIC_FA, IONIC_V2_OP_ATOMIC_FA,
-	  ISIM_WR_ATOMIC_FA, ISIM_WRF_REMOTE | ISIM_WRF_RC | ISIM_WRF_IMPL,
-	  ISIM_BODY_ATOMIC },
-	{ "REG_MR", IONIC_V1_OP_REG_MR, IONIC_V2_OP_REG_MR, ISIM_WR_REG_MR,
-	  ISIM_WRF_RC, ISIM_BODY_REG_MR },
+	  IDEV_WR_ATOMIC_FA, IDEV_WRF_REMOTE | IDEV_WRF_RC | IDEV_WRF_IMPL,
+	  IDEV_BODY_ATOMIC },
+	{ "REG_MR", IONIC_V1_OP_REG_MR, IONIC_V2_OP_REG_MR, IDEV_WR_REG_MR,
+	  IDEV_WRF_RC, IDEV_BODY_REG_MR },
 	{ "LOCAL_INV", IONIC_V1_OP_LOCAL_INV, IONIC_V2_OP_LOCAL_INV,
-	  ISIM_WR_LOCAL_INV, ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_LOCAL },
-	{ "BIND_MW", IONIC_V1_OP_BIND_MW, IONIC_V2_OP_BIND_MW, ISIM_WR_BIND_MW,
-	  ISIM_WRF_RC | ISIM_WRF_IMPL, ISIM_BODY_BIND },
+	  IDEV_WR_LOCAL_INV, IDEV_WRF_RC | IDEV_WRF_IMPL, IDEV_BODY_LOCAL },
+	{ "BIND_MW", IONIC_V1_OP_BIND_MW, IONIC_V2_OP_BIND_MW, IDEV_WR_BIND_MW,
+	  IDEV_WRF_RC | IDEV_WRF_IMPL, IDEV_BODY_BIND },
 };
 
-const struct isim_wqe_opinfo *isim_wqe_op_lookup(uint16_t version, uint8_t op)
+const struct idev_wqe_opinfo *idev_wqe_op_lookup(uint16_t version, uint8_t op)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(isim_wqe_ops) / sizeof(isim_wqe_ops[0]); i++) {
-		if ((version < 2 ? isim_wqe_ops[i].v1 : isim_wqe_ops[i].v2) ==
+	for (i = 0; i < sizeof(idev_wqe_ops) / sizeof(idev_wqe_ops[0]); i++) {
+		if ((version < 2 ? idev_wqe_ops[i].v1 : idev_wqe_ops[i].v2) ==
 		    op)
-			return &isim_wqe_ops[i];
+			return &idev_wqe_ops[i];
 	}
 	return NULL;
 }
 
-void isim_wqe_fetch(const struct isim_wq *wq, uint16_t slot, uint8_t *dst)
+void idev_wqe_fetch(const struct idev_wq *wq, uint16_t slot, uint8_t *dst)
 {
-	size_t stride = (size_t)1 << wq->desc.stride_log2;
+	size_t stride = (size_t)1 << wq->stride_log2;
 
-	memcpy(dst,
-	       wq->ring +
-		       ((size_t)(slot & wq->desc.mask) << wq->desc.stride_log2),
+	memcpy(dst, wq->ring + ((size_t)(slot & wq->mask) << wq->stride_log2),
 	       stride);
 }
 
@@ -100,8 +98,8 @@ static uint64_t rd_be64(const uint8_t *p)
 	return be64toh(v);
 }
 
-void isim_wqe_sge(const struct isim_wqe *w, unsigned int i,
-		  struct isim_sge *sge)
+void idev_wqe_sge(const struct idev_wqe *w, unsigned int i,
+		  struct idev_sge *sge)
 {
 	const uint8_t *p = w->raw + ionic_wqe_sge_off(i, w->spec);
 
@@ -110,7 +108,7 @@ void isim_wqe_sge(const struct isim_wqe *w, unsigned int i,
 	sge->lkey = rd_be32(p + offsetof(struct ionic_sge, lkey));
 }
 
-static void decode_hdr(struct isim_wqe *w, const uint8_t *raw, uint32_t stride)
+static void decode_hdr(struct idev_wqe *w, const uint8_t *raw, uint32_t stride)
 {
 	const struct ionic_wqe_hdr *h = (const struct ionic_wqe_hdr *)raw;
 
@@ -131,11 +129,11 @@ static void decode_hdr(struct isim_wqe *w, const uint8_t *raw, uint32_t stride)
  * information, read ahead by the hardware); everything must fit the slot.
  * Sets w->spec and returns the total length through *total.
  */
-static enum ionic_status decode_sgl(struct isim_wqe *w, uint64_t *total)
+static enum ionic_status decode_sgl(struct idev_wqe *w, uint64_t *total)
 {
 	uint16_t spec = w->flags &
 			(IONIC_WQE_FLAG_SPEC32 | IONIC_WQE_FLAG_SPEC16);
-	struct isim_sge sge;
+	struct idev_sge sge;
 	unsigned int i;
 	uint32_t want;
 
@@ -150,7 +148,7 @@ static enum ionic_status decode_sgl(struct isim_wqe *w, uint64_t *total)
 
 	*total = 0;
 	for (i = 0; i < w->num_sge; i++) {
-		isim_wqe_sge(w, i, &sge);
+		idev_wqe_sge(w, i, &sge);
 		if (spec == IONIC_WQE_FLAG_SPEC32)
 			want = rd_be32(w->raw + IONIC_WQE_PAYLOAD_OFF + 4 * i);
 		else if (spec == IONIC_WQE_FLAG_SPEC16)
@@ -164,7 +162,7 @@ static enum ionic_status decode_sgl(struct isim_wqe *w, uint64_t *total)
 	return IONIC_STS_OK;
 }
 
-static enum ionic_status decode_common(struct isim_wqe *w)
+static enum ionic_status decode_common(struct idev_wqe *w)
 {
 	const struct ionic_wqe *wqe = (const struct ionic_wqe *)w->raw;
 	uint64_t total;
@@ -178,11 +176,11 @@ static enum ionic_status decode_common(struct isim_wqe *w)
 		((uint64_t)be32toh(wqe->common.rdma.remote_va_high) << 32) |
 		be32toh(wqe->common.rdma.remote_va_low);
 	w->rkey = be32toh(wqe->common.rdma.remote_rkey);
-	if (w->op->flags & ISIM_WRF_INV)
+	if (w->op->flags & IDEV_WRF_INV)
 		w->key = be32toh(w->imm_raw); /* SEND_INV: rkey to invalidate */
 
 	if (w->flags & IONIC_WQE_FLAG_INL) {
-		if (!(w->op->flags & ISIM_WRF_GATHER))
+		if (!(w->op->flags & IDEV_WRF_GATHER))
 			return IONIC_STS_LOCAL_QP_OPER_ERR;
 		if (w->length > w->stride - IONIC_WQE_PAYLOAD_OFF)
 			return IONIC_STS_LOCAL_LEN_ERR;
@@ -202,7 +200,7 @@ static enum ionic_status decode_common(struct isim_wqe *w)
 
 /* §3.3 (c)/(d): v1 carries a full local SGE at offset 48, v2 the lkey at
  * 44 and the address at 48; the result is always 8 bytes. */
-static enum ionic_status decode_atomic(struct isim_wqe *w, uint16_t version)
+static enum ionic_status decode_atomic(struct idev_wqe *w, uint16_t version)
 {
 	const struct ionic_wqe *wqe = (const struct ionic_wqe *)w->raw;
 	const struct ionic_wqe_atomic_v1 *a1 = &wqe->atomic_v1;
@@ -221,20 +219,20 @@ static enum ionic_status decode_atomic(struct isim_wqe *w, uint16_t version)
 		w->result.lkey = be32toh(a1->sge.lkey);
 	} else {
 		w->result.va = be64toh(a2->local_va);
-		w->result.len = ISIM_ATOMIC_SIZE;
+		w->result.len = IDEV_ATOMIC_SIZE;
 		w->result.lkey = be32toh(a2->lkey);
 	}
-	w->length = ISIM_ATOMIC_SIZE;
+	w->length = IDEV_ATOMIC_SIZE;
 	if (w->num_sge != 1 || (w->flags & IONIC_WQE_FLAG_INL))
 		return IONIC_STS_LOCAL_QP_OPER_ERR;
-	if (w->result.len != ISIM_ATOMIC_SIZE)
+	if (w->result.len != IDEV_ATOMIC_SIZE)
 		return IONIC_STS_LOCAL_LEN_ERR;
 	return IONIC_STS_OK;
 }
 
 /* §3.3 (e): the window's range, the region's lkey and the firmware access
  * flags; the header carries the new key byte and the window's rkey. */
-static enum ionic_status decode_bind(struct isim_wqe *w)
+static enum ionic_status decode_bind(struct idev_wqe *w)
 {
 	const struct ionic_wqe *wqe = (const struct ionic_wqe *)w->raw;
 
@@ -248,36 +246,36 @@ static enum ionic_status decode_bind(struct isim_wqe *w)
 	return IONIC_STS_OK;
 }
 
-enum ionic_status isim_wqe_decode_sq(struct isim_wqe *w, const uint8_t *raw,
+enum ionic_status idev_wqe_decode_sq(struct idev_wqe *w, const uint8_t *raw,
 				     uint32_t stride, uint16_t version,
 				     enum ibv_qp_type type)
 {
-	uint32_t need = type == IBV_QPT_UD ? ISIM_WRF_UD : ISIM_WRF_RC;
+	uint32_t need = type == IBV_QPT_UD ? IDEV_WRF_UD : IDEV_WRF_RC;
 
 	decode_hdr(w, raw, stride);
-	w->op = isim_wqe_op_lookup(version, w->opcode);
-	if (!w->op || !(w->op->flags & need) || !(w->op->flags & ISIM_WRF_IMPL))
+	w->op = idev_wqe_op_lookup(version, w->opcode);
+	if (!w->op || !(w->op->flags & need) || !(w->op->flags & IDEV_WRF_IMPL))
 		return IONIC_STS_LOCAL_QP_OPER_ERR;
 	switch (w->op->body) {
-	case ISIM_BODY_COMMON:
+	case IDEV_BODY_COMMON:
 		return decode_common(w);
-	case ISIM_BODY_LOCAL:
+	case IDEV_BODY_LOCAL:
 		/* LOCAL_INV: the key to invalidate; no SGL, no data. */
 		w->key = be32toh(w->imm_raw);
 		w->num_sge = 0;
 		return IONIC_STS_OK;
-	case ISIM_BODY_ATOMIC:
+	case IDEV_BODY_ATOMIC:
 		return decode_atomic(w, version);
-	case ISIM_BODY_BIND:
+	case IDEV_BODY_BIND:
 		return decode_bind(w);
-	case ISIM_BODY_REG_MR:
-		/* Not modelled yet (no ISIM_WRF_IMPL): rejected above. */
+	case IDEV_BODY_REG_MR:
+		/* Not modelled yet (no IDEV_WRF_IMPL): rejected above. */
 		return IONIC_STS_LOCAL_QP_OPER_ERR;
 	}
 	return IONIC_STS_LOCAL_QP_OPER_ERR;
 }
 
-enum ionic_status isim_wqe_decode_rq(struct isim_wqe *w, const uint8_t *raw,
+enum ionic_status idev_wqe_decode_rq(struct idev_wqe *w, const uint8_t *raw,
 				     uint32_t stride)
 {
 	uint64_t total;
@@ -294,8 +292,8 @@ enum ionic_status isim_wqe_decode_rq(struct isim_wqe *w, const uint8_t *raw,
 	return IONIC_STS_OK;
 }
 
-void isim_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
-		    const struct isim_wqe *w, enum ionic_status st)
+void idev_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
+		    const struct idev_wqe *w, enum ionic_status st)
 {
 	char extra[128] = "";
 
@@ -303,13 +301,13 @@ void isim_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
 		return;
 	/* The body's own fields: the common body carries UD addressing for
 	 * sends and the remote address for RDMA operations. */
-	switch (w->op ? w->op->body : ISIM_BODY_REG_MR) {
-	case ISIM_BODY_REG_MR:
+	switch (w->op ? w->op->body : IDEV_BODY_REG_MR) {
+	case IDEV_BODY_REG_MR:
 		break; /* receive WQEs (no opcode), unknown opcodes */
-	case ISIM_BODY_COMMON:
-		if (w->op->op == ISIM_WR_RDMA_WRITE ||
-		    w->op->op == ISIM_WR_RDMA_WRITE_IMM ||
-		    w->op->op == ISIM_WR_RDMA_READ)
+	case IDEV_BODY_COMMON:
+		if (w->op->op == IDEV_WR_RDMA_WRITE ||
+		    w->op->op == IDEV_WR_RDMA_WRITE_IMM ||
+		    w->op->op == IDEV_WR_RDMA_READ)
 			snprintf(extra, sizeof(extra), "raddr 0x%llx rkey 0x%x",
 				 (unsigned long long)w->remote_va, w->rkey);
 		else
@@ -317,7 +315,7 @@ void isim_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
 				 "ah %u dqpn %u qkey 0x%x", w->ah_id,
 				 w->dest_qpn, w->dest_qkey);
 		break;
-	case ISIM_BODY_ATOMIC:
+	case IDEV_BODY_ATOMIC:
 		snprintf(
 			extra, sizeof(extra),
 			"raddr 0x%llx rkey 0x%x swap_add 0x%llx compare 0x%llx",
@@ -325,7 +323,7 @@ void isim_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
 			(unsigned long long)w->swap_add,
 			(unsigned long long)w->compare);
 		break;
-	case ISIM_BODY_BIND:
+	case IDEV_BODY_BIND:
 		snprintf(
 			extra, sizeof(extra),
 			"key 0x%x key8 0x%x va 0x%llx len %llu lkey 0x%x mrf 0x%x",
@@ -333,7 +331,7 @@ void isim_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
 			(unsigned long long)w->bind_len, w->bind_lkey,
 			w->bind_flags);
 		break;
-	case ISIM_BODY_LOCAL:
+	case IDEV_BODY_LOCAL:
 		snprintf(extra, sizeof(extra), "key 0x%x", w->key);
 		break;
 	}

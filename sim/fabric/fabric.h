@@ -1,46 +1,71 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * ionic-sim fabric: the "wire" between emulated NICs, in one process or in
- * many.  Every QP owns one endpoint, an abstract AF_UNIX SOCK_DGRAM socket
- * named "\0ionic-sim/<fabric>/<node>/<qpn>" (fabric from $IONIC_SIM_FABRIC,
- * default "default").  Abstract names leave nothing in the file system and
- * vanish with the last descriptor, so a process that exits simply
- * disappears from the fabric: its peers see ECONNREFUSED and treat the
- * packet as lost.
+ * many.  The lowest layer of the emulator: it knows endpoints and
+ * datagrams, nothing about QPs, devices or the kernel model.
  *
- * Binding the name is also how processes that share a node id agree on QP
- * numbers: a second bind of the same name fails with EADDRINUSE.
+ * Every QP of a device owns one endpoint, addressed (node, qpn).  Binding
+ * the address is also how processes that share a node id agree on QP
+ * numbers: a second bind of the same address fails with EADDRINUSE.
  *
- * Unix datagrams are reliable and ordered per sender/receiver pair.  The
- * only back-pressure is EAGAIN (the receiver's queue or our send buffer is
- * full); the device engine must never block on it (two engines sending to
- * each other would deadlock), so such packets wait in a per-endpoint
- * backlog, in order, and are retried from the engine.
+ * The fabric core (fabric.c) keeps what every transport needs: the order
+ * of packets per endpoint, the backlog of packets the transport could not
+ * take yet (EAGAIN), and the counters.  A transport (struct
+ * ifab_transport) moves one datagram at a time; the unix-socket one
+ * (fab_unix.c) is the default.  A new transport (UDP, RoCEv2 framing) or a
+ * tap on the wire (capture, fault injection) is added here without the
+ * device noticing.
  *
- * RC endpoints connect() to their one peer: Linux then exempts the pair
- * from the receiver's small datagram-queue limit (net.unix.max_dgram_qlen,
- * often 10) and reports EPOLLOUT when the peer drains, so only our own
- * send buffer limits the flow.  UD endpoints stay unconnected.
+ * Delivery is ordered per sender/receiver pair.  The only back-pressure is
+ * EAGAIN; the device engine must never block on it (two engines sending
+ * to each other would deadlock), so such packets wait in the endpoint's
+ * backlog, in order, and are retried by the engine (ifab_flush).
  *
- * Not thread safe: callers serialise (nic->lock).
+ * RC endpoints talk to one peer (ifab_set_peer): a transport may use a
+ * connected path for it (the unix transport connect()s, which Linux
+ * exempts from the receiver's small datagram-queue limit).
+ *
+ * Not thread safe: callers serialise (the device lock).
  */
-#ifndef ISIM_FABRIC_H
-#define ISIM_FABRIC_H
+#ifndef IFAB_FABRIC_H
+#define IFAB_FABRIC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-struct isim_fab_pend;
+struct ifab_ep;
+struct ifab_pend;
 
-struct isim_fab_ep {
-	int fd; /* -1 when closed */
+/* One way of moving datagrams between endpoints. */
+struct ifab_transport {
+	const char *name;
+	/* Bind (node, qpn): a descriptor, readable while datagrams wait,
+	 * or a negative errno (-EADDRINUSE: the address is held). */
+	int (*bind)(uint32_t node, uint32_t qpn);
+	/* One send attempt, never blocking: 0 sent, -EAGAIN busy (keep it
+	 * and retry), any other negative errno: lost. */
+	int (*xmit)(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
+		    const void *buf, size_t len);
+	/* The peer of ep changed (or went away): drop any connected path. */
+	void (*unpeer)(struct ifab_ep *ep);
+	/* One datagram: its length (may exceed len: truncated), -EAGAIN if
+	 * none is waiting, or another negative errno. */
+	ssize_t (*recv)(struct ifab_ep *ep, void *buf, size_t len);
+};
+
+/* The abstract unix datagram socket transport (fab_unix.c). */
+extern const struct ifab_transport ifab_unix_transport;
+
+struct ifab_ep {
+	const struct ifab_transport *tp;
+	int fd; /* -1 when closed; the device engine polls it */
 	uint32_t node, qpn; /* our own address */
-	bool want_peer; /* RC: connect to peer_node/peer_qpn */
-	bool connected;
+	bool want_peer; /* RC: talk to peer_node/peer_qpn */
+	bool connected; /* transport state of the peer path */
 	uint32_t peer_node, peer_qpn;
-	struct isim_fab_pend *head, *tail; /* backlog, oldest first */
+	struct ifab_pend *head, *tail; /* backlog, oldest first */
 	unsigned int nbacklog;
 	/* counters */
 	uint64_t tx_pkts, rx_pkts, tx_lost, tx_queued, tx_dropped;
@@ -48,45 +73,55 @@ struct isim_fab_ep {
 
 /* Most packets a backlog holds; beyond it packets are dropped as by a
  * congested switch (RC retransmits, UD loses them). */
-#define ISIM_FAB_BACKLOG_MAX 4096
+#define IFAB_BACKLOG_MAX 4096
 
-enum isim_fab_result {
-	ISIM_FAB_SENT, /* handed to the peer's socket */
-	ISIM_FAB_QUEUED, /* peer busy: kept in the backlog */
-	ISIM_FAB_LOST, /* no such peer (or backlog full): gone */
+enum ifab_result {
+	IFAB_SENT, /* handed to the transport */
+	IFAB_QUEUED, /* peer busy: kept in the backlog */
+	IFAB_LOST, /* no such peer (or backlog full): gone */
 };
 
-/* The fabric name in use ($IONIC_SIM_FABRIC or "default"). */
-const char *isim_fab_name(void);
+/* The fabric name in use ($IONIC_SIM_FABRIC or "default"): endpoints of
+ * different fabrics never see each other. */
+const char *ifab_name(void);
 
-/* Bind the endpoint of (node, qpn).  0, -EADDRINUSE if another endpoint
- * holds the name, or another negative errno. */
-int isim_fab_open(struct isim_fab_ep *ep, uint32_t node, uint32_t qpn);
-/* Close the socket and drop the backlog.  Safe on a closed endpoint. */
-void isim_fab_close(struct isim_fab_ep *ep);
+/* Bind the endpoint of (node, qpn) on transport 'tp' (NULL: the unix
+ * one).  0, -EADDRINUSE if another endpoint holds the address, or another
+ * negative errno. */
+int ifab_open(struct ifab_ep *ep, const struct ifab_transport *tp,
+	      uint32_t node, uint32_t qpn);
+/* Close the endpoint and drop the backlog.  Safe on a closed endpoint. */
+void ifab_close(struct ifab_ep *ep);
 
-/* RC: from now on talk to (node, qpn) over a connected socket.  A peer that
- * does not exist yet is retried at the next send. */
-void isim_fab_set_peer(struct isim_fab_ep *ep, uint32_t node, uint32_t qpn);
+/* RC: from now on talk to (node, qpn).  A peer that does not exist yet is
+ * retried at the next send. */
+void ifab_set_peer(struct ifab_ep *ep, uint32_t node, uint32_t qpn);
 /* Forget the peer (QP reset). */
-void isim_fab_clear_peer(struct isim_fab_ep *ep);
+void ifab_clear_peer(struct ifab_ep *ep);
 
 /* Send one packet to (node, qpn), never blocking.  Packets are delivered
  * in the order they were passed here. */
-enum isim_fab_result isim_fab_send(struct isim_fab_ep *ep, uint32_t node,
-				   uint32_t qpn, const void *buf, size_t len);
+enum ifab_result ifab_send(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
+			   const void *buf, size_t len);
 /* Retry the backlog; true when it is empty afterwards. */
-bool isim_fab_flush(struct isim_fab_ep *ep);
+bool ifab_flush(struct ifab_ep *ep);
 /* Throw the backlog away (go-back-N retransmit, reset, error). */
-void isim_fab_drop_backlog(struct isim_fab_ep *ep);
+void ifab_drop_backlog(struct ifab_ep *ep);
 
-static inline bool isim_fab_backlogged(const struct isim_fab_ep *ep)
+static inline bool ifab_backlogged(const struct ifab_ep *ep)
 {
 	return ep->head != NULL;
 }
 
 /* Receive one datagram: its length (may exceed len: truncated), 0 if none
  * is waiting, or a negative errno. */
-ssize_t isim_fab_recv(struct isim_fab_ep *ep, void *buf, size_t len);
+ssize_t ifab_recv(struct ifab_ep *ep, void *buf, size_t len);
 
-#endif /* ISIM_FABRIC_H */
+/* Is (node, qpn) the peer this endpoint talks to? */
+static inline bool ifab_is_peer(const struct ifab_ep *ep, uint32_t node,
+				uint32_t qpn)
+{
+	return ep->want_peer && ep->peer_node == node && ep->peer_qpn == qpn;
+}
+
+#endif /* IFAB_FABRIC_H */

@@ -6,16 +6,16 @@
  * The header folds what RoCEv2 spreads over IP/UDP/BTH/DETH/RETH/AETH into
  * one fixed-width, big-endian block: it is our wire format, so it is
  * pinned by static assertions and read only through the accessors below
- * (rxe_hdr.h style: __isim_pkt_x() works on a raw header, isim_pkt_x() on
- * a struct isim_pkt).  Byte order is converted inside the accessors, never
+ * (rxe_hdr.h style: __ifab_pkt_x() works on a raw header, ifab_pkt_x() on
+ * a struct ifab_pkt).  Byte order is converted inside the accessors, never
  * at the call site.
  *
  * Opcodes reuse the IBTA BTH numbering (transport in bits 7..5, operation
  * in bits 4..0) so traces read like IB captures.  NAKs get an opcode of
  * their own instead of an AETH syndrome; the kind says which NAK.
  */
-#ifndef ISIM_FABRIC_PKT_H
-#define ISIM_FABRIC_PKT_H
+#ifndef IFAB_PKT_H
+#define IFAB_PKT_H
 
 #include <assert.h>
 #include <endian.h>
@@ -24,63 +24,63 @@
 #include <stdint.h>
 #include <string.h>
 
-#define ISIM_PKT_MAGIC 0x4953494du /* "ISIM" */
-#define ISIM_PKT_VERSION 1
-#define ISIM_PKT_MAX_PAYLOAD 4096 /* largest path MTU */
-#define ISIM_PSN_MASK 0xffffffu
+#define IFAB_PKT_MAGIC 0x4953494du /* "ISIM" */
+#define IFAB_PKT_VERSION 1
+#define IFAB_PKT_MAX_PAYLOAD 4096 /* largest path MTU */
+#define IFAB_PSN_MASK 0xffffffu
 
-enum isim_pkt_op {
+enum ifab_pkt_op {
 	/* RC requests (IBTA RC opcodes) */
-	ISIM_OP_RC_SEND_FIRST = 0x00,
-	ISIM_OP_RC_SEND_MIDDLE = 0x01,
-	ISIM_OP_RC_SEND_LAST = 0x02,
-	ISIM_OP_RC_SEND_LAST_IMM = 0x03,
-	ISIM_OP_RC_SEND_ONLY = 0x04,
-	ISIM_OP_RC_SEND_ONLY_IMM = 0x05,
-	ISIM_OP_RC_WRITE_FIRST = 0x06, /* reserved for RDMA WRITE */
-	ISIM_OP_RC_WRITE_MIDDLE = 0x07,
-	ISIM_OP_RC_WRITE_LAST = 0x08,
-	ISIM_OP_RC_WRITE_LAST_IMM = 0x09,
-	ISIM_OP_RC_WRITE_ONLY = 0x0a,
-	ISIM_OP_RC_WRITE_ONLY_IMM = 0x0b,
-	ISIM_OP_RC_READ_REQ = 0x0c, /* reserved for RDMA READ */
-	ISIM_OP_RC_READ_RESP_FIRST = 0x0d,
-	ISIM_OP_RC_READ_RESP_MIDDLE = 0x0e,
-	ISIM_OP_RC_READ_RESP_LAST = 0x0f,
-	ISIM_OP_RC_READ_RESP_ONLY = 0x10,
+	IFAB_OP_RC_SEND_FIRST = 0x00,
+	IFAB_OP_RC_SEND_MIDDLE = 0x01,
+	IFAB_OP_RC_SEND_LAST = 0x02,
+	IFAB_OP_RC_SEND_LAST_IMM = 0x03,
+	IFAB_OP_RC_SEND_ONLY = 0x04,
+	IFAB_OP_RC_SEND_ONLY_IMM = 0x05,
+	IFAB_OP_RC_WRITE_FIRST = 0x06, /* reserved for RDMA WRITE */
+	IFAB_OP_RC_WRITE_MIDDLE = 0x07,
+	IFAB_OP_RC_WRITE_LAST = 0x08,
+	IFAB_OP_RC_WRITE_LAST_IMM = 0x09,
+	IFAB_OP_RC_WRITE_ONLY = 0x0a,
+	IFAB_OP_RC_WRITE_ONLY_IMM = 0x0b,
+	IFAB_OP_RC_READ_REQ = 0x0c, /* reserved for RDMA READ */
+	IFAB_OP_RC_READ_RESP_FIRST = 0x0d,
+	IFAB_OP_RC_READ_RESP_MIDDLE = 0x0e,
+	IFAB_OP_RC_READ_RESP_LAST = 0x0f,
+	IFAB_OP_RC_READ_RESP_ONLY = 0x10,
 	/* RC responses */
-	ISIM_OP_RC_ACK = 0x11,
-	ISIM_OP_RC_ATOMIC_ACK = 0x12, /* reserved for atomics */
-	ISIM_OP_RC_CMP_SWAP = 0x13,
-	ISIM_OP_RC_FETCH_ADD = 0x14,
-	ISIM_OP_RC_SEND_LAST_INV = 0x16, /* reserved for SEND_INV */
-	ISIM_OP_RC_SEND_ONLY_INV = 0x17,
-	ISIM_OP_RC_NAK = 0x1f, /* emulator: NAK with a kind */
+	IFAB_OP_RC_ACK = 0x11,
+	IFAB_OP_RC_ATOMIC_ACK = 0x12, /* reserved for atomics */
+	IFAB_OP_RC_CMP_SWAP = 0x13,
+	IFAB_OP_RC_FETCH_ADD = 0x14,
+	IFAB_OP_RC_SEND_LAST_INV = 0x16, /* reserved for SEND_INV */
+	IFAB_OP_RC_SEND_ONLY_INV = 0x17,
+	IFAB_OP_RC_NAK = 0x1f, /* emulator: NAK with a kind */
 	/* UD */
-	ISIM_OP_UD_SEND_ONLY = 0x64,
-	ISIM_OP_UD_SEND_ONLY_IMM = 0x65,
+	IFAB_OP_UD_SEND_ONLY = 0x64,
+	IFAB_OP_UD_SEND_ONLY_IMM = 0x65,
 };
 
-/* NAK kinds (ISIM_OP_RC_NAK) and the requester status they map to. */
-enum isim_nak {
-	ISIM_NAK_NONE = 0,
-	ISIM_NAK_RNR = 1, /* no receive WQE; retry after rnr_timer */
-	ISIM_NAK_SEQ = 2, /* PSN sequence error; go back to psn */
-	ISIM_NAK_INV_REQ = 3, /* -> IONIC_STS_REMOTE_INV_REQ_ERR */
-	ISIM_NAK_REM_ACC = 4, /* -> IONIC_STS_REMOTE_ACC_ERR */
-	ISIM_NAK_REM_OP = 5, /* -> IONIC_STS_REMOTE_OPER_ERR */
+/* NAK kinds (IFAB_OP_RC_NAK) and the requester status they map to. */
+enum ifab_nak {
+	IFAB_NAK_NONE = 0,
+	IFAB_NAK_RNR = 1, /* no receive WQE; retry after rnr_timer */
+	IFAB_NAK_SEQ = 2, /* PSN sequence error; go back to psn */
+	IFAB_NAK_INV_REQ = 3, /* -> IONIC_STS_REMOTE_INV_REQ_ERR */
+	IFAB_NAK_REM_ACC = 4, /* -> IONIC_STS_REMOTE_ACC_ERR */
+	IFAB_NAK_REM_OP = 5, /* -> IONIC_STS_REMOTE_OPER_ERR */
 };
 
 /* Header flags */
-#define ISIM_PKT_F_SOL 0x01 /* solicited event (BTH SE) */
-#define ISIM_PKT_F_ACKREQ 0x02 /* requester wants an ACK (BTH A) */
+#define IFAB_PKT_F_SOL 0x01 /* solicited event (BTH SE) */
+#define IFAB_PKT_F_ACKREQ 0x02 /* requester wants an ACK (BTH A) */
 
-struct isim_pkt_hdr {
-	uint32_t magic; /* BE ISIM_PKT_MAGIC */
+struct ifab_pkt_hdr {
+	uint32_t magic; /* BE IFAB_PKT_MAGIC */
 	uint8_t version;
-	uint8_t opcode; /* enum isim_pkt_op */
-	uint8_t flags; /* ISIM_PKT_F_* */
-	uint8_t nak; /* enum isim_nak, NAK only */
+	uint8_t opcode; /* enum ifab_pkt_op */
+	uint8_t flags; /* IFAB_PKT_F_* */
+	uint8_t nak; /* enum ifab_nak, NAK only */
 	uint32_t src_node;
 	uint32_t src_qpn;
 	uint32_t dst_qpn;
@@ -104,171 +104,171 @@ struct isim_pkt_hdr {
 	uint64_t compare;
 };
 
-static_assert(sizeof(struct isim_pkt_hdr) == 112, "isim_pkt_hdr size");
-static_assert(offsetof(struct isim_pkt_hdr, opcode) == 5, "opcode");
-static_assert(offsetof(struct isim_pkt_hdr, src_node) == 8, "src_node");
-static_assert(offsetof(struct isim_pkt_hdr, psn) == 20, "psn");
-static_assert(offsetof(struct isim_pkt_hdr, imm) == 28, "imm");
-static_assert(offsetof(struct isim_pkt_hdr, paylen) == 36, "paylen");
-static_assert(offsetof(struct isim_pkt_hdr, tclass) == 44, "tclass");
-static_assert(offsetof(struct isim_pkt_hdr, sgid) == 48, "sgid");
-static_assert(offsetof(struct isim_pkt_hdr, dgid) == 64, "dgid");
-static_assert(offsetof(struct isim_pkt_hdr, va) == 80, "va");
-static_assert(offsetof(struct isim_pkt_hdr, compare) == 104, "compare");
+static_assert(sizeof(struct ifab_pkt_hdr) == 112, "ifab_pkt_hdr size");
+static_assert(offsetof(struct ifab_pkt_hdr, opcode) == 5, "opcode");
+static_assert(offsetof(struct ifab_pkt_hdr, src_node) == 8, "src_node");
+static_assert(offsetof(struct ifab_pkt_hdr, psn) == 20, "psn");
+static_assert(offsetof(struct ifab_pkt_hdr, imm) == 28, "imm");
+static_assert(offsetof(struct ifab_pkt_hdr, paylen) == 36, "paylen");
+static_assert(offsetof(struct ifab_pkt_hdr, tclass) == 44, "tclass");
+static_assert(offsetof(struct ifab_pkt_hdr, sgid) == 48, "sgid");
+static_assert(offsetof(struct ifab_pkt_hdr, dgid) == 64, "dgid");
+static_assert(offsetof(struct ifab_pkt_hdr, va) == 80, "va");
+static_assert(offsetof(struct ifab_pkt_hdr, compare) == 104, "compare");
 
-#define ISIM_PKT_HDR_SIZE sizeof(struct isim_pkt_hdr)
-#define ISIM_PKT_MAX_SIZE (ISIM_PKT_HDR_SIZE + ISIM_PKT_MAX_PAYLOAD)
+#define IFAB_PKT_HDR_SIZE sizeof(struct ifab_pkt_hdr)
+#define IFAB_PKT_MAX_SIZE (IFAB_PKT_HDR_SIZE + IFAB_PKT_MAX_PAYLOAD)
 
 /* Opcode properties: code asks masks, not lists of opcodes (rxe_opcode). */
-#define ISIM_PKT_M_REQ 0x0001 /* request (to the responder) */
-#define ISIM_PKT_M_RESP 0x0002 /* ACK/NAK/read response (to the requester) */
-#define ISIM_PKT_M_SEND 0x0004
-#define ISIM_PKT_M_WRITE 0x0008
-#define ISIM_PKT_M_READ 0x0010
-#define ISIM_PKT_M_ATOMIC 0x0020
-#define ISIM_PKT_M_FIRST 0x0040
-#define ISIM_PKT_M_MIDDLE 0x0080
-#define ISIM_PKT_M_LAST 0x0100
-#define ISIM_PKT_M_ONLY (ISIM_PKT_M_FIRST | ISIM_PKT_M_LAST)
-#define ISIM_PKT_M_IMM 0x0200
-#define ISIM_PKT_M_INV 0x0400
-#define ISIM_PKT_M_PAYLOAD 0x0800
-#define ISIM_PKT_M_RC 0x1000
-#define ISIM_PKT_M_UD 0x2000
-#define ISIM_PKT_M_ACK 0x4000
-#define ISIM_PKT_M_NAK 0x8000
+#define IFAB_PKT_M_REQ 0x0001 /* request (to the responder) */
+#define IFAB_PKT_M_RESP 0x0002 /* ACK/NAK/read response (to the requester) */
+#define IFAB_PKT_M_SEND 0x0004
+#define IFAB_PKT_M_WRITE 0x0008
+#define IFAB_PKT_M_READ 0x0010
+#define IFAB_PKT_M_ATOMIC 0x0020
+#define IFAB_PKT_M_FIRST 0x0040
+#define IFAB_PKT_M_MIDDLE 0x0080
+#define IFAB_PKT_M_LAST 0x0100
+#define IFAB_PKT_M_ONLY (IFAB_PKT_M_FIRST | IFAB_PKT_M_LAST)
+#define IFAB_PKT_M_IMM 0x0200
+#define IFAB_PKT_M_INV 0x0400
+#define IFAB_PKT_M_PAYLOAD 0x0800
+#define IFAB_PKT_M_RC 0x1000
+#define IFAB_PKT_M_UD 0x2000
+#define IFAB_PKT_M_ACK 0x4000
+#define IFAB_PKT_M_NAK 0x8000
 
-struct isim_pkt_opinfo {
+struct ifab_pkt_opinfo {
 	const char *name; /* NULL: not a valid opcode */
 	uint32_t mask;
 };
 
-extern const struct isim_pkt_opinfo isim_pkt_opinfo[256];
+extern const struct ifab_pkt_opinfo ifab_pkt_opinfo[256];
 
-static inline uint32_t isim_pkt_opmask(uint8_t op)
+static inline uint32_t ifab_pkt_opmask(uint8_t op)
 {
-	return isim_pkt_opinfo[op].mask;
+	return ifab_pkt_opinfo[op].mask;
 }
 
-static inline const char *isim_pkt_opname(uint8_t op)
+static inline const char *ifab_pkt_opname(uint8_t op)
 {
-	return isim_pkt_opinfo[op].name ? isim_pkt_opinfo[op].name : "?";
+	return ifab_pkt_opinfo[op].name ? ifab_pkt_opinfo[op].name : "?";
 }
 
 /* Packet buffers must be aligned for the header's 64-bit fields. */
-#define ISIM_PKT_ALIGN __attribute__((aligned(8)))
+#define IFAB_PKT_ALIGN __attribute__((aligned(8)))
 
 /* A packet in a buffer: header at buf, payload right after it. */
-struct isim_pkt {
+struct ifab_pkt {
 	uint8_t *buf;
 	size_t len; /* bytes valid in buf */
 };
 
-static inline struct isim_pkt_hdr *isim_pkt_hdr(const struct isim_pkt *pkt)
+static inline struct ifab_pkt_hdr *ifab_pkt_hdr(const struct ifab_pkt *pkt)
 {
-	return (struct isim_pkt_hdr *)pkt->buf;
+	return (struct ifab_pkt_hdr *)pkt->buf;
 }
 
-static inline uint8_t *isim_pkt_payload(const struct isim_pkt *pkt)
+static inline uint8_t *ifab_pkt_payload(const struct ifab_pkt *pkt)
 {
-	return pkt->buf + ISIM_PKT_HDR_SIZE;
+	return pkt->buf + IFAB_PKT_HDR_SIZE;
 }
 
 /* Raw-header accessors (big endian on the wire). */
-#define ISIM_PKT_U32(field)                                                 \
-	static inline uint32_t __isim_pkt_##field(const void *hdr)          \
+#define IFAB_PKT_U32(field)                                                 \
+	static inline uint32_t __ifab_pkt_##field(const void *hdr)          \
 	{                                                                   \
-		return be32toh(((const struct isim_pkt_hdr *)hdr)->field);  \
+		return be32toh(((const struct ifab_pkt_hdr *)hdr)->field);  \
 	}                                                                   \
-	static inline void __isim_pkt_set_##field(void *hdr, uint32_t v)    \
+	static inline void __ifab_pkt_set_##field(void *hdr, uint32_t v)    \
 	{                                                                   \
-		((struct isim_pkt_hdr *)hdr)->field = htobe32(v);           \
+		((struct ifab_pkt_hdr *)hdr)->field = htobe32(v);           \
 	}                                                                   \
-	static inline uint32_t isim_pkt_##field(const struct isim_pkt *pkt) \
+	static inline uint32_t ifab_pkt_##field(const struct ifab_pkt *pkt) \
 	{                                                                   \
-		return __isim_pkt_##field(pkt->buf);                        \
+		return __ifab_pkt_##field(pkt->buf);                        \
 	}                                                                   \
-	static inline void isim_pkt_set_##field(struct isim_pkt *pkt,       \
+	static inline void ifab_pkt_set_##field(struct ifab_pkt *pkt,       \
 						uint32_t v)                 \
 	{                                                                   \
-		__isim_pkt_set_##field(pkt->buf, v);                        \
+		__ifab_pkt_set_##field(pkt->buf, v);                        \
 	}
 
-ISIM_PKT_U32(magic)
-ISIM_PKT_U32(src_node)
-ISIM_PKT_U32(src_qpn)
-ISIM_PKT_U32(dst_qpn)
-ISIM_PKT_U32(msn)
-ISIM_PKT_U32(qkey)
-ISIM_PKT_U32(paylen)
-ISIM_PKT_U32(flow_label)
-ISIM_PKT_U32(rkey)
-ISIM_PKT_U32(dmalen)
-#undef ISIM_PKT_U32
+IFAB_PKT_U32(magic)
+IFAB_PKT_U32(src_node)
+IFAB_PKT_U32(src_qpn)
+IFAB_PKT_U32(dst_qpn)
+IFAB_PKT_U32(msn)
+IFAB_PKT_U32(qkey)
+IFAB_PKT_U32(paylen)
+IFAB_PKT_U32(flow_label)
+IFAB_PKT_U32(rkey)
+IFAB_PKT_U32(dmalen)
+#undef IFAB_PKT_U32
 
 /* RETH / AtomicETH: 64-bit fields.  ATOMIC_ACK returns the original
  * value in swap_add (AtomicAckETH). */
-#define ISIM_PKT_U64(field)                                                 \
-	static inline uint64_t isim_pkt_##field(const struct isim_pkt *pkt) \
+#define IFAB_PKT_U64(field)                                                 \
+	static inline uint64_t ifab_pkt_##field(const struct ifab_pkt *pkt) \
 	{                                                                   \
 		uint64_t v;                                                 \
-		memcpy(&v, &((const struct isim_pkt_hdr *)pkt->buf)->field, \
+		memcpy(&v, &((const struct ifab_pkt_hdr *)pkt->buf)->field, \
 		       8);                                                  \
 		return be64toh(v);                                          \
 	}                                                                   \
-	static inline void isim_pkt_set_##field(struct isim_pkt *pkt,       \
+	static inline void ifab_pkt_set_##field(struct ifab_pkt *pkt,       \
 						uint64_t v)                 \
 	{                                                                   \
 		v = htobe64(v);                                             \
-		memcpy(&((struct isim_pkt_hdr *)pkt->buf)->field, &v, 8);   \
+		memcpy(&((struct ifab_pkt_hdr *)pkt->buf)->field, &v, 8);   \
 	}
 
-ISIM_PKT_U64(va)
-ISIM_PKT_U64(swap_add)
-ISIM_PKT_U64(compare)
-#undef ISIM_PKT_U64
+IFAB_PKT_U64(va)
+IFAB_PKT_U64(swap_add)
+IFAB_PKT_U64(compare)
+#undef IFAB_PKT_U64
 
-static inline uint32_t __isim_pkt_psn(const void *hdr)
+static inline uint32_t __ifab_pkt_psn(const void *hdr)
 {
-	return be32toh(((const struct isim_pkt_hdr *)hdr)->psn) & ISIM_PSN_MASK;
+	return be32toh(((const struct ifab_pkt_hdr *)hdr)->psn) & IFAB_PSN_MASK;
 }
 
-static inline uint32_t isim_pkt_psn(const struct isim_pkt *pkt)
+static inline uint32_t ifab_pkt_psn(const struct ifab_pkt *pkt)
 {
-	return __isim_pkt_psn(pkt->buf);
+	return __ifab_pkt_psn(pkt->buf);
 }
 
-static inline void isim_pkt_set_psn(struct isim_pkt *pkt, uint32_t psn)
+static inline void ifab_pkt_set_psn(struct ifab_pkt *pkt, uint32_t psn)
 {
-	isim_pkt_hdr(pkt)->psn = htobe32(psn & ISIM_PSN_MASK);
+	ifab_pkt_hdr(pkt)->psn = htobe32(psn & IFAB_PSN_MASK);
 }
 
 /* The immediate travels as the raw 4 bytes the WQE carried. */
-static inline uint32_t isim_pkt_imm_raw(const struct isim_pkt *pkt)
+static inline uint32_t ifab_pkt_imm_raw(const struct ifab_pkt *pkt)
 {
-	return isim_pkt_hdr(pkt)->imm;
+	return ifab_pkt_hdr(pkt)->imm;
 }
 
-static inline uint8_t isim_pkt_opcode(const struct isim_pkt *pkt)
+static inline uint8_t ifab_pkt_opcode(const struct ifab_pkt *pkt)
 {
-	return isim_pkt_hdr(pkt)->opcode;
+	return ifab_pkt_hdr(pkt)->opcode;
 }
 
 /* Start a packet: zero the header, set magic, version, opcode, addresses. */
-static inline void isim_pkt_init(struct isim_pkt *pkt, uint8_t opcode,
+static inline void ifab_pkt_init(struct ifab_pkt *pkt, uint8_t opcode,
 				 uint32_t src_node, uint32_t src_qpn,
 				 uint32_t dst_qpn)
 {
-	struct isim_pkt_hdr *h = isim_pkt_hdr(pkt);
+	struct ifab_pkt_hdr *h = ifab_pkt_hdr(pkt);
 
-	memset(h, 0, ISIM_PKT_HDR_SIZE);
-	h->magic = htobe32(ISIM_PKT_MAGIC);
-	h->version = ISIM_PKT_VERSION;
+	memset(h, 0, IFAB_PKT_HDR_SIZE);
+	h->magic = htobe32(IFAB_PKT_MAGIC);
+	h->version = IFAB_PKT_VERSION;
 	h->opcode = opcode;
 	h->src_node = htobe32(src_node);
 	h->src_qpn = htobe32(src_qpn);
 	h->dst_qpn = htobe32(dst_qpn);
-	pkt->len = ISIM_PKT_HDR_SIZE;
+	pkt->len = IFAB_PKT_HDR_SIZE;
 }
 
 /*
@@ -276,17 +276,17 @@ static inline void isim_pkt_init(struct isim_pkt *pkt, uint8_t opcode,
  * length that matches the datagram.  Returns false for anything a NIC
  * would drop as malformed.
  */
-bool isim_pkt_valid(const struct isim_pkt *pkt);
+bool ifab_pkt_valid(const struct ifab_pkt *pkt);
 
 /* 24-bit PSN arithmetic: signed distance a - b in (-2^23, 2^23]. */
-static inline int32_t isim_psn_diff(uint32_t a, uint32_t b)
+static inline int32_t ifab_psn_diff(uint32_t a, uint32_t b)
 {
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
-static inline uint32_t isim_psn_add(uint32_t psn, uint32_t n)
+static inline uint32_t ifab_psn_add(uint32_t psn, uint32_t n)
 {
-	return (psn + n) & ISIM_PSN_MASK;
+	return (psn + n) & IFAB_PSN_MASK;
 }
 
-#endif /* ISIM_FABRIC_PKT_H */
+#endif /* IFAB_PKT_H */

@@ -21,12 +21,12 @@
 
 #include "kpriv.h"
 
-#define ISIM_SQCMB_ORDER 5 /* order must be below: at most 16 pages */
-#define ISIM_CMB_KNOWN                                            \
+#define IK_SQCMB_ORDER 5 /* order must be below: at most 16 pages */
+#define IK_CMB_KNOWN                                              \
 	(IONIC_CMB_ENABLE | IONIC_CMB_REQUIRE | IONIC_CMB_EXPDB | \
 	 IONIC_CMB_WC | IONIC_CMB_UC)
 
-int isim_cmb_init(struct isim_nic *nic)
+int ik_cmb_init(struct ik_nic *nic)
 {
 	uint32_t n = nic->prof.cmb_pages;
 	void *p;
@@ -38,9 +38,9 @@ int isim_cmb_init(struct isim_nic *nic)
 	fd = memfd_create("ionic-sim-cmb", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)n * ISIM_PAGE_SIZE) < 0)
+	if (ftruncate(fd, (off_t)n * IK_PAGE_SIZE) < 0)
 		goto err;
-	p = (void *)syscall(SYS_mmap, NULL, (size_t)n * ISIM_PAGE_SIZE,
+	p = (void *)syscall(SYS_mmap, NULL, (size_t)n * IK_PAGE_SIZE,
 			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		goto err;
@@ -57,7 +57,7 @@ err:
 	return -errno;
 }
 
-static bool cmb_range_free(struct isim_nic *nic, uint32_t first, uint32_t n)
+static bool cmb_range_free(struct ik_nic *nic, uint32_t first, uint32_t n)
 {
 	for (uint32_t i = first; i < first + n; i++)
 		if (nic->cmb_bits[i / 64] & (1ull << (i % 64)))
@@ -65,7 +65,7 @@ static bool cmb_range_free(struct isim_nic *nic, uint32_t first, uint32_t n)
 	return true;
 }
 
-static void cmb_range_set(struct isim_nic *nic, uint32_t first, uint32_t n,
+static void cmb_range_set(struct ik_nic *nic, uint32_t first, uint32_t n,
 			  bool used)
 {
 	for (uint32_t i = first; i < first + n; i++) {
@@ -77,7 +77,7 @@ static void cmb_range_set(struct isim_nic *nic, uint32_t first, uint32_t n,
 }
 
 /* bitmap_find_free_region: 2^order pages aligned to their size */
-static int64_t cmb_get(struct isim_nic *nic, unsigned int order)
+static int64_t cmb_get(struct ik_nic *nic, unsigned int order)
 {
 	uint32_t n = 1u << order;
 
@@ -95,10 +95,10 @@ static int64_t cmb_get(struct isim_nic *nic, unsigned int order)
  * create for lack of CMB (REQUIRE only turns a partial grant into none);
  * returns 0 or -ENOMEM when the mmap entry cannot be made.
  */
-int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp, uint8_t req,
-		      uint8_t *resp, uint64_t *offset)
+int ik_cmb_sq_setup(struct ik_file *f, struct ik_qp *qp, uint8_t req,
+		    uint8_t *resp, uint64_t *offset)
 {
-	struct isim_nic *nic = f->nic;
+	struct ik_nic *nic = f->nic;
 	uint64_t pages, pgoff;
 	unsigned int order = 0;
 	int64_t pgid;
@@ -108,10 +108,10 @@ int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp, uint8_t req,
 	*offset = 0;
 	if (!(req & IONIC_CMB_ENABLE) || !nic->cmb_base)
 		return 0;
-	if (req & ~ISIM_CMB_KNOWN) {
+	if (req & ~IK_CMB_KNOWN) {
 		if (req & IONIC_CMB_REQUIRE)
 			return 0;
-		req &= ISIM_CMB_KNOWN;
+		req &= IK_CMB_KNOWN;
 	}
 	if (req & IONIC_CMB_EXPDB) {
 		/* no alias window can serve it here (see above) */
@@ -119,22 +119,22 @@ int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp, uint8_t req,
 			return 0;
 		req &= ~IONIC_CMB_EXPDB;
 	}
-	pages = (qp->sq.desc.size + ISIM_PAGE_SIZE - 1) / ISIM_PAGE_SIZE;
+	pages = (qp->sq.desc.size + IK_PAGE_SIZE - 1) / IK_PAGE_SIZE;
 	while ((1ull << order) < pages)
 		order++;
-	if (order >= ISIM_SQCMB_ORDER)
+	if (order >= IK_SQCMB_ORDER)
 		return 0;
 	pgid = cmb_get(nic, order);
 	if (pgid < 0)
 		return 0;
-	rc = isim_mmap_insert(f, ISIM_MMAP_CMB, pages, &pgoff);
+	rc = ik_mmap_insert(f, IK_MMAP_CMB, pages, &pgoff);
 	if (rc) {
 		cmb_range_set(nic, (uint32_t)pgid, 1u << order, false);
 		return rc;
 	}
 	/* the driver zeroes the pages before handing them out */
-	memset(nic->cmb_base + (size_t)pgid * ISIM_PAGE_SIZE, 0,
-	       ((size_t)1 << order) * ISIM_PAGE_SIZE);
+	memset(nic->cmb_base + (size_t)pgid * IK_PAGE_SIZE, 0,
+	       ((size_t)1 << order) * IK_PAGE_SIZE);
 	/* mapping type: write-combining unless UC alone was asked for */
 	if ((req & (IONIC_CMB_WC | IONIC_CMB_UC)) == IONIC_CMB_UC)
 		req = (req & ~IONIC_CMB_WC) | IONIC_CMB_UC;
@@ -143,7 +143,7 @@ int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp, uint8_t req,
 	qp->sq_in_cmb = true;
 	qp->sq_cmb_pgid = (uint32_t)pgid;
 	qp->sq_cmb_order = (uint8_t)order;
-	for (struct isim_mmap_entry *e = f->mmaps; e; e = e->next)
+	for (struct ik_mmap_entry *e = f->mmaps; e; e = e->next)
 		if (e->pgoff == pgoff)
 			qp->sq_cmb_entry = e;
 	if (qp->sq_cmb_entry) {
@@ -151,13 +151,13 @@ int isim_cmb_sq_setup(struct isim_file *f, struct isim_qp *qp, uint8_t req,
 		qp->sq_cmb_entry->sq = true;
 	}
 	qp->sq.cmb = req;
-	qp->sq.ring = nic->cmb_base + (size_t)pgid * ISIM_PAGE_SIZE;
+	qp->sq.ring = nic->cmb_base + (size_t)pgid * IK_PAGE_SIZE;
 	*resp = req;
-	*offset = pgoff << ISIM_PAGE_SHIFT;
+	*offset = pgoff << IK_PAGE_SHIFT;
 	return 0;
 }
 
-void isim_cmb_sq_release(struct isim_file *f, struct isim_qp *qp)
+void ik_cmb_sq_release(struct ik_file *f, struct ik_qp *qp)
 {
 	if (!qp->sq_in_cmb)
 		return;
@@ -171,9 +171,9 @@ void isim_cmb_sq_release(struct isim_file *f, struct isim_qp *qp)
 
 /* Byte offset in the CMB memfd of the window an entry names, or -EINVAL
  * when its QP is gone. */
-int64_t isim_cmb_window(const struct isim_mmap_entry *e)
+int64_t ik_cmb_window(const struct ik_mmap_entry *e)
 {
 	if (!e->qp || !e->qp->sq_in_cmb)
 		return -EINVAL;
-	return (int64_t)e->qp->sq_cmb_pgid * ISIM_PAGE_SIZE;
+	return (int64_t)e->qp->sq_cmb_pgid * IK_PAGE_SIZE;
 }

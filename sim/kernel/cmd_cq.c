@@ -14,12 +14,11 @@
 #include <string.h>
 
 #include "kpriv.h"
-#include "../dev/device.h"
 
 /* ionic_validate_qdesc, plus the pinning ib_umem_get would do. */
-int isim_qdesc_check(const struct ionic_qdesc *q)
+int ik_qdesc_check(const struct ionic_qdesc *q)
 {
-	if (!q->addr || (q->addr & (ISIM_PAGE_SIZE - 1)))
+	if (!q->addr || (q->addr & (IK_PAGE_SIZE - 1)))
 		return -EINVAL;
 	if (!q->size || !q->mask || !q->depth_log2 || !q->stride_log2)
 		return -EINVAL;
@@ -29,41 +28,60 @@ int isim_qdesc_check(const struct ionic_qdesc *q)
 		return -EINVAL;
 	if (q->size < (1ull << (q->depth_log2 + q->stride_log2)))
 		return -EINVAL;
-	if (!isim_user_mapped(q->addr, q->size))
+	if (!ik_user_mapped(q->addr, q->size))
 		return -EFAULT;
 	return 0;
 }
 
-void isim_cq_free(struct isim_file *f, struct isim_cq *cq)
+void ik_cq_free(struct ik_file *f, struct ik_cq *cq)
 {
-	struct isim_nic *nic = f->nic;
+	struct ik_nic *nic = f->nic;
 
 	/* ionic_destroy_cq handles the UDMAs in descending order */
 	for (int i = 1; i >= 0; i--) {
-		struct isim_hwcq *hw = &cq->hw[i];
+		struct ik_hwcq *hw = &cq->hw[i];
 
 		if (!hw->present)
 			continue;
-		isim_dev_cq_destroy(nic, hw);
+		idev_cq_destroy(nic->dev, hw->cqid);
 		if (hw->cqid < nic->cqid_limit && nic->cqs[hw->cqid] == cq)
 			nic->cqs[hw->cqid] = NULL;
-		isim_ida_free(&nic->cq_ida[i], isim_udma_idx(nic, hw->cqid));
+		ik_ida_free(&nic->cq_ida[i], ik_udma_idx(nic, hw->cqid));
 		hw->present = false;
 	}
-	isim_handle_del(f, &cq->uobj);
+	ik_handle_del(f, &cq->uobj);
 	free(cq);
 }
 
-static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
+/* Admin CREATE_CQ for one hardware CQ. */
+static int cq_dev_create(struct ik_file *f, const struct ik_hwcq *hw,
+			 const struct ionic_qdesc *q)
+{
+	struct idev_cq_create dc = {
+		.cqid = hw->cqid,
+		.eqid = hw->eqid,
+		.dbid = f->dbid,
+		.ring = {
+			.addr = (uint8_t *)(uintptr_t)q->addr,
+			.mask = q->mask,
+			.depth_log2 = q->depth_log2,
+			.stride_log2 = q->stride_log2,
+		},
+	};
+
+	return idev_cq_create(f->nic->dev, &dc);
+}
+
+static int cq_create(struct ik_cmd *c, uint64_t user_handle, uint32_t cqe,
 		     uint32_t comp_vector, int32_t comp_channel, uint32_t flags,
 		     struct ib_uverbs_create_cq_resp *r)
 {
-	struct isim_nic *nic = c->nic;
+	struct ik_nic *nic = c->nic;
 	const struct isim_profile *p = &nic->prof;
-	struct isim_event_queue *ch = NULL;
+	struct ik_event_queue *ch = NULL;
 	struct ionic_cq_resp dr;
 	struct ionic_cq_req req;
-	struct isim_cq *cq;
+	struct ik_cq *cq;
 	uint8_t mask;
 	int rc;
 
@@ -71,28 +89,28 @@ static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
 	if (comp_vector >= p->eq_count - 2)
 		return -EINVAL;
 	if (comp_channel >= 0) {
-		ch = isim_file_channel(c->f, comp_channel);
+		ch = ik_file_channel(c->f, comp_channel);
 		if (!ch)
 			return -EBADF; /* not a completion channel of ours */
 	}
 	/* ionic_create_cq */
 	if (flags)
 		return -EOPNOTSUPP;
-	rc = isim_udata_in(c, &req, sizeof(req));
+	rc = ik_udata_in(c, &req, sizeof(req));
 	if (rc)
 		return rc;
-	mask = req.udma_mask & isim_udma_all(nic);
+	mask = req.udma_mask & ik_udma_all(nic);
 	if (!mask)
 		return -EINVAL;
-	if (cqe < 1 || cqe > ISIM_MAX_CQE)
+	if (cqe < 1 || cqe > IK_MAX_CQE)
 		return -EINVAL;
-	rc = isim_admin_ok(nic, ISIM_ADMIN_CREATE_CQ);
+	rc = ik_admin_ok(nic, IK_ADMIN_CREATE_CQ);
 	if (rc)
 		return rc;
 	for (int i = 0; i < 2; i++) {
 		if (!(mask & (1u << i)))
 			continue;
-		rc = isim_qdesc_check(&req.cq[i]);
+		rc = ik_qdesc_check(&req.cq[i]);
 		if (rc)
 			return rc;
 	}
@@ -106,33 +124,30 @@ static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
 	cq->comp_vector = comp_vector;
 	cq->udma_mask = mask;
 	for (int i = 0; i < 2; i++) {
-		struct isim_hwcq *hw = &cq->hw[i];
+		struct ik_hwcq *hw = &cq->hw[i];
 		int64_t idx;
 
 		if (!(mask & (1u << i)))
 			continue;
-		idx = isim_ida_alloc(&nic->cq_ida[i]);
+		idx = ik_ida_alloc(&nic->cq_ida[i]);
 		if (idx < 0) {
 			rc = (int)idx;
 			goto err;
 		}
-		hw->vcq = cq;
 		hw->udma = (uint8_t)i;
-		hw->cqid = isim_udma_qid(nic, (unsigned int)i, (uint32_t)idx);
+		hw->cqid = ik_udma_qid(nic, (unsigned int)i, (uint32_t)idx);
 		/* EQs 0 and 1 carry async events; completion vectors map to
 		 * the pairs after them, one EQ per UDMA */
 		hw->eqid = ((comp_vector % (p->eq_count / 2 - 1)) + 1) * 2 + i;
-		hw->desc = req.cq[i];
-		hw->ring = (uint8_t *)(uintptr_t)req.cq[i].addr;
-		rc = isim_dev_cq_create(nic, hw);
+		rc = cq_dev_create(c->f, hw, &req.cq[i]);
 		if (rc) {
-			isim_ida_free(&nic->cq_ida[i], (uint32_t)idx);
+			ik_ida_free(&nic->cq_ida[i], (uint32_t)idx);
 			goto err;
 		}
 		hw->present = true;
 		nic->cqs[hw->cqid] = cq;
 	}
-	rc = isim_handle_add(c->f, &cq->uobj, ISIM_UOBJ_CQ);
+	rc = ik_handle_add(c->f, &cq->uobj, IK_UOBJ_CQ);
 	if (rc)
 		goto err;
 
@@ -142,7 +157,7 @@ static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
 	dr.cqid[0] = cq->hw[0].present ? cq->hw[0].cqid : 0;
 	dr.cqid[1] = cq->hw[1].present ? cq->hw[1].cqid : 0;
 	dr.udma_mask = mask;
-	isim_udata_out(c, &dr, sizeof(dr));
+	ik_udata_out(c, &dr, sizeof(dr));
 	KNOTE(c,
 	      "cq_handle=%u cqe=%u vector=%u channel=%d mask=%u cqid=%u/%u depth_log2=%u/%u",
 	      cq->uobj.handle, cqe, comp_vector, comp_channel, mask, dr.cqid[0],
@@ -150,11 +165,11 @@ static int cq_create(struct isim_cmd *c, uint64_t user_handle, uint32_t cqe,
 	return 0;
 err:
 	cq->uobj.handle = UINT32_MAX;
-	isim_cq_free(c->f, cq);
+	ik_cq_free(c->f, cq);
 	return rc;
 }
 
-int isim_cmd_create_cq(struct isim_cmd *c)
+int ik_cmd_create_cq(struct ik_cmd *c)
 {
 	const struct ib_uverbs_create_cq *cmd = c->req;
 
@@ -162,13 +177,13 @@ int isim_cmd_create_cq(struct isim_cmd *c)
 			 cmd->comp_channel, 0, c->resp);
 }
 
-int isim_cmd_ex_create_cq(struct isim_cmd *c)
+int ik_cmd_ex_create_cq(struct ik_cmd *c)
 {
 	struct ib_uverbs_ex_create_cq_resp *r = c->resp;
 	struct ib_uverbs_ex_create_cq cmd;
 	int rc;
 
-	isim_req_copy(c, &cmd, sizeof(cmd));
+	ik_core_req_copy(c, &cmd, sizeof(cmd));
 	if (cmd.comp_mask || cmd.reserved)
 		return -EINVAL;
 	rc = cq_create(c, cmd.user_handle, cmd.cqe, cmd.comp_vector,
@@ -176,47 +191,47 @@ int isim_cmd_ex_create_cq(struct isim_cmd *c)
 	if (rc)
 		return rc;
 	r->comp_mask = 0;
-	r->response_length = isim_ex_resp_len(c, sizeof(*r));
+	r->response_length = ik_ex_resp_len(c, sizeof(*r));
 	return 0;
 }
 
-int isim_cmd_destroy_cq(struct isim_cmd *c)
+int ik_cmd_destroy_cq(struct ik_cmd *c)
 {
 	const struct ib_uverbs_destroy_cq *cmd = c->req;
 	struct ib_uverbs_destroy_cq_resp *r = c->resp;
-	struct isim_cq *cq;
+	struct ik_cq *cq;
 	int rc;
 
-	cq = isim_handle_get(c->f, cmd->cq_handle, ISIM_UOBJ_CQ);
+	cq = ik_handle_get(c->f, cmd->cq_handle, IK_UOBJ_CQ);
 	if (!cq)
 		return -EINVAL;
 	if (cq->usecnt)
 		return -EBUSY; /* QPs still complete into it */
-	rc = isim_admin_ok(c->nic, ISIM_ADMIN_DESTROY_CQ);
+	rc = ik_admin_ok(c->nic, IK_ADMIN_DESTROY_CQ);
 	if (rc)
 		return rc;
 	/* stop the device first so no event follows the count */
 	for (int i = 1; i >= 0; i--)
 		if (cq->hw[i].present)
-			isim_dev_cq_destroy(c->nic, &cq->hw[i]);
+			idev_cq_destroy(c->nic->dev, cq->hw[i].cqid);
 	for (int i = 0; i < 2; i++)
 		if (cq->hw[i].present) {
 			cq->hw[i].present = false;
 			c->nic->cqs[cq->hw[i].cqid] = NULL;
-			isim_ida_free(&c->nic->cq_ida[i],
-				      isim_udma_idx(c->nic, cq->hw[i].cqid));
+			ik_ida_free(&c->nic->cq_ida[i],
+				    ik_udma_idx(c->nic, cq->hw[i].cqid));
 		}
 	/* unread events are dropped and not reported (kernel semantics) */
-	isim_evq_drop_unread(cq->channel,
-			     sizeof(struct ib_uverbs_comp_event_desc),
-			     cq->uobj.user_handle, &cq->comp_events_reported);
-	isim_evq_drop_unread(&c->f->async_q,
-			     sizeof(struct ib_uverbs_async_event_desc),
-			     cq->uobj.user_handle, &cq->async_events_reported);
+	ik_evq_drop_unread(cq->channel,
+			   sizeof(struct ib_uverbs_comp_event_desc),
+			   cq->uobj.user_handle, &cq->comp_events_reported);
+	ik_evq_drop_unread(&c->f->async_q,
+			   sizeof(struct ib_uverbs_async_event_desc),
+			   cq->uobj.user_handle, &cq->async_events_reported);
 	r->comp_events_reported = cq->comp_events_reported;
 	r->async_events_reported = cq->async_events_reported;
 	KNOTE(c, "cq_handle=%u comp_events=%u async_events=%u", cq->uobj.handle,
 	      r->comp_events_reported, r->async_events_reported);
-	isim_cq_free(c->f, cq);
+	ik_cq_free(c->f, cq);
 	return 0;
 }

@@ -15,11 +15,11 @@
 
 #include "kpriv.h"
 
-int isim_cmd_get_context(struct isim_cmd *c)
+int ik_cmd_get_context(struct ik_cmd *c)
 {
 	struct ib_uverbs_get_context_resp *r = c->resp;
-	struct isim_file *f = c->f;
-	struct isim_nic *nic = c->nic;
+	struct ik_file *f = c->f;
+	struct ik_nic *nic = c->nic;
 	const struct isim_profile *p = &nic->prof;
 	struct ionic_ctx_resp dr;
 	struct ionic_ctx_req req;
@@ -29,26 +29,26 @@ int isim_cmd_get_context(struct isim_cmd *c)
 
 	if (f->has_ucontext)
 		return -EINVAL; /* one ucontext per file */
-	rc = isim_udata_in(c, &req, sizeof(req));
+	rc = ik_udata_in(c, &req, sizeof(req));
 	if (rc)
 		return rc;
-	dbid = isim_ida_alloc(&nic->dbid_ida);
+	dbid = ik_ida_alloc(&nic->dbid_ida);
 	if (dbid < 0)
 		return (int)dbid;
-	rc = isim_evq_create(&f->async_q);
+	rc = ik_evq_create(&f->async_q);
 	if (rc)
 		goto err_dbid;
 	/* first entry of an empty table: the doorbell page is pgoff 0 */
-	rc = isim_mmap_insert(f, ISIM_MMAP_DBELL, 1, &pgoff);
+	rc = ik_mmap_insert(f, IK_MMAP_DBELL, 1, &pgoff);
 	if (rc)
 		goto err_evq;
 	memset(&dr, 0, sizeof(dr));
 	if (p->phc) {
-		rc = isim_mmap_insert(f, ISIM_MMAP_PHC, 1, &pgoff);
+		rc = ik_mmap_insert(f, IK_MMAP_PHC, 1, &pgoff);
 		if (rc)
 			goto err_mmap;
-		dr.phc_offset = pgoff << ISIM_PAGE_SHIFT;
-		isim_phc_update(nic);
+		dr.phc_offset = pgoff << IK_PAGE_SHIFT;
+		ik_phc_update(nic);
 	}
 	f->dbid = (uint32_t)dbid;
 	f->has_ucontext = true;
@@ -56,7 +56,7 @@ int isim_cmd_get_context(struct isim_cmd *c)
 	r->async_fd = (uint32_t)f->async_q.rd;
 	r->num_comp_vectors = p->eq_count - 2;
 
-	dr.page_shift = ISIM_PAGE_SHIFT;
+	dr.page_shift = IK_PAGE_SHIFT;
 	dr.dbell_offset = 0; /* BAR1 is page aligned */
 	dr.version = p->version;
 	dr.qp_opcodes = p->qp_opcodes;
@@ -70,7 +70,7 @@ int isim_cmd_get_context(struct isim_cmd *c)
 	dr.udma_count = p->udma_count;
 	dr.expdb_mask = p->expdb_mask;
 	dr.expdb_qtypes = p->expdb_qtypes;
-	isim_udata_out(c, &dr, sizeof(dr));
+	ik_udata_out(c, &dr, sizeof(dr));
 	KNOTE(c,
 	      "async_fd=%d num_comp_vectors=%u dbid=%u version=%u phc_offset=%llu",
 	      f->async_q.rd, r->num_comp_vectors, f->dbid, dr.version,
@@ -78,13 +78,13 @@ int isim_cmd_get_context(struct isim_cmd *c)
 	return 0;
 
 err_mmap:
-	isim_mmap_clear(f);
+	ik_mmap_clear(f);
 err_evq:
-	isim_evq_close(&f->async_q);
+	ik_evq_close(&f->async_q);
 	close(f->async_q.rd);
 	f->async_q.rd = -1;
 err_dbid:
-	isim_ida_free(&nic->dbid_ida, (uint32_t)dbid);
+	ik_ida_free(&nic->dbid_ida, (uint32_t)dbid);
 	return rc;
 }
 
@@ -92,14 +92,14 @@ static uint32_t dev_max_sge(const struct isim_profile *p)
 {
 	uint32_t n = p->max_stride >= 6 ? ((1u << p->max_stride) - 32) / 16 : 0;
 
-	return n < ISIM_MAX_SGE_CAP ? n : ISIM_MAX_SGE_CAP;
+	return n < IK_MAX_SGE_CAP ? n : IK_MAX_SGE_CAP;
 }
 
-#define ISIM_DEV_CAPS                                            \
+#define IK_DEV_CAPS                                              \
 	(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_MGT_EXTENSIONS | \
 	 IBV_DEVICE_MEM_WINDOW_TYPE_2B)
 
-static void fill_device(struct isim_nic *nic,
+static void fill_device(struct ik_nic *nic,
 			struct ib_uverbs_query_device_resp *r)
 {
 	const struct isim_profile *p = &nic->prof;
@@ -110,23 +110,23 @@ static void fill_device(struct isim_nic *nic,
 	r->fw_ver = 0;
 	memcpy(&r->node_guid, guid, 8);
 	memcpy(&r->sys_image_guid, guid, 8);
-	r->max_mr_size = (uint64_t)p->npts * ISIM_PAGE_SIZE / 2;
+	r->max_mr_size = (uint64_t)p->npts * IK_PAGE_SIZE / 2;
 	r->page_size_cap = 0x40201000; /* 4K | 2M | 1G before RDMA v2.1 */
-	r->vendor_id = ISIM_VENDOR_ID;
+	r->vendor_id = IK_VENDOR_ID;
 	r->vendor_part_id = p->vendor_part_id;
 	r->hw_ver = p->hw_rev;
 	r->max_qp = p->qp_count;
-	r->max_qp_wr = ISIM_MAX_DEPTH;
-	r->device_cap_flags = ISIM_DEV_CAPS;
+	r->max_qp_wr = IK_MAX_DEPTH;
+	r->device_cap_flags = IK_DEV_CAPS;
 	r->max_sge = dev_max_sge(p);
 	r->max_sge_rd = r->max_sge;
 	r->max_cq = p->cq_count / (p->udma_count ? p->udma_count : 2);
-	r->max_cqe = ISIM_MAX_CQE;
+	r->max_cqe = IK_MAX_CQE;
 	r->max_mr = p->nmrs;
-	r->max_pd = ISIM_MAX_PD;
-	r->max_qp_rd_atom = ISIM_MAX_RD_ATOM;
-	r->max_res_rd_atom = ISIM_MAX_RD_ATOM;
-	r->max_qp_init_rd_atom = ISIM_MAX_RD_ATOM;
+	r->max_pd = IK_MAX_PD;
+	r->max_qp_rd_atom = IK_MAX_RD_ATOM;
+	r->max_res_rd_atom = IK_MAX_RD_ATOM;
+	r->max_qp_init_rd_atom = IK_MAX_RD_ATOM;
 	r->atomic_cap = IBV_ATOMIC_GLOB;
 	r->max_mw = p->nmrs;
 	r->max_ah = p->nahs;
@@ -135,33 +135,33 @@ static void fill_device(struct isim_nic *nic,
 	r->phys_port_cnt = 1;
 }
 
-int isim_cmd_query_device(struct isim_cmd *c)
+int ik_cmd_query_device(struct ik_cmd *c)
 {
 	/* the legacy command answers from the cached device attributes
 	 * without calling the driver, so no udata rule applies */
 	fill_device(c->nic, c->resp);
-	KNOTE(c, "vendor=0x%x part=0x%x max_qp=%u max_sge=%u", ISIM_VENDOR_ID,
+	KNOTE(c, "vendor=0x%x part=0x%x max_qp=%u max_sge=%u", IK_VENDOR_ID,
 	      c->nic->prof.vendor_part_id, c->nic->prof.qp_count,
 	      dev_max_sge(&c->nic->prof));
 	return 0;
 }
 
-int isim_cmd_ex_query_device(struct isim_cmd *c)
+int ik_cmd_ex_query_device(struct ik_cmd *c)
 {
 	struct ib_uverbs_ex_query_device_resp *r = c->resp;
 	struct ib_uverbs_ex_query_device cmd;
 	int rc;
 
-	isim_req_copy(c, &cmd, sizeof(cmd));
+	ik_core_req_copy(c, &cmd, sizeof(cmd));
 	if (cmd.comp_mask || cmd.reserved)
 		return -EINVAL;
-	rc = isim_udata_empty(c); /* ionic_query_device: ib_no_udata_io */
+	rc = ik_udata_empty(c); /* ionic_query_device: ib_no_udata_io */
 	if (rc)
 		return rc;
 	fill_device(c->nic, &r->base);
 	r->comp_mask = 0;
-	r->response_length = isim_ex_resp_len(c, sizeof(*r));
-	r->device_cap_flags_ex = ISIM_DEV_CAPS;
+	r->response_length = ik_ex_resp_len(c, sizeof(*r));
+	r->device_cap_flags_ex = IK_DEV_CAPS;
 	KNOTE(c, "response_length=%u", r->response_length);
 	return 0;
 }
@@ -184,7 +184,7 @@ static uint8_t iboe_mtu(uint32_t mtu)
 	return 0;
 }
 
-int isim_cmd_query_port(struct isim_cmd *c)
+int ik_cmd_query_port(struct ik_cmd *c)
 {
 	const struct ib_uverbs_query_port *cmd = c->req;
 	struct ib_uverbs_query_port_resp *r = c->resp;
@@ -193,14 +193,14 @@ int isim_cmd_query_port(struct isim_cmd *c)
 
 	if (cmd->port_num != 1)
 		return -EINVAL; /* rdma_is_port_valid */
-	max_mtu = iboe_mtu(ISIM_NETDEV_MAX_MTU);
+	max_mtu = iboe_mtu(IK_NETDEV_MAX_MTU);
 	act = iboe_mtu(p->netdev_mtu);
 	if (act > max_mtu)
 		act = max_mtu;
 	/* make_port_cap_flags: ip_gids adds IP_BASED_GIDS */
 	r->port_cap_flags = IBV_PORT_IP_BASED_GIDS;
 	r->max_msg_sz = 0x80000000;
-	r->gid_tbl_len = ISIM_GID_TBL_LEN;
+	r->gid_tbl_len = IK_GID_TBL_LEN;
 	r->pkey_tbl_len = 1;
 	r->lid = 0;
 	r->sm_lid = 0;
@@ -222,11 +222,11 @@ int isim_cmd_query_port(struct isim_cmd *c)
 	return 0;
 }
 
-int isim_cmd_create_comp_channel(struct isim_cmd *c)
+int ik_cmd_create_comp_channel(struct ik_cmd *c)
 {
 	struct ib_uverbs_create_comp_channel_resp *r = c->resp;
-	struct isim_file *f = c->f;
-	struct isim_event_queue *q, **t;
+	struct ik_file *f = c->f;
+	struct ik_event_queue *q, **t;
 	int rc;
 
 	q = calloc(1, sizeof(*q));
@@ -238,7 +238,7 @@ int isim_cmd_create_comp_channel(struct isim_cmd *c)
 		return -ENOMEM;
 	}
 	f->channels = t;
-	rc = isim_evq_create(q);
+	rc = ik_evq_create(q);
 	if (rc) {
 		free(q);
 		return rc;

@@ -12,15 +12,14 @@
 #include <string.h>
 
 #include "kpriv.h"
-#include "../dev/device.h"
 
 /* IB_QPT_* numbering of the kernel (ibv_qp_type agrees for these) */
-#define ISIM_QPT_SMI 0
-#define ISIM_QPT_GSI 1
+#define IK_QPT_SMI 0
+#define IK_QPT_GSI 1
 
 /* What query_qp reports as port_num.  The ionic driver returns 0
  * (ionic-kernel.md 9.5); kept faithful, see the note in the report. */
-#define ISIM_QUERY_QP_PORT_NUM 0
+#define IK_QUERY_QP_PORT_NUM 0
 
 struct qp_args {
 	uint64_t user_handle;
@@ -51,7 +50,7 @@ static uint32_t wqe_max_data(unsigned int stride_log2, bool expdb)
 	return n > 32u + (expdb ? 8 : 0) ? n - 32 - (expdb ? 8 : 0) : 0;
 }
 
-static void qp_caps(const struct isim_qp *qp, uint32_t *swr, uint32_t *rwr,
+static void qp_caps(const struct ik_qp *qp, uint32_t *swr, uint32_t *rwr,
 		    uint32_t *ssge, uint32_t *rsge, uint32_t *inl)
 {
 	*swr = qp->sq.desc.mask;
@@ -61,29 +60,53 @@ static void qp_caps(const struct isim_qp *qp, uint32_t *swr, uint32_t *rwr,
 	*inl = wqe_max_data(qp->sq.desc.stride_log2, false);
 }
 
-void isim_qp_free(struct isim_file *f, struct isim_qp *qp)
+void ik_qp_free(struct ik_file *f, struct ik_qp *qp)
 {
-	struct isim_nic *nic = f->nic;
+	struct ik_nic *nic = f->nic;
 
 	if (qp->dev_live)
-		isim_dev_qp_destroy(nic, qp);
+		idev_qp_destroy(nic->dev, qp->qpn);
 	qp->dev_live = false;
 	if (qp->qpn && qp->qpn < nic->qpn_limit && nic->qps[qp->qpn] == qp) {
 		nic->qps[qp->qpn] = NULL;
-		isim_ida_free(&nic->qp_ida[qp->udma],
-			      isim_udma_idx(nic, qp->qpn));
+		ik_ida_free(&nic->qp_ida[qp->udma], ik_udma_idx(nic, qp->qpn));
 	}
-	isim_cmb_sq_release(f, qp);
+	ik_cmb_sq_release(f, qp);
 	if (qp->has_ah)
-		isim_ida_free(&nic->ah_ida, qp->ahid);
+		ik_ida_free(&nic->ah_ida, qp->ahid);
 	if (qp->pd)
 		qp->pd->usecnt--;
 	if (qp->send_cq)
 		qp->send_cq->usecnt--;
 	if (qp->recv_cq)
 		qp->recv_cq->usecnt--;
-	isim_handle_del(f, &qp->uobj);
+	ik_handle_del(f, &qp->uobj);
 	free(qp);
+}
+
+static void ring_of(struct idev_ring *r, const struct ik_wq *wq)
+{
+	r->addr = wq->ring;
+	r->mask = wq->desc.mask;
+	r->depth_log2 = wq->desc.depth_log2;
+	r->stride_log2 = wq->desc.stride_log2;
+}
+
+/* Admin CREATE_QP for qp->qpn. */
+static int qp_dev_create(struct ik_nic *nic, const struct ik_qp *qp)
+{
+	struct idev_qp_create dc = {
+		.qpn = qp->qpn,
+		.type = qp->type,
+		.pdid = qp->pd->pdid,
+		.dbid = qp->uobj.file->dbid,
+		.sq_cqid = ik_qp_cqid(qp, true),
+		.rq_cqid = ik_qp_cqid(qp, false),
+	};
+
+	ring_of(&dc.sq, &qp->sq);
+	ring_of(&dc.rq, &qp->rq);
+	return idev_qp_create(nic->dev, &dc);
 }
 
 /*
@@ -92,7 +115,7 @@ void isim_qp_free(struct isim_file *f, struct isim_qp *qp)
  * the other half's.  An id the fabric reports as held by another process of
  * the same node (-EADDRINUSE) is skipped.
  */
-static int qp_assign_id(struct isim_nic *nic, struct isim_qp *qp, uint8_t mask)
+static int qp_assign_id(struct ik_nic *nic, struct ik_qp *qp, uint8_t mask)
 {
 	unsigned int pref = nic->next_qp_udma;
 	uint32_t skipped[64];
@@ -107,22 +130,22 @@ static int qp_assign_id(struct isim_nic *nic, struct isim_qp *qp, uint8_t mask)
 		if (!(mask & (1u << u)))
 			continue;
 		for (;;) {
-			int64_t idx = isim_ida_alloc(&nic->qp_ida[u]);
+			int64_t idx = ik_ida_alloc(&nic->qp_ida[u]);
 
 			if (idx < 0) {
 				rc = -ENOMEM;
 				break;
 			}
 			qp->udma = (uint8_t)u;
-			qp->qpn = isim_udma_qid(nic, u, (uint32_t)idx);
+			qp->qpn = ik_udma_qid(nic, u, (uint32_t)idx);
 			rc = qp->qpn == 0xffffff ? -EADDRINUSE :
-						   isim_dev_qp_create(nic, qp);
+						   qp_dev_create(nic, qp);
 			if (!rc) {
 				qp->dev_live = true;
 				break;
 			}
 			if (rc != -EADDRINUSE || nskip == 64) {
-				isim_ida_free(&nic->qp_ida[u], (uint32_t)idx);
+				ik_ida_free(&nic->qp_ida[u], (uint32_t)idx);
 				if (rc == -EADDRINUSE)
 					rc = -ENOMEM;
 				goto out;
@@ -132,8 +155,8 @@ static int qp_assign_id(struct isim_nic *nic, struct isim_qp *qp, uint8_t mask)
 	}
 out:
 	for (unsigned int i = 0; i < nskip; i++)
-		isim_ida_free(&nic->qp_ida[skipped[i] >> 31],
-			      skipped[i] & 0x7fffffff);
+		ik_ida_free(&nic->qp_ida[skipped[i] >> 31],
+			    skipped[i] & 0x7fffffff);
 	if (rc)
 		qp->qpn = 0;
 	return rc;
@@ -143,9 +166,9 @@ static int check_caps(const struct isim_profile *p, const struct qp_args *a)
 {
 	uint32_t sge_cap = wqe_max_sge(p->max_stride, 0, false);
 
-	if (sge_cap > ISIM_MAX_SGE_CAP)
-		sge_cap = ISIM_MAX_SGE_CAP;
-	if (a->max_send_wr > ISIM_MAX_DEPTH || a->max_recv_wr > ISIM_MAX_DEPTH)
+	if (sge_cap > IK_MAX_SGE_CAP)
+		sge_cap = IK_MAX_SGE_CAP;
+	if (a->max_send_wr > IK_MAX_DEPTH || a->max_recv_wr > IK_MAX_DEPTH)
 		return -EINVAL;
 	if (a->max_send_sge < 1 || a->max_send_sge > sge_cap)
 		return -EINVAL;
@@ -156,37 +179,37 @@ static int check_caps(const struct isim_profile *p, const struct qp_args *a)
 	return 0;
 }
 
-static int qp_create(struct isim_cmd *c, const struct qp_args *a,
+static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 		     struct ib_uverbs_create_qp_resp *r)
 {
-	struct isim_nic *nic = c->nic;
-	struct isim_cq *scq, *rcq;
+	struct ik_nic *nic = c->nic;
+	struct ik_cq *scq, *rcq;
 	struct ionic_qp_resp dr;
 	struct ionic_qp_req req;
 	uint64_t sq_cmb_off = 0;
-	struct isim_pd *pd;
-	struct isim_qp *qp;
+	struct ik_pd *pd;
+	struct ik_qp *qp;
 	uint8_t sq_cmb = 0;
 	uint8_t mask;
 	int rc;
 
 	/* IB core: object lookups (no SRQ objects exist on ionic) */
-	pd = isim_handle_get(c->f, a->pd_handle, ISIM_UOBJ_PD);
-	scq = isim_handle_get(c->f, a->send_cq_handle, ISIM_UOBJ_CQ);
-	rcq = isim_handle_get(c->f, a->recv_cq_handle, ISIM_UOBJ_CQ);
+	pd = ik_handle_get(c->f, a->pd_handle, IK_UOBJ_PD);
+	scq = ik_handle_get(c->f, a->send_cq_handle, IK_UOBJ_CQ);
+	rcq = ik_handle_get(c->f, a->recv_cq_handle, IK_UOBJ_CQ);
 	if (!pd || !scq || !rcq || a->is_srq)
 		return -EINVAL;
 	/* ionic_create_qp: RC, UC and UD only from userspace */
 	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC &&
 	    a->qp_type != IBV_QPT_UD)
 		return -EOPNOTSUPP;
-	rc = isim_udata_in(c, &req, sizeof(req));
+	rc = ik_udata_in(c, &req, sizeof(req));
 	if (rc)
 		return rc;
-	rc = isim_admin_ok(nic, ISIM_ADMIN_CREATE_QP);
+	rc = ik_admin_ok(nic, IK_ADMIN_CREATE_QP);
 	if (rc)
 		return rc;
-	mask = isim_udma_all(nic) & scq->udma_mask & rcq->udma_mask;
+	mask = ik_udma_all(nic) & scq->udma_mask & rcq->udma_mask;
 	if (req.udma_mask)
 		mask &= req.udma_mask;
 	if (!mask)
@@ -195,9 +218,9 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	if (rc)
 		return rc;
 	/* has_sq and has_rq are always set: both rings must be valid */
-	rc = isim_qdesc_check(&req.sq);
+	rc = ik_qdesc_check(&req.sq);
 	if (!rc)
-		rc = isim_qdesc_check(&req.rq);
+		rc = ik_qdesc_check(&req.rq);
 	if (rc)
 		return rc;
 
@@ -207,7 +230,6 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	qp->uobj.user_handle = a->user_handle;
 	qp->uobj.handle = UINT32_MAX;
 	qp->type = a->qp_type;
-	qp->state = IBV_QPS_RESET;
 	qp->sq_sig_all = !!a->sq_sig_all;
 	qp->sq.desc = req.sq;
 	qp->sq.ring = (uint8_t *)(uintptr_t)req.sq.addr;
@@ -223,7 +245,7 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	qp->rq.max_inline = 0;
 	if (qp->type == IBV_QPT_RC) {
 		/* RC QPs own a header template slot for their path */
-		int64_t ahid = isim_ida_alloc(&nic->ah_ida);
+		int64_t ahid = ik_ida_alloc(&nic->ah_ida);
 
 		if (ahid < 0) {
 			free(qp);
@@ -234,10 +256,10 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	}
 	/* the device needs the owner for doorbell and event routing */
 	qp->uobj.file = c->f;
-	rc = isim_cmb_sq_setup(c->f, qp, req.sq_cmb, &sq_cmb, &sq_cmb_off);
+	rc = ik_cmb_sq_setup(c->f, qp, req.sq_cmb, &sq_cmb, &sq_cmb_off);
 	if (rc) {
 		if (qp->has_ah)
-			isim_ida_free(&nic->ah_ida, qp->ahid);
+			ik_ida_free(&nic->ah_ida, qp->ahid);
 		free(qp);
 		return rc;
 	}
@@ -251,7 +273,7 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	if (rc)
 		goto err;
 	nic->qps[qp->qpn] = qp;
-	rc = isim_handle_add(c->f, &qp->uobj, ISIM_UOBJ_QP);
+	rc = ik_handle_add(c->f, &qp->uobj, IK_UOBJ_QP);
 	if (rc)
 		goto err;
 
@@ -267,7 +289,7 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	dr.udma_idx = qp->udma;
 	dr.sq_cmb = sq_cmb;
 	dr.sq_cmb_offset = sq_cmb_off;
-	isim_udata_out(c, &dr, sizeof(dr));
+	ik_udata_out(c, &dr, sizeof(dr));
 	KNOTE(c,
 	      "qp_handle=%u qpn=%u type=%u udma=%u sq_cmb=0x%x sq=%u/%u rq=%u/%u caps=%u,%u,%u,%u,%u",
 	      qp->uobj.handle, qp->qpn, qp->type, qp->udma, sq_cmb,
@@ -276,7 +298,7 @@ static int qp_create(struct isim_cmd *c, const struct qp_args *a,
 	      r->max_send_sge, r->max_recv_sge, r->max_inline_data);
 	return 0;
 err:
-	isim_qp_free(c->f, qp);
+	ik_qp_free(c->f, qp);
 	return rc;
 }
 
@@ -298,7 +320,7 @@ err:
 		.is_srq = (cmd).is_srq,                   \
 	})
 
-int isim_cmd_create_qp(struct isim_cmd *c)
+int ik_cmd_create_qp(struct ik_cmd *c)
 {
 	const struct ib_uverbs_create_qp *cmd = c->req;
 	struct qp_args a = QP_ARGS(*cmd);
@@ -307,23 +329,23 @@ int isim_cmd_create_qp(struct isim_cmd *c)
 }
 
 /* create flags the IB core lets through to a driver */
-#define ISIM_QP_CREATE_CORE_FLAGS                                        \
+#define IK_QP_CREATE_CORE_FLAGS                                          \
 	(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS | \
 	 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |      \
 	 IBV_QP_CREATE_PCI_WRITE_END_PADDING | (1u << 2) | (1u << 3) |   \
 	 (1u << 4))
 
-int isim_cmd_ex_create_qp(struct isim_cmd *c)
+int ik_cmd_ex_create_qp(struct ik_cmd *c)
 {
 	struct ib_uverbs_ex_create_qp_resp *r = c->resp;
 	struct ib_uverbs_ex_create_qp cmd;
 	struct qp_args a;
 	int rc;
 
-	isim_req_copy(c, &cmd, sizeof(cmd));
+	ik_core_req_copy(c, &cmd, sizeof(cmd));
 	if (cmd.comp_mask & ~(uint32_t)IB_UVERBS_CREATE_QP_SUP_COMP_MASK)
 		return -EINVAL;
-	if (cmd.create_flags & ~(uint32_t)ISIM_QP_CREATE_CORE_FLAGS)
+	if (cmd.create_flags & ~(uint32_t)IK_QP_CREATE_CORE_FLAGS)
 		return -EINVAL;
 	if (cmd.comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
 		return -EINVAL; /* no RWQ indirection tables exist */
@@ -334,24 +356,29 @@ int isim_cmd_ex_create_qp(struct isim_cmd *c)
 	if (rc)
 		return rc;
 	r->comp_mask = 0;
-	r->response_length = isim_ex_resp_len(c, sizeof(*r));
+	r->response_length = ik_ex_resp_len(c, sizeof(*r));
 	return 0;
 }
 
-int isim_cmd_query_qp(struct isim_cmd *c)
+int ik_cmd_query_qp(struct ik_cmd *c)
 {
 	const struct ib_uverbs_query_qp *cmd = c->req;
 	struct ib_uverbs_query_qp_resp *r = c->resp;
-	struct isim_qp *qp;
+	struct idev_qp_attr da;
+	struct ik_qp *qp;
 	uint32_t qkey_dest;
 	int rc;
 
-	qp = isim_handle_get(c->f, cmd->qp_handle, ISIM_UOBJ_QP);
+	qp = ik_handle_get(c->f, cmd->qp_handle, IK_UOBJ_QP);
 	if (!qp)
 		return -EINVAL;
-	rc = isim_admin_ok(c->nic, ISIM_ADMIN_QUERY_QP);
+	rc = ik_admin_ok(c->nic, IK_ADMIN_QUERY_QP);
 	if (rc)
 		return rc;
+	/* admin QUERY_QP: the state is the device's */
+	rc = idev_qp_query(c->nic->dev, qp->qpn, &da);
+	if (rc)
+		return -EINVAL;
 	if (qp->av_valid) {
 		/* rebuilt from the cached header template */
 		memcpy(r->dest.dgid, qp->av.dgid, 16);
@@ -374,46 +401,46 @@ int isim_cmd_query_qp(struct isim_cmd *c)
 	r->sq_psn = qp->sq_psn;
 	r->qp_access_flags = qp->access_flags;
 	r->pkey_index = 0;
-	r->qp_state = qp->state;
-	r->cur_qp_state = qp->state;
+	r->qp_state = da.state;
+	r->cur_qp_state = da.state;
 	r->path_mtu = qp->path_mtu;
 	r->path_mig_state = IBV_MIG_MIGRATED;
-	r->sq_draining = qp->sq_draining;
+	r->sq_draining = da.sq_draining;
 	r->max_rd_atomic = (uint8_t)((1u << qp->rrq_depth) - 1);
 	r->max_dest_rd_atomic = (uint8_t)((1u << qp->rsq_depth) - 1);
 	r->min_rnr_timer = qp->min_rnr_timer;
-	r->port_num = ISIM_QUERY_QP_PORT_NUM;
+	r->port_num = IK_QUERY_QP_PORT_NUM;
 	r->timeout = qp->timeout;
 	r->retry_cnt = qp->retry_cnt;
 	r->rnr_retry = qp->rnr_retry;
 	r->sq_sig_all = qp->sq_sig_all;
-	KNOTE(c, "qpn=%u state=%u mask=0x%x", qp->qpn, qp->state,
+	KNOTE(c, "qpn=%u state=%u mask=0x%x", qp->qpn, da.state,
 	      cmd->attr_mask);
 	return 0;
 }
 
-int isim_cmd_destroy_qp(struct isim_cmd *c)
+int ik_cmd_destroy_qp(struct ik_cmd *c)
 {
 	const struct ib_uverbs_destroy_qp *cmd = c->req;
 	struct ib_uverbs_destroy_qp_resp *r = c->resp;
-	struct isim_qp *qp;
+	struct ik_qp *qp;
 	int rc;
 
-	qp = isim_handle_get(c->f, cmd->qp_handle, ISIM_UOBJ_QP);
+	qp = ik_handle_get(c->f, cmd->qp_handle, IK_UOBJ_QP);
 	if (!qp)
 		return -EINVAL;
-	rc = isim_admin_ok(c->nic, ISIM_ADMIN_DESTROY_QP);
+	rc = ik_admin_ok(c->nic, IK_ADMIN_DESTROY_QP);
 	if (rc)
 		return rc;
 	/* admin DESTROY_QP first: no event can follow the count */
-	isim_dev_qp_destroy(c->nic, qp);
+	idev_qp_destroy(c->nic->dev, qp->qpn);
 	qp->dev_live = false;
-	isim_evq_drop_unread(&c->f->async_q,
-			     sizeof(struct ib_uverbs_async_event_desc),
-			     qp->uobj.user_handle, &qp->events_reported);
+	ik_evq_drop_unread(&c->f->async_q,
+			   sizeof(struct ib_uverbs_async_event_desc),
+			   qp->uobj.user_handle, &qp->events_reported);
 	r->events_reported = qp->events_reported;
 	KNOTE(c, "qp_handle=%u qpn=%u events=%u", qp->uobj.handle, qp->qpn,
 	      r->events_reported);
-	isim_qp_free(c->f, qp);
+	ik_qp_free(c->f, qp);
 	return 0;
 }

@@ -26,7 +26,7 @@
 
 #include "kpriv.h"
 
-int isim_evq_create(struct isim_event_queue *q)
+int ik_evq_create(struct ik_event_queue *q)
 {
 	struct stat st;
 	int sv[2];
@@ -43,7 +43,7 @@ int isim_evq_create(struct isim_event_queue *q)
 	if (q->peek < 0 || fstat(q->rd, &st) < 0) {
 		int rc = -errno;
 
-		isim_evq_close(q);
+		ik_evq_close(q);
 		close(q->rd);
 		q->rd = -1;
 		return rc;
@@ -53,7 +53,7 @@ int isim_evq_create(struct isim_event_queue *q)
 }
 
 /* Close the model's ends; the read end belongs to the application. */
-void isim_evq_close(struct isim_event_queue *q)
+void ik_evq_close(struct ik_event_queue *q)
 {
 	if (q->wr >= 0)
 		close(q->wr);
@@ -62,7 +62,7 @@ void isim_evq_close(struct isim_event_queue *q)
 	q->wr = q->peek = -1;
 }
 
-static bool evq_send(struct isim_event_queue *q, const void *rec, size_t len)
+static bool evq_send(struct ik_event_queue *q, const void *rec, size_t len)
 {
 	if (!q || q->wr < 0)
 		return false;
@@ -72,7 +72,7 @@ static bool evq_send(struct isim_event_queue *q, const void *rec, size_t len)
 	       (ssize_t)len;
 }
 
-static unsigned int evq_drain_obj(struct isim_event_queue *q, size_t recsz,
+static unsigned int evq_drain_obj(struct ik_event_queue *q, size_t recsz,
 				  uint64_t handle)
 {
 	struct rec {
@@ -116,15 +116,15 @@ static unsigned int evq_drain_obj(struct isim_event_queue *q, size_t recsz,
 	return dropped;
 }
 
-void isim_evq_drop_unread(struct isim_event_queue *q, size_t recsz,
-			  uint64_t handle, uint32_t *reported)
+void ik_evq_drop_unread(struct ik_event_queue *q, size_t recsz, uint64_t handle,
+			uint32_t *reported)
 {
 	unsigned int n = evq_drain_obj(q, recsz, handle);
 
 	*reported -= n < *reported ? n : *reported;
 }
 
-static void post_async(struct isim_file *f, uint64_t element,
+static void post_async(struct ik_file *f, uint64_t element,
 		       enum ibv_event_type ev, uint32_t *counter)
 {
 	struct ib_uverbs_async_event_desc d = {
@@ -144,19 +144,19 @@ static void post_async(struct isim_file *f, uint64_t element,
 			   ok ? "queued" : "lost");
 }
 
-void isim_post_async_qp(struct isim_qp *qp, enum ibv_event_type ev)
+void ik_post_async_qp(struct ik_qp *qp, enum ibv_event_type ev)
 {
 	post_async(qp->uobj.file, qp->uobj.user_handle, ev,
 		   &qp->events_reported);
 }
 
-void isim_post_async_cq(struct isim_cq *cq, enum ibv_event_type ev)
+void ik_post_async_cq(struct ik_cq *cq, enum ibv_event_type ev)
 {
 	post_async(cq->uobj.file, cq->uobj.user_handle, ev,
 		   &cq->async_events_reported);
 }
 
-void isim_post_comp_event(struct isim_cq *cq)
+void ik_post_comp_event(struct ik_cq *cq)
 {
 	struct ib_uverbs_comp_event_desc d = {
 		.cq_handle = cq->uobj.user_handle,
@@ -173,4 +173,69 @@ void isim_post_comp_event(struct isim_cq *cq)
 			   (unsigned long long)d.cq_handle,
 			   cq->hw[0].present ? cq->hw[0].cqid : cq->hw[1].cqid,
 			   ok ? "queued" : "lost");
+}
+
+/* ---- the device's events ------------------------------------------------- */
+
+/* One EQE from the device (ionic-kernel.md §13): what the driver's event
+ * handlers do with it.  Unknown codes and ids are dropped, as there. */
+static void dev_event(void *host, const struct idev_eqe *e)
+{
+	struct ik_nic *nic = host;
+	struct ik_qp *qp;
+	struct ik_cq *cq;
+
+	if (e->type == IDEV_EQE_TYPE_CQ) {
+		cq = e->qid < nic->cqid_limit ? nic->cqs[e->qid] : NULL;
+		if (!cq)
+			return;
+		if (e->code == IDEV_EQE_CQ_NOTIFY)
+			ik_post_comp_event(cq);
+		else if (e->code == IDEV_EQE_CQ_ERR)
+			ik_post_async_cq(cq, IBV_EVENT_CQ_ERR);
+		return;
+	}
+	qp = e->type == IDEV_EQE_TYPE_QP ? ik_qp_lookup(nic, e->qid) : NULL;
+	if (!qp)
+		return;
+	switch (e->code) {
+	case IDEV_EQE_QP_SQ_DRAIN:
+		ik_post_async_qp(qp, IBV_EVENT_SQ_DRAINED);
+		break;
+	case IDEV_EQE_QP_COMM_EST:
+		ik_post_async_qp(qp, IBV_EVENT_COMM_EST);
+		break;
+	case IDEV_EQE_QP_LAST_WQE:
+		ik_post_async_qp(qp, IBV_EVENT_QP_LAST_WQE_REACHED);
+		break;
+	case IDEV_EQE_QP_ERR:
+		ik_post_async_qp(qp, IBV_EVENT_QP_FATAL);
+		break;
+	case IDEV_EQE_QP_ERR_REQUEST:
+		ik_post_async_qp(qp, IBV_EVENT_QP_REQ_ERR);
+		break;
+	case IDEV_EQE_QP_ERR_ACCESS:
+		ik_post_async_qp(qp, IBV_EVENT_QP_ACCESS_ERR);
+		break;
+	default:
+		break;
+	}
+}
+
+static const struct idev_host_ops dev_ops = {
+	.event = dev_event,
+};
+
+int ik_nic_dev_create(struct ik_nic *nic)
+{
+	struct idev_config cfg = {
+		.prof = nic->prof,
+		.node = nic->node,
+		.lock = &nic->lock,
+		.ops = &dev_ops,
+		.host = nic,
+		.mmio = ik_plat->mmio,
+	};
+
+	return idev_create(&cfg, &nic->dev);
 }

@@ -14,20 +14,20 @@
 
 #include "kpriv.h"
 
-int isim_file_open(unsigned int devidx, struct isim_file **out)
+int ik_file_open(unsigned int devidx, struct ik_file **out)
 {
-	struct isim_file *f;
+	struct ik_file *f;
 	int rc;
 
 	if (devidx != 0)
 		return -ENODEV; /* one NIC per process: uverbs0 only */
-	rc = isim_model_init();
+	rc = ik_model_init(NULL);
 	if (rc)
 		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f->nic = isim_nic;
+	f->nic = ik_nic;
 	f->async_q.rd = f->async_q.wr = f->async_q.peek = -1;
 	pthread_mutex_lock(&f->nic->lock);
 	f->next = f->nic->files;
@@ -40,8 +40,7 @@ int isim_file_open(unsigned int devidx, struct isim_file **out)
 	return 0;
 }
 
-int isim_handle_add(struct isim_file *f, struct isim_uobj *u,
-		    enum isim_uobj_type type)
+int ik_handle_add(struct ik_file *f, struct ik_uobj *u, enum ik_uobj_type type)
 {
 	uint32_t h;
 
@@ -51,7 +50,7 @@ int isim_handle_add(struct isim_file *f, struct isim_uobj *u,
 			break;
 	if (h == f->nhandles) {
 		uint32_t n = f->nhandles ? f->nhandles * 2 : 16;
-		struct isim_uobj **t = realloc(f->handles, n * sizeof(*t));
+		struct ik_uobj **t = realloc(f->handles, n * sizeof(*t));
 
 		if (!t)
 			return -ENOMEM;
@@ -66,16 +65,15 @@ int isim_handle_add(struct isim_file *f, struct isim_uobj *u,
 	return 0;
 }
 
-void isim_handle_del(struct isim_file *f, struct isim_uobj *u)
+void ik_handle_del(struct ik_file *f, struct ik_uobj *u)
 {
 	if (u->handle < f->nhandles && f->handles[u->handle] == u)
 		f->handles[u->handle] = NULL;
 }
 
-void *isim_handle_get(struct isim_file *f, uint32_t handle,
-		      enum isim_uobj_type type)
+void *ik_handle_get(struct ik_file *f, uint32_t handle, enum ik_uobj_type type)
 {
-	struct isim_uobj *u;
+	struct ik_uobj *u;
 
 	if (handle >= f->nhandles)
 		return NULL;
@@ -83,7 +81,7 @@ void *isim_handle_get(struct isim_file *f, uint32_t handle,
 	return u && u->type == type ? u : NULL;
 }
 
-struct isim_event_queue *isim_file_channel(struct isim_file *f, int fd)
+struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd)
 {
 	struct stat st;
 
@@ -102,39 +100,39 @@ struct isim_event_queue *isim_file_channel(struct isim_file *f, int fd)
 }
 
 /* Destroy every object of 'type' the file still owns. */
-static void release_type(struct isim_file *f, enum isim_uobj_type type)
+static void release_type(struct ik_file *f, enum ik_uobj_type type)
 {
 	for (uint32_t h = 0; h < f->nhandles; h++) {
-		struct isim_uobj *u = f->handles[h];
+		struct ik_uobj *u = f->handles[h];
 
 		if (!u || u->type != type)
 			continue;
 		switch (type) {
-		case ISIM_UOBJ_QP:
-			isim_qp_free(f, (struct isim_qp *)u);
+		case IK_UOBJ_QP:
+			ik_qp_free(f, (struct ik_qp *)u);
 			break;
-		case ISIM_UOBJ_AH:
-			isim_ah_free(f, (struct isim_ah *)u);
+		case IK_UOBJ_AH:
+			ik_ah_free(f, (struct ik_ah *)u);
 			break;
-		case ISIM_UOBJ_MW:
-		case ISIM_UOBJ_MR:
-			isim_mr_free(f, (struct isim_mr *)u);
+		case IK_UOBJ_MW:
+		case IK_UOBJ_MR:
+			ik_mr_free(f, (struct ik_mr *)u);
 			break;
-		case ISIM_UOBJ_CQ:
-			isim_cq_free(f, (struct isim_cq *)u);
+		case IK_UOBJ_CQ:
+			ik_cq_free(f, (struct ik_cq *)u);
 			break;
-		case ISIM_UOBJ_PD:
-			isim_pd_free(f, (struct isim_pd *)u);
+		case IK_UOBJ_PD:
+			ik_pd_free(f, (struct ik_pd *)u);
 			break;
 		}
 	}
 }
 
-static void close_queues(struct isim_file *f)
+static void close_queues(struct ik_file *f)
 {
-	isim_evq_close(&f->async_q);
+	ik_evq_close(&f->async_q);
 	for (unsigned int i = 0; i < f->nchannels; i++) {
-		isim_evq_close(f->channels[i]);
+		ik_evq_close(f->channels[i]);
 		free(f->channels[i]);
 	}
 	free(f->channels);
@@ -143,15 +141,14 @@ static void close_queues(struct isim_file *f)
 }
 
 /*
- * Last close.  The isim_file itself is never freed: doorbell pages carry
- * it as their cookie and stores captured before an munmap may still be
- * in the platform's FIFO; a released file owns no queue, so such records
- * find nothing.  It moves to nic->released, a few dozen bytes per context
- * ever opened by the process.
+ * Last close.  Stores to the context's doorbell page (still mapped, or
+ * already captured) must not reach queues of a later context that gets
+ * the same dbid: the page is revoked and every store captured so far is
+ * applied before the objects go.
  */
-void isim_file_release(struct isim_file *f)
+void ik_file_release(struct ik_file *f)
 {
-	struct isim_nic *nic = f->nic;
+	struct ik_nic *nic = f->nic;
 
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_FD, "release file=%p%s", (void *)f,
@@ -163,29 +160,30 @@ void isim_file_release(struct isim_file *f)
 		return;
 	}
 	pthread_mutex_lock(&nic->lock);
+	if (f->has_ucontext) {
+		ik_plat->dbpage_revoke(f->dbid);
+		idev_sync_doorbells(nic->dev);
+	}
 	/* QPs before the CQs, AHs and PDs they use; MWs and MRs before PDs */
-	release_type(f, ISIM_UOBJ_QP);
-	release_type(f, ISIM_UOBJ_AH);
-	release_type(f, ISIM_UOBJ_MW);
-	release_type(f, ISIM_UOBJ_MR);
-	release_type(f, ISIM_UOBJ_CQ);
-	release_type(f, ISIM_UOBJ_PD);
+	release_type(f, IK_UOBJ_QP);
+	release_type(f, IK_UOBJ_AH);
+	release_type(f, IK_UOBJ_MW);
+	release_type(f, IK_UOBJ_MR);
+	release_type(f, IK_UOBJ_CQ);
+	release_type(f, IK_UOBJ_PD);
 	close_queues(f);
-	isim_mmap_clear(f);
+	ik_mmap_clear(f);
 	if (f->has_ucontext)
-		isim_ida_free(&nic->dbid_ida, f->dbid);
+		ik_ida_free(&nic->dbid_ida, f->dbid);
 	f->has_ucontext = false;
 	f->dead = true;
-	for (struct isim_file **pp = &nic->files; *pp; pp = &(*pp)->next) {
+	for (struct ik_file **pp = &nic->files; *pp; pp = &(*pp)->next) {
 		if (*pp == f) {
 			*pp = f->next;
 			break;
 		}
 	}
-	f->next = nic->released;
-	nic->released = f;
 	free(f->handles);
-	f->handles = NULL;
-	f->nhandles = 0;
 	pthread_mutex_unlock(&nic->lock);
+	free(f);
 }

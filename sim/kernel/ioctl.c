@@ -17,7 +17,7 @@
 
 #include "kpriv.h"
 
-int isim_file_ioctl(struct isim_file *f, unsigned long req, void *arg)
+int ik_file_ioctl(struct ik_file *f, unsigned long req, void *arg)
 {
 	struct ib_uverbs_ioctl_hdr hdr;
 	int rc;

@@ -16,10 +16,10 @@
 
 #include "kpriv.h"
 
-int isim_mmap_insert(struct isim_file *f, enum isim_mmap_kind kind,
-		     uint64_t npages, uint64_t *pgoff)
+int ik_mmap_insert(struct ik_file *f, enum ik_mmap_kind kind, uint64_t npages,
+		   uint64_t *pgoff)
 {
-	struct isim_mmap_entry *e, **pp;
+	struct ik_mmap_entry *e, **pp;
 	uint64_t off = 0;
 
 	/* first fit: the list is kept sorted by pgoff */
@@ -40,56 +40,54 @@ int isim_mmap_insert(struct isim_file *f, enum isim_mmap_kind kind,
 	return 0;
 }
 
-void isim_mmap_clear(struct isim_file *f)
+void ik_mmap_clear(struct ik_file *f)
 {
 	while (f->mmaps) {
-		struct isim_mmap_entry *e = f->mmaps;
+		struct ik_mmap_entry *e = f->mmaps;
 
 		f->mmaps = e->next;
 		free(e);
 	}
 }
 
-static const char *kind_name(enum isim_mmap_kind k)
+static const char *kind_name(enum ik_mmap_kind k)
 {
-	return k == ISIM_MMAP_DBELL ? "dbell" :
-	       k == ISIM_MMAP_PHC   ? "phc" :
-				      "cmb";
+	return k == IK_MMAP_DBELL ? "dbell" : k == IK_MMAP_PHC ? "phc" : "cmb";
 }
 
 /* Find the entry an mmap names and check the request against it. */
-static int mmap_lookup(struct isim_file *f, size_t len, int prot, int flags,
-		       off_t off, enum isim_mmap_kind *kind, int64_t *cmb_off)
+static int mmap_lookup(struct ik_file *f, size_t len, int prot, int flags,
+		       off_t off, enum ik_mmap_kind *kind, int64_t *cmb_off)
 {
-	struct isim_mmap_entry *e;
+	struct ik_mmap_entry *e;
 	uint64_t pgoff;
 
-	if (off < 0 || (off & (ISIM_PAGE_SIZE - 1)))
+	if (off < 0 || (off & (IK_PAGE_SIZE - 1)))
 		return -EINVAL;
-	pgoff = (uint64_t)off >> ISIM_PAGE_SHIFT;
+	pgoff = (uint64_t)off >> IK_PAGE_SHIFT;
 	for (e = f->mmaps; e; e = e->next)
 		if (e->pgoff == pgoff)
 			break;
 	/* an entry's start and exactly its length; VM_SHARED */
-	if (!e || len != e->npages * ISIM_PAGE_SIZE ||
+	if (!e || len != e->npages * IK_PAGE_SIZE ||
 	    ((flags & MAP_TYPE) != MAP_SHARED &&
 	     (flags & MAP_TYPE) != MAP_SHARED_VALIDATE))
 		return -EINVAL;
 	*kind = e->kind;
-	if (e->kind == ISIM_MMAP_PHC && (prot & (PROT_WRITE | PROT_EXEC)))
+	if (e->kind == IK_MMAP_PHC && (prot & (PROT_WRITE | PROT_EXEC)))
 		return -EPERM;
-	if (e->kind == ISIM_MMAP_CMB) {
-		*cmb_off = isim_cmb_window(e);
+	if (e->kind == IK_MMAP_CMB) {
+		*cmb_off = ik_cmb_window(e);
 		if (*cmb_off < 0)
 			return (int)*cmb_off; /* removed with its QP */
 	}
 	return 0;
 }
 
-void *isim_file_mmap(struct isim_file *f, void *addr, size_t len, int prot,
-		     int flags, off_t off, int *err)
+void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
+		   int flags, off_t off, int *err)
 {
-	enum isim_mmap_kind kind = 0;
+	enum ik_mmap_kind kind = 0;
 	int64_t cmb_off = 0;
 	void *p = NULL;
 
@@ -105,9 +103,9 @@ void *isim_file_mmap(struct isim_file *f, void *addr, size_t len, int prot,
 	pthread_mutex_unlock(&f->nic->lock);
 	/* map outside the NIC lock: the doorbell trap has locks of its own
 	 * that the engine holds while it takes the NIC lock */
-	if (!*err && kind == ISIM_MMAP_DBELL) {
-		p = isim_dbpage_map(f, addr, len, err);
-	} else if (!*err && kind == ISIM_MMAP_CMB) {
+	if (!*err && kind == IK_MMAP_DBELL) {
+		p = ik_plat->dbpage_map(f->dbid, addr, len, err);
+	} else if (!*err && kind == IK_MMAP_CMB) {
 		p = (void *)syscall(SYS_mmap, addr, len, prot,
 				    MAP_SHARED | (flags & MAP_FIXED),
 				    f->nic->cmb_memfd, cmb_off);

@@ -2,8 +2,8 @@
 /*
  * ionic-sim kernel layer: the one emulated NIC of a process as the ionic
  * driver sees it after probe - firmware profile, identity, id allocators
- * (ionic-kernel.md 15), the PHC page, and the lookups the device engine
- * uses.  Created lazily on first use; a fork child gets a fresh one.
+ * (ionic-kernel.md 15), the PHC page, and the device it drives.  Created
+ * lazily on first use; a fork child gets a fresh one.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,14 +22,14 @@
 #include "../../common/ionic_hw.h"
 
 #include "kpriv.h"
-#include "../dev/device.h"
 
-struct isim_nic *isim_nic;
-static pthread_mutex_t isim_init_lock = PTHREAD_MUTEX_INITIALIZER;
+struct ik_nic *ik_nic;
+const struct ik_platform *ik_plat;
+static pthread_mutex_t ik_init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- id allocator ----------------------------------------------------- */
 
-int isim_ida_init(struct isim_ida *ida, uint32_t base, uint32_t count)
+int ik_ida_init(struct ik_ida *ida, uint32_t base, uint32_t count)
 {
 	ida->base = base;
 	ida->count = count;
@@ -37,14 +37,14 @@ int isim_ida_init(struct isim_ida *ida, uint32_t base, uint32_t count)
 	return ida->bits ? 0 : -ENOMEM;
 }
 
-void isim_ida_destroy(struct isim_ida *ida)
+void ik_ida_destroy(struct ik_ida *ida)
 {
 	free(ida->bits);
 	ida->bits = NULL;
 	ida->count = 0;
 }
 
-int64_t isim_ida_alloc(struct isim_ida *ida)
+int64_t ik_ida_alloc(struct ik_ida *ida)
 {
 	for (uint32_t w = 0; w < (ida->count + 63) / 64; w++) {
 		uint64_t free_bits = ~ida->bits[w];
@@ -61,7 +61,7 @@ int64_t isim_ida_alloc(struct isim_ida *ida)
 	return -ENOMEM;
 }
 
-void isim_ida_reserve(struct isim_ida *ida, uint32_t id)
+void ik_ida_reserve(struct ik_ida *ida, uint32_t id)
 {
 	uint32_t bit = id - ida->base;
 
@@ -69,7 +69,7 @@ void isim_ida_reserve(struct isim_ida *ida, uint32_t id)
 		ida->bits[bit / 64] |= 1ull << (bit % 64);
 }
 
-void isim_ida_free(struct isim_ida *ida, uint32_t id)
+void ik_ida_free(struct ik_ida *ida, uint32_t id)
 {
 	uint32_t bit = id - ida->base;
 
@@ -77,25 +77,14 @@ void isim_ida_free(struct isim_ida *ida, uint32_t id)
 		ida->bits[bit / 64] &= ~(1ull << (bit % 64));
 }
 
-/*
- * ionic_bitid_to_qid: queue groups of 2^udma_shift ids alternate between
- * the pipelines, so the qid's bit 'shift' is the UDMA, the low bits the
- * index inside the group and the group number moves up by one bit.
- */
-uint32_t isim_udma_qid(const struct isim_nic *nic, unsigned int udma,
-		       uint32_t idx)
+uint32_t ik_udma_qid(const struct ik_nic *nic, unsigned int udma, uint32_t idx)
 {
-	unsigned int s = nic->prof.udma_shift;
-	uint32_t low = idx & ((1u << s) - 1);
-
-	return ((idx >> s) << (s + 1)) | ((uint32_t)udma << s) | low;
+	return isim_profile_qid(&nic->prof, udma, idx);
 }
 
-uint32_t isim_udma_idx(const struct isim_nic *nic, uint32_t qid)
+uint32_t ik_udma_idx(const struct ik_nic *nic, uint32_t qid)
 {
-	unsigned int s = nic->prof.udma_shift;
-
-	return ((qid >> (s + 1)) << s) | (qid & ((1u << s) - 1));
+	return isim_profile_qid_index(&nic->prof, qid);
 }
 
 /* ---- PHC page ------------------------------------------------------- */
@@ -105,7 +94,7 @@ uint32_t isim_udma_idx(const struct isim_nic *nic, uint32_t qid)
 /* 1 GHz counter: mult / 2^shift = 1 ns per cycle.  A non-zero shift keeps
  * the provider's fixed-point path honest; dt * mult stays below 2^63 for
  * every dt the sign bit of the 48-bit mask allows. */
-#define ISIM_PHC_SHIFT 16
+#define IK_PHC_SHIFT 16
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -115,12 +104,7 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t isim_phc_cycles(void)
-{
-	return clock_ns(CLOCK_MONOTONIC) & ISIM_PHC_MASK;
-}
-
-void isim_phc_update(struct isim_nic *nic)
+void ik_phc_update(struct ik_nic *nic)
 {
 	struct ionic_clock_info *ci = (struct ionic_clock_info *)nic->phc_page;
 	uint32_t sign;
@@ -131,17 +115,17 @@ void isim_phc_update(struct isim_nic *nic)
 	sign = __atomic_load_n(&ci->sign, __ATOMIC_RELAXED);
 	__atomic_store_n(&ci->sign, sign + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	ci->cycles = isim_phc_cycles();
+	ci->cycles = idev_clock(nic->dev);
 	ci->nsec = clock_ns(CLOCK_REALTIME);
 	ci->frac = 0;
-	ci->mult = 1u << ISIM_PHC_SHIFT;
-	ci->shift = ISIM_PHC_SHIFT;
-	ci->mask = ISIM_PHC_MASK;
-	ci->overflow_period = ISIM_PHC_MASK >> 1;
+	ci->mult = 1u << IK_PHC_SHIFT;
+	ci->shift = IK_PHC_SHIFT;
+	ci->mask = IDEV_CLOCK_MASK;
+	ci->overflow_period = IDEV_CLOCK_MASK >> 1;
 	__atomic_store_n(&ci->sign, sign + 2, __ATOMIC_RELEASE);
 }
 
-static int phc_create(struct isim_nic *nic)
+static int phc_create(struct ik_nic *nic)
 {
 	char path[64];
 	void *p;
@@ -150,12 +134,12 @@ static int phc_create(struct isim_nic *nic)
 	fd = memfd_create("ionic-sim-phc", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, ISIM_PAGE_SIZE) < 0) {
+	if (ftruncate(fd, IK_PAGE_SIZE) < 0) {
 		close(fd);
 		return -errno;
 	}
 	/* raw syscall: the platform may interpose mmap() itself */
-	p = (void *)syscall(SYS_mmap, NULL, ISIM_PAGE_SIZE,
+	p = (void *)syscall(SYS_mmap, NULL, IK_PAGE_SIZE,
 			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		close(fd);
@@ -170,29 +154,28 @@ static int phc_create(struct isim_nic *nic)
 		(int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (nic->phc_ro_fd < 0)
 		return -errno;
-	isim_phc_update(nic);
+	ik_phc_update(nic);
 	return 0;
 }
 
 /* ---- pinning stand-in --------------------------------------------------- */
 
-bool isim_user_mapped(uint64_t addr, uint64_t len)
+bool ik_user_mapped(uint64_t addr, uint64_t len)
 {
 	unsigned char vec[256];
-	uint64_t start = addr & ~(uint64_t)(ISIM_PAGE_SIZE - 1);
+	uint64_t start = addr & ~(uint64_t)(IK_PAGE_SIZE - 1);
 	uint64_t end;
 
 	if (!len || addr + len < addr)
 		return false;
-	end = (addr + len + ISIM_PAGE_SIZE - 1) &
-	      ~(uint64_t)(ISIM_PAGE_SIZE - 1);
+	end = (addr + len + IK_PAGE_SIZE - 1) & ~(uint64_t)(IK_PAGE_SIZE - 1);
 	/* mincore fails with ENOMEM on any unmapped page, which is where
 	 * ib_umem_get would fail to pin. */
 	while (start < end) {
 		uint64_t chunk = end - start;
 
-		if (chunk > sizeof(vec) * ISIM_PAGE_SIZE)
-			chunk = sizeof(vec) * ISIM_PAGE_SIZE;
+		if (chunk > sizeof(vec) * IK_PAGE_SIZE)
+			chunk = sizeof(vec) * IK_PAGE_SIZE;
 		if (mincore((void *)(uintptr_t)start, chunk, vec) < 0)
 			return false;
 		start += chunk;
@@ -202,52 +185,50 @@ bool isim_user_mapped(uint64_t addr, uint64_t len)
 
 /* ---- NIC creation ------------------------------------------------------- */
 
-static uint32_t qid_table_size(const struct isim_nic *nic, uint32_t half)
+static uint32_t qid_table_size(const struct ik_nic *nic, uint32_t half)
 {
 	uint32_t a, b;
 
 	if (!half)
 		return 1;
-	a = isim_udma_qid(nic, 0, half - 1);
-	b = isim_udma_qid(nic, 1, half - 1);
+	a = ik_udma_qid(nic, 0, half - 1);
+	b = ik_udma_qid(nic, 1, half - 1);
 	return (a > b ? a : b) + 1;
 }
 
-static int nic_ids_init(struct isim_nic *nic)
+static int nic_ids_init(struct ik_nic *nic)
 {
 	const struct isim_profile *p = &nic->prof;
 	uint32_t qhalf = p->qp_count / 2, chalf = p->cq_count / 2;
 	int rc = 0;
 
-	rc |= isim_ida_init(&nic->pd_ida, 0, ISIM_MAX_PD);
-	rc |= isim_ida_init(&nic->mr_ida, 1, p->nmrs > 1 ? p->nmrs - 1 : 0);
-	rc |= isim_ida_init(&nic->ah_ida, 0, p->nahs);
-	rc |= isim_ida_init(&nic->dbid_ida, 1,
-			    p->dbid_count > 1 ? p->dbid_count - 1 : 0);
+	rc |= ik_ida_init(&nic->pd_ida, 0, IK_MAX_PD);
+	rc |= ik_ida_init(&nic->mr_ida, 1, p->nmrs > 1 ? p->nmrs - 1 : 0);
+	rc |= ik_ida_init(&nic->ah_ida, 0, p->nahs);
+	rc |= ik_ida_init(&nic->dbid_ida, 1,
+			  p->dbid_count > 1 ? p->dbid_count - 1 : 0);
 	for (int i = 0; i < 2; i++) {
-		rc |= isim_ida_init(&nic->qp_ida[i], 0, qhalf);
-		rc |= isim_ida_init(&nic->cq_ida[i], 0, chalf);
+		rc |= ik_ida_init(&nic->qp_ida[i], 0, qhalf);
+		rc |= ik_ida_init(&nic->cq_ida[i], 0, chalf);
 	}
 	if (rc)
 		return -ENOMEM;
 	/* bit ids 0 and 1 of UDMA 0 are the SMI and GSI QPs */
-	isim_ida_reserve(&nic->qp_ida[0], 0);
-	isim_ida_reserve(&nic->qp_ida[0], 1);
+	ik_ida_reserve(&nic->qp_ida[0], 0);
+	ik_ida_reserve(&nic->qp_ida[0], 1);
 
 	nic->qpn_limit = qid_table_size(nic, qhalf);
 	nic->cqid_limit = qid_table_size(nic, chalf);
 	nic->qps = calloc(nic->qpn_limit, sizeof(*nic->qps));
 	nic->cqs = calloc(nic->cqid_limit, sizeof(*nic->cqs));
-	nic->mrs = calloc(p->nmrs ? p->nmrs : 1, sizeof(*nic->mrs));
-	nic->ahs = calloc(p->nahs ? p->nahs : 1, sizeof(*nic->ahs));
-	if (!nic->qps || !nic->cqs || !nic->mrs || !nic->ahs)
+	if (!nic->qps || !nic->cqs)
 		return -ENOMEM;
 	return 0;
 }
 
-static int nic_create(struct isim_nic **out)
+static int nic_create(struct ik_nic **out)
 {
-	struct isim_nic *nic;
+	struct ik_nic *nic;
 	const char *node;
 	int rc;
 
@@ -279,15 +260,18 @@ static int nic_create(struct isim_nic **out)
 	rc = nic_ids_init(nic);
 	if (rc)
 		goto err;
+	rc = ik_nic_dev_create(nic);
+	if (rc)
+		goto err;
 	if (nic->prof.phc) {
 		rc = phc_create(nic);
 		if (rc)
 			goto err;
 	}
-	rc = isim_cmb_init(nic);
+	rc = ik_cmb_init(nic);
 	if (rc)
 		goto err;
-	rc = isim_dev_start(nic);
+	rc = idev_start(nic->dev);
 	if (rc)
 		goto err;
 	*out = nic;
@@ -297,16 +281,20 @@ err:
 	return rc;
 }
 
-int isim_model_init(void)
+int ik_model_init(const struct ik_platform *plat)
 {
-	struct isim_nic *nic = NULL;
+	struct ik_nic *nic = NULL;
 	int rc = 0;
 
-	pthread_mutex_lock(&isim_init_lock);
-	if (!isim_nic) {
+	pthread_mutex_lock(&ik_init_lock);
+	if (plat)
+		ik_plat = plat;
+	if (!ik_plat)
+		rc = -ENODEV; /* no platform: no device */
+	else if (!ik_nic) {
 		rc = nic_create(&nic);
 		if (!rc)
-			__atomic_store_n(&isim_nic, nic, __ATOMIC_RELEASE);
+			__atomic_store_n(&ik_nic, nic, __ATOMIC_RELEASE);
 		if (isim_trace_enabled())
 			isim_trace(
 				ISIM_TR_CMD,
@@ -316,7 +304,7 @@ int isim_model_init(void)
 				nic ? nic->prof.cq_count : 0,
 				nic ? nic->prof.udma_shift : 0, rc);
 	}
-	pthread_mutex_unlock(&isim_init_lock);
+	pthread_mutex_unlock(&ik_init_lock);
 	return rc;
 }
 
@@ -326,57 +314,27 @@ int isim_model_init(void)
  * untouched and leaked; every file opened before the fork is dead.  The
  * next open creates a fresh NIC.
  */
-void isim_model_atfork_child(void)
+void ik_model_atfork_child(void)
 {
-	struct isim_nic *old = isim_nic;
+	struct ik_nic *old = ik_nic;
 
-	pthread_mutex_init(&isim_init_lock, NULL);
+	pthread_mutex_init(&ik_init_lock, NULL);
 	if (!old)
 		return;
-	for (struct isim_file *f = old->files; f; f = f->next)
+	for (struct ik_file *f = old->files; f; f = f->next) {
 		f->dead = true;
-	isim_dev_atfork_child(old);
-	isim_nic = NULL;
+		/* the child's NIC hands out the same dbids: stores to the
+		 * parent's pages must not reach its queues */
+		if (f->has_ucontext)
+			ik_plat->dbpage_revoke(f->dbid);
+	}
+	idev_atfork_child(old->dev);
+	ik_nic = NULL;
 }
 
 /* ---- lookups ------------------------------------------------------------ */
 
-struct isim_qp *isim_qp_lookup(struct isim_nic *nic, uint32_t qpn)
+struct ik_qp *ik_qp_lookup(struct ik_nic *nic, uint32_t qpn)
 {
 	return qpn < nic->qpn_limit ? nic->qps[qpn] : NULL;
-}
-
-struct isim_mr *isim_key_lookup(struct isim_nic *nic, uint32_t key)
-{
-	uint32_t idx = key >> 8;
-	struct isim_mr *mr;
-
-	if (!idx || idx >= nic->prof.nmrs)
-		return NULL;
-	mr = nic->mrs[idx];
-	if (!mr || mr->key != key || !mr->valid)
-		return NULL;
-	return mr;
-}
-
-struct isim_mr *isim_mr_by_index(struct isim_nic *nic, uint32_t index)
-{
-	if (!index || index >= nic->prof.nmrs)
-		return NULL;
-	return nic->mrs[index];
-}
-
-struct isim_hwcq *isim_hwcq_lookup(struct isim_nic *nic, uint32_t cqid)
-{
-	struct isim_cq *cq;
-
-	if (cqid >= nic->cqid_limit)
-		return NULL;
-	cq = nic->cqs[cqid];
-	if (!cq)
-		return NULL;
-	for (int i = 0; i < 2; i++)
-		if (cq->hw[i].present && cq->hw[i].cqid == cqid)
-			return &cq->hw[i];
-	return NULL;
 }

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * ionic-sim kernel objects: what the emulated ionic_rdma driver keeps per
- * NIC, per open uverbs file (ucontext) and per verbs object, and the few
- * calls the device engine (sim/dev) makes into the kernel layer.
+ * NIC, per open uverbs file (ucontext) and per verbs object.  Nothing of
+ * the device's state is here: the device (sim/dev, idev.h) keeps its own
+ * QP, CQ, key and AH tables, programmed through admin commands, and
+ * reports back through the events it raises (event.c).
  *
  * Locking: one mutex per NIC (nic->lock) serialises the control path
- * (uverbs commands from application threads) and the device engine thread.
- * Everything below is protected by it unless a comment says otherwise.
- *
- * Ownership: sim/kernel creates, validates and destroys objects; sim/dev
- * owns the fields marked "device" and the private state behind ->dev.
+ * (uverbs commands from application threads) and the device engine thread
+ * (handed to the device as its lock).  Everything below is protected by it
+ * unless a comment says otherwise.
  */
-#ifndef ISIM_OBJECTS_H
-#define ISIM_OBJECTS_H
+#ifndef IK_OBJECTS_H
+#define IK_OBJECTS_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -21,72 +21,69 @@
 #include <rdma/ionic-abi.h>
 
 #include "../common/profile.h"
-#include "../isim.h"
-
-struct isim_dev_qp; /* device-private QP state (sim/dev) */
-struct isim_engine; /* device engine thread (sim/dev) */
+#include "../dev/idev.h"
+#include "ik.h"
 
 /* Lowest-free id allocator over [base, base + count). */
-struct isim_ida {
+struct ik_ida {
 	uint32_t base, count;
 	uint64_t *bits;
 };
 
 /* Kind of a uverbs object handle. */
-enum isim_uobj_type {
-	ISIM_UOBJ_PD = 1,
-	ISIM_UOBJ_MR,
-	ISIM_UOBJ_MW,
-	ISIM_UOBJ_CQ,
-	ISIM_UOBJ_QP,
-	ISIM_UOBJ_AH,
+enum ik_uobj_type {
+	IK_UOBJ_PD = 1,
+	IK_UOBJ_MR,
+	IK_UOBJ_MW,
+	IK_UOBJ_CQ,
+	IK_UOBJ_QP,
+	IK_UOBJ_AH,
 };
 
-struct isim_uobj {
-	enum isim_uobj_type type;
+struct ik_uobj {
+	enum ik_uobj_type type;
 	uint32_t handle; /* uverbs handle returned to libibverbs */
-	struct isim_file *file; /* owning ucontext */
+	struct ik_file *file; /* owning ucontext */
 	uint64_t user_handle; /* CQ/QP: libibverbs' object pointer */
 };
 
 /* A completion channel or async event queue: a SOCK_SEQPACKET pair whose
  * read end belongs to the application; the model writes one record per
  * event with MSG_NOSIGNAL | MSG_DONTWAIT. */
-struct isim_event_queue {
+struct ik_event_queue {
 	int rd; /* given to the application; the model never closes it */
 	int wr; /* model's end, closed at file release */
 	/* The model's own duplicate of the read end.  The kernel counts an
 	 * event as reported only when userspace reads it and drops unread
 	 * events of a destroyed object; draining through this fd lets the
-	 * model do the same (see isim_evq_drop_unread). */
+	 * model do the same (see ik_evq_drop_unread). */
 	int peek;
 	unsigned long ino; /* inode of the read end: identifies the channel */
 };
 
-struct isim_pd {
-	struct isim_uobj uobj;
+struct ik_pd {
+	struct ik_uobj uobj;
 	uint32_t pdid;
 	uint32_t usecnt; /* MRs, MWs, AHs, QPs using it: busy */
 };
 
 /* Memory regions and memory windows share the key space:
- * key = (index << 8) | key8, lkey == rkey. */
-struct isim_mr {
-	struct isim_uobj uobj;
-	struct isim_pd *pd;
+ * key = (index << 8) | key8, lkey == rkey.  A window's binding and key
+ * byte are the device's (BIND_MW WQEs change them). */
+struct ik_mr {
+	struct ik_uobj uobj;
+	struct ik_pd *pd;
 	uint32_t index;
-	uint32_t key;
+	uint32_t key; /* as allocated */
 	bool is_mw;
 	uint8_t mw_type; /* 1 or 2, MWs only */
-	bool valid; /* MW: bound; MR: not invalidated */
 	uint32_t access; /* IBV_ACCESS_* */
-	uint64_t iova; /* start of the region as addressed by keys */
+	uint64_t iova;
 	uint64_t length;
-	uint8_t *host; /* host address corresponding to iova */
-	struct isim_mr *bound_mr; /* MW: region it is bound to */
+	bool dev_live; /* admin CREATE_MR done */
 };
 
-struct isim_av {
+struct ik_av {
 	uint8_t dgid[16];
 	uint32_t flow_label;
 	uint8_t sgid_index;
@@ -98,69 +95,52 @@ struct isim_av {
 	bool is_global;
 };
 
-struct isim_ah {
-	struct isim_uobj uobj;
-	struct isim_pd *pd;
+struct ik_ah {
+	struct ik_uobj uobj;
+	struct ik_pd *pd;
 	uint32_t ahid;
-	struct isim_av av;
+	struct ik_av av;
+	bool dev_live; /* admin CREATE_AH done */
 };
 
 /* One hardware CQ of a virtual CQ (one per UDMA pipeline in its mask). */
-struct isim_hwcq {
-	struct isim_cq *vcq;
-	bool present;
+struct ik_hwcq {
+	bool present; /* admin CREATE_CQ done */
 	uint8_t udma;
 	uint32_t cqid;
 	uint32_t eqid;
-	struct ionic_qdesc desc;
-	uint8_t *ring; /* user memory, desc.addr */
-	/* device */
-	uint32_t prod; /* next slot the device writes (mod slots) */
-	uint8_t color; /* colour of the current pass, starts at 1 */
-	uint16_t host_cons; /* last consumer index reported on ring 0 */
-	uint16_t arm_any_idx; /* last ring-1 index seen */
-	uint16_t arm_sol_idx; /* last ring-2 index seen */
-	bool armed_any;
-	bool armed_sol;
-	bool overflowed; /* CQ error raised; no more CQEs written */
-	bool sol_pending; /* a solicited CQE lies past host_cons */
-	uint32_t sol_slot; /* slot of the newest solicited CQE */
 };
 
-struct isim_cq {
-	struct isim_uobj uobj;
-	struct isim_event_queue *channel; /* NULL without completion channel */
+struct ik_cq {
+	struct ik_uobj uobj;
+	struct ik_event_queue *channel; /* NULL without completion channel */
 	uint32_t cqe;
 	uint32_t comp_vector;
 	uint8_t udma_mask;
-	struct isim_hwcq hw[2];
+	struct ik_hwcq hw[2];
 	uint32_t comp_events_reported;
 	uint32_t async_events_reported;
 	uint32_t usecnt; /* QPs completing into it: busy */
 };
 
 /* SQ or RQ as described by the provider's qdesc. */
-struct isim_wq {
+struct ik_wq {
 	struct ionic_qdesc desc;
 	uint8_t *ring; /* user memory (or CMB window for a CMB SQ) */
 	uint8_t spec; /* speculative SGE setting sent at create */
 	uint8_t cmb; /* final IONIC_CMB_* flags */
 	uint32_t max_wr, max_sge, max_inline; /* caps returned at create */
-	/* device */
-	uint16_t db_prod; /* producer index from the last doorbell */
-	uint16_t cons; /* next slot the device will consume */
 };
 
-struct isim_qp {
-	struct isim_uobj uobj;
-	struct isim_pd *pd;
-	struct isim_cq *send_cq, *recv_cq;
+struct ik_qp {
+	struct ik_uobj uobj;
+	struct ik_pd *pd;
+	struct ik_cq *send_cq, *recv_cq;
 	uint32_t qpn;
 	uint8_t udma;
-	enum ibv_qp_type type;
-	enum ibv_qp_state state;
+	enum ibv_qp_type type; /* the state is the device's (QUERY_QP) */
 	bool sq_sig_all;
-	struct isim_wq sq, rq;
+	struct ik_wq sq, rq;
 	/* attributes from modify_qp, reported by query_qp */
 	uint32_t qkey;
 	uint32_t dest_qpn;
@@ -171,9 +151,9 @@ struct isim_qp {
 	uint8_t port_num;
 	uint8_t retry_cnt, rnr_retry, min_rnr_timer, timeout;
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
-	uint8_t sq_draining, en_sqd_async_notify;
+	uint8_t en_sqd_async_notify;
 	uint32_t rate_limit;
-	struct isim_av av; /* RC: the path, after modify with IBV_QP_AV */
+	struct ik_av av; /* RC: the path, after modify with IBV_QP_AV */
 	bool has_ah; /* RC: owns ahid (header template slot) */
 	bool av_valid; /* an AV was programmed */
 	uint32_t ahid;
@@ -186,62 +166,56 @@ struct isim_qp {
 	bool sq_in_cmb;
 	uint32_t sq_cmb_pgid;
 	uint8_t sq_cmb_order;
-	struct isim_mmap_entry *sq_cmb_entry;
-	/* device */
-	struct isim_dev_qp *dev;
+	struct ik_mmap_entry *sq_cmb_entry;
 };
 
 /* The mmap table of a ucontext: offsets are handed out first-fit in pages. */
-enum isim_mmap_kind {
-	ISIM_MMAP_DBELL = 1,
-	ISIM_MMAP_PHC,
-	ISIM_MMAP_CMB,
+enum ik_mmap_kind {
+	IK_MMAP_DBELL = 1,
+	IK_MMAP_PHC,
+	IK_MMAP_CMB,
 };
 
-struct isim_mmap_entry {
-	enum isim_mmap_kind kind;
+struct ik_mmap_entry {
+	enum ik_mmap_kind kind;
 	uint64_t pgoff;
 	uint64_t npages;
-	struct isim_qp *qp; /* CMB: owning QP */
+	struct ik_qp *qp; /* CMB: owning QP */
 	bool sq; /* CMB: SQ (true) or RQ window */
-	struct isim_mmap_entry *next;
+	struct ik_mmap_entry *next;
 };
 
 /* An open uverbs file and, after GET_CONTEXT, its ucontext. */
-struct isim_file {
-	struct isim_nic *nic;
+struct ik_file {
+	struct ik_nic *nic;
 	bool has_ucontext;
 	bool dead; /* inherited across fork(): every command fails */
 	uint32_t dbid;
-	struct isim_event_queue async_q;
-	struct isim_event_queue **channels; /* completion channels */
+	struct ik_event_queue async_q;
+	struct ik_event_queue **channels; /* completion channels */
 	unsigned int nchannels;
-	struct isim_uobj **handles; /* handle -> object, NULL when free */
+	struct ik_uobj **handles; /* handle -> object, NULL when free */
 	uint32_t nhandles;
-	struct isim_mmap_entry *mmaps;
-	struct isim_file *next; /* nic->files */
+	struct ik_mmap_entry *mmaps;
+	struct ik_file *next; /* nic->files */
 };
 
-struct isim_nic {
+struct ik_nic {
 	pthread_mutex_t lock;
 	struct isim_profile prof;
 	uint32_t node; /* fabric node id */
 	uint8_t gid[2][16]; /* [0] link-local (MAC EUI-64), [1] IPv4 */
-	struct isim_ida pd_ida, mr_ida, ah_ida, dbid_ida;
-	struct isim_ida qp_ida[2], cq_ida[2]; /* bit ids per UDMA half */
+	struct ik_ida pd_ida, mr_ida, ah_ida, dbid_ida;
+	struct ik_ida qp_ida[2], cq_ida[2]; /* bit ids per UDMA half */
 	uint8_t next_key8; /* device-wide MR/MW key counter */
 	uint8_t next_qp_udma; /* alternates on every QP create */
-	struct isim_qp **qps; /* indexed by qpn, size qpn_limit */
+	/* the driver's own tables, to route device events to objects */
+	struct ik_qp **qps; /* indexed by qpn, size qpn_limit */
 	uint32_t qpn_limit;
-	struct isim_cq **cqs; /* indexed by cqid, size cqid_limit */
+	struct ik_cq **cqs; /* indexed by cqid, size cqid_limit */
 	uint32_t cqid_limit;
-	struct isim_mr **mrs; /* indexed by MR index, size prof.nmrs */
-	struct isim_ah **ahs; /* indexed by ahid, size prof.nahs */
-	struct isim_file *files;
-	/* Released files are kept (never reused or freed) because captured
-	 * doorbell records may still name them as their page cookie. */
-	struct isim_file *released;
-	struct isim_engine *engine;
+	struct ik_file *files;
+	struct idev *dev; /* the NIC */
 	uint8_t *phc_page; /* model's writable view of the PHC page */
 	int phc_memfd;
 	int phc_ro_fd; /* O_RDONLY view: user maps can't gain write */
@@ -252,37 +226,23 @@ struct isim_nic {
 	uint64_t *cmb_bits; /* one bit per CMB page, set = in use */
 };
 
-/* The one NIC of this process (created by isim_model_init). */
-extern struct isim_nic *isim_nic;
+/* The one NIC of this process (created by ik_model_init). */
+extern struct ik_nic *ik_nic;
+/* The platform the model was initialised with (doorbell pages). */
+extern const struct ik_platform *ik_plat;
 
-/* ---- lookups for the device engine (caller holds nic->lock) ------------ */
-
-struct isim_qp *isim_qp_lookup(struct isim_nic *nic, uint32_t qpn);
-/* Key lookup for local (lkey) or remote (rkey) access; NULL if no such
- * valid MR/MW.  Range and access checks are the caller's. */
-struct isim_mr *isim_key_lookup(struct isim_nic *nic, uint32_t key);
-/* MR or MW at key index 'index' whatever its key8 and validity (binding
- * a memory window finds it this way), or NULL. */
-struct isim_mr *isim_mr_by_index(struct isim_nic *nic, uint32_t index);
-/* The user AH with device-wide id 'ahid' (UD WQEs carry it), or NULL. */
-struct isim_ah *isim_ah_lookup(struct isim_nic *nic, uint32_t ahid);
-/* The hardware CQ with id 'cqid', or NULL. */
-struct isim_hwcq *isim_hwcq_lookup(struct isim_nic *nic, uint32_t cqid);
-/* Free-running PHC counter (48 bits, 1 GHz) as the device stamps CQEs
- * with it; the PHC page converts it to nanoseconds. */
-uint64_t isim_phc_cycles(void);
-#define ISIM_PHC_MASK ((1ull << 48) - 1)
-
-/* The hardware CQ a QP completes into: cq->hw[qp->udma]. */
-static inline struct isim_hwcq *isim_qp_hwcq(struct isim_qp *qp, bool send)
+/* The kernel's QP with number 'qpn', or NULL (caller holds nic->lock). */
+struct ik_qp *ik_qp_lookup(struct ik_nic *nic, uint32_t qpn);
+/* The CQ id of the hardware CQ a QP completes into: cq->hw[qp->udma]. */
+static inline uint32_t ik_qp_cqid(const struct ik_qp *qp, bool send)
 {
-	return &(send ? qp->send_cq : qp->recv_cq)->hw[qp->udma];
+	return (send ? qp->send_cq : qp->recv_cq)->hw[qp->udma].cqid;
 }
 
 /* Post an async event record for an object (or a port). Counts it. */
-void isim_post_async_qp(struct isim_qp *qp, enum ibv_event_type ev);
-void isim_post_async_cq(struct isim_cq *cq, enum ibv_event_type ev);
+void ik_post_async_qp(struct ik_qp *qp, enum ibv_event_type ev);
+void ik_post_async_cq(struct ik_cq *cq, enum ibv_event_type ev);
 /* Post a completion-channel record for a CQ (after an arm fired). */
-void isim_post_comp_event(struct isim_cq *cq);
+void ik_post_comp_event(struct ik_cq *cq);
 
-#endif /* ISIM_OBJECTS_H */
+#endif /* IK_OBJECTS_H */

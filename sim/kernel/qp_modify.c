@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "kpriv.h"
-#include "../dev/device.h"
 
 #define NSTATES (IBV_QPS_ERR + 1)
 
@@ -177,14 +176,44 @@ static uint8_t order_base_2(uint32_t v)
 	return n;
 }
 
-static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
+/* Admin MODIFY_QP: the attributes the mask names, as the driver stored
+ * them, and the new state. */
+static void qp_dev_modify(struct ik_nic *nic, const struct ik_qp *qp,
+			  uint32_t mask, enum ibv_qp_state next)
+{
+	struct idev_qp_modify m = {
+		.qpn = qp->qpn,
+		.attr_mask = mask,
+		.state = next,
+		.qkey = qp->qkey,
+		.dest_qpn = qp->dest_qpn,
+		.sq_psn = qp->sq_psn,
+		.rq_psn = qp->rq_psn,
+		.path_mtu = qp->path_mtu,
+		.access_flags = qp->access_flags,
+		.retry_cnt = qp->retry_cnt,
+		.rnr_retry = qp->rnr_retry,
+		.min_rnr_timer = qp->min_rnr_timer,
+		.timeout = qp->timeout,
+		.max_rd_atomic = qp->max_rd_atomic,
+		.max_dest_rd_atomic = qp->max_dest_rd_atomic,
+		.en_sqd_async_notify = qp->en_sqd_async_notify,
+		.rate_limit = qp->rate_limit,
+	};
+
+	ik_av_to_dev(&qp->av, &m.av);
+	idev_qp_modify(nic->dev, &m);
+}
+
+static int qp_modify(struct ik_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 		     uint32_t rate_limit, bool ex)
 {
-	struct isim_nic *nic = c->nic;
+	struct ik_nic *nic = c->nic;
 	uint32_t mask = cmd->attr_mask;
-	enum ibv_qp_state cur, next, old;
-	struct isim_av av;
-	struct isim_qp *qp;
+	enum ibv_qp_state cur, next;
+	struct idev_qp_attr da;
+	struct ik_av av;
+	struct ik_qp *qp;
 	int rc;
 
 	/* IB core (modify_qp in uverbs_cmd.c) */
@@ -193,7 +222,7 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 		      2 -
 	      1))
 		return -EOPNOTSUPP;
-	qp = isim_handle_get(c->f, cmd->qp_handle, ISIM_UOBJ_QP);
+	qp = ik_handle_get(c->f, cmd->qp_handle, IK_UOBJ_QP);
 	if (!qp)
 		return -EINVAL;
 	if ((mask & PORT) && cmd->port_num != 1)
@@ -212,27 +241,29 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	if (mask & IBV_QP_AV) {
 		const struct ib_uverbs_qp_dest *d = &cmd->dest;
 
-		rc = isim_av_from_uverbs(nic, &av, d->dgid, d->flow_label,
-					 d->sgid_index, d->hop_limit,
-					 d->traffic_class, d->sl,
-					 d->static_rate, d->is_global,
-					 d->port_num);
+		rc = ik_av_from_uverbs(nic, &av, d->dgid, d->flow_label,
+				       d->sgid_index, d->hop_limit,
+				       d->traffic_class, d->sl, d->static_rate,
+				       d->is_global, d->port_num);
 		if (rc)
 			return rc;
 	}
 
-	/* ionic_modify_qp */
-	rc = isim_udata_empty(c);
+	/* ionic_modify_qp; the current state is the device's (it moves a
+	 * QP to ERR by itself) */
+	rc = ik_udata_empty(c);
 	if (rc)
 		return rc;
+	if (idev_qp_query(nic->dev, qp->qpn, &da))
+		return -EINVAL;
 	if (mask & IBV_QP_CAP)
 		return -EINVAL;
-	if ((mask & CUR) && cmd->cur_qp_state != qp->state &&
+	if ((mask & CUR) && cmd->cur_qp_state != da.state &&
 	    cmd->cur_qp_state != IBV_QPS_ERR &&
 	    !(cmd->cur_qp_state == IBV_QPS_SQE &&
-	      (qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD)))
+	      (da.state == IBV_QPS_RTS || da.state == IBV_QPS_SQD)))
 		return -EINVAL;
-	cur = (mask & CUR) ? (enum ibv_qp_state)cmd->cur_qp_state : qp->state;
+	cur = (mask & CUR) ? (enum ibv_qp_state)cmd->cur_qp_state : da.state;
 	next = (mask & IBV_QP_STATE) ? (enum ibv_qp_state)cmd->qp_state : cur;
 	if (mask & IBV_QP_RATE_LIMIT) {
 		bool ok_trans = (cur == IBV_QPS_INIT && next == IBV_QPS_RTR) ||
@@ -251,7 +282,7 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	if ((mask & IBV_QP_PATH_MTU) &&
 	    (cmd->path_mtu < IBV_MTU_256 || cmd->path_mtu > IBV_MTU_4096))
 		return -EINVAL;
-	rc = isim_admin_ok(nic, ISIM_ADMIN_MODIFY_QP);
+	rc = ik_admin_ok(nic, IK_ADMIN_MODIFY_QP);
 	if (rc)
 		return rc;
 
@@ -300,31 +331,28 @@ static int qp_modify(struct isim_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 		qp->en_sqd_async_notify = cmd->en_sqd_async_notify;
 	if (mask & IBV_QP_RATE_LIMIT)
 		qp->rate_limit = rate_limit;
-	old = qp->state;
-	qp->state = next;
-	qp->sq_draining = next == IBV_QPS_SQD;
-	isim_dev_qp_modify(nic, qp, old, (int)mask);
+	qp_dev_modify(nic, qp, mask, next);
 	KNOTE(c, "qpn=%u %s->%s mask=0x%x", qp->qpn, state_name(cur),
 	      state_name(next), mask);
 	return 0;
 }
 
-int isim_cmd_modify_qp(struct isim_cmd *c)
+int ik_cmd_modify_qp(struct ik_cmd *c)
 {
 	return qp_modify(c, c->req, 0, false);
 }
 
-int isim_cmd_ex_modify_qp(struct isim_cmd *c)
+int ik_cmd_ex_modify_qp(struct ik_cmd *c)
 {
 	struct ib_uverbs_ex_modify_qp_resp *r = c->resp;
 	struct ib_uverbs_ex_modify_qp cmd;
 	int rc;
 
-	isim_req_copy(c, &cmd, sizeof(cmd));
+	ik_core_req_copy(c, &cmd, sizeof(cmd));
 	rc = qp_modify(c, &cmd.base, cmd.rate_limit, true);
 	if (rc)
 		return rc;
 	r->comp_mask = 0;
-	r->response_length = isim_ex_resp_len(c, sizeof(*r));
+	r->response_length = ik_ex_resp_len(c, sizeof(*r));
 	return 0;
 }

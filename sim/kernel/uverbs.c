@@ -25,13 +25,13 @@
 
 #define EXF IB_USER_VERBS_CMD_FLAG_EXTENDED
 
-struct isim_cmd_desc {
+struct ik_cmd_desc {
 	uint32_t cmd; /* EXF set for extended commands */
 	const char *name;
 	uint16_t req_size; /* minimum core request the kernel accepts */
 	uint16_t resp_size; /* minimum core response (0: none) */
 	uint16_t resp_full; /* size of the core response we produce */
-	int (*fn)(struct isim_cmd *c);
+	int (*fn)(struct ik_cmd *c);
 };
 
 #define LEG(c, n, req, resp, fn)                              \
@@ -43,35 +43,35 @@ struct isim_cmd_desc {
 		EXF | IB_USER_VERBS_EX_CMD_##c, n, req, resp, full, fn \
 	}
 
-static const struct isim_cmd_desc cmd_table[] = {
-	LEG(GET_CONTEXT, "GET_CONTEXT", 8, 8, isim_cmd_get_context),
-	LEG(QUERY_DEVICE, "QUERY_DEVICE", 8, 176, isim_cmd_query_device),
-	LEG(QUERY_PORT, "QUERY_PORT", 16, 40, isim_cmd_query_port),
-	LEG(ALLOC_PD, "ALLOC_PD", 8, 4, isim_cmd_alloc_pd),
-	LEG(DEALLOC_PD, "DEALLOC_PD", 4, 0, isim_cmd_dealloc_pd),
-	LEG(CREATE_AH, "CREATE_AH", 56, 4, isim_cmd_create_ah),
-	LEG(DESTROY_AH, "DESTROY_AH", 4, 0, isim_cmd_destroy_ah),
-	LEG(REG_MR, "REG_MR", 40, 12, isim_cmd_reg_mr),
-	LEG(DEREG_MR, "DEREG_MR", 4, 0, isim_cmd_dereg_mr),
-	LEG(ALLOC_MW, "ALLOC_MW", 16, 8, isim_cmd_alloc_mw),
-	LEG(DEALLOC_MW, "DEALLOC_MW", 4, 0, isim_cmd_dealloc_mw),
+static const struct ik_cmd_desc cmd_table[] = {
+	LEG(GET_CONTEXT, "GET_CONTEXT", 8, 8, ik_cmd_get_context),
+	LEG(QUERY_DEVICE, "QUERY_DEVICE", 8, 176, ik_cmd_query_device),
+	LEG(QUERY_PORT, "QUERY_PORT", 16, 40, ik_cmd_query_port),
+	LEG(ALLOC_PD, "ALLOC_PD", 8, 4, ik_cmd_alloc_pd),
+	LEG(DEALLOC_PD, "DEALLOC_PD", 4, 0, ik_cmd_dealloc_pd),
+	LEG(CREATE_AH, "CREATE_AH", 56, 4, ik_cmd_create_ah),
+	LEG(DESTROY_AH, "DESTROY_AH", 4, 0, ik_cmd_destroy_ah),
+	LEG(REG_MR, "REG_MR", 40, 12, ik_cmd_reg_mr),
+	LEG(DEREG_MR, "DEREG_MR", 4, 0, ik_cmd_dereg_mr),
+	LEG(ALLOC_MW, "ALLOC_MW", 16, 8, ik_cmd_alloc_mw),
+	LEG(DEALLOC_MW, "DEALLOC_MW", 4, 0, ik_cmd_dealloc_mw),
 	LEG(CREATE_COMP_CHANNEL, "CREATE_COMP_CHANNEL", 8, 4,
-	    isim_cmd_create_comp_channel),
-	LEG(CREATE_CQ, "CREATE_CQ", 32, 8, isim_cmd_create_cq),
-	LEG(DESTROY_CQ, "DESTROY_CQ", 16, 8, isim_cmd_destroy_cq),
-	LEG(CREATE_QP, "CREATE_QP", 56, 32, isim_cmd_create_qp),
-	LEG(QUERY_QP, "QUERY_QP", 16, 128, isim_cmd_query_qp),
-	LEG(MODIFY_QP, "MODIFY_QP", 112, 0, isim_cmd_modify_qp),
-	LEG(DESTROY_QP, "DESTROY_QP", 16, 4, isim_cmd_destroy_qp),
+	    ik_cmd_create_comp_channel),
+	LEG(CREATE_CQ, "CREATE_CQ", 32, 8, ik_cmd_create_cq),
+	LEG(DESTROY_CQ, "DESTROY_CQ", 16, 8, ik_cmd_destroy_cq),
+	LEG(CREATE_QP, "CREATE_QP", 56, 32, ik_cmd_create_qp),
+	LEG(QUERY_QP, "QUERY_QP", 16, 128, ik_cmd_query_qp),
+	LEG(MODIFY_QP, "MODIFY_QP", 112, 0, ik_cmd_modify_qp),
+	LEG(DESTROY_QP, "DESTROY_QP", 16, 4, ik_cmd_destroy_qp),
 	/* extended: minimum sizes are offsetofend(.., last required field) */
 	EXC(QUERY_DEVICE, "EX_QUERY_DEVICE", 8, 184, 304,
-	    isim_cmd_ex_query_device),
-	EXC(CREATE_CQ, "EX_CREATE_CQ", 28, 16, 16, isim_cmd_ex_create_cq),
-	EXC(CREATE_QP, "EX_CREATE_QP", 52, 40, 40, isim_cmd_ex_create_qp),
-	EXC(MODIFY_QP, "EX_MODIFY_QP", 112, 8, 8, isim_cmd_ex_modify_qp),
+	    ik_cmd_ex_query_device),
+	EXC(CREATE_CQ, "EX_CREATE_CQ", 28, 16, 16, ik_cmd_ex_create_cq),
+	EXC(CREATE_QP, "EX_CREATE_QP", 52, 40, 40, ik_cmd_ex_create_qp),
+	EXC(MODIFY_QP, "EX_MODIFY_QP", 112, 8, 8, ik_cmd_ex_modify_qp),
 };
 
-static const struct isim_cmd_desc *cmd_find(uint32_t cmd)
+static const struct ik_cmd_desc *cmd_find(uint32_t cmd)
 {
 	for (size_t i = 0; i < sizeof(cmd_table) / sizeof(cmd_table[0]); i++)
 		if (cmd_table[i].cmd == cmd)
@@ -79,7 +79,7 @@ static const struct isim_cmd_desc *cmd_find(uint32_t cmd)
 	return NULL;
 }
 
-int isim_udata_in(const struct isim_cmd *c, void *dst, size_t size)
+int ik_udata_in(const struct ik_cmd *c, void *dst, size_t size)
 {
 	if (c->uin_len < size)
 		return -EINVAL;
@@ -90,7 +90,7 @@ int isim_udata_in(const struct isim_cmd *c, void *dst, size_t size)
 	return 0;
 }
 
-int isim_udata_empty(const struct isim_cmd *c)
+int ik_udata_empty(const struct ik_cmd *c)
 {
 	for (size_t i = 0; i < c->uin_len; i++)
 		if (c->uin[i])
@@ -98,7 +98,7 @@ int isim_udata_empty(const struct isim_cmd *c)
 	return 0;
 }
 
-void isim_udata_out(struct isim_cmd *c, const void *src, size_t size)
+void ik_udata_out(struct ik_cmd *c, const void *src, size_t size)
 {
 	size_t n = size < c->uout_len ? size : c->uout_len;
 
@@ -107,9 +107,9 @@ void isim_udata_out(struct isim_cmd *c, const void *src, size_t size)
 		c->uout_written = n;
 }
 
-static void trace_cmd(const struct isim_cmd_desc *d, uint32_t command,
+static void trace_cmd(const struct ik_cmd_desc *d, uint32_t command,
 		      const struct ib_uverbs_cmd_hdr *h, size_t len,
-		      const struct isim_cmd *c, ssize_t rc)
+		      const struct ik_cmd *c, ssize_t rc)
 {
 	char name[32];
 
@@ -132,13 +132,13 @@ static void trace_cmd(const struct isim_cmd_desc *d, uint32_t command,
 			       c->uin_len < 64 ? c->uin_len : 64);
 }
 
-static ssize_t dispatch(struct isim_file *f, const struct isim_cmd_desc *d,
-			struct isim_cmd *c, uint64_t resp_ptr, size_t core_out,
+static ssize_t dispatch(struct ik_file *f, const struct ik_cmd_desc *d,
+			struct ik_cmd *c, uint64_t resp_ptr, size_t core_out,
 			uint64_t uout_ptr)
 {
 	size_t scratch = core_out > d->resp_full ? core_out : d->resp_full;
 	uint8_t *resp = NULL, *uout = NULL;
-	struct isim_nic *nic = f->nic;
+	struct ik_nic *nic = f->nic;
 	int rc;
 
 	if ((core_out || c->uout_len) && !resp_ptr)
@@ -180,13 +180,13 @@ static ssize_t dispatch(struct isim_file *f, const struct isim_cmd_desc *d,
 	return rc;
 }
 
-ssize_t isim_file_write(struct isim_file *f, const void *buf, size_t len)
+ssize_t ik_file_write(struct ik_file *f, const void *buf, size_t len)
 {
 	const uint8_t *b = buf;
-	const struct isim_cmd_desc *d;
+	const struct ik_cmd_desc *d;
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_ex_cmd_hdr ex;
-	struct isim_cmd c;
+	struct ik_cmd c;
 	uint64_t resp_ptr = 0, uout_ptr = 0;
 	size_t core_out = 0;
 	ssize_t rc;
@@ -294,7 +294,7 @@ out_nodesc:
 
 /* Copy a core request into a zeroed struct: extended requests may be
  * shorter than the current struct (the kernel zero-extends them). */
-void isim_req_copy(const struct isim_cmd *c, void *dst, size_t size)
+void ik_core_req_copy(const struct ik_cmd *c, void *dst, size_t size)
 {
 	memset(dst, 0, size);
 	memcpy(dst, c->req, c->req_len < size ? c->req_len : size);

@@ -238,7 +238,7 @@ static int find_preload(const struct opts *o, char *out, size_t len)
 	snprintf(out, len, "%s/libionic-sim.so", dir); /* build tree */
 	if (exists(out))
 		return 0;
-	snprintf(out, len, "%s", ISIM_INSTALL_PRELOAD);
+	snprintf(out, len, "%s", ILAUNCH_INSTALL_PRELOAD);
 	return exists(out) ? 0 : -ENOENT;
 }
 
@@ -282,11 +282,11 @@ static int find_provider(const struct opts *o, char *out, size_t len)
 	if (o->provider)
 		return provider_prefix(o->provider, out, len);
 	exe_dir(dir, sizeof(dir));
-	if (!strcmp(dir, ISIM_BUILD_DIR) && ISIM_BUILD_PROVIDER[0])
-		return provider_prefix(ISIM_BUILD_PROVIDER, out, len);
-	snprintf(so, sizeof(so), "%s-rdmav34.so", ISIM_INSTALL_PROVIDER);
+	if (!strcmp(dir, ILAUNCH_BUILD_DIR) && ILAUNCH_BUILD_PROVIDER[0])
+		return provider_prefix(ILAUNCH_BUILD_PROVIDER, out, len);
+	snprintf(so, sizeof(so), "%s-rdmav34.so", ILAUNCH_INSTALL_PROVIDER);
 	if (exists(so))
-		snprintf(out, len, "%s", ISIM_INSTALL_PROVIDER);
+		snprintf(out, len, "%s", ILAUNCH_INSTALL_PROVIDER);
 	return 0;
 }
 
@@ -459,20 +459,20 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : 2;
 
-	node = isim_node_claim(o.fabric, &node_fd);
+	node = ilaunch_node_claim(o.fabric, &node_fd);
 	if (!node) {
 		fprintf(stderr, "ionic-sim: no free node id on fabric %s: %s\n",
 			o.fabric, strerror(errno));
 		return 125;
 	}
-	rc = isim_rundir_create(rundir, sizeof(rundir));
+	rc = ilaunch_rundir_create(rundir, sizeof(rundir));
 	if (rc) {
 		fprintf(stderr, "ionic-sim: cannot create run directory: %s\n",
 			strerror(-rc));
 		return 125;
 	}
 	snprintf(sysfs, sizeof(sysfs), "%s/sys", rundir);
-	rc = isim_sysfs_write(sysfs, &o.prof, node);
+	rc = ilaunch_sysfs_write(sysfs, &o.prof, node);
 	if (rc)
 		fprintf(stderr, "ionic-sim: cannot write sysfs tree: %s\n",
 			strerror(-rc));
@@ -489,7 +489,7 @@ int main(int argc, char **argv)
 		if (isim_trace_enabled())
 			isim_trace("RUN", "exit status=%d", status);
 	}
-	if (!o.keep_rundir && isim_rundir_remove(rundir))
+	if (!o.keep_rundir && ilaunch_rundir_remove(rundir))
 		fprintf(stderr, "ionic-sim: cannot remove %s\n", rundir);
 	close(node_fd);
 	return status;

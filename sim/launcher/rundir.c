@@ -20,7 +20,7 @@
 
 #define MAX_NODE 65535 /* node ids are MAC/GID bytes hi.lo */
 
-uint32_t isim_node_claim(const char *fabric, int *out)
+uint32_t ilaunch_node_claim(const char *fabric, int *out)
 {
 	struct sockaddr_un sa;
 
@@ -62,7 +62,7 @@ static int rm_one(const char *path, const struct stat *st, int type,
 	return unlink(path) && errno != ENOENT ? -1 : 0;
 }
 
-int isim_rundir_remove(const char *path)
+int ilaunch_rundir_remove(const char *path)
 {
 	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
 		return -errno;
@@ -102,12 +102,12 @@ static void sweep_stale(const char *root)
 		if (lstat(path, &st) || !S_ISDIR(st.st_mode) ||
 		    st.st_uid != geteuid())
 			continue;
-		isim_rundir_remove(path);
+		ilaunch_rundir_remove(path);
 	}
 	closedir(d);
 }
 
-int isim_rundir_create(char *path, size_t len)
+int ilaunch_rundir_create(char *path, size_t len)
 {
 	const char *root = tmp_root();
 	int n;

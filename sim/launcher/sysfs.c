@@ -80,8 +80,8 @@ static void gid_text(const uint8_t g[16], char *out, size_t len)
 		g[10], g[11], g[12], g[13], g[14], g[15]);
 }
 
-int isim_sysfs_write(const char *root, const struct isim_profile *p,
-		     uint32_t node)
+int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
+			uint32_t node)
 {
 	static const char dev[] = "class/infiniband/ionic_0";
 	static const char desc[] = "AMD Pensando RoCE HCA";

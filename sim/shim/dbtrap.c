@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Doorbell trap: pages handed out by isim_dbpage_map() are read-only, so
+ * Doorbell trap: pages handed out by ishim_dbpage_map() are read-only, so
  * every store to them faults.  The SIGSEGV handler decodes the store,
  * pushes one record into a lock-free bounded MPSC ring (Vyukov's bounded
  * queue), kicks an eventfd and resumes after the instruction.  The device
- * engine drains the ring with isim_dbtrap_pop() in capture order.
+ * engine drains the ring with ishim_dbtrap_pop() in capture order.
  *
  * Faults that are not stores to a trapped page go to the application's
  * SIGSEGV handler, which the sigaction()/signal() interposers record
@@ -39,7 +39,8 @@
 struct trap_ent {
 	_Atomic uintptr_t start; /* 0 = free slot; published last */
 	uintptr_t end;
-	void *cookie;
+	uint64_t tag; /* names the page in the records */
+	_Atomic bool revoked; /* stores are dropped */
 };
 
 static struct trap_ent traps[MAX_TRAPS];
@@ -60,7 +61,7 @@ static int db_efd = -1;
  */
 struct ring_cell {
 	_Atomic size_t seq_rel;
-	struct isim_db_rec rec;
+	struct isim_mmio_store rec;
 };
 
 static struct {
@@ -84,7 +85,7 @@ static void cell_set_seq(size_t idx, size_t seq)
 			      memory_order_release);
 }
 
-static bool ring_push(const struct isim_db_rec *rec)
+static bool ring_push(const struct isim_mmio_store *rec)
 {
 	size_t pos = atomic_load_explicit(&ring.enq, memory_order_relaxed);
 
@@ -110,7 +111,7 @@ static bool ring_push(const struct isim_db_rec *rec)
 	}
 }
 
-static bool ring_pop(struct isim_db_rec *rec)
+static bool ring_pop(struct isim_mmio_store *rec)
 {
 	size_t pos = atomic_load_explicit(&ring.deq, memory_order_relaxed);
 
@@ -160,7 +161,7 @@ static void restore_default_and_refault(void)
 
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	ISIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &dfl, NULL);
+	ISHIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &dfl, NULL);
 	/* Returning re-executes the faulting instruction, which now kills
 	 * the process the way it would have without us. */
 }
@@ -199,7 +200,7 @@ static struct trap_ent *trap_find(uintptr_t a)
 	return NULL;
 }
 
-static void fill_regs(const ucontext_t *uc, struct x86_regs *r)
+static void fill_regs(const ucontext_t *uc, struct ishim_x86_regs *r)
 {
 	const greg_t *g = uc->uc_mcontext.gregs;
 
@@ -244,17 +245,17 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	uintptr_t fault = (uintptr_t)si->si_addr;
 	int saved_errno = errno;
-	struct isim_db_rec rec;
+	struct isim_mmio_store rec;
 	struct trap_ent *e;
-	struct x86_regs r;
-	struct x86_store st;
+	struct ishim_x86_regs r;
+	struct ishim_x86_store st;
 	bool spun = false;
 
 	e = si->si_code == SEGV_ACCERR ? trap_find(fault) : NULL;
 	if (!e)
 		goto not_ours;
 	fill_regs(uc, &r);
-	if (x86_decode_store((const uint8_t *)r.rip, 15, &r, &st))
+	if (ishim_x86_decode_store((const uint8_t *)r.rip, 15, &r, &st))
 		goto not_ours;
 	/* fs:/gs: addressing: trust the kernel's address instead. */
 	if (st.seg_base)
@@ -262,7 +263,9 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	if (st.addr != fault || st.addr + st.size > e->end)
 		goto not_ours;
 
-	rec.cookie = e->cookie;
+	if (atomic_load_explicit(&e->revoked, memory_order_relaxed))
+		goto done; /* a page of a context that is gone */
+	rec.page = e->tag;
 	rec.offset = st.addr - atomic_load(&e->start);
 	rec.size = st.size;
 	rec.value = st.value;
@@ -281,6 +284,7 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 		syscall(SYS_sched_yield);
 	}
 	kick();
+done:
 	uc->uc_mcontext.gregs[REG_RIP] += st.len;
 	errno = saved_errno;
 	return;
@@ -307,15 +311,15 @@ static int arm_locked(void)
 	ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&ours.sa_mask);
 	/* Whatever was installed so far becomes the chained handler. */
-	if (ISIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &ours, &app_sa[0]) < 0)
+	if (ISHIM_REAL(sigaction, sigaction_fn)(SIGSEGV, &ours, &app_sa[0]) < 0)
 		return -errno;
 	atomic_store(&app_cur, 0);
 	armed = true;
 	return 0;
 }
 
-int isim_dbtrap_app_sigaction(const struct sigaction *act,
-			      struct sigaction *old)
+int ishim_dbtrap_app_sigaction(const struct sigaction *act,
+			       struct sigaction *old)
 {
 	int cur;
 
@@ -335,9 +339,9 @@ int isim_dbtrap_app_sigaction(const struct sigaction *act,
 	return 1;
 }
 
-/* ---- platform half of sim/isim.h ---------------------------------------- */
+/* ---- the platform of kernel/ik.h (struct ik_platform, shim.c) ---------- */
 
-void *isim_dbpage_map(void *cookie, void *addr, size_t len, int *err)
+void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
 {
 	size_t pg = sysconf(_SC_PAGESIZE);
 	struct trap_ent *slot = NULL;
@@ -370,13 +374,14 @@ void *isim_dbpage_map(void *cookie, void *addr, size_t len, int *err)
 		return NULL;
 	}
 	slot->end = (uintptr_t)p + len;
-	slot->cookie = cookie;
+	slot->tag = tag;
+	atomic_store(&slot->revoked, false);
 	atomic_store_explicit(&slot->start, (uintptr_t)p, memory_order_release);
 	pthread_mutex_unlock(&trap_lock);
 	return p;
 }
 
-static void untrack_locked(uintptr_t a, uintptr_t end, bool make_writable)
+static void untrack_locked(uintptr_t a, uintptr_t end)
 {
 	for (unsigned int i = 0; i < MAX_TRAPS; i++) {
 		uintptr_t s = atomic_load(&traps[i].start);
@@ -384,29 +389,26 @@ static void untrack_locked(uintptr_t a, uintptr_t end, bool make_writable)
 		if (!s || end <= s || a >= traps[i].end)
 			continue;
 		atomic_store(&traps[i].start, 0);
-		/* A page the model forgets while still mapped behaves like a
-		 * doorbell of a dead device: stores are silently dropped. */
-		if (make_writable)
-			mprotect((void *)s, traps[i].end - s,
-				 PROT_READ | PROT_WRITE);
 	}
 }
 
-void isim_dbpage_forget(void *page, size_t len)
+void ishim_dbpage_revoke(uint64_t tag)
 {
 	pthread_mutex_lock(&trap_lock);
-	untrack_locked((uintptr_t)page, (uintptr_t)page + len, true);
+	for (unsigned int i = 0; i < MAX_TRAPS; i++)
+		if (atomic_load(&traps[i].start) && traps[i].tag == tag)
+			atomic_store(&traps[i].revoked, true);
 	pthread_mutex_unlock(&trap_lock);
 }
 
-void isim_dbtrap_munmap(void *addr, size_t len)
+void ishim_dbtrap_munmap(void *addr, size_t len)
 {
 	pthread_mutex_lock(&trap_lock);
-	untrack_locked((uintptr_t)addr, (uintptr_t)addr + len, false);
+	untrack_locked((uintptr_t)addr, (uintptr_t)addr + len);
 	pthread_mutex_unlock(&trap_lock);
 }
 
-bool isim_dbtrap_overlaps(const void *addr, size_t len)
+bool ishim_dbtrap_overlaps(const void *addr, size_t len)
 {
 	uintptr_t a = (uintptr_t)addr, end = a + len;
 
@@ -419,7 +421,7 @@ bool isim_dbtrap_overlaps(const void *addr, size_t len)
 	return false;
 }
 
-int isim_dbtrap_eventfd(void)
+int ishim_dbtrap_eventfd(void)
 {
 	int fd;
 
@@ -431,7 +433,7 @@ int isim_dbtrap_eventfd(void)
 	return fd;
 }
 
-static void trace_db(const struct isim_db_rec *rec)
+static void trace_db(const struct isim_mmio_store *rec)
 {
 	static struct isim_profile prof;
 	static bool have_prof;
@@ -451,16 +453,16 @@ static void trace_db(const struct isim_db_rec *rec)
 	else if (qtype == prof.admin_qtype)
 		name = "admin";
 	isim_trace(ISIM_TR_DB,
-		   "page=%p off=0x%x size=%u value=0x%016llx qtype=%u(%s) "
+		   "page=0x%llx off=0x%x size=%u value=0x%016llx qtype=%u(%s) "
 		   "qid=%llu ring=%llu index=%llu from_tid=%d",
-		   rec->cookie, rec->offset, rec->size,
+		   (unsigned long long)rec->page, rec->offset, rec->size,
 		   (unsigned long long)rec->value, qtype, name,
 		   (unsigned long long)(rec->value >> 24) & 0xffffff,
 		   (unsigned long long)(rec->value >> 16) & 7,
 		   (unsigned long long)rec->value & 0xffff, (int)rec->tid);
 }
 
-int isim_dbtrap_pop(struct isim_db_rec *rec)
+int ishim_dbtrap_pop(struct isim_mmio_store *rec)
 {
 	atomic_store_explicit(&consumer_tid, cur_tid(), memory_order_relaxed);
 	if (!ring_pop(rec))
@@ -472,17 +474,17 @@ int isim_dbtrap_pop(struct isim_db_rec *rec)
 
 /* ---- fork --------------------------------------------------------------- */
 
-void isim_dbtrap_atfork_prepare(void)
+void ishim_dbtrap_atfork_prepare(void)
 {
 	pthread_mutex_lock(&trap_lock);
 }
 
-void isim_dbtrap_atfork_parent(void)
+void ishim_dbtrap_atfork_parent(void)
 {
 	pthread_mutex_unlock(&trap_lock);
 }
 
-void isim_dbtrap_atfork_child(void)
+void ishim_dbtrap_atfork_child(void)
 {
 	int fresh;
 

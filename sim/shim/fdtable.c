@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Which descriptors are the emulated /dev/infiniband/uverbsN.  One open
- * of the device is one struct isim_file shared by all its dups; the file is
+ * of the device is one struct ik_file shared by all its dups; the file is
  * released on the last close, as the kernel releases a struct file.
  *
  * Lookups happen on every write/ioctl/mmap/close of every process, so they
- * are one atomic load from a flat array; isim_fds_tracked lets processes
+ * are one atomic load from a flat array; ishim_fds_tracked lets processes
  * that never opened the device skip even that.
  */
 #include <errno.h>
@@ -20,15 +20,15 @@
 #define MAX_FDS 65536
 
 struct fdobj {
-	struct isim_file *f;
+	struct ik_file *f;
 	int refs; /* descriptors referring to this open file */
 };
 
 static struct fdobj *_Atomic fdtab[MAX_FDS];
-int isim_fds_tracked;
+int ishim_fds_tracked;
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int isim_dev_path_index(const char *path)
+int ishim_dev_path_index(const char *path)
 {
 	static const char prefix[] = "/dev/infiniband/uverbs";
 
@@ -38,11 +38,11 @@ int isim_dev_path_index(const char *path)
 	return strcmp(path + sizeof(prefix) - 1, "0") ? -1 : 0;
 }
 
-struct isim_file *isim_fd_file(int fd)
+struct ik_file *ishim_fd_file(int fd)
 {
 	struct fdobj *o;
 
-	if (!__atomic_load_n(&isim_fds_tracked, __ATOMIC_RELAXED) || fd < 0 ||
+	if (!__atomic_load_n(&ishim_fds_tracked, __ATOMIC_RELAXED) || fd < 0 ||
 	    fd >= MAX_FDS)
 		return NULL;
 	o = atomic_load_explicit(&fdtab[fd], memory_order_acquire);
@@ -57,7 +57,7 @@ static struct fdobj *drop_locked(int fd)
 	if (!o)
 		return NULL;
 	atomic_store(&fdtab[fd], NULL);
-	__atomic_sub_fetch(&isim_fds_tracked, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&ishim_fds_tracked, 1, __ATOMIC_RELAXED);
 	return --o->refs ? NULL : o;
 }
 
@@ -67,7 +67,7 @@ static void release(struct fdobj *o)
 {
 	if (!o)
 		return;
-	isim_file_release(o->f);
+	ik_file_release(o->f);
 	free(o);
 }
 
@@ -75,10 +75,10 @@ static void set_locked(int fd, struct fdobj *o)
 {
 	o->refs++;
 	atomic_store_explicit(&fdtab[fd], o, memory_order_release);
-	__atomic_add_fetch(&isim_fds_tracked, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ishim_fds_tracked, 1, __ATOMIC_RELAXED);
 }
 
-int isim_fd_track_new(int fd, struct isim_file *f)
+int ishim_fd_track_new(int fd, struct ik_file *f)
 {
 	struct fdobj *o, *old;
 
@@ -98,7 +98,7 @@ int isim_fd_track_new(int fd, struct isim_file *f)
 	return 0;
 }
 
-void isim_fd_track_dup(int oldfd, int newfd)
+void ishim_fd_track_dup(int oldfd, int newfd)
 {
 	struct fdobj *o, *old = NULL;
 
@@ -117,11 +117,11 @@ void isim_fd_track_dup(int oldfd, int newfd)
 			   newfd, o->f);
 }
 
-void isim_fd_untrack(int fd)
+void ishim_fd_untrack(int fd)
 {
 	struct fdobj *o;
 
-	if (!__atomic_load_n(&isim_fds_tracked, __ATOMIC_RELAXED) || fd < 0 ||
+	if (!__atomic_load_n(&ishim_fds_tracked, __ATOMIC_RELAXED) || fd < 0 ||
 	    fd >= MAX_FDS || !atomic_load(&fdtab[fd]))
 		return;
 	pthread_mutex_lock(&fd_lock);
@@ -133,17 +133,17 @@ void isim_fd_untrack(int fd)
 	release(o);
 }
 
-void isim_fd_atfork_prepare(void)
+void ishim_fd_atfork_prepare(void)
 {
 	pthread_mutex_lock(&fd_lock);
 }
 
-void isim_fd_atfork_parent(void)
+void ishim_fd_atfork_parent(void)
 {
 	pthread_mutex_unlock(&fd_lock);
 }
 
-void isim_fd_atfork_child(void)
+void ishim_fd_atfork_child(void)
 {
 	/* The table itself is inherited with the descriptors, so it is
 	 * already consistent; only the lock needs a fresh state. */

@@ -37,14 +37,14 @@ static void fake_stat(struct stat *st)
 	st->st_ino = 0x1b0000; /* arbitrary, stable */
 	st->st_mode = S_IFCHR | 0666;
 	st->st_nlink = 1;
-	st->st_rdev = makedev(ISIM_CDEV_MAJOR, ISIM_CDEV_MINOR);
+	st->st_rdev = makedev(ISHIM_CDEV_MAJOR, ISHIM_CDEV_MINOR);
 	st->st_blksize = 4096;
 }
 
 static bool is_dev(int dirfd, const char *path)
 {
 	(void)dirfd; /* only absolute paths name the device */
-	return isim_dev_path_index(path) >= 0;
+	return ishim_dev_path_index(path) >= 0;
 }
 
 /* The stat family: true (and *st filled) if 'path' is the device node. */
@@ -66,43 +66,43 @@ int stat(const char *path, struct stat *st)
 {
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	return ISIM_REAL(stat, stat_fn)(path, st);
+	return ISHIM_REAL(stat, stat_fn)(path, st);
 }
 
 int stat64(const char *path, struct stat64 *st)
 {
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	return ISIM_REAL(stat64, stat_fn)(path, (struct stat *)st);
+	return ISHIM_REAL(stat64, stat_fn)(path, (struct stat *)st);
 }
 
 int lstat(const char *path, struct stat *st)
 {
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	return ISIM_REAL(lstat, stat_fn)(path, st);
+	return ISHIM_REAL(lstat, stat_fn)(path, st);
 }
 
 int lstat64(const char *path, struct stat64 *st)
 {
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	return ISIM_REAL(lstat64, stat_fn)(path, (struct stat *)st);
+	return ISHIM_REAL(lstat64, stat_fn)(path, (struct stat *)st);
 }
 
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	if (dev_stat(dirfd, path, st))
 		return 0;
-	return ISIM_REAL(fstatat, fstatat_fn)(dirfd, path, st, flags);
+	return ISHIM_REAL(fstatat, fstatat_fn)(dirfd, path, st, flags);
 }
 
 int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	if (dev_stat(dirfd, path, st))
 		return 0;
-	return ISIM_REAL(fstatat64, fstatat_fn)(dirfd, path, (struct stat *)st,
-						flags);
+	return ISHIM_REAL(fstatat64, fstatat_fn)(dirfd, path, (struct stat *)st,
+						 flags);
 }
 
 /* Pre-2.33 binaries call the versioned __xstat family instead. */
@@ -110,35 +110,35 @@ int __xstat(int ver, const char *path, struct stat *st)
 {
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	return ISIM_REAL(__xstat, xstat_fn)(ver, path, st);
+	return ISHIM_REAL(__xstat, xstat_fn)(ver, path, st);
 }
 
 int __xstat64(int ver, const char *path, struct stat64 *st)
 {
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	return ISIM_REAL(__xstat64, xstat_fn)(ver, path, (struct stat *)st);
+	return ISHIM_REAL(__xstat64, xstat_fn)(ver, path, (struct stat *)st);
 }
 
 int __lxstat(int ver, const char *path, struct stat *st)
 {
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	return ISIM_REAL(__lxstat, xstat_fn)(ver, path, st);
+	return ISHIM_REAL(__lxstat, xstat_fn)(ver, path, st);
 }
 
 int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
-	return ISIM_REAL(__lxstat64, xstat_fn)(ver, path, (struct stat *)st);
+	return ISHIM_REAL(__lxstat64, xstat_fn)(ver, path, (struct stat *)st);
 }
 
 int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
 	if (dev_stat(dirfd, path, st))
 		return 0;
-	return ISIM_REAL(__fxstatat, fxstatat_fn)(ver, dirfd, path, st, flags);
+	return ISHIM_REAL(__fxstatat, fxstatat_fn)(ver, dirfd, path, st, flags);
 }
 
 int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
@@ -146,8 +146,8 @@ int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 {
 	if (dev_stat(dirfd, path, st))
 		return 0;
-	return ISIM_REAL(__fxstatat64, fxstatat_fn)(ver, dirfd, path,
-						    (struct stat *)st, flags);
+	return ISHIM_REAL(__fxstatat64, fxstatat_fn)(ver, dirfd, path,
+						     (struct stat *)st, flags);
 }
 
 typedef int (*statx_fn)(int, const char *, int, unsigned int, struct statx *);
@@ -162,12 +162,12 @@ int statx(int dirfd, const char *path, int flags, unsigned int mask,
 		stx->stx_nlink = 1;
 		stx->stx_mode = S_IFCHR | 0666;
 		stx->stx_ino = 0x1b0000;
-		stx->stx_rdev_major = ISIM_CDEV_MAJOR;
-		stx->stx_rdev_minor = ISIM_CDEV_MINOR;
+		stx->stx_rdev_major = ISHIM_CDEV_MAJOR;
+		stx->stx_rdev_minor = ISHIM_CDEV_MINOR;
 		stx->stx_dev_minor = 5;
 		return 0;
 	}
-	return ISIM_REAL(statx, statx_fn)(dirfd, path, flags, mask, stx);
+	return ISHIM_REAL(statx, statx_fn)(dirfd, path, flags, mask, stx);
 }
 
 typedef int (*access_fn)(const char *, int);
@@ -177,14 +177,14 @@ int access(const char *path, int mode)
 {
 	if (is_dev(AT_FDCWD, path))
 		return (mode & X_OK) ? (errno = EACCES, -1) : 0;
-	return ISIM_REAL(access, access_fn)(path, mode);
+	return ISHIM_REAL(access, access_fn)(path, mode);
 }
 
 int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	if (is_dev(dirfd, path))
 		return (mode & X_OK) ? (errno = EACCES, -1) : 0;
-	return ISIM_REAL(faccessat, faccessat_fn)(dirfd, path, mode, flags);
+	return ISHIM_REAL(faccessat, faccessat_fn)(dirfd, path, mode, flags);
 }
 
 /* ---- open ---------------------------------------------------------------- */
@@ -194,26 +194,26 @@ typedef int (*openat_fn)(int, const char *, int, ...);
 
 static int dev_open(int devidx, int flags)
 {
-	struct isim_file *f;
+	struct ik_file *f;
 	int fd, rc;
 
-	rc = isim_shim_model_init();
+	rc = ishim_shim_model_init();
 	if (rc < 0)
 		goto fail;
 	/* A real character device (1:3) as the descriptor: fstat, poll and
 	 * O_CLOEXEC all behave naturally; write/ioctl/mmap are ours. */
-	fd = ISIM_REAL(open, open_fn)("/dev/null",
-				      O_RDWR | (flags & O_CLOEXEC));
+	fd = ISHIM_REAL(open, open_fn)("/dev/null",
+				       O_RDWR | (flags & O_CLOEXEC));
 	if (fd < 0)
 		return -1;
-	rc = isim_file_open(devidx, &f);
+	rc = ik_file_open(devidx, &f);
 	if (rc < 0) {
 		close(fd);
 		goto fail;
 	}
-	rc = isim_fd_track_new(fd, f);
+	rc = ishim_fd_track_new(fd, f);
 	if (rc < 0) {
-		isim_file_release(f);
+		ik_file_release(f);
 		close(fd);
 		goto fail;
 	}
@@ -236,54 +236,54 @@ static mode_t open_mode(int flags, va_list ap)
  * anything else goes to libc's function of the same name.  OPEN_HOOKS(fn)
  * defines fn(path, flags, ...) and its _FORTIFY_SOURCE form __fn_2(path,
  * flags), which has no mode; OPENAT_HOOKS the same with a dirfd first.
- * Each needs its own ISIM_REAL, hence a macro rather than a helper.
+ * Each needs its own ISHIM_REAL, hence a macro rather than a helper.
  */
-#define OPEN_HOOKS(fn)                                              \
-	int fn(const char *path, int flags, ...)                    \
-	{                                                           \
-		int idx = isim_dev_path_index(path);                \
-		va_list ap;                                         \
-		mode_t mode;                                        \
-                                                                    \
-		if (idx >= 0)                                       \
-			return dev_open(idx, flags);                \
-		va_start(ap, flags);                                \
-		mode = open_mode(flags, ap);                        \
-		va_end(ap);                                         \
-		return ISIM_REAL(fn, open_fn)(path, flags, mode);   \
-	}                                                           \
-                                                                    \
-	int __##fn##_2(const char *path, int flags)                 \
-	{                                                           \
-		int idx = isim_dev_path_index(path);                \
-                                                                    \
-		if (idx >= 0)                                       \
-			return dev_open(idx, flags);                \
-		return ISIM_REAL(__##fn##_2, open_fn)(path, flags); \
+#define OPEN_HOOKS(fn)                                               \
+	int fn(const char *path, int flags, ...)                     \
+	{                                                            \
+		int idx = ishim_dev_path_index(path);                \
+		va_list ap;                                          \
+		mode_t mode;                                         \
+                                                                     \
+		if (idx >= 0)                                        \
+			return dev_open(idx, flags);                 \
+		va_start(ap, flags);                                 \
+		mode = open_mode(flags, ap);                         \
+		va_end(ap);                                          \
+		return ISHIM_REAL(fn, open_fn)(path, flags, mode);   \
+	}                                                            \
+                                                                     \
+	int __##fn##_2(const char *path, int flags)                  \
+	{                                                            \
+		int idx = ishim_dev_path_index(path);                \
+                                                                     \
+		if (idx >= 0)                                        \
+			return dev_open(idx, flags);                 \
+		return ISHIM_REAL(__##fn##_2, open_fn)(path, flags); \
 	}
 
-#define OPENAT_HOOKS(fn)                                                     \
-	int fn(int dirfd, const char *path, int flags, ...)                  \
-	{                                                                    \
-		int idx = isim_dev_path_index(path);                         \
-		va_list ap;                                                  \
-		mode_t mode;                                                 \
-                                                                             \
-		if (idx >= 0)                                                \
-			return dev_open(idx, flags);                         \
-		va_start(ap, flags);                                         \
-		mode = open_mode(flags, ap);                                 \
-		va_end(ap);                                                  \
-		return ISIM_REAL(fn, openat_fn)(dirfd, path, flags, mode);   \
-	}                                                                    \
-                                                                             \
-	int __##fn##_2(int dirfd, const char *path, int flags)               \
-	{                                                                    \
-		int idx = isim_dev_path_index(path);                         \
-                                                                             \
-		if (idx >= 0)                                                \
-			return dev_open(idx, flags);                         \
-		return ISIM_REAL(__##fn##_2, openat_fn)(dirfd, path, flags); \
+#define OPENAT_HOOKS(fn)                                                      \
+	int fn(int dirfd, const char *path, int flags, ...)                   \
+	{                                                                     \
+		int idx = ishim_dev_path_index(path);                         \
+		va_list ap;                                                   \
+		mode_t mode;                                                  \
+                                                                              \
+		if (idx >= 0)                                                 \
+			return dev_open(idx, flags);                          \
+		va_start(ap, flags);                                          \
+		mode = open_mode(flags, ap);                                  \
+		va_end(ap);                                                   \
+		return ISHIM_REAL(fn, openat_fn)(dirfd, path, flags, mode);   \
+	}                                                                     \
+                                                                              \
+	int __##fn##_2(int dirfd, const char *path, int flags)                \
+	{                                                                     \
+		int idx = ishim_dev_path_index(path);                         \
+                                                                              \
+		if (idx >= 0)                                                 \
+			return dev_open(idx, flags);                          \
+		return ISHIM_REAL(__##fn##_2, openat_fn)(dirfd, path, flags); \
 	}
 
 OPEN_HOOKS(open)
@@ -303,5 +303,5 @@ int socket(int domain, int type, int protocol)
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
-	return ISIM_REAL(socket, socket_fn)(domain, type, protocol);
+	return ISHIM_REAL(socket, socket_fn)(domain, type, protocol);
 }

@@ -4,7 +4,7 @@
  * its mmap offsets, and the bookkeeping that keeps the fd table in step
  * with the kernel's (close, close_range, closefrom, dup*, fcntl dup).
  *
- * Untracked descriptors cost one relaxed load of isim_fds_tracked.
+ * Untracked descriptors cost one relaxed load of ishim_fds_tracked.
  */
 #undef _FORTIFY_SOURCE
 #include <errno.h>
@@ -38,14 +38,14 @@ typedef int (*fcntl_fn)(int, int, ...);
 
 ssize_t write(int fd, const void *buf, size_t len)
 {
-	struct isim_file *f = isim_fd_file(fd);
+	struct ik_file *f = ishim_fd_file(fd);
 	ssize_t rc;
 
 	if (!f)
-		return ISIM_REAL(write, write_fn)(fd, buf, len);
+		return ISHIM_REAL(write, write_fn)(fd, buf, len);
 	/* what valgrind checks for a real write(2): the whole buffer */
-	ISIM_CHECK_DEFINED(buf, len, "write(uverbs, buf)");
-	rc = isim_file_write(f, buf, len);
+	ISHIM_CHECK_DEFINED(buf, len, "write(uverbs, buf)");
+	rc = ik_file_write(f, buf, len);
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
@@ -55,7 +55,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 
 int ioctl(int fd, unsigned long req, ...)
 {
-	struct isim_file *f;
+	struct ik_file *f;
 	va_list ap;
 	void *arg;
 	int rc;
@@ -63,21 +63,21 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	f = isim_fd_file(fd);
+	f = ishim_fd_file(fd);
 	if (!f)
-		return ISIM_REAL(ioctl, ioctl_fn)(fd, req, arg);
+		return ISHIM_REAL(ioctl, ioctl_fn)(fd, req, arg);
 	/* RDMA_VERBS_IOCTL: the header and its attribute array (hdr.length
 	 * bytes), as the kernel copies them in */
 	if (req == RDMA_VERBS_IOCTL && arg) {
 		const struct ib_uverbs_ioctl_hdr *h = arg;
 
-		ISIM_CHECK_DEFINED(h, sizeof(*h),
-				   "ioctl(RDMA_VERBS_IOCTL, hdr)");
+		ISHIM_CHECK_DEFINED(h, sizeof(*h),
+				    "ioctl(RDMA_VERBS_IOCTL, hdr)");
 		if (h->length > sizeof(*h))
-			ISIM_CHECK_DEFINED(h, h->length,
-					   "ioctl(RDMA_VERBS_IOCTL, attrs)");
+			ISHIM_CHECK_DEFINED(h, h->length,
+					    "ioctl(RDMA_VERBS_IOCTL, attrs)");
 	}
-	rc = isim_file_ioctl(f, req, arg);
+	rc = ik_file_ioctl(f, req, arg);
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
@@ -85,11 +85,11 @@ int ioctl(int fd, unsigned long req, ...)
 	return rc;
 }
 
-static void *dev_mmap(struct isim_file *f, int fd, void *addr, size_t len,
+static void *dev_mmap(struct ik_file *f, int fd, void *addr, size_t len,
 		      int prot, int flags, off_t off)
 {
 	int err = 0;
-	void *p = isim_file_mmap(f, addr, len, prot, flags, off, &err);
+	void *p = ik_file_mmap(f, addr, len, prot, flags, off, &err);
 
 	if (isim_trace_enabled())
 		isim_trace(
@@ -106,31 +106,31 @@ static void *dev_mmap(struct isim_file *f, int fd, void *addr, size_t len,
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	struct isim_file *f = (flags & MAP_ANONYMOUS) ? NULL : isim_fd_file(fd);
+	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
 	if (f)
 		return dev_mmap(f, fd, addr, len, prot, flags, off);
-	return ISIM_REAL(mmap, mmap_fn)(addr, len, prot, flags, fd, off);
+	return ISHIM_REAL(mmap, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	struct isim_file *f = (flags & MAP_ANONYMOUS) ? NULL : isim_fd_file(fd);
+	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
 	if (f)
 		return dev_mmap(f, fd, addr, len, prot, flags, off);
-	return ISIM_REAL(mmap64, mmap_fn)(addr, len, prot, flags, fd, off);
+	return ISHIM_REAL(mmap64, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
 int munmap(void *addr, size_t len)
 {
-	if (isim_dbtrap_overlaps(addr, len)) {
-		isim_dbtrap_munmap(addr, len);
+	if (ishim_dbtrap_overlaps(addr, len)) {
+		ishim_dbtrap_munmap(addr, len);
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_MMAP, "munmap doorbell %p len=%zu",
 				   addr, len);
 	}
-	return ISIM_REAL(munmap, munmap_fn)(addr, len);
+	return ISHIM_REAL(munmap, munmap_fn)(addr, len);
 }
 
 /* ---- descriptor lifetime ------------------------------------------------ */
@@ -139,23 +139,23 @@ int close(int fd)
 {
 	/* Forget first: once the real close returns, the number may be
 	 * reused by another thread's open. */
-	isim_fd_untrack(fd);
-	return ISIM_REAL(close, close_fn)(fd);
+	ishim_fd_untrack(fd);
+	return ISHIM_REAL(close, close_fn)(fd);
 }
 
 static void untrack_range(unsigned int first, unsigned int last)
 {
-	if (!__atomic_load_n(&isim_fds_tracked, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&ishim_fds_tracked, __ATOMIC_RELAXED))
 		return;
 	if (last > 65535)
 		last = 65535;
 	for (unsigned int fd = first; fd <= last; fd++)
-		isim_fd_untrack(fd);
+		ishim_fd_untrack(fd);
 }
 
 int close_range(unsigned int first, unsigned int last, int flags)
 {
-	int rc = ISIM_REAL(close_range, close_range_fn)(first, last, flags);
+	int rc = ISHIM_REAL(close_range, close_range_fn)(first, last, flags);
 
 	/* With CLOSE_RANGE_CLOEXEC nothing is closed now; exec ends the
 	 * whole process image (and our table) anyway. */
@@ -169,40 +169,40 @@ void closefrom(int lowfd)
 	if (lowfd < 0)
 		lowfd = 0;
 	untrack_range(lowfd, ~0u);
-	ISIM_REAL(closefrom, closefrom_fn)(lowfd);
+	ISHIM_REAL(closefrom, closefrom_fn)(lowfd);
 }
 
 int dup(int oldfd)
 {
-	int fd = ISIM_REAL(dup, dup_fn)(oldfd);
+	int fd = ISHIM_REAL(dup, dup_fn)(oldfd);
 
-	if (fd >= 0 && isim_fd_file(oldfd))
-		isim_fd_track_dup(oldfd, fd);
+	if (fd >= 0 && ishim_fd_file(oldfd))
+		ishim_fd_track_dup(oldfd, fd);
 	return fd;
 }
 
 int dup2(int oldfd, int newfd)
 {
-	int fd = ISIM_REAL(dup2, dup2_fn)(oldfd, newfd);
+	int fd = ISHIM_REAL(dup2, dup2_fn)(oldfd, newfd);
 
 	if (fd >= 0 && oldfd != newfd) {
-		if (isim_fd_file(oldfd))
-			isim_fd_track_dup(oldfd, fd);
+		if (ishim_fd_file(oldfd))
+			ishim_fd_track_dup(oldfd, fd);
 		else
-			isim_fd_untrack(fd); /* replaced a tracked fd */
+			ishim_fd_untrack(fd); /* replaced a tracked fd */
 	}
 	return fd;
 }
 
 int dup3(int oldfd, int newfd, int flags)
 {
-	int fd = ISIM_REAL(dup3, dup3_fn)(oldfd, newfd, flags);
+	int fd = ISHIM_REAL(dup3, dup3_fn)(oldfd, newfd, flags);
 
 	if (fd >= 0) {
-		if (isim_fd_file(oldfd))
-			isim_fd_track_dup(oldfd, fd);
+		if (ishim_fd_file(oldfd))
+			ishim_fd_track_dup(oldfd, fd);
 		else
-			isim_fd_untrack(fd);
+			ishim_fd_untrack(fd);
 	}
 	return fd;
 }
@@ -215,17 +215,17 @@ static int do_fcntl(const char *name, int fd, int cmd, void *arg)
 
 	if (name[5]) {
 		if (!real_fcntl64)
-			real_fcntl64 = (fcntl_fn)isim_real("fcntl64");
+			real_fcntl64 = (fcntl_fn)ishim_real("fcntl64");
 		fn = real_fcntl64;
 	} else {
 		if (!real_fcntl)
-			real_fcntl = (fcntl_fn)isim_real("fcntl");
+			real_fcntl = (fcntl_fn)ishim_real("fcntl");
 		fn = real_fcntl;
 	}
 	rc = fn(fd, cmd, arg);
 	if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
-	    isim_fd_file(fd))
-		isim_fd_track_dup(fd, rc);
+	    ishim_fd_file(fd))
+		ishim_fd_track_dup(fd, rc);
 	return rc;
 }
 

@@ -11,7 +11,7 @@
 
 #include "shim.h"
 
-void *isim_real(const char *name)
+void *ishim_real(const char *name)
 {
 	void *fn = dlsym(RTLD_NEXT, name);
 

@@ -15,16 +15,23 @@
 #include "shim.h"
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What the model may ask of the platform: the doorbell trap. */
+static const struct ik_platform shim_platform = {
+	.dbpage_map = ishim_dbpage_map,
+	.dbpage_revoke = ishim_dbpage_revoke,
+	.mmio = { .eventfd = ishim_dbtrap_eventfd, .pop = ishim_dbtrap_pop },
+};
 static bool model_started;
 static int model_rc;
 
-int isim_shim_model_init(void)
+int ishim_shim_model_init(void)
 {
 	int rc;
 
 	pthread_mutex_lock(&init_lock);
 	if (!model_started) {
-		model_rc = isim_model_init();
+		model_rc = ik_model_init(&shim_platform);
 		/* Retrying after a failure would only fail again the same way
 		 * (bad profile or environment); remember the answer. */
 		model_started = true;
@@ -39,14 +46,14 @@ int isim_shim_model_init(void)
 static void atfork_prepare(void)
 {
 	pthread_mutex_lock(&init_lock);
-	isim_fd_atfork_prepare();
-	isim_dbtrap_atfork_prepare();
+	ishim_fd_atfork_prepare();
+	ishim_dbtrap_atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
-	isim_dbtrap_atfork_parent();
-	isim_fd_atfork_parent();
+	ishim_dbtrap_atfork_parent();
+	ishim_fd_atfork_parent();
 	pthread_mutex_unlock(&init_lock);
 }
 
@@ -54,13 +61,13 @@ static void atfork_child(void)
 {
 	pthread_mutex_init(&init_lock, NULL);
 	isim_trace_atfork_child();
-	isim_dbtrap_atfork_child();
-	isim_fd_atfork_child();
+	ishim_dbtrap_atfork_child();
+	ishim_fd_atfork_child();
 	/* The child starts with a fresh device; inherited contexts are dead
 	 * (the model's business).  A process that never used the device
 	 * has no model to tell. */
 	if (model_started && model_rc == 0)
-		isim_model_atfork_child();
+		ik_model_atfork_child();
 }
 
 __attribute__((constructor)) static void shim_init(void)
@@ -75,9 +82,9 @@ typedef sighandler_t (*signal_fn)(int, sighandler_t);
 
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (sig == SIGSEGV && isim_dbtrap_app_sigaction(act, old))
+	if (sig == SIGSEGV && ishim_dbtrap_app_sigaction(act, old))
 		return 0;
-	return ISIM_REAL(sigaction, sigaction_fn)(sig, act, old);
+	return ISHIM_REAL(sigaction, sigaction_fn)(sig, act, old);
 }
 
 sighandler_t signal(int sig, sighandler_t handler)
@@ -92,8 +99,8 @@ sighandler_t signal(int sig, sighandler_t handler)
 		sigemptyset(&sa.sa_mask);
 		/* sa_handler and sa_sigaction share storage: an SA_SIGINFO
 		 * handler comes back as its address, as from libc. */
-		if (isim_dbtrap_app_sigaction(&sa, &old))
+		if (ishim_dbtrap_app_sigaction(&sa, &old))
 			return old.sa_handler;
 	}
-	return ISIM_REAL(signal, signal_fn)(sig, handler);
+	return ISHIM_REAL(signal, signal_fn)(sig, handler);
 }

@@ -4,25 +4,25 @@
  * the fd table and the doorbell trap share.  The model never includes
  * this; its boundary is sim/isim.h.
  */
-#ifndef ISIM_SHIM_H
-#define ISIM_SHIM_H
+#ifndef ISHIM_SHIM_H
+#define ISHIM_SHIM_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "../isim.h"
+#include "../kernel/ik.h"
 
 /* ---- real libc functions (dlsym RTLD_NEXT, resolved once) -------------- */
 
-void *isim_real(const char *name);
-#define ISIM_REAL(name, type)                          \
-	({                                             \
-		static type __fn;                      \
-		if (!__fn)                             \
-			__fn = (type)isim_real(#name); \
-		__fn;                                  \
+void *ishim_real(const char *name);
+#define ISHIM_REAL(name, type)                          \
+	({                                              \
+		static type __fn;                       \
+		if (!__fn)                              \
+			__fn = (type)ishim_real(#name); \
+		__fn;                                   \
 	})
 
 /* ---- doorbell trap (dbtrap.c) ------------------------------------------ */
@@ -30,39 +30,45 @@ void *isim_real(const char *name);
 /* sigaction(SIGSEGV) as seen by the application.  Returns 1 if handled
  * (trap armed: the application's handler is recorded and ours stays
  * installed), 0 if the caller should pass the call to libc. */
-int isim_dbtrap_app_sigaction(const struct sigaction *act,
-			      struct sigaction *old);
+int ishim_dbtrap_app_sigaction(const struct sigaction *act,
+			       struct sigaction *old);
+/* The platform half of sim/isim.h (struct ik_platform). */
+void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err);
+void ishim_dbpage_revoke(uint64_t tag);
+int ishim_dbtrap_eventfd(void);
+/* Pop the oldest store; returns 0 if the FIFO is empty. */
+int ishim_dbtrap_pop(struct isim_mmio_store *st);
 /* munmap() of [addr, addr+len): untrack overlapping trapped pages. */
-void isim_dbtrap_munmap(void *addr, size_t len);
-bool isim_dbtrap_overlaps(const void *addr, size_t len);
-void isim_dbtrap_atfork_prepare(void);
-void isim_dbtrap_atfork_parent(void);
-void isim_dbtrap_atfork_child(void);
+void ishim_dbtrap_munmap(void *addr, size_t len);
+bool ishim_dbtrap_overlaps(const void *addr, size_t len);
+void ishim_dbtrap_atfork_prepare(void);
+void ishim_dbtrap_atfork_parent(void);
+void ishim_dbtrap_atfork_child(void);
 
 /* ---- fd table (fdtable.c) ---------------------------------------------- */
 
 /* Number of the emulated uverbs device of a path, or -1. */
-int isim_dev_path_index(const char *path);
+int ishim_dev_path_index(const char *path);
 /* Major/minor the device fds really have ("/dev/null"), as in sysfs. */
-#define ISIM_CDEV_MAJOR 1
-#define ISIM_CDEV_MINOR 3
+#define ISHIM_CDEV_MAJOR 1
+#define ISHIM_CDEV_MINOR 3
 
 /* Is any fd tracked at all?  Cheap gate for every interposer. */
-extern int isim_fds_tracked;
+extern int ishim_fds_tracked;
 /* The open file behind a tracked fd, or NULL. */
-struct isim_file *isim_fd_file(int fd);
+struct ik_file *ishim_fd_file(int fd);
 /* Track a freshly opened device fd. 0 or negative errno. */
-int isim_fd_track_new(int fd, struct isim_file *f);
+int ishim_fd_track_new(int fd, struct ik_file *f);
 /* 'newfd' now refers to the same open file as 'oldfd' (tracked). */
-void isim_fd_track_dup(int oldfd, int newfd);
+void ishim_fd_track_dup(int oldfd, int newfd);
 /* 'fd' was closed (or replaced): drop it; the last reference releases
  * the file.  Safe to call for untracked fds. */
-void isim_fd_untrack(int fd);
-void isim_fd_atfork_prepare(void);
-void isim_fd_atfork_parent(void);
-void isim_fd_atfork_child(void);
+void ishim_fd_untrack(int fd);
+void ishim_fd_atfork_prepare(void);
+void ishim_fd_atfork_parent(void);
+void ishim_fd_atfork_child(void);
 
 /* Model start-up, once per process, on the first device open. */
-int isim_shim_model_init(void);
+int ishim_shim_model_init(void);
 
-#endif /* ISIM_SHIM_H */
+#endif /* ISHIM_SHIM_H */

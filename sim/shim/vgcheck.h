@@ -9,30 +9,30 @@
  * the model happens to branch on them: a reserved field or a value the
  * model merely stores would go unnoticed, unlike on a real system.
  *
- * ISIM_CHECK_DEFINED(addr, len, what) reports uninitialised bytes in
+ * ISHIM_CHECK_DEFINED(addr, len, what) reports uninitialised bytes in
  * [addr, addr+len) as a memcheck error with the caller's stack, the way
  * "Syscall param write(buf) points to uninitialised byte(s)" would.  A
  * handful of instructions and no effect outside valgrind; compiled out
  * without <valgrind/memcheck.h>.
  */
-#ifndef ISIM_SHIM_VGCHECK_H
-#define ISIM_SHIM_VGCHECK_H
+#ifndef ISHIM_SHIM_VGCHECK_H
+#define ISHIM_SHIM_VGCHECK_H
 
 #if defined(__has_include)
 #if __has_include(<valgrind/memcheck.h>)
 #include <valgrind/memcheck.h>
-#define ISIM_HAVE_MEMCHECK 1
+#define ISHIM_HAVE_MEMCHECK 1
 #endif
 #endif
 
-#ifdef ISIM_HAVE_MEMCHECK
+#ifdef ISHIM_HAVE_MEMCHECK
 /* "what" names the check in the source only; memcheck's report shows the
  * stack of the interposed call, which is what points at the culprit. */
-#define ISIM_CHECK_DEFINED(addr, len, what) \
+#define ISHIM_CHECK_DEFINED(addr, len, what) \
 	((void)(what), (void)VALGRIND_CHECK_MEM_IS_DEFINED((addr), (len)))
 #else
-#define ISIM_CHECK_DEFINED(addr, len, what) \
+#define ISHIM_CHECK_DEFINED(addr, len, what) \
 	((void)(addr), (void)(len), (void)(what))
 #endif
 
-#endif /* ISIM_SHIM_VGCHECK_H */
+#endif /* ISHIM_SHIM_VGCHECK_H */

@@ -52,8 +52,8 @@ struct modrm {
 };
 
 /* Memory operand of a ModRM byte (mod 00/01/10); mod 11 is refused. */
-static int decode_modrm(struct cursor *c, uint8_t rex, const struct x86_regs *r,
-			struct modrm *m)
+static int decode_modrm(struct cursor *c, uint8_t rex,
+			const struct ishim_x86_regs *r, struct modrm *m)
 {
 	unsigned int mod, rm;
 	uint64_t disp = 0;
@@ -108,8 +108,8 @@ static int decode_modrm(struct cursor *c, uint8_t rex, const struct x86_regs *r,
 	return 0;
 }
 
-static void xmm_value(const struct x86_regs *r, unsigned int idx,
-		      struct x86_store *out)
+static void xmm_value(const struct ishim_x86_regs *r, unsigned int idx,
+		      struct ishim_x86_store *out)
 {
 	if (!r->xmm) {
 		out->value = out->value_hi = 0;
@@ -126,8 +126,8 @@ static uint64_t trunc_to(uint64_t v, unsigned int size)
 
 /* Two-byte opcodes 0F xx: movnti and the SSE stores. */
 static int decode_0f(struct cursor *c, uint8_t rex, bool opsize, uint8_t rep,
-		     const struct x86_regs *r, struct modrm *m,
-		     struct x86_store *out)
+		     const struct ishim_x86_regs *r, struct modrm *m,
+		     struct ishim_x86_store *out)
 {
 	uint8_t op;
 
@@ -188,8 +188,9 @@ static int decode_0f(struct cursor *c, uint8_t rex, bool opsize, uint8_t rep,
 	return 0;
 }
 
-int x86_decode_store(const uint8_t *code, unsigned int avail,
-		     const struct x86_regs *r, struct x86_store *out)
+int ishim_x86_decode_store(const uint8_t *code, unsigned int avail,
+			   const struct ishim_x86_regs *r,
+			   struct ishim_x86_store *out)
 {
 	struct cursor c = { .p = code, .avail = avail };
 	bool opsize = false, seg = false;

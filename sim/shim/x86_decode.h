@@ -4,8 +4,8 @@
  * to.  Pure function of the instruction bytes and a register snapshot, so
  * it is unit-testable without taking a fault.
  */
-#ifndef ISIM_X86_DECODE_H
-#define ISIM_X86_DECODE_H
+#ifndef ISHIM_X86_DECODE_H
+#define ISHIM_X86_DECODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,13 +31,13 @@ enum {
 	X86_NGPR
 };
 
-struct x86_regs {
+struct ishim_x86_regs {
 	uint64_t gpr[X86_NGPR];
 	uint64_t rip; /* address of the instruction */
 	const uint8_t (*xmm)[16]; /* 16 XMM registers, or NULL */
 };
 
-struct x86_store {
+struct ishim_x86_store {
 	uint64_t addr; /* effective address (segment base NOT added) */
 	bool seg_base; /* fs:/gs: override: addr lacks the segment base */
 	uint8_t len; /* instruction length in bytes */
@@ -56,7 +56,8 @@ struct x86_store {
  * Not supported: VEX/EVEX, 0x67 address size, LOCK/xchg and other
  * read-modify-write forms, string stores, MOVDIR64B.
  */
-int x86_decode_store(const uint8_t *code, unsigned int avail,
-		     const struct x86_regs *r, struct x86_store *out);
+int ishim_x86_decode_store(const uint8_t *code, unsigned int avail,
+			   const struct ishim_x86_regs *r,
+			   struct ishim_x86_store *out);
 
-#endif /* ISIM_X86_DECODE_H */
+#endif /* ISHIM_X86_DECODE_H */

@@ -26,24 +26,24 @@ static int failures;
 
 static void test_header_layout(void)
 {
-	uint8_t buf[ISIM_PKT_MAX_SIZE] ISIM_PKT_ALIGN;
-	struct isim_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
+	struct ifab_pkt pkt = { .buf = buf };
 	const uint8_t *b = buf;
 
-	isim_pkt_init(&pkt, ISIM_OP_RC_SEND_LAST_IMM, 0x01020304, 0x00a0b0c0,
+	ifab_pkt_init(&pkt, IFAB_OP_RC_SEND_LAST_IMM, 0x01020304, 0x00a0b0c0,
 		      0x00d0e0f0);
-	isim_pkt_set_psn(&pkt, 0x12345678); /* 24 bits kept */
-	isim_pkt_set_msn(&pkt, 0xcafef00d);
-	isim_pkt_set_qkey(&pkt, 0x11223344);
-	isim_pkt_hdr(&pkt)->imm = htobe32(0xdeadbeef);
-	memcpy(isim_pkt_payload(&pkt), "hello", 5);
+	ifab_pkt_set_psn(&pkt, 0x12345678); /* 24 bits kept */
+	ifab_pkt_set_msn(&pkt, 0xcafef00d);
+	ifab_pkt_set_qkey(&pkt, 0x11223344);
+	ifab_pkt_hdr(&pkt)->imm = htobe32(0xdeadbeef);
+	memcpy(ifab_pkt_payload(&pkt), "hello", 5);
 	pkt.len += 5;
-	isim_pkt_set_paylen(&pkt, 5);
+	ifab_pkt_set_paylen(&pkt, 5);
 
 	/* Big endian at the pinned offsets. */
 	CHECK(b[0] == 'I' && b[1] == 'S' && b[2] == 'I' && b[3] == 'M');
-	CHECK(b[4] == ISIM_PKT_VERSION);
-	CHECK(b[5] == ISIM_OP_RC_SEND_LAST_IMM);
+	CHECK(b[4] == IFAB_PKT_VERSION);
+	CHECK(b[5] == IFAB_OP_RC_SEND_LAST_IMM);
 	CHECK(b[8] == 1 && b[9] == 2 && b[10] == 3 && b[11] == 4);
 	CHECK(b[13] == 0xa0 && b[15] == 0xc0);
 	CHECK(b[20] == 0 && b[21] == 0x34 && b[22] == 0x56 && b[23] == 0x78);
@@ -53,122 +53,120 @@ static void test_header_layout(void)
 	CHECK(b[39] == 5);
 	CHECK(!memcmp(b + 112, "hello", 5));
 
-	CHECK(isim_pkt_psn(&pkt) == 0x345678);
-	CHECK(isim_pkt_src_node(&pkt) == 0x01020304);
-	CHECK(isim_pkt_dst_qpn(&pkt) == 0x00d0e0f0);
-	CHECK(isim_pkt_valid(&pkt));
+	CHECK(ifab_pkt_psn(&pkt) == 0x345678);
+	CHECK(ifab_pkt_src_node(&pkt) == 0x01020304);
+	CHECK(ifab_pkt_dst_qpn(&pkt) == 0x00d0e0f0);
+	CHECK(ifab_pkt_valid(&pkt));
 
 	/* Opcode table: masks answer the questions the engine asks. */
-	CHECK(isim_pkt_opmask(ISIM_OP_RC_SEND_ONLY) & ISIM_PKT_M_FIRST);
-	CHECK(isim_pkt_opmask(ISIM_OP_RC_SEND_ONLY) & ISIM_PKT_M_LAST);
-	CHECK(isim_pkt_opmask(ISIM_OP_RC_SEND_LAST_IMM) & ISIM_PKT_M_IMM);
-	CHECK(!(isim_pkt_opmask(ISIM_OP_RC_SEND_MIDDLE) &
-		(ISIM_PKT_M_FIRST | ISIM_PKT_M_LAST)));
-	CHECK(isim_pkt_opmask(ISIM_OP_RC_ACK) & ISIM_PKT_M_RESP);
-	CHECK(isim_pkt_opmask(ISIM_OP_UD_SEND_ONLY) & ISIM_PKT_M_UD);
-	CHECK(isim_pkt_opmask(ISIM_OP_RC_WRITE_ONLY) & ISIM_PKT_M_WRITE);
+	CHECK(ifab_pkt_opmask(IFAB_OP_RC_SEND_ONLY) & IFAB_PKT_M_FIRST);
+	CHECK(ifab_pkt_opmask(IFAB_OP_RC_SEND_ONLY) & IFAB_PKT_M_LAST);
+	CHECK(ifab_pkt_opmask(IFAB_OP_RC_SEND_LAST_IMM) & IFAB_PKT_M_IMM);
+	CHECK(!(ifab_pkt_opmask(IFAB_OP_RC_SEND_MIDDLE) &
+		(IFAB_PKT_M_FIRST | IFAB_PKT_M_LAST)));
+	CHECK(ifab_pkt_opmask(IFAB_OP_RC_ACK) & IFAB_PKT_M_RESP);
+	CHECK(ifab_pkt_opmask(IFAB_OP_UD_SEND_ONLY) & IFAB_PKT_M_UD);
+	CHECK(ifab_pkt_opmask(IFAB_OP_RC_WRITE_ONLY) & IFAB_PKT_M_WRITE);
 
 	/* Malformed: wrong length, payload on an ACK, bad magic/opcode. */
-	pkt.len = ISIM_PKT_HDR_SIZE + 4;
-	CHECK(!isim_pkt_valid(&pkt));
-	pkt.len = ISIM_PKT_HDR_SIZE + 5;
-	isim_pkt_hdr(&pkt)->opcode = ISIM_OP_RC_ACK;
-	CHECK(!isim_pkt_valid(&pkt));
-	isim_pkt_hdr(&pkt)->opcode = 0x55;
-	CHECK(!isim_pkt_valid(&pkt));
-	isim_pkt_hdr(&pkt)->opcode = ISIM_OP_RC_SEND_ONLY;
-	CHECK(isim_pkt_valid(&pkt));
+	pkt.len = IFAB_PKT_HDR_SIZE + 4;
+	CHECK(!ifab_pkt_valid(&pkt));
+	pkt.len = IFAB_PKT_HDR_SIZE + 5;
+	ifab_pkt_hdr(&pkt)->opcode = IFAB_OP_RC_ACK;
+	CHECK(!ifab_pkt_valid(&pkt));
+	ifab_pkt_hdr(&pkt)->opcode = 0x55;
+	CHECK(!ifab_pkt_valid(&pkt));
+	ifab_pkt_hdr(&pkt)->opcode = IFAB_OP_RC_SEND_ONLY;
+	CHECK(ifab_pkt_valid(&pkt));
 	buf[0] ^= 1;
-	CHECK(!isim_pkt_valid(&pkt));
+	CHECK(!ifab_pkt_valid(&pkt));
 	pkt.len = 10;
-	CHECK(!isim_pkt_valid(&pkt));
+	CHECK(!ifab_pkt_valid(&pkt));
 }
 
 static void test_psn(void)
 {
-	CHECK(isim_psn_diff(5, 3) == 2);
-	CHECK(isim_psn_diff(3, 5) == -2);
-	CHECK(isim_psn_diff(0, ISIM_PSN_MASK) == 1);
-	CHECK(isim_psn_diff(ISIM_PSN_MASK, 0) == -1);
-	CHECK(isim_psn_add(ISIM_PSN_MASK, 2) == 1);
+	CHECK(ifab_psn_diff(5, 3) == 2);
+	CHECK(ifab_psn_diff(3, 5) == -2);
+	CHECK(ifab_psn_diff(0, IFAB_PSN_MASK) == 1);
+	CHECK(ifab_psn_diff(IFAB_PSN_MASK, 0) == -1);
+	CHECK(ifab_psn_add(IFAB_PSN_MASK, 2) == 1);
 }
 
 static void test_endpoints(void)
 {
-	struct isim_fab_ep a, b, c;
+	struct ifab_ep a, b, c;
 	uint8_t buf[256];
 	char msg[32];
 	ssize_t n;
 	int i;
 
-	CHECK(isim_fab_open(&a, 7, 100) == 0);
-	CHECK(isim_fab_open(&b, 7, 101) == 0);
+	CHECK(ifab_open(&a, NULL, 7, 100) == 0);
+	CHECK(ifab_open(&b, NULL, 7, 101) == 0);
 	/* A second bind of the same node/qpn is how QPNs are coordinated. */
-	CHECK(isim_fab_open(&c, 7, 100) == -EADDRINUSE);
+	CHECK(ifab_open(&c, NULL, 7, 100) == -EADDRINUSE);
 	/* Nothing waiting yet. */
-	CHECK(isim_fab_recv(&b, buf, sizeof(buf)) == 0);
+	CHECK(ifab_recv(&b, buf, sizeof(buf)) == 0);
 
 	/* In order. */
 	for (i = 0; i < 5; i++) {
 		snprintf(msg, sizeof(msg), "pkt%d", i);
-		CHECK(isim_fab_send(&a, 7, 101, msg, strlen(msg) + 1) ==
-		      ISIM_FAB_SENT);
+		CHECK(ifab_send(&a, 7, 101, msg, strlen(msg) + 1) == IFAB_SENT);
 	}
 	for (i = 0; i < 5; i++) {
 		snprintf(msg, sizeof(msg), "pkt%d", i);
-		n = isim_fab_recv(&b, buf, sizeof(buf));
+		n = ifab_recv(&b, buf, sizeof(buf));
 		CHECK(n == (ssize_t)strlen(msg) + 1 &&
 		      !strcmp((char *)buf, msg));
 	}
 
 	/* No such peer: lost, nothing queued. */
-	CHECK(isim_fab_send(&a, 7, 999, "x", 1) == ISIM_FAB_LOST);
-	CHECK(!isim_fab_backlogged(&a));
+	CHECK(ifab_send(&a, 7, 999, "x", 1) == IFAB_LOST);
+	CHECK(!ifab_backlogged(&a));
 
 	/* Unconnected receiver with a full queue (max_dgram_qlen): the
 	 * sender backs up instead of blocking, in order, and drains. */
 	for (i = 0; i < 2000; i++) {
-		enum isim_fab_result r =
-			isim_fab_send(&a, 7, 101, &i, sizeof(i));
+		enum ifab_result r = ifab_send(&a, 7, 101, &i, sizeof(i));
 
-		CHECK(r != ISIM_FAB_LOST);
-		if (r == ISIM_FAB_QUEUED)
+		CHECK(r != IFAB_LOST);
+		if (r == IFAB_QUEUED)
 			break;
 	}
-	CHECK(isim_fab_backlogged(&a));
+	CHECK(ifab_backlogged(&a));
 	{
 		int want = 0, got, rounds = 0;
 
 		while (want <= i && rounds++ < 100000) {
-			n = isim_fab_recv(&b, &got, sizeof(got));
+			n = ifab_recv(&b, &got, sizeof(got));
 			if (n == sizeof(got)) {
 				CHECK(got == want);
 				want++;
 			}
-			isim_fab_flush(&a);
+			ifab_flush(&a);
 		}
 		CHECK(want == i + 1);
-		CHECK(!isim_fab_backlogged(&a));
+		CHECK(!ifab_backlogged(&a));
 	}
 
 	/* Connected pair (RC): a vanished peer means loss, not a hang. */
-	isim_fab_set_peer(&a, 7, 101);
-	isim_fab_set_peer(&b, 7, 100);
-	CHECK(isim_fab_send(&a, 7, 101, "rc", 2) == ISIM_FAB_SENT);
+	ifab_set_peer(&a, 7, 101);
+	ifab_set_peer(&b, 7, 100);
+	CHECK(ifab_send(&a, 7, 101, "rc", 2) == IFAB_SENT);
 	CHECK(a.connected);
-	CHECK(isim_fab_recv(&b, buf, sizeof(buf)) == 2);
-	isim_fab_close(&b);
-	CHECK(isim_fab_send(&a, 7, 101, "rc", 2) == ISIM_FAB_LOST);
+	CHECK(ifab_recv(&b, buf, sizeof(buf)) == 2);
+	ifab_close(&b);
+	CHECK(ifab_send(&a, 7, 101, "rc", 2) == IFAB_LOST);
 	/* Rebinding the vanished name does not reconnect the old pair. */
-	CHECK(isim_fab_open(&b, 7, 101) == 0);
-	CHECK(isim_fab_send(&a, 7, 101, "rc", 2) == ISIM_FAB_LOST);
-	CHECK(isim_fab_recv(&b, buf, sizeof(buf)) == 0);
+	CHECK(ifab_open(&b, NULL, 7, 101) == 0);
+	CHECK(ifab_send(&a, 7, 101, "rc", 2) == IFAB_LOST);
+	CHECK(ifab_recv(&b, buf, sizeof(buf)) == 0);
 
-	isim_fab_close(&a);
-	isim_fab_close(&b);
+	ifab_close(&a);
+	ifab_close(&b);
 	/* Closed names are free again. */
-	CHECK(isim_fab_open(&a, 7, 100) == 0);
-	isim_fab_close(&a);
+	CHECK(ifab_open(&a, NULL, 7, 100) == 0);
+	ifab_close(&a);
 }
 
 int main(void)

@@ -33,7 +33,7 @@ static int failures;
 
 static const char *cur = "";
 static uint8_t snap[GW_SIZE] __attribute__((aligned(64)));
-static struct isim_wqe w;
+static struct idev_wqe w;
 
 /* Decode a golden WQE as an RC send WQE of firmware 'version'. */
 static void decode(const char *name, const uint8_t *bytes, uint16_t version)
@@ -43,7 +43,7 @@ static void decode(const char *name, const uint8_t *bytes, uint16_t version)
 	snprintf(label, sizeof(label), "%s v%u", name, version);
 	cur = label;
 	memcpy(snap, bytes, GW_SIZE);
-	CHECK_EQ(isim_wqe_decode_sq(&w, snap, GW_SIZE, version, IBV_QPT_RC),
+	CHECK_EQ(idev_wqe_decode_sq(&w, snap, GW_SIZE, version, IBV_QPT_RC),
 		 IONIC_STS_OK);
 	if (!w.op) {
 		fprintf(stderr, "%s: opcode 0x%x unknown\n", label, bytes[8]);
@@ -53,14 +53,14 @@ static void decode(const char *name, const uint8_t *bytes, uint16_t version)
 	}
 	CHECK_EQ(w.opcode, bytes[8]);
 	/* the other version's table must not read it as the same thing */
-	CHECK_EQ(isim_wqe_op_lookup(version < 2 ? 2 : 1, bytes[8]) == w.op, 0);
+	CHECK_EQ(idev_wqe_op_lookup(version < 2 ? 2 : 1, bytes[8]) == w.op, 0);
 }
 
 static void check_sge(unsigned int i, uint64_t va, uint32_t len, uint32_t lkey)
 {
-	struct isim_sge sge;
+	struct idev_sge sge;
 
-	isim_wqe_sge(&w, i, &sge);
+	idev_wqe_sge(&w, i, &sge);
 	CHECK_EQ(sge.va, va);
 	CHECK_EQ(sge.len, len);
 	CHECK_EQ(sge.lkey, lkey);
@@ -69,7 +69,7 @@ static void check_sge(unsigned int i, uint64_t va, uint32_t len, uint32_t lkey)
 static void test_rdma_write(const uint8_t *bytes, uint16_t version)
 {
 	decode("RDMA_WRITE", bytes, version);
-	CHECK_EQ(w.op ? w.op->op : 99, ISIM_WR_RDMA_WRITE);
+	CHECK_EQ(w.op ? w.op->op : 99, IDEV_WR_RDMA_WRITE);
 	CHECK_EQ(w.opcode, version < 2 ? GW_WRITE_V1_OP : GW_WRITE_V2_OP);
 	CHECK_EQ(w.wqe_idx, GW_WRITE_SLOT);
 	CHECK_EQ(w.flags, GW_WRITE_FLAGS);
@@ -89,7 +89,7 @@ static void test_rdma_write_imm(const uint8_t *bytes, uint16_t version)
 	static const char data[] = GW_WRIMM_DATA0 GW_WRIMM_DATA1;
 
 	decode("RDMA_WRITE_IMM", bytes, version);
-	CHECK_EQ(w.op ? w.op->op : 99, ISIM_WR_RDMA_WRITE_IMM);
+	CHECK_EQ(w.op ? w.op->op : 99, IDEV_WR_RDMA_WRITE_IMM);
 	CHECK_EQ(w.opcode, version < 2 ? GW_WRIMM_V1_OP : GW_WRIMM_V2_OP);
 	CHECK_EQ(w.wqe_idx, GW_WRIMM_SLOT);
 	CHECK_EQ(w.flags, GW_WRIMM_FLAGS);
@@ -100,13 +100,13 @@ static void test_rdma_write_imm(const uint8_t *bytes, uint16_t version)
 	CHECK_EQ(w.rkey, GW_WRIMM_RKEY);
 	/* imm_raw holds the posted bytes: network order */
 	CHECK_EQ(be32toh(w.imm_raw), GW_WRIMM_IMM);
-	CHECK_EQ(memcmp(isim_wqe_inline(&w), data, GW_WRIMM_LEN), 0);
+	CHECK_EQ(memcmp(idev_wqe_inline(&w), data, GW_WRIMM_LEN), 0);
 }
 
 static void test_rdma_read(const uint8_t *bytes, uint16_t version)
 {
 	decode("RDMA_READ", bytes, version);
-	CHECK_EQ(w.op ? w.op->op : 99, ISIM_WR_RDMA_READ);
+	CHECK_EQ(w.op ? w.op->op : 99, IDEV_WR_RDMA_READ);
 	CHECK_EQ(w.opcode, version < 2 ? GW_READ_V1_OP : GW_READ_V2_OP);
 	CHECK_EQ(w.wqe_idx, GW_READ_SLOT);
 	CHECK_EQ(w.flags, GW_READ_FLAGS);
@@ -118,7 +118,7 @@ static void test_rdma_read(const uint8_t *bytes, uint16_t version)
 }
 
 static void test_atomic(const char *name, const uint8_t *bytes,
-			uint16_t version, enum isim_wr_op op, uint8_t opcode,
+			uint16_t version, enum idev_wr_op op, uint8_t opcode,
 			uint16_t slot, uint16_t flags, uint64_t rva,
 			uint32_t rkey, uint64_t swap_add, uint64_t compare,
 			uint64_t local_va, uint32_t lkey)
@@ -141,7 +141,7 @@ static void test_atomic(const char *name, const uint8_t *bytes,
 static void test_local_inv(const uint8_t *bytes, uint16_t version)
 {
 	decode("LOCAL_INV", bytes, version);
-	CHECK_EQ(w.op ? w.op->op : 99, ISIM_WR_LOCAL_INV);
+	CHECK_EQ(w.op ? w.op->op : 99, IDEV_WR_LOCAL_INV);
 	CHECK_EQ(w.opcode, version < 2 ? GW_LINV_V1_OP : GW_LINV_V2_OP);
 	CHECK_EQ(w.wqe_idx, GW_LINV_SLOT);
 	CHECK_EQ(w.flags, GW_LINV_FLAGS);
@@ -149,13 +149,13 @@ static void test_local_inv(const uint8_t *bytes, uint16_t version)
 	CHECK_EQ(w.num_sge, 0);
 	CHECK_EQ(w.length, 0);
 	/* a local operation: no MSN (§7.2) */
-	CHECK_EQ(w.op ? w.op->flags & ISIM_WRF_REMOTE : 1, 0);
+	CHECK_EQ(w.op ? w.op->flags & IDEV_WRF_REMOTE : 1, 0);
 }
 
 static void test_send_inv(const uint8_t *bytes, uint16_t version)
 {
 	decode("SEND_INV", bytes, version);
-	CHECK_EQ(w.op ? w.op->op : 99, ISIM_WR_SEND_INV);
+	CHECK_EQ(w.op ? w.op->op : 99, IDEV_WR_SEND_INV);
 	CHECK_EQ(w.opcode, version < 2 ? GW_SINV_V1_OP : GW_SINV_V2_OP);
 	CHECK_EQ(w.wqe_idx, GW_SINV_SLOT);
 	CHECK_EQ(w.flags, GW_SINV_FLAGS);
@@ -166,7 +166,7 @@ static void test_send_inv(const uint8_t *bytes, uint16_t version)
 	CHECK_EQ(w.dest_qpn, 0);
 	CHECK_EQ(w.dest_qkey, 0);
 	check_sge(0, GW_SINV_SGE_VA, GW_SINV_SGE_LEN, GW_SINV_SGE_LKEY);
-	CHECK_EQ(w.op ? !(w.op->flags & ISIM_WRF_REMOTE) : 1, 0);
+	CHECK_EQ(w.op ? !(w.op->flags & IDEV_WRF_REMOTE) : 1, 0);
 }
 
 static void test_bind(const char *name, const uint8_t *bytes, uint16_t version,
@@ -175,7 +175,7 @@ static void test_bind(const char *name, const uint8_t *bytes, uint16_t version,
 		      uint32_t lkey, uint16_t mrf)
 {
 	decode(name, bytes, version);
-	CHECK_EQ(w.op ? w.op->op : 99, ISIM_WR_BIND_MW);
+	CHECK_EQ(w.op ? w.op->op : 99, IDEV_WR_BIND_MW);
 	CHECK_EQ(w.opcode, version < 2 ? GW_BIND_V1_OP : GW_BIND_V2_OP);
 	CHECK_EQ(w.wqe_idx, slot);
 	CHECK_EQ(w.flags, flags);
@@ -185,7 +185,7 @@ static void test_bind(const char *name, const uint8_t *bytes, uint16_t version,
 	CHECK_EQ(w.bind_len, len);
 	CHECK_EQ(w.bind_lkey, lkey);
 	CHECK_EQ(w.bind_flags, mrf);
-	CHECK_EQ(w.op ? w.op->flags & ISIM_WRF_REMOTE : 1, 0);
+	CHECK_EQ(w.op ? w.op->flags & IDEV_WRF_REMOTE : 1, 0);
 }
 
 int main(void)
@@ -197,12 +197,12 @@ int main(void)
 		test_rdma_write_imm(v < 2 ? gw_wrimm_v1 : gw_wrimm_v2, v);
 		test_rdma_read(v < 2 ? gw_read_v1 : gw_read_v2, v);
 		test_atomic("ATOMIC_CS", v < 2 ? gw_cs_v1 : gw_cs_v2, v,
-			    ISIM_WR_ATOMIC_CS,
+			    IDEV_WR_ATOMIC_CS,
 			    v < 2 ? GW_CS_V1_OP : GW_CS_V2_OP, GW_CS_SLOT,
 			    GW_CS_FLAGS, GW_CS_RVA, GW_CS_RKEY, GW_CS_SWAP,
 			    GW_CS_COMPARE, GW_CS_LOCAL_VA, GW_CS_LKEY);
 		test_atomic("ATOMIC_FA", v < 2 ? gw_fa_v1 : gw_fa_v2, v,
-			    ISIM_WR_ATOMIC_FA,
+			    IDEV_WR_ATOMIC_FA,
 			    v < 2 ? GW_FA_V1_OP : GW_FA_V2_OP, GW_FA_SLOT,
 			    GW_FA_FLAGS, GW_FA_RVA, GW_FA_RKEY, GW_FA_ADD, 0,
 			    GW_FA_LOCAL_VA, GW_FA_LKEY);

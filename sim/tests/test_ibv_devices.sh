@@ -6,6 +6,8 @@
 # usage: test_ibv_devices.sh <path-to-ionic-sim>
 set -u
 L=$1
+# what the launcher chooses by itself (it appends to a value it finds)
+unset RDMAV_DRIVERS
 command -v ibv_devices >/dev/null || { echo "ibv_devices not installed"; exit 77; }
 dir=$(dirname "$L")
 T=$(mktemp -d "${TMPDIR:-/tmp}/isim-devices-test.XXXXXX") || exit 1

@@ -36,9 +36,12 @@ status_is 0 "true" "$L" --fabric "$F" -- true
 status_is 1 "false" "$L" --fabric "$F" -- false
 status_is 42 "exit 42" "$L" --fabric "$F" -- sh -c 'exit 42'
 status_is 137 "killed by SIGKILL" "$L" --fabric "$F" -- sh -c 'kill -KILL $$'
-# Sanitizer builds preload the ASan runtime, which handles SIGSEGV itself
-# and must stay first in LD_PRELOAD: skip the cases that depend on either.
-case "${LD_PRELOAD-}" in *libasan*) asan=1 ;; *) asan=0 ;; esac
+# In sanitizer builds the preload brings the ASan runtime (preloaded or
+# as its dependency), which handles SIGSEGV itself and must stay first in
+# LD_PRELOAD: skip the cases that depend on either.
+asan=0
+case "${LD_PRELOAD-}" in *libasan*) asan=1 ;; esac
+ldd "$(dirname "$L")/libionic-sim.so" 2>/dev/null | grep -q libasan && asan=1
 [ $asan = 1 ] || status_is 139 "killed by SIGSEGV" "$L" --fabric "$F" -- sh -c 'kill -SEGV $$'
 status_is 127 "command not found" "$L" --fabric "$F" -- /nonexistent/cmd
 status_is 2 "no command" "$L" --fabric "$F"

@@ -19,7 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "isim.h"
+#include "kernel/ik.h"
 
 static int failures;
 
@@ -90,22 +90,23 @@ static void h2(int sig)
 
 static void test_signals(void)
 {
-	void *(*map)(void *, void *, size_t, int *) =
-		(void *(*)(void *, void *, size_t,
-			   int *))dlsym(RTLD_DEFAULT, "isim_dbpage_map");
-	int (*pop)(struct isim_db_rec *) = (int (*)(struct isim_db_rec *))dlsym(
-		RTLD_DEFAULT, "isim_dbtrap_pop");
+	void *(*map)(uint64_t, void *, size_t, int *) =
+		(void *(*)(uint64_t, void *, size_t,
+			   int *))dlsym(RTLD_DEFAULT, "ishim_dbpage_map");
+	int (*pop)(struct isim_mmio_store *) =
+		(int (*)(struct isim_mmio_store *))dlsym(RTLD_DEFAULT,
+							 "ishim_dbtrap_pop");
 	uint8_t *ro =
 		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct sigaction sa, old;
-	struct isim_db_rec r;
+	struct isim_mmio_store r;
 	uint8_t *pg;
-	int cookie, err;
+	int err;
 
 	CHECK(map && pop, "preload symbols visible (run with LD_PRELOAD)");
 	if (!map || !pop)
 		return;
-	pg = map(&cookie, NULL, 4096, &err);
+	pg = map(0x5eed, NULL, 4096, &err);
 	CHECK(pg, "dbpage_map");
 	if (!pg)
 		return;
@@ -124,7 +125,7 @@ static void test_signals(void)
 
 	*(volatile uint64_t *)(pg + 8) = 0xdb;
 	CHECK(pop(&r) == 1 && r.offset == 8 && r.value == 0xdb &&
-		      r.cookie == &cookie,
+		      r.page == 0x5eed,
 	      "doorbell captured with an application handler present");
 	if (sigsetjmp(jb, 1) == 0)
 		*(volatile int *)ro = 1;

@@ -11,7 +11,7 @@
  * Finally, a consumer that itself stores into a full ring must fail
  * loudly (abort) rather than wait for itself forever.
  *
- * usage: isim-test-trap-mt [stores-per-thread [threads [consumer-delay-ms]]]
+ * usage: sim-trap-mt [stores-per-thread [threads [consumer-delay-ms]]]
  */
 #include <poll.h>
 #include <signal.h>
@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "isim.h"
+#include "shim/shim.h"
 
 #define MAX_T 16
 
@@ -32,7 +32,7 @@ static unsigned int nthreads = 4;
 static unsigned int delay_ms;
 static unsigned long nstores = 100000;
 static uint8_t *page;
-static int cookie;
+#define TAG 0x5eedull /* the page tag */
 static pid_t tids[MAX_T];
 static volatile int done_producing;
 
@@ -51,13 +51,12 @@ static void *producer(void *arg)
 
 static unsigned long expect_next[MAX_T], bad;
 
-static void check(const struct isim_db_rec *r)
+static void check(const struct isim_mmio_store *r)
 {
 	unsigned long t = r->offset / 64, k;
 	uint64_t want;
 
-	if (r->offset % 64 || t >= nthreads || r->size != 8 ||
-	    r->cookie != &cookie) {
+	if (r->offset % 64 || t >= nthreads || r->size != 8 || r->page != TAG) {
 		if (bad++ < 5)
 			printf("bad record off %u size %u\n", r->offset,
 			       r->size);
@@ -75,9 +74,9 @@ static void check(const struct isim_db_rec *r)
 
 static void *consumer(void *arg)
 {
-	int efd = isim_dbtrap_eventfd();
+	int efd = ishim_dbtrap_eventfd();
 	unsigned long total = 0, want = nthreads * nstores;
-	struct isim_db_rec r;
+	struct isim_mmio_store r;
 
 	(void)arg;
 	if (delay_ms) {
@@ -95,7 +94,7 @@ static void *consumer(void *arg)
 		/* engine protocol: clear the eventfd, then drain */
 		if (read(efd, &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
-		while (isim_dbtrap_pop(&r)) {
+		while (ishim_dbtrap_pop(&r)) {
 			check(&r);
 			total++;
 		}
@@ -115,10 +114,10 @@ static unsigned long self_full(void)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		struct isim_db_rec r;
-		uint8_t *pg = isim_dbpage_map(&cookie, NULL, 4096, &err);
+		struct isim_mmio_store r;
+		uint8_t *pg = ishim_dbpage_map(TAG, NULL, 4096, &err);
 
-		while (isim_dbtrap_pop(&r)) /* become the consumer */
+		while (ishim_dbtrap_pop(&r)) /* become the consumer */
 			;
 		for (int i = 0; i < 5000; i++)
 			*(volatile uint64_t *)pg = i;
@@ -138,7 +137,7 @@ int main(int argc, char **argv)
 {
 	pthread_t prod[MAX_T], cons;
 	unsigned long total = 0;
-	struct isim_db_rec r;
+	struct isim_mmio_store r;
 	int err = 0;
 	void *ret;
 
@@ -150,9 +149,9 @@ int main(int argc, char **argv)
 		delay_ms = atoi(argv[3]);
 	if (nthreads < 1 || nthreads > MAX_T)
 		return 2;
-	page = isim_dbpage_map(&cookie, NULL, 4096, &err);
+	page = ishim_dbpage_map(TAG, NULL, 4096, &err);
 	if (!page) {
-		printf("isim_dbpage_map: %d\n", err);
+		printf("ishim_dbpage_map: %d\n", err);
 		return 1;
 	}
 	pthread_create(&cons, NULL, consumer, NULL);
@@ -170,17 +169,17 @@ int main(int argc, char **argv)
 			       expect_next[t], nstores);
 			bad++;
 		}
-	if (isim_dbtrap_pop(&r)) {
+	if (ishim_dbtrap_pop(&r)) {
 		printf("extra records after the end\n");
 		bad++;
 	}
 	printf("%u threads x %lu stores: %lu captured, %lu bad\n", nthreads,
 	       nstores, total, bad);
-	isim_dbpage_forget(page, 4096);
-	/* forgotten while mapped: a store is silently dropped, no record */
+	ishim_dbpage_revoke(TAG);
+	/* revoked while mapped: a store is silently dropped, no record */
 	*(volatile uint64_t *)page = 1;
-	if (isim_dbtrap_pop(&r)) {
-		printf("record from a forgotten page\n");
+	if (ishim_dbtrap_pop(&r)) {
+		printf("record from a revoked page\n");
 		bad++;
 	}
 	munmap(page, 4096);

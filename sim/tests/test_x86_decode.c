@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "isim.h"
+#include "shim/shim.h"
 #include "shim/x86_decode.h"
 
 static int failures, checks;
@@ -37,7 +37,7 @@ static int failures, checks;
 
 /* ---- part 1: pure decoding ---------------------------------------------- */
 
-static struct x86_regs R;
+static struct ishim_x86_regs R;
 static uint8_t XMM[16][16];
 
 static void init_regs(void)
@@ -165,8 +165,8 @@ static void run_decode_cases(void)
 	/* clang-format on */
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		struct x86_store st;
-		int rc = x86_decode_store(c[i].bytes, c[i].n, &R, &st);
+		struct ishim_x86_store st;
+		int rc = ishim_x86_decode_store(c[i].bytes, c[i].n, &R, &st);
 
 		CHECK(rc == 0, "%s: refused", c[i].name);
 		if (rc)
@@ -207,40 +207,40 @@ static void run_refusals(void)
 		{ "c7 /1 invalid", { 0xc7, 0x09, 0, 0, 0, 0 }, 6 },
 		{ "truncated disp32", { 0x48, 0x89, 0x81, 0x00 }, 4 },
 	};
-	struct x86_store st;
+	struct ishim_x86_store st;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK(x86_decode_store(bad[i].b, bad[i].n, &R, &st) != 0,
+		CHECK(ishim_x86_decode_store(bad[i].b, bad[i].n, &R, &st) != 0,
 		      "%s: accepted", bad[i].name);
 
 	/* fs:/gs: are accepted but flagged: the trap uses si_addr then */
 	static const uint8_t fs[] = { 0x64, 0x48, 0x89, 0x01 };
 
-	CHECK(x86_decode_store(fs, sizeof(fs), &R, &st) == 0 && st.seg_base &&
-		      st.len == 4,
+	CHECK(ishim_x86_decode_store(fs, sizeof(fs), &R, &st) == 0 &&
+		      st.seg_base && st.len == 4,
 	      "fs: store not flagged");
 }
 
 /* ---- part 2: the same encodings through a real trap --------------------- */
 
 static uint8_t *page;
-static int cookie;
+#define TAG 0x5eedull /* the page tag */
 
-static int pop(struct isim_db_rec *r)
+static int pop(struct isim_mmio_store *r)
 {
-	return isim_dbtrap_pop(r);
+	return ishim_dbtrap_pop(r);
 }
 
 static void expect(const char *name, uint32_t off, uint32_t size, uint64_t v,
 		   uint64_t vhi)
 {
-	struct isim_db_rec r;
+	struct isim_mmio_store r;
 	int got = pop(&r);
 
 	CHECK(got == 1, "%s: nothing captured", name);
 	if (got != 1)
 		return;
-	CHECK(r.cookie == &cookie && r.offset == off && r.size == size &&
+	CHECK(r.page == TAG && r.offset == off && r.size == size &&
 		      r.value == v && r.value_hi == vhi,
 	      "%s: got off %u size %u value %#llx:%#llx, want off %u size %u %#llx:%#llx",
 	      name, r.offset, r.size, (unsigned long long)r.value_hi,
@@ -256,11 +256,11 @@ static void run_trap_cases(void)
 	uint8_t *p;
 	int err = 0;
 
-	page = isim_dbpage_map(&cookie, NULL, 4096, &err);
-	CHECK(page != NULL, "isim_dbpage_map: %d", err);
+	page = ishim_dbpage_map(TAG, NULL, 4096, &err);
+	CHECK(page != NULL, "ishim_dbpage_map: %d", err);
 	if (!page)
 		return;
-	CHECK(isim_dbtrap_eventfd() >= 0, "eventfd");
+	CHECK(ishim_dbtrap_eventfd() >= 0, "eventfd");
 
 	/* 48 89 31: mov %rsi,(%rcx) */
 	p = page + 0x18;
@@ -424,7 +424,7 @@ static void run_chain_cases(void)
 {
 	uint8_t *ro =
 		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct isim_db_rec r;
+	struct isim_mmio_store r;
 	pid_t pid;
 	int st;
 
@@ -433,7 +433,7 @@ static void run_chain_cases(void)
 	pid = fork();
 	if (pid == 0) {
 		int err;
-		uint8_t *pg = isim_dbpage_map(&cookie, NULL, 4096, &err);
+		uint8_t *pg = ishim_dbpage_map(TAG, NULL, 4096, &err);
 
 		*(volatile uint64_t *)pg = 1; /* trapped: survives */
 		*(volatile uint64_t *)ro = 1; /* not trapped: dies */
@@ -461,7 +461,7 @@ static void run_chain_cases(void)
 		sa.sa_sigaction = app_handler;
 		sa.sa_flags = SA_SIGINFO;
 		sigaction(SIGSEGV, &sa, NULL);
-		pg = isim_dbpage_map(&cookie, NULL, 4096, &err);
+		pg = ishim_dbpage_map(TAG, NULL, 4096, &err);
 		if (sigsetjmp(jb, 1) == 0)
 			*(volatile uint64_t *)ro = 1;
 		ok &= app_calls == 1;
@@ -469,10 +469,10 @@ static void run_chain_cases(void)
 		if (sigsetjmp(jb, 1) == 0)
 			asm volatile("lock addq $1, (%0)" ::"r"(pg) : "memory");
 		ok &= app_calls == 2;
-		ok &= isim_dbtrap_pop(&r) == 0;
+		ok &= ishim_dbtrap_pop(&r) == 0;
 		/* trapping still works afterwards */
 		*(volatile uint32_t *)(pg + 4) = 7;
-		ok &= isim_dbtrap_pop(&r) == 1 && r.value == 7 && r.size == 4;
+		ok &= ishim_dbtrap_pop(&r) == 1 && r.value == 7 && r.size == 4;
 		_exit(ok ? 0 : 1);
 	}
 	waitpid(pid, &st, 0);

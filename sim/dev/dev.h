@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ionic-sim device internals: the device object, its tables (QPs by qpn,
+ * CQs by cqid, keys by MR index, AHs by ahid) and the calls its parts
+ * share.  Everything here runs with the device's lock held (idev.h).
+ *
+ *   device.c    create/destroy, the clock, events to the host, stats
+ *   mr.c        admin MR/MW/AH: the key and address-handle tables
+ *   cqe.c       admin CQ, the one CQE writer, CQ credits and arming
+ *   qp.c        admin QP: create/modify/query/destroy, RESET/SQD/ERR
+ *   doorbell.c  decode doorbells, hand SQ/RQ/CQ work to the parts below
+ *   wqe.c       WQE snapshot and decode (one opcode table, v1/v2)
+ *   req.c       requester: SQ WQEs -> packets, window, retry timers, UD
+ *   comp.c      completer: ACK/NAK/READ response/atomic ACK -> SQ CQEs
+ *   resp.c      responder: request packets -> memory, RQ WQEs, RECV CQEs
+ *   mem.c/mw.c  keys -> host memory; window bind and invalidation
+ *   engine.c    the device thread: epoll, timers, dispatch
+ */
+#ifndef IDEV_DEV_H
+#define IDEV_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "idev.h"
+
+struct idev_qp;
+struct idev_cq;
+struct idev_engine;
+
+/* A key-table entry: a memory region or a memory window.  The data path
+ * owns a window's binding and every key's validity once it exists. */
+struct idev_mr {
+	uint32_t key; /* (index << 8) | key8 */
+	uint32_t pdid;
+	bool is_mw;
+	uint8_t mw_type; /* IBV_MW_TYPE_1 or _2, windows only */
+	bool valid; /* MW: bound; MR: not invalidated */
+	uint32_t access; /* IBV_ACCESS_* */
+	uint64_t iova; /* start of the range as addressed by the key */
+	uint64_t length;
+	uint8_t *host; /* host address corresponding to iova */
+	struct idev_mr *bound_mr; /* MW: region it is bound to */
+};
+
+struct idev_ah {
+	uint32_t pdid;
+	struct idev_av av;
+};
+
+struct idev {
+	struct idev_config cfg;
+	const struct isim_profile *prof; /* &cfg.prof */
+	uint8_t gid[2][16]; /* [0] link-local (MAC EUI-64), [1] IPv4 */
+	struct idev_qp **qps; /* by qpn, nqps entries */
+	uint32_t nqps;
+	struct idev_cq **cqs; /* by cqid, ncqs entries */
+	uint32_t ncqs;
+	struct idev_mr **mrs; /* by MR index, prof->nmrs entries */
+	struct idev_ah **ahs; /* by ahid, prof->nahs entries */
+	struct idev_qp *qp_list; /* every live QP */
+	struct idev_engine *engine; /* NULL until idev_start() */
+	uint32_t nlive_qps, nlive_cqs, nlive_mrs, nlive_ahs;
+};
+
+static inline struct idev_qp *idev_qp_lookup(const struct idev *dev,
+					     uint32_t qpn)
+{
+	return qpn < dev->nqps ? dev->qps[qpn] : NULL;
+}
+
+static inline struct idev_cq *idev_cq_lookup(const struct idev *dev,
+					     uint32_t cqid)
+{
+	return cqid < dev->ncqs ? dev->cqs[cqid] : NULL;
+}
+
+static inline struct idev_ah *idev_ah_lookup(const struct idev *dev,
+					     uint32_t ahid)
+{
+	return ahid < dev->prof->nahs ? dev->ahs[ahid] : NULL;
+}
+
+/* The key object at the index of 'key', valid or not (a window being
+ * bound is not valid yet), or NULL. */
+struct idev_mr *idev_mr_at(const struct idev *dev, uint32_t key);
+/* Key lookup for local (lkey) or remote (rkey) access: a valid MR or MW
+ * with exactly this key, or NULL.  Range and access checks are the
+ * caller's. */
+struct idev_mr *idev_key_lookup(const struct idev *dev, uint32_t key);
+
+/* One event queue entry to the host (idev_host_ops.event). */
+void idev_raise(struct idev *dev, uint32_t eqid, enum idev_eqe_type type,
+		enum idev_eqe_code code, uint32_t qid);
+
+/* Monotonic nanoseconds for timers (never the device clock, which a test
+ * may freeze). */
+uint64_t idev_now_ns(void);
+
+/* Apply up to 'max' captured doorbells; *more says the batch was full. */
+int idev_doorbells_pop(struct idev *dev, int max, bool *more);
+
+/* ---- engine.c ---- */
+int idev_engine_start(struct idev *dev);
+/* Stop the thread (may be called with the device lock held). */
+void idev_engine_stop(struct idev *dev);
+/* Start watching a new QP's endpoint / stop watching it. */
+int idev_engine_add(struct idev_engine *eng, struct idev_qp *d);
+void idev_engine_del(struct idev_engine *eng, struct idev_qp *d);
+/* Ask the engine thread to recompute its timers (work done by an
+ * application thread may have set a deadline). */
+void idev_engine_wake(struct idev_engine *eng);
+void idev_engine_atfork_child(struct idev_engine *eng);
+
+#endif /* IDEV_DEV_H */

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ionic-sim device model: the emulated NIC as its driver sees it.  This is
+ * the whole interface of the device layer (sim/dev); the kernel model
+ * (sim/kernel) is its only user in the emulator, the device tests the
+ * other.
+ *
+ *   downward  (host -> device): idev_create() with a configuration, then
+ *             admin commands in the shape of the ones the ionic driver
+ *             sends to firmware (ionic-kernel.md §16): CREATE/MODIFY/
+ *             QUERY/DESTROY_QP, CREATE/DESTROY_CQ, CREATE/DESTROY_MR (MRs
+ *             and MWs), CREATE/DESTROY_AH, with the ids and attributes
+ *             the driver passes.  The device keeps its own QP, CQ, MR and
+ *             AH tables and its own clock; the host keeps nothing of the
+ *             device's state and the device reads nothing of the host's.
+ *   data      doorbell stores arrive through the MMIO port handed in at
+ *             creation (the platform's doorbell trap plays the bus); WQEs
+ *             and CQEs live in the rings whose addresses the admin
+ *             commands gave.
+ *   upward    (device -> host): only the host ops handed in at creation,
+ *             one call per event queue entry (ionic-device.md §9):
+ *             completion notifications, CQ errors, QP errors, SQ drained.
+ *
+ * Locking: every admin command is called with cfg->lock held; the engine
+ * thread takes the same lock around each batch of work, and host ops are
+ * called with it held (the engine thread is the host's interrupt context).
+ *
+ * Enumerations are the verbs ones (enum ibv_qp_type, ibv_qp_state,
+ * IBV_QP_* attribute bits, IBV_ACCESS_* flags): the firmware interprets
+ * the IB attribute mask directly, and the other encodings map one to one.
+ *
+ * Return convention: 0 or a negative errno.
+ */
+#ifndef IDEV_H
+#define IDEV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#include "../../common/ionic_hw.h"
+#include "../common/mmio.h"
+#include "../common/profile.h"
+
+struct idev;
+struct ifab_transport;
+
+/* ---- events (device -> host) --------------------------------------------- */
+
+/* EQE types and codes (ionic-device.md §9). */
+enum idev_eqe_type {
+	IDEV_EQE_TYPE_CQ = 0,
+	IDEV_EQE_TYPE_QP = 1,
+};
+
+enum idev_eqe_code {
+	IDEV_EQE_CQ_NOTIFY = 0, /* an armed CQ got a qualifying CQE */
+	IDEV_EQE_CQ_ERR = 8, /* CQ overrun: no more CQEs are written */
+	IDEV_EQE_QP_SQ_DRAIN = 1, /* SQD: nothing fetched is outstanding */
+	IDEV_EQE_QP_COMM_EST = 2,
+	IDEV_EQE_QP_LAST_WQE = 3,
+	IDEV_EQE_QP_ERR = 8,
+	IDEV_EQE_QP_ERR_REQUEST = 9, /* invalid request from the peer */
+	IDEV_EQE_QP_ERR_ACCESS = 10, /* remote access violation */
+};
+
+/* EQs 0 and 1 carry the async events (QP and CQ errors, SQ drained);
+ * completion notifications go to the EQ the CQ was created with. */
+#define IDEV_ASYNC_EQ 0
+
+struct idev_eqe {
+	uint32_t eqid;
+	enum idev_eqe_type type;
+	enum idev_eqe_code code;
+	uint32_t qid; /* CQ id or QP number */
+};
+
+struct idev_host_ops {
+	/* One event queue entry.  Called with cfg->lock held, from the
+	 * engine thread or from inside an admin command; must not call
+	 * back into the device. */
+	void (*event)(void *host, const struct idev_eqe *eqe);
+};
+
+/* ---- creation ------------------------------------------------------------ */
+
+struct idev_config {
+	struct isim_profile prof; /* firmware identity, limits, qtypes */
+	uint32_t node; /* fabric node id: MAC and GIDs derive from it */
+	pthread_mutex_t *lock; /* serialises host and engine */
+	const struct idev_host_ops *ops;
+	void *host; /* first argument of every host op */
+	struct isim_mmio_port mmio; /* doorbell stores; pop NULL: none */
+	const struct ifab_transport *fabric; /* NULL: the unix sockets */
+	/* The oscillator of the device clock in ns; NULL: CLOCK_MONOTONIC.
+	 * (Tests freeze it.) */
+	uint64_t (*clock_ns)(void);
+};
+
+int idev_create(const struct idev_config *cfg, struct idev **out);
+/* Start the engine thread (doorbells, fabric, timers).  Without it the
+ * device still executes admin commands and doorbells passed to
+ * idev_doorbell(). */
+int idev_start(struct idev *dev);
+/* Stop the engine and free the device and everything it still holds
+ * (QPs never destroyed release their fabric endpoints).  May be called
+ * with cfg->lock held. */
+void idev_destroy(struct idev *dev);
+/* In a fork() child: close this process' copies of the device's fds (QP
+ * endpoints, the engine's epoll and wake fds) so that the child holds no
+ * address on the fabric.  The parent's device is unaffected; the child's
+ * copy of it is dead and leaked. */
+void idev_atfork_child(struct idev *dev);
+
+/* ---- the device clock ---------------------------------------------------- */
+
+/* Free-running 48-bit counter at 1 GHz: CQE timestamps (ionic-device.md
+ * §5.7) and what the host's PHC page describes. */
+#define IDEV_CLOCK_MASK ((1ull << 48) - 1)
+uint64_t idev_clock(const struct idev *dev);
+
+/* ---- admin commands (host -> device, cfg->lock held) --------------------- */
+
+/* One ring as the driver programs it: geometry from the provider's
+ * qdesc, and the address the device reads or writes it at (user memory,
+ * or the controller-memory window of a CMB queue). */
+struct idev_ring {
+	uint8_t *addr;
+	uint16_t mask; /* slots - 1 */
+	uint8_t depth_log2;
+	uint8_t stride_log2;
+};
+
+struct idev_cq_create {
+	uint32_t cqid;
+	uint32_t eqid; /* completion notifications go there */
+	uint32_t dbid; /* its doorbells are accepted on this page only */
+	struct idev_ring ring;
+};
+/* -EINVAL: id in use or out of range, or a stride too small for CQEs. */
+int idev_cq_create(struct idev *dev, const struct idev_cq_create *c);
+int idev_cq_destroy(struct idev *dev, uint32_t cqid);
+
+struct idev_qp_create {
+	uint32_t qpn;
+	enum ibv_qp_type type;
+	uint32_t pdid;
+	uint32_t dbid;
+	uint32_t sq_cqid, rq_cqid; /* hardware CQs of the QP's pipeline */
+	struct idev_ring sq, rq;
+};
+/* -EADDRINUSE: another process of the node holds qpn on the fabric (the
+ * driver then tries the next id); -EINVAL: bad id or CQ; -ENOMEM. */
+int idev_qp_create(struct idev *dev, const struct idev_qp_create *c);
+
+/* An address vector (the RC path of MODIFY_QP, or an AH). */
+struct idev_av {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sl;
+};
+
+struct idev_qp_modify {
+	uint32_t qpn;
+	uint32_t attr_mask; /* IBV_QP_*: which fields below apply */
+	/* always: the state after the command (equal to the current one
+	 * without IBV_QP_STATE) */
+	enum ibv_qp_state state;
+	uint32_t qkey;
+	uint32_t dest_qpn;
+	uint32_t sq_psn, rq_psn;
+	enum ibv_mtu path_mtu;
+	uint32_t access_flags; /* IBV_ACCESS_REMOTE_* enables */
+	uint8_t retry_cnt, rnr_retry, min_rnr_timer, timeout;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint8_t en_sqd_async_notify;
+	uint32_t rate_limit;
+	struct idev_av av; /* IBV_QP_AV */
+};
+/* RESET restarts the device indices and MSN; ERR stops processing and
+ * emits flush indicators for queues that have work; SQD stops fetching
+ * and reports the drain. */
+int idev_qp_modify(struct idev *dev, const struct idev_qp_modify *m);
+
+/* What a QP's engine counted since it was created. */
+struct idev_counters {
+	uint64_t wqes; /* WQEs consumed */
+	uint64_t cqes; /* CQEs written */
+	uint64_t rnr_naks_rx, retransmits;
+	uint64_t drops; /* packets dropped on receive */
+};
+
+struct idev_qp_attr {
+	enum ibv_qp_state state; /* the device may have moved it to ERR */
+	bool sq_draining;
+	struct idev_counters cnt;
+};
+/* Doorbells rung before the query are applied first. */
+int idev_qp_query(struct idev *dev, uint32_t qpn, struct idev_qp_attr *out);
+/* Release the fabric endpoint and the device state of the QP. */
+int idev_qp_destroy(struct idev *dev, uint32_t qpn);
+
+enum idev_mr_kind {
+	IDEV_MR_USER, /* a registered region */
+	IDEV_MW_TYPE1, /* memory windows: unbound until a BIND_MW */
+	IDEV_MW_TYPE2,
+};
+
+struct idev_mr_create {
+	uint32_t key; /* (index << 8) | key8, as the driver allocated it */
+	enum idev_mr_kind kind;
+	uint32_t pdid;
+	uint32_t access; /* IBV_ACCESS_*; MWs: 0 */
+	uint64_t iova; /* MWs: 0 */
+	uint64_t length; /* MWs: 0 */
+	uint8_t *host; /* host address of iova (the pinned pages) */
+};
+int idev_mr_create(struct idev *dev, const struct idev_mr_create *c);
+/* By index (key >> 8): the key byte of a window changes with every bind.
+ * Windows bound to a destroyed region lose it. */
+int idev_mr_destroy(struct idev *dev, uint32_t key);
+
+struct idev_ah_create {
+	uint32_t ahid;
+	uint32_t pdid;
+	struct idev_av av;
+};
+int idev_ah_create(struct idev *dev, const struct idev_ah_create *c);
+int idev_ah_destroy(struct idev *dev, uint32_t ahid);
+
+/* ---- data path entry and introspection ----------------------------------- */
+
+/* Apply every doorbell store the MMIO port captured so far, as a read of
+ * device memory flushes the writes posted before it.  Admin commands that
+ * change or remove queues do it first themselves. */
+void idev_sync_doorbells(struct idev *dev);
+
+/* A doorbell store on page 'dbid' (what the engine does with every store
+ * it pops).  The value is the 64-bit doorbell (ionic-device.md §1.2). */
+void idev_doorbell(struct idev *dev, uint32_t dbid, uint32_t offset,
+		   uint64_t value);
+
+/* What the device holds, for tests and debugging. */
+struct idev_stats {
+	uint32_t qps, cqs, mrs, ahs; /* live objects */
+	struct idev_counters cnt; /* of the live QPs */
+};
+void idev_get_stats(const struct idev *dev, struct idev_stats *st);
+/* A live key (MR, or MW whatever its binding): its current key, or 0. */
+uint32_t idev_mr_key(const struct idev *dev, uint32_t index);
+/* Is there a live MR or bound window with exactly this key? */
+bool idev_key_valid(const struct idev *dev, uint32_t key);
+
+#endif /* IDEV_H */
