@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #
 # libionic.so.1 must export exactly the direct-verbs functions, each at
-# exactly the symbol versions below (ionic-dv-extended.md §1, §9;
+# exactly the symbol versions below (docs/gpu-direct-verbs.md §1;
 # providers/ionic/libionic.map), the version nodes themselves and nothing
 # else.  The header declarations, the exports and the man pages must name
 # the same functions.  Every undefined strong symbol must carry a version,

@@ -6,7 +6,7 @@
  * prototype (a mismatch makes the pointer initialisations below an error).
  * Linked against libionic as C++, it also proves the functions have C
  * linkage.  The layouts are pinned by the header's own static assertions;
- * the constants the callers of ionic-dv-extended.md use are checked here.
+ * the constants the callers of docs/gpu-direct-verbs.md §1 use are checked here.
  */
 #include <infiniband/ionic_dv.h>
 #include <infiniband/ionic_dv.h>
@@ -48,7 +48,7 @@ static struct ibv_qp *(*const create_qp)(
 	struct ibv_context *, struct ibv_qp_init_attr_ex *,
 	struct ionic_dv_qp_init_attr_ex *) = ionic_dv_create_qp_ex;
 
-/* Values the callers compile in (ionic-dv-extended.md §2.3-§2.6). */
+/* Values the callers compile in (docs/gpu-direct-verbs.md §2.3-§2.5). */
 typedef char tag_ok[IONIC_PD_TAG_CQ == 0x1500000001ull &&
 				    IONIC_PD_TAG_SQ == 0x1500000002ull &&
 				    IONIC_PD_TAG_RQ == 0x1500000003ull ?

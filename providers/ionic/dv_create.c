@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * CQ and QP creation with ionic attributes (ionic_dv.h;
- * ionic-dv-extended.md §2.3, §2.4, §3, §5, §6).
+ * docs/gpu-direct-verbs.md §2.3, §2.4, §3, §5, §6).
  *
  * What the mainline kernel ABI (kernel-headers/rdma/ionic-abi.h) can
  * carry decides what is honoured:

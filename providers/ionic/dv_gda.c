@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Direct verbs for GPU-initiated networking (ionic_dv.h; facts in
- * ionic-dv-extended.md §2-§4): descriptors of the doorbell page and of
+ * docs/gpu-direct-verbs.md §2-§4): descriptors of the doorbell page and of
  * the rings, so that code outside the provider can post work requests,
  * ring doorbells and poll completions itself, and GDA mode, in which the
  * provider writes work requests but leaves the doorbell to the

@@ -4,7 +4,7 @@
  * dv_create.c): the ownership checks every entry point starts with, and
  * the export of one function at two symbol versions.
  *
- * Symbol versions (libionic.map, ionic-dv-extended.md §1, §9): the
+ * Symbol versions (libionic.map, docs/gpu-direct-verbs.md §1): the
  * functions of the GPU-initiated networking API are found at IONIC_1.0,
  * where the AMD-built callers (RCCL, its network plugin, the MRC shim)
  * bind them, and at IONIC_1.1, where the rdma-core proposal puts them; the

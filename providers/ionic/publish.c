@@ -2,8 +2,8 @@
 /*
  * The cold half of publish.h: choosing how a queue is published, the
  * express-doorbell trailers, the copy of WQEs to queues in controller
- * memory (ionic-device.md §11.3, §11.4), and doorbells held back for the
- * application (GDA, ionic-dv-extended.md §3).
+ * memory (docs/device-contract.md §11.3, §11.4), and doorbells held back
+ * for the application (GDA, docs/gpu-direct-verbs.md §3).
  */
 #include <errno.h>
 #include <string.h>

@@ -36,7 +36,7 @@
  * Vendor QP flags (ionic_dv.h) that RCCL and its network plugin pass in
  * sq_sig_all: they never mean "signal every request" (only the other bits
  * do), and the mainline kernel ABI has no field to carry them to the
- * firmware, so they are only recorded (ionic-dv-extended.md §6).
+ * firmware, so they are only recorded (docs/gpu-direct-verbs.md §6).
  */
 #define IONIC_QP_VENDOR_FLAGS                                          \
 	(IONIC_DV_CREATE_QP_TYPE_RCCL | IONIC_DV_CREATE_QP_RCCL_DATA | \

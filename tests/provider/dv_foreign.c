@@ -5,7 +5,7 @@
  * provider", and NULL, with a PD, CQ and QP on each.  Ownership tests
  * must say false, getters return 0, setters and descriptor getters
  * EPERM, ionic_dv_create_cq_ex EPERM and ionic_dv_create_qp_ex EINVAL
- * (ionic-dv-extended.md §3), and nothing may be read beyond what every
+ * (docs/gpu-direct-verbs.md §3), and nothing may be read beyond what every
  * libibverbs object owns.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Creation with ionic attributes under ionic-sim (ionic-dv-extended.md
+ * Creation with ionic attributes under ionic-sim (docs/gpu-direct-verbs.md
  * §2.3, §2.4, §3, §5, §6): ionic_dv_create_cq_ex (ring mode works, CCQE
  * and unknown bits refused), ionic_dv_create_qp_ex (RCCL's vendor flags
  * accepted, what the kernel ABI cannot carry refused), and the vendor

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * GDA host flow under ionic-sim (ionic-dv-extended.md §3, §4): with
+ * GDA host flow under ionic-sim (docs/gpu-direct-verbs.md §3, §4): with
  * ionic_dv_qp_set_gda() on, ibv_post_send and ibv_post_recv write work
  * requests but the device sees no doorbell (nothing completes, and the
  * emulator's trace shows no doorbell for the queue); the application then

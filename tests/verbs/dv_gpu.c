@@ -3,7 +3,7 @@
  * Device-initiated posting under ionic-sim: a "device-side poster"
  * thread per UDMA pipeline that, given only the ionic_dv_get_ctx/cq/qp
  * descriptors, does what the GPU code of rocSHMEM and MORI does
- * (ionic-dv-extended.md §4):
+ * (docs/gpu-direct-verbs.md §4):
  *
  *  - writes SEND (SGE and inline) and RDMA WRITE WQEs into the SQ ring,
  *    body first and the flags word (colour, signal) last with a release

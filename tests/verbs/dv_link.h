@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * A QP set up the way the GPU communication stacks set theirs up
- * (ionic-dv-extended.md §4, "common setup"), connected to an ordinary
+ * (docs/gpu-direct-verbs.md §4, set-up), connected to an ordinary
  * verbs QP in the same process, for the DV tests under ionic-sim:
  *
  *  - a parent domain of the caller's PD with its own ring allocator

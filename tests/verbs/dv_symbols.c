@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * The DV library as the GPU stacks find it (ionic-dv-extended.md §1, §9),
+ * The DV library as the GPU stacks find it (docs/gpu-direct-verbs.md §1),
  * under ionic-sim.  Not linked with libionic: like MORI, rocSHMEM and
  * RCCL it dlopen()s "libionic.so" (the development link; RCCL falls back
  * to "libionic.so.1") and then
@@ -102,7 +102,7 @@ static void test_bindings(void)
 	CHECK(!dlsym(lib, "ionic_dv_qp_set_gda_v1_0"));
 }
 
-/* RCCL and its network plugin (ionic-dv-extended.md §6, §8). */
+/* RCCL and its network plugin (docs/gpu-direct-verbs.md §1, §6). */
 static void test_rccl(struct ibv_context *ctx)
 {
 	int (*set_udma)(struct ibv_pd *, uint8_t) =
