@@ -5,9 +5,10 @@
 #
 #   ./build.sh deps    install the Debian packages the build, the tests and
 #                      the demo need (only those missing)
-#   ./build.sh build   configure build/ (Ninja, warnings are errors) and build
+#   ./build.sh build   configure build/ (CMake preset "default": Ninja,
+#                      warnings are errors) and build
 #   ./build.sh test    deps + build + ctest in build/, then the same with
-#                      AddressSanitizer + UBSan in build-san/
+#                      AddressSanitizer + UBSan in build-san/ (preset "san")
 #   ./build.sh demo    deps + build + ibv_devinfo and an ibv_rc_pingpong
 #                      exchange on the emulated device (ionic-sim)
 #   ./build.sh bench   deps + build + instructions per data-path verb,
@@ -18,6 +19,11 @@
 # build-san/ in the source tree), IONIC_CTEST_JOBS (parallel ctest jobs,
 # default 1), IONIC_SANITIZE (default address,undefined),
 # IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one).
+#
+# The builds are the configure/build/test presets of CMakePresets.json
+# ("default", "san", and "release" for build-release/), so the same trees
+# come from "cmake --preset NAME", "cmake --build --preset NAME" and
+# "ctest --preset NAME".
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -29,13 +35,17 @@ CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
-      procps)
+      procps shellcheck)
+# Installed only when no clang-format of that version is there already
+# (the lint-format test formats with clang-format 14, Debian 12's).
+FORMAT_DEP=clang-format
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
+# The comment block at the top of this file, from its fourth line.
 usage() {
-	sed -n '4,20p' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
+	sed -n '4,/^[^#]/{/^#/p}' "$ROOT/build.sh" | sed 's/^# \{0,1\}//'
 }
 
 installed() {
@@ -50,8 +60,10 @@ cmd_deps() {
 	for p in "${DEPS[@]}"; do
 		installed "$p" || missing+=("$p")
 	done
+	command -v clang-format-14 >/dev/null || command -v clang-format >/dev/null ||
+		missing+=("$FORMAT_DEP")
 	if [ ${#missing[@]} -eq 0 ]; then
-		echo "build.sh: all ${#DEPS[@]} required packages are installed"
+		echo "build.sh: all required packages are installed"
 		return 0
 	fi
 	if [ "$(id -u)" -ne 0 ]; then
@@ -65,10 +77,10 @@ cmd_deps() {
 		--no-install-recommends "${missing[@]}" </dev/null
 }
 
-# configure DIR [cmake args...]
+# configure PRESET DIR [cmake args...]: the preset's tree, made in DIR.
 configure() {
-	local dir=$1
-	shift
+	local preset=$1 dir=$2
+	shift 2
 	if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null; then
 		die "cmake and ninja are needed: run ./build.sh deps"
 	fi
@@ -78,19 +90,35 @@ configure() {
 		echo "build.sh: $dir was configured with another generator; recreating it"
 		rm -rf "$dir"
 	fi
-	cmake -S "$ROOT" -B "$dir" -G Ninja -DIONIC_WERROR=ON "$@"
+	cmake --preset "$preset" -S "$ROOT" -B "$dir" "$@"
 }
 
 cmd_build() {
 	say "Configuring and building in $BUILD"
-	configure "$BUILD"
-	ninja -C "$BUILD"
+	configure default "$BUILD"
+	cmake --build "$BUILD"
 }
 
-# run_ctest DIR: run the suite; its summary line is the last thing printed.
+# run_ctest PRESET DIR: run the suite; its summary line is the last thing
+# printed.  ctest 3.25 runs a test preset in the preset's own tree whatever
+# --test-dir says, so a tree moved by IONIC_*BUILD_DIR gets the same
+# options by hand.
 run_ctest() {
-	(cd "$1" && ctest --output-on-failure --no-tests=error --no-label-summary \
-		-j "$CTEST_JOBS" </dev/null)
+	local preset=$1 dir=$2 own=$ROOT/build
+	[ "$preset" = default ] || own=$ROOT/build-$preset
+	if [ "$dir" -ef "$own" ]; then
+		ctest --preset "$preset" -j "$CTEST_JOBS" </dev/null
+		return
+	fi
+	(
+		cd "$dir" || exit 1
+		if [ "$preset" = san ]; then
+			export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0
+			export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+		fi
+		ctest --output-on-failure --no-tests=error --no-label-summary \
+			-j "$CTEST_JOBS" </dev/null
+	)
 }
 
 cmd_test() {
@@ -98,18 +126,15 @@ cmd_test() {
 	cmd_deps
 	cmd_build
 	say "Running the tests in $BUILD"
-	run_ctest "$BUILD" || failed+=("$BUILD")
+	run_ctest default "$BUILD" || failed+=("$BUILD")
 
 	say "Configuring and building with -fsanitize=$SANITIZE in $SANBUILD"
-	configure "$SANBUILD" -DIONIC_SANITIZE="$SANITIZE"
-	ninja -C "$SANBUILD"
+	configure san "$SANBUILD" -DIONIC_SANITIZE="$SANITIZE"
+	cmake --build "$SANBUILD"
 	say "Running the tests in $SANBUILD (sanitizers)"
-	# The emulator is LD_PRELOADed ahead of the instrumented code, so the
-	# runtime cannot be first in the link order; leaks are checked per
-	# test (tests/CMakeLists.txt sets ASAN_OPTIONS for each).
-	ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=0} \
-	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-		run_ctest "$SANBUILD" || failed+=("$SANBUILD")
+	# The "san" test preset sets ASAN_OPTIONS/UBSAN_OPTIONS for the whole
+	# run; cmake/IonicTesting.cmake refines them per test.
+	run_ctest san "$SANBUILD" || failed+=("$SANBUILD")
 
 	if [ ${#failed[@]} -ne 0 ]; then
 		echo "build.sh: test failures in: ${failed[*]}" >&2

@@ -4,22 +4,57 @@
 # Included by the top-level CMakeLists.txt after providers/ionic (which sets
 # IONIC_BUILD_PROVIDER_DIR) and before the directories that add tests.
 #
+# Names are <suite>-<what>, lower case, and the suite gives the labels:
+#
+#   unit-*       no device, no emulator                  unit
+#   sim-*        ionic-sim's own tests (sim/)            sim
+#   verbs-*      libibverbs programs under ionic-sim     verbs, sim
+#   e2e-*        unmodified clients between processes    e2e, sim
+#   memcheck-*   verbs programs under valgrind memcheck  memcheck, sim
+#   packaging-*  installation, exports, headers          packaging
+#   doc-*        manual pages, README example            doc
+#   lint-*       formatting, shell scripts               lint
+#   cleanup-*    the leftovers check (CLEANUP)           cleanup
+#
+# so "ctest -L sim" runs everything that involves the emulator.
+#
 # Every test runs with:
 #   RDMAV_DRIVERS      pointing at the provider in this build tree, so the
 #                      system libibverbs loads our libionic-rdmav<ABI>.so
 #                      and never an installed copy;
-#   IONIC_TEST_SRCDIR / IONIC_TEST_BINDIR   source and build roots;
+#   IONIC_TEST_SRCDIR / IONIC_TEST_BINDIR   source and build roots; the
+#                      second also marks every process of this tree's test
+#                      runs for the leftovers check (tests/e2e/leftovers.sh);
+#   TMPDIR             <build>/test-tmp, so temporary files of this tree's
+#                      tests stay apart from everybody else's;
+#   IONIC_TEST_FABRIC  the emulated fabric of this test, <prefix>-<name>
+#                      with a prefix of this build tree: SIM tests and
+#                      "@SIM@" join it, scripts that start launchers
+#                      themselves pass it to --fabric;
 # and, in a sanitizer build (-DIONIC_SANITIZE=...), ASAN_OPTIONS /
 # UBSAN_OPTIONS that make any report fail the test, plus, for SIM tests, the
 # ASan runtime preloaded first (programs we do not build load our
 # instrumented provider and the LD_PRELOADed emulator).
 
+# The exit status of a skipped test (tests/common/check.h: CHECK_EXIT_SKIP).
 set(IONIC_TEST_SKIP_CODE 77)
+
+set(IONIC_TEST_SUITES unit sim verbs e2e memcheck packaging doc lint cleanup)
+set(IONIC_TEST_LABELS_verbs verbs sim)
+set(IONIC_TEST_LABELS_e2e e2e sim)
+set(IONIC_TEST_LABELS_memcheck memcheck sim)
 
 # The launcher as built in this tree (sim/CMakeLists.txt).  Whether it
 # exists is known only once sim/ has been read: ionic_add_test() checks
 # TARGET ionic-sim when it is called.
 set(IONIC_SIM_LAUNCHER ${PROJECT_BINARY_DIR}/sim/ionic-sim)
+
+# What tells this build tree's test runs from any other's on the machine.
+set(IONIC_TEST_TMPDIR ${PROJECT_BINARY_DIR}/test-tmp)
+file(MAKE_DIRECTORY ${IONIC_TEST_TMPDIR})
+string(MD5 _ionic_tree_hash "${PROJECT_BINARY_DIR}")
+string(SUBSTRING "${_ionic_tree_hash}" 0 8 _ionic_tree_hash)
+set(IONIC_TEST_FABRIC_PREFIX "t${_ionic_tree_hash}")
 
 # libibverbs loads "<prefix>-rdmav<ABI>.so" for RDMAV_DRIVERS=<prefix>; the
 # provider build mirrors an installation (<build>/lib/libibverbs/).
@@ -31,7 +66,8 @@ else()
 endif()
 list(APPEND IONIC_TEST_ENV
   "IONIC_TEST_SRCDIR=${PROJECT_SOURCE_DIR}"
-  "IONIC_TEST_BINDIR=${PROJECT_BINARY_DIR}")
+  "IONIC_TEST_BINDIR=${PROJECT_BINARY_DIR}"
+  "TMPDIR=${IONIC_TEST_TMPDIR}")
 
 set(IONIC_SAN_PRELOAD "")
 if(IONIC_SANITIZE MATCHES "address")
@@ -40,29 +76,36 @@ if(IONIC_SANITIZE MATCHES "address")
                   OUTPUT_STRIP_TRAILING_WHITESPACE)
 endif()
 
-# ionic_add_test(<name>
+# ionic_add_test(<suite>-<what>
 #     [SOURCES <src>...]       build executable <name> from these sources;
 #                              it is the command unless COMMAND is given
 #     [LIBS <lib>...]          extra link libraries (libibverbs and Threads
-#                              are always linked; add "ionic" for the DV API)
+#                              are always linked; add "ionic" for the DV API,
+#                              ionic_test_check / ionic_test_fixture for
+#                              tests/common)
 #     [COMMAND <cmd> <arg>...] command to run ($<TARGET_FILE:...> allowed);
-#                              "@EXE@" in it stands for the built executable
+#                              "@EXE@" in it stands for the built executable,
+#                              "@SIM@" for the launcher joined to the test's
+#                              fabric (the test is disabled without it)
 #     [ARGS <arg>...]          arguments appended to the command
-#     [SIM]                    run as: ionic-sim [SIM_ARGS...] -- <command>
+#     [SIM]                    run as: ionic-sim --fabric <fabric>
+#                              [SIM_ARGS...] -- <command>
 #     [SIM_ARGS <arg>...]      launcher options (see ionic-sim --help)
 #     [ENV <VAR=value>...]     extra environment
 #     [TIMEOUT <seconds>]      default 60
-#     [LABELS <label>...]      ctest labels ("sim" is added for SIM tests)
+#     [LABELS <label>...]      labels besides the suite's
 #     [PASS_REGEX <regex>]     pass only if the output matches (and the
 #                              exit status is then ignored, as in ctest)
 #     [RUN_SERIAL]             never run in parallel with other tests
-#     [WILL_FAIL])
+#     [WILL_FAIL]
+#     [CLEANUP])               run after all the others (the fixture
+#                              cleanup of ionic_leftovers), serially
 # A test that exits with 77 is reported as skipped.  A SIM test is added but
 # disabled (visible as "Not Run (Disabled)") when the launcher target does
 # not exist.  Sanitizer builds: compiled tests run with LeakSanitizer on,
 # others (third-party programs, scripts) with it off.
 function(ionic_add_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "SIM;RUN_SERIAL;WILL_FAIL"
+  cmake_parse_arguments(PARSE_ARGV 1 T "SIM;RUN_SERIAL;WILL_FAIL;CLEANUP"
     "TIMEOUT;PASS_REGEX" "SOURCES;LIBS;COMMAND;ARGS;SIM_ARGS;ENV;LABELS")
   if(T_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ionic_add_test(${name}): unknown arguments ${T_UNPARSED_ARGUMENTS}")
@@ -70,8 +113,27 @@ function(ionic_add_test name)
   if(NOT T_SOURCES AND NOT T_COMMAND)
     message(FATAL_ERROR "ionic_add_test(${name}): needs SOURCES or COMMAND")
   endif()
+  string(REPLACE ";" "|" suites "${IONIC_TEST_SUITES}")
+  if(NOT name MATCHES "^(${suites})-[a-z0-9]+(-[a-z0-9]+)*$")
+    message(FATAL_ERROR "ionic_add_test(${name}): a test name is "
+            "<suite>-<what> in lower case with dashes, the suite one of: "
+            "${IONIC_TEST_SUITES} (cmake/IonicTesting.cmake)")
+  endif()
+  set(suite ${CMAKE_MATCH_1})
+  if(DEFINED IONIC_TEST_LABELS_${suite})
+    set(labels ${IONIC_TEST_LABELS_${suite}})
+  else()
+    set(labels ${suite})
+  endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 60)
+  endif()
+
+  set(fabric ${IONIC_TEST_FABRIC_PREFIX}-${name})
+  string(LENGTH "${fabric}" len)
+  if(len GREATER 48)
+    # ionic-sim takes 64 characters; scripts append "-<pid>-<n>".
+    message(FATAL_ERROR "ionic_add_test(${name}): name too long for a fabric name")
   endif()
 
   set(exe "")
@@ -84,21 +146,39 @@ function(ionic_add_test name)
     set(exe $<TARGET_FILE:${name}>)
   endif()
 
+  set(needs_sim ${T_SIM})
   if(T_COMMAND)
     list(TRANSFORM T_COMMAND REPLACE "@EXE@" "${exe}")
+    if("@SIM@" IN_LIST T_COMMAND)
+      set(needs_sim TRUE)
+      list(TRANSFORM T_COMMAND REPLACE "^@SIM@$"
+           "${IONIC_SIM_LAUNCHER};--fabric;${fabric}")
+    endif()
     set(cmd ${T_COMMAND})
   else()
     set(cmd ${exe})
   endif()
   list(APPEND cmd ${T_ARGS})
   if(T_SIM)
-    set(cmd ${IONIC_SIM_LAUNCHER} ${T_SIM_ARGS} -- ${cmd})
-    list(APPEND T_LABELS sim)
+    set(cmd ${IONIC_SIM_LAUNCHER} --fabric ${fabric} ${T_SIM_ARGS} -- ${cmd})
   endif()
+  if(needs_sim)
+    list(APPEND labels sim)
+  endif()
+  list(APPEND labels ${T_LABELS})
+  list(REMOVE_DUPLICATES labels)
 
   add_test(NAME ${name} COMMAND ${cmd})
 
-  set(env ${IONIC_TEST_ENV})
+  if(T_CLEANUP)
+    # The leftovers check looks for this tree's marks; it must not carry
+    # them itself (its own helper processes would count).
+    set(env "IONIC_TEST_SCOPE_BINDIR=${PROJECT_BINARY_DIR}"
+            "IONIC_TEST_SCOPE_TMPDIR=${IONIC_TEST_TMPDIR}"
+            "IONIC_TEST_SCOPE_FABRIC=${IONIC_TEST_FABRIC_PREFIX}")
+  else()
+    set(env ${IONIC_TEST_ENV} "IONIC_TEST_FABRIC=${fabric}")
+  endif()
   if(IONIC_SANITIZE)
     if(T_SOURCES AND NOT T_SIM)
       set(leaks 1)
@@ -117,14 +197,17 @@ function(ionic_add_test name)
   endif()
   list(APPEND env ${T_ENV})
 
-  # tests/e2e/leftovers.sh runs after all of them (fixture cleanup)
   set_tests_properties(${name} PROPERTIES
     ENVIRONMENT "${env}"
     TIMEOUT ${T_TIMEOUT}
     SKIP_RETURN_CODE ${IONIC_TEST_SKIP_CODE}
-    FIXTURES_REQUIRED ionic_leftovers)
-  if(T_LABELS)
-    set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}")
+    LABELS "${labels}")
+  if(T_CLEANUP)
+    set_tests_properties(${name} PROPERTIES
+      FIXTURES_CLEANUP ionic_leftovers RUN_SERIAL TRUE)
+  else()
+    # the leftovers check runs after all of them (fixture cleanup)
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ionic_leftovers)
   endif()
   if(T_RUN_SERIAL)
     set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
@@ -136,7 +219,7 @@ function(ionic_add_test name)
     set_tests_properties(${name} PROPERTIES
       PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
   endif()
-  if(T_SIM AND NOT TARGET ionic-sim)
+  if(needs_sim AND NOT TARGET ionic-sim)
     set_tests_properties(${name} PROPERTIES DISABLED TRUE)
   endif()
 endfunction()

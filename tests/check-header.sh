@@ -16,7 +16,7 @@ fail=0
 hdr="$inc/infiniband/ionic_dv.h"
 [ -f "$hdr" ] || { echo "FAIL: $hdr does not exist"; exit 1; }
 
-tmp=$(mktemp -d /tmp/ionic-header-test.XXXXXX) || exit 1
+tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 printf '#include <infiniband/ionic_dv.h>\n' >"$tmp/only.c"
 

@@ -26,11 +26,12 @@ err() {
 	fail=1
 }
 
-tmp=$(mktemp -d /tmp/ionic-install-test.XXXXXX) || exit 1
+tmp=$(mktemp -d) || exit 1
 # "cmake --install" rewrites the build tree's install manifests; keep the
 # user's (they are what an uninstall reads).
 mkdir -p "$tmp/manifests"
 cp -p "$build"/install_manifest*.txt "$tmp/manifests/" 2>/dev/null
+# shellcheck disable=SC2317 # run by the EXIT trap
 restore() {
 	rm -f "$build"/install_manifest*.txt
 	cp -p "$tmp/manifests/"* "$build/" 2>/dev/null

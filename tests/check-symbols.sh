@@ -91,7 +91,7 @@ else
 fi
 if [ -n "$unversioned" ]; then
 	err "undefined symbols without a version (not provided by any linked library?):"
-	printf '    %s\n' $unversioned
+	printf '%s\n' "$unversioned" | sed 's/^/    /'
 fi
 bad=$(printf '%s\n' "$undef" | awk '{ print $NF }' |
 	grep -E '^(ibv_cmd_alloc_async_fd|__ibv_query_gid_ex|verbs_init_context|ibv_cmd_query_device)(@|$)' || true)
@@ -114,7 +114,8 @@ else
 fi
 
 # One man page per exported function, and no page for anything else.
-pages=$(cd "$mandir" && ls ionic_dv_*.3 2>/dev/null | sed 's/\.3$//' | LC_ALL=C sort)
+pages=$(find "$mandir" -maxdepth 1 -name 'ionic_dv_*.3' -printf '%f\n' |
+	sed 's/\.3$//' | LC_ALL=C sort)
 if [ "$pages" != "$(printf '%s\n' "$funcs" | LC_ALL=C sort)" ]; then
 	err "man3 pages do not match the exported functions"
 	diff -u <(printf '%s\n' "$funcs" | LC_ALL=C sort) <(printf '%s\n' "$pages") |

@@ -51,7 +51,8 @@ valgrind_args=(
 	--suppressions="$supp"
 )
 
-"$sim" "${sim_args[@]}" -- valgrind "${valgrind_args[@]}" "$@"
+# The test's own fabric under ctest (cmake/IonicTesting.cmake).
+"$sim" --fabric "${IONIC_TEST_FABRIC:-default}" "${sim_args[@]}" -- valgrind "${valgrind_args[@]}" "$@"
 rc=$?
 case $rc in
 0) echo "memcheck: no errors" ;;

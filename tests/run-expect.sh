@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "run-expect.sh: no command" >&2; exit 2; }
 
-out=$(mktemp /tmp/ionic-run-expect.XXXXXX) || exit 1
+out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
 "$@" >"$out" 2>&1 </dev/null
 rc=$?

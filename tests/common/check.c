@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * The failure count behind tests/common/check.h.  Checks may fail in
- * several threads at once: the count is atomic and each report is one
- * locked write to stderr.
+ * State behind tests/common/check.h: the failure count and the current
+ * section.  Reports are written under stderr's stream lock so that lines of
+ * failures reported from several threads do not interleave.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,25 +10,41 @@
 
 #include "check.h"
 
-static int check_failed;
+static int failures;
+static const char *section = "";
 
-static void check_vreport(const char *file, int line, const char *fmt,
-			  va_list ap)
+void check_section(const char *name)
 {
-	__atomic_add_fetch(&check_failed, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&section, name, __ATOMIC_RELAXED);
+	fprintf(stderr, "-- %s\n", name);
+}
+
+static void report(const char *file, int line, const char *fmt, va_list ap)
+{
+	const char *s = __atomic_load_n(&section, __ATOMIC_RELAXED);
+
 	flockfile(stderr);
-	fprintf(stderr, "%s:%d: ", file, line);
+	if (*s)
+		fprintf(stderr, "%s:%d: [%s] ", file, line, s);
+	else
+		fprintf(stderr, "%s:%d: ", file, line);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	funlockfile(stderr);
+}
+
+void check_fail_quietly(void)
+{
+	__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
 }
 
 void check_fail(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
+	check_fail_quietly();
 	va_start(ap, fmt);
-	check_vreport(file, line, fmt, ap);
+	report(file, line, fmt, ap);
 	va_end(ap);
 }
 
@@ -36,16 +52,29 @@ void check_fatal(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
+	check_fail_quietly();
 	va_start(ap, fmt);
-	check_vreport(file, line, fmt, ap);
+	report(file, line, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "stopped after %d failure(s)\n", check_failures());
+	fprintf(stderr, "FATAL, %d failure(s) in all\n", check_failures());
 	exit(CHECK_EXIT_FAIL);
+}
+
+void check_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("SKIP: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(CHECK_EXIT_SKIP);
 }
 
 int check_failures(void)
 {
-	return __atomic_load_n(&check_failed, __ATOMIC_RELAXED);
+	return __atomic_load_n(&failures, __ATOMIC_RELAXED);
 }
 
 int check_finish(void)

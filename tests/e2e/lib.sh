@@ -2,15 +2,17 @@
 # shellcheck shell=bash disable=SC2034 # the variables are for the caller
 #
 # Shared by the two-process end-to-end scripts (pingpong.sh, perftest.sh):
-# a private work directory, a fabric of their own, a free TCP port for the
-# clients' address exchange, and a server that is killed on every exit path.
+# a private work directory, a fabric of their own (named after the test's
+# IONIC_TEST_FABRIC under ctest, see cmake/IonicTesting.cmake), a free TCP
+# port for the clients' address exchange, and a server that is killed on
+# every exit path.
 #
 # e2e_setup PREFIX    sets work, fabric, port, server_pid; installs the trap
 # e2e_wait_listen     waits (~20 s at most) until the server listens on $port
 
 e2e_setup() {
 	work=$(mktemp -d)
-	fabric="$1-$$-$RANDOM"
+	fabric="${IONIC_TEST_FABRIC:-$1}-$$-$RANDOM"
 	port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	server_pid=
 	trap e2e_cleanup EXIT

@@ -7,7 +7,7 @@
 # Usage: perftest.sh <ionic-sim> <binary> [extra perftest args]
 #
 # Passes when both sides exit 0 and each prints a numeric result line after
-# its "#bytes" header (real-clients.md §2.4); the server is killed on every
+# its "#bytes" header (docs/testing.md §2.4); the server is killed on every
 # exit path and nothing may be left running afterwards.
 # work, fabric and port are set by e2e_setup (lib.sh)
 # shellcheck disable=SC2154

@@ -43,8 +43,9 @@ normalise() {
 	function hex32(v) {
 		return sprintf("0x%04x%04x", int(v / 65536), v % 65536)
 	}
-	# "CQE write <32 bytes in hex>": decode the fields of ionic-device.md
-	# section 5, leaving out the timestamps and the source MAC.
+	# "CQE write <32 bytes in hex>": decode the fields of
+	# docs/device-contract.md §5, leaving out the timestamps and the source
+	# MAC.
 	function cqe(   qtf, type, head, sq) {
 		hx = $6 $7 $8 $9
 		qtf = be32(28)
@@ -100,7 +101,7 @@ normalise() {
 run_once() {
 	local out=$1
 	rm -f "$work/trace"
-	if ! timeout 60 "$sim" --fabric "trace-$$-$RANDOM" --trace "$work/trace" \
+	if ! timeout 60 "$sim" --fabric "${IONIC_TEST_FABRIC:-trace}-$$-$RANDOM" --trace "$work/trace" \
 		-- "$prog" >"$work/prog.out" 2>&1; then
 		echo "FAIL: scenario failed under ionic-sim:"
 		cat "$work/prog.out"

@@ -10,25 +10,25 @@
 #include <poll.h>
 #include <string.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 int main(void)
 {
 	struct ibv_async_event ev;
 	struct ibv_send_wr wr, *bad;
-	struct h_qp_opts o;
+	struct fx_qp_opts o;
 	struct ibv_sge sge;
 	struct ibv_wc wc;
-	struct h_pair p;
+	struct fx_pair p;
 	struct pollfd pfd;
 
 	SECTION("QP access error raises IBV_EVENT_QP_ACCESS_ERR");
-	h_qp_opts_default(&o, IBV_QPT_RC);
-	h_pair_create(&p, NULL, NULL, &o, 4096);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	fx_pair_create(&p, NULL, NULL, &o, 4096);
 	REQUIRE_EQ(ibv_dereg_mr(p.mr[1]), 0);
 	p.mr[1] = ibv_reg_mr(p.pd, p.buf[1], p.buf_len, IBV_ACCESS_LOCAL_WRITE);
 	REQUIRE(p.mr[1]);
-	h_pair_connect(&p);
+	fx_pair_connect(&p);
 
 	/* nothing pending before the error */
 	pfd = (struct pollfd){ .fd = p.ctx->async_fd, .events = POLLIN };
@@ -44,7 +44,7 @@ int main(void)
 		.wr.rdma = { (uintptr_t)p.buf[1], p.mr[1]->rkey },
 	};
 	REQUIRE_EQ(ibv_post_send(p.qp[0], &wr, &bad), 0);
-	h_poll_one(p.scq[0], &wc, 10000);
+	fx_poll_one(p.scq[0], &wc, 10000);
 	CHECK_EQ(wc.wr_id, 7);
 	CHECK_EQ(wc.status, IBV_WC_REM_ACCESS_ERR);
 
@@ -68,6 +68,6 @@ int main(void)
 	}
 
 	/* returns (the acked count equals the reported count) */
-	h_pair_destroy(&p);
-	return h_finish();
+	fx_pair_destroy(&p);
+	return check_finish();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Send queues in controller memory (CMB, ionic-device.md §11.4,
- * ionic-kernel.md §9.3) through ionic-sim.
+ * Send queues in controller memory (CMB, docs/device-contract.md §11.4,
+ * docs/kernel-contract.md §9.3) through ionic-sim.
  *
  *   verbs-cmb --cmb [--expdb]  the run's device has CMB (--cmb-pages 64),
  *                              with --expdb also SQ express doorbells
@@ -17,7 +17,7 @@
  */
 #include <infiniband/ionic_dv.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 #define TMO 5000
 #define BUF (1 << 16)
@@ -59,7 +59,7 @@ static int cmb_maps(size_t *bytes)
  * and RDMA WRITE; every payload is checked.  With count beyond the ring
  * size the SQ wraps, also in the middle of a batch.
  */
-static void traffic(struct h_pair *p, int count, int batch)
+static void traffic(struct fx_pair *p, int count, int batch)
 {
 	bool ud = p->o.type == IBV_QPT_UD;
 	size_t grh = ud ? 40 : 0;
@@ -78,7 +78,7 @@ static void traffic(struct h_pair *p, int count, int batch)
 			bool write = !ud && (sent + j) % 2;
 			uint8_t *dst = p->buf[1] + RECV_OFF + (size_t)j * SLOT;
 
-			h_fill(p->buf[0] + (size_t)j * SLOT, MSG, seed);
+			fx_fill(p->buf[0] + (size_t)j * SLOT, MSG, seed);
 			memset(dst, 0, SLOT);
 			sge[j] = (struct ibv_sge){
 				.addr = (uintptr_t)p->buf[0] + (size_t)j * SLOT,
@@ -106,7 +106,7 @@ static void traffic(struct h_pair *p, int count, int batch)
 						p->qp[1]->qp_num;
 					wr[j].wr.ud.remote_qkey = p->o.qkey;
 				}
-				REQUIRE_EQ(h_post_recv(
+				REQUIRE_EQ(fx_post_recv(
 						   p, 1, (uint64_t)(sent + j),
 						   RECV_OFF + (size_t)j * SLOT -
 							   grh,
@@ -117,14 +117,14 @@ static void traffic(struct h_pair *p, int count, int batch)
 		}
 		REQUIRE_EQ(ibv_post_send(p->qp[0], wr, &bad), 0);
 
-		got = h_poll(p->scq[0], wc, k, TMO);
+		got = fx_poll(p->scq[0], wc, k, TMO);
 		REQUIRE_EQ(got, k);
 		for (int j = 0; j < k; j++) {
 			CHECK_EQ(wc[j].status, IBV_WC_SUCCESS);
 			CHECK_EQ(wc[j].wr_id, sent + j);
 		}
 		if (recvs) {
-			got = h_poll(p->rcq[1], wc, recvs, TMO);
+			got = fx_poll(p->rcq[1], wc, recvs, TMO);
 			REQUIRE_EQ(got, recvs);
 			for (int j = 0; j < recvs; j++) {
 				CHECK_EQ(wc[j].status, IBV_WC_SUCCESS);
@@ -134,11 +134,11 @@ static void traffic(struct h_pair *p, int count, int batch)
 		for (int j = 0; j < k; j++) {
 			uint8_t want[MSG];
 
-			h_fill(want, MSG, (unsigned int)(sent + j) * 7 + 3);
+			fx_fill(want, MSG, (unsigned int)(sent + j) * 7 + 3);
 			if (memcmp(p->buf[1] + RECV_OFF + (size_t)j * SLOT,
 				   want, MSG))
-				h_fail(__FILE__, __LINE__,
-				       "message %d corrupted", sent + j);
+				check_fail(__FILE__, __LINE__,
+					   "message %d corrupted", sent + j);
 		}
 		sent += k;
 	}
@@ -154,19 +154,19 @@ static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
 {
 	int before = cmb_maps(NULL);
 	size_t bytes;
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	int ring;
 
-	h_qp_opts_default(&o, type);
+	fx_qp_opts_default(&o, type);
 	o.max_send_wr = send_wr;
 	o.max_inline = MSG;
-	h_pair_create(&p, ctx, pd, &o, BUF);
+	fx_pair_create(&p, ctx, pd, &o, BUF);
 	CHECK_EQ(cmb_maps(&bytes) - before, want);
 	if (want && before == base_n)
 		CHECK(bytes > base_bytes &&
 		      bytes - base_bytes <= 2 * 16 * 4096);
-	h_pair_connect(&p);
+	fx_pair_connect(&p);
 
 	ring = (int)p.cap[0].max_send_wr + 1;
 	traffic(&p, 1, 1);
@@ -174,10 +174,7 @@ static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
 	traffic(&p, 3 * ring + 5, 7);
 	traffic(&p, ring - 1 < 16 ? ring - 1 : 16, 16);
 
-	p.ctx = NULL;
-	if (pd)
-		p.pd = NULL;
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 	/* destroy unmaps the windows */
 	CHECK_EQ(cmb_maps(NULL), before);
 }
@@ -236,12 +233,12 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--expdb"))
 			have_expdb = true;
 		else if (strcmp(argv[i], "--no-cmb"))
-			h_fatal(__FILE__, __LINE__, "usage: %s --cmb|--no-cmb",
-				argv[0]);
+			check_fatal(__FILE__, __LINE__,
+				    "usage: %s --cmb|--no-cmb", argv[0]);
 	}
 	one = have_cmb ? 1 : 0;
 
-	ctx = h_open();
+	ctx = fx_open();
 	base_n = cmb_maps(&base_bytes);
 
 	SECTION("default preferences: RC SQs in CMB, traffic intact");
@@ -352,5 +349,5 @@ int main(int argc, char **argv)
 
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

@@ -16,7 +16,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 static void read_sysfs_fw(char *buf, size_t len)
 {
@@ -42,7 +42,7 @@ static void test_open_close(void)
 {
 	SECTION("open/close many times");
 	for (int i = 0; i < 50; i++) {
-		struct ibv_context *ctx = h_open();
+		struct ibv_context *ctx = fx_open();
 		struct ibv_pd *pd = ibv_alloc_pd(ctx);
 
 		CHECK(pd);
@@ -55,7 +55,7 @@ static void test_open_close(void)
 	struct ibv_context *c[4];
 
 	for (int i = 0; i < 4; i++)
-		c[i] = h_open();
+		c[i] = fx_open();
 	for (int i = 0; i < 4; i++) {
 		struct ibv_cq *cq = ibv_create_cq(c[i], 8, NULL, NULL, 0);
 
@@ -82,8 +82,8 @@ static void test_query_device(struct ibv_context *ctx, int phc)
 	CHECK(fw[0] != 0);
 	CHECK(memchr(ax.orig_attr.fw_ver, 0, sizeof(ax.orig_attr.fw_ver)));
 	if (strcmp(ax.orig_attr.fw_ver, fw))
-		h_fail(__FILE__, __LINE__, "fw_ver '%.64s' != sysfs '%s'",
-		       ax.orig_attr.fw_ver, fw);
+		check_fail(__FILE__, __LINE__, "fw_ver '%.64s' != sysfs '%s'",
+			   ax.orig_attr.fw_ver, fw);
 	CHECK(ax.orig_attr.max_qp > 0);
 	CHECK(ax.orig_attr.max_qp_wr > 0);
 	CHECK(ax.orig_attr.max_sge > 0);
@@ -134,8 +134,8 @@ static void test_query_port(struct ibv_context *ctx, bool port_down)
 	CHECK_RC(ibv_query_gid(ctx, 1, 1, &gid), 0);
 	inet_ntop(AF_INET6, gid.raw, s, sizeof(s));
 	if (strncmp(s, "::ffff:198.18.", 14))
-		h_fail(__FILE__, __LINE__,
-		       "GID 1 is %s, expected ::ffff:198.18.x.y", s);
+		check_fail(__FILE__, __LINE__,
+			   "GID 1 is %s, expected ::ffff:198.18.x.y", s);
 	CHECK_RC(ibv_query_gid(ctx, 1, 0, &gid), 0);
 	CHECK_EQ(gid.raw[0], 0xfe);
 	CHECK_EQ(gid.raw[1], 0x80);
@@ -144,24 +144,24 @@ static void test_query_port(struct ibv_context *ctx, bool port_down)
 /* The provider accepted odd firmware values: make sure it still works. */
 static void smoke_traffic(void)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_wc wc;
 
-	h_qp_opts_default(&o, IBV_QPT_RC);
-	h_pair_create(&p, NULL, NULL, &o, 4096);
-	h_pair_connect(&p);
-	h_fill(p.buf[0], 1000, 7);
-	CHECK_RC(h_post_recv(&p, 1, 1, 0, 4096), 0);
-	CHECK_RC(h_post_send(&p, 0, 2, 0, 1000, IBV_SEND_SIGNALED, false, 0),
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	fx_pair_create(&p, NULL, NULL, &o, 4096);
+	fx_pair_connect(&p);
+	fx_fill(p.buf[0], 1000, 7);
+	CHECK_RC(fx_post_recv(&p, 1, 1, 0, 4096), 0);
+	CHECK_RC(fx_post_send(&p, 0, 2, 0, 1000, IBV_SEND_SIGNALED, false, 0),
 		 0);
-	h_poll_one(p.scq[0], &wc, 5000);
+	fx_poll_one(p.scq[0], &wc, 5000);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
-	h_poll_one(p.rcq[1], &wc, 5000);
+	fx_poll_one(p.rcq[1], &wc, 5000);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.byte_len, 1000);
 	CHECK(!memcmp(p.buf[0], p.buf[1], 1000));
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 }
 
 int main(int argc, char **argv)
@@ -180,39 +180,41 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--open-ok"))
 			open_ok = true;
 		else
-			h_fatal(__FILE__, __LINE__, "bad argument %s", argv[i]);
+			check_fatal(__FILE__, __LINE__, "bad argument %s",
+				    argv[i]);
 	}
 
 	if (open_fails >= 0) {
 		SECTION("ibv_open_device must be refused");
 		for (int i = 0; i < 3; i++) {
-			ctx = h_try_open();
+			ctx = fx_try_open();
 			if (ctx) {
-				h_fail(__FILE__, __LINE__,
-				       "ibv_open_device succeeded, expected errno %d",
-				       open_fails);
+				check_fail(
+					__FILE__, __LINE__,
+					"ibv_open_device succeeded, expected errno %d",
+					open_fails);
 				ibv_close_device(ctx);
 			} else {
 				CHECK_EQ(errno, open_fails);
 			}
 		}
-		return h_finish();
+		return check_finish();
 	}
 
 	if (open_ok) {
 		SECTION("ibv_open_device must be accepted");
-		ctx = h_try_open();
+		ctx = fx_try_open();
 		CHECK(ctx);
 		if (ctx)
 			CHECK_RC(ibv_close_device(ctx), 0);
 		smoke_traffic();
-		return h_finish();
+		return check_finish();
 	}
 
 	test_open_close();
-	ctx = h_open();
+	ctx = fx_open();
 	test_query_device(ctx, phc);
 	test_query_port(ctx, port_down);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

@@ -11,7 +11,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 #define TMO 5000
 
@@ -119,16 +119,16 @@ static void test_wc_flags(void)
 		errno = 0;
 		cx = ibv_create_cq_ex(ctx, &a);
 		if (expect == 0 && !cx)
-			h_fail(__FILE__, __LINE__, "wc flag %s: errno %d",
-			       wc_flags[i].name, errno);
+			check_fail(__FILE__, __LINE__, "wc flag %s: errno %d",
+				   wc_flags[i].name, errno);
 		else if (expect && cx)
-			h_fail(__FILE__, __LINE__,
-			       "wc flag %s accepted, expected EOPNOTSUPP",
-			       wc_flags[i].name);
+			check_fail(__FILE__, __LINE__,
+				   "wc flag %s accepted, expected EOPNOTSUPP",
+				   wc_flags[i].name);
 		else if (expect && errno != expect)
-			h_fail(__FILE__, __LINE__,
-			       "wc flag %s: errno %d, expected %d",
-			       wc_flags[i].name, errno, expect);
+			check_fail(__FILE__, __LINE__,
+				   "wc flag %s: errno %d, expected %d",
+				   wc_flags[i].name, errno, expect);
 		if (cx)
 			CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cx)), 0);
 	}
@@ -151,8 +151,8 @@ static void test_cq_ex_traffic(void)
 	struct ibv_cq_init_attr_ex a = { .cqe = 64 };
 	struct ibv_poll_cq_attr pa = { 0 };
 	struct ibv_cq_ex *cx, *sx;
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	uint64_t t0 = 0, t1 = 0;
 	int rc, got = 0;
 
@@ -165,8 +165,8 @@ static void test_cq_ex_traffic(void)
 	REQUIRE(cx);
 	sx = ibv_create_cq_ex(ctx, &a);
 	REQUIRE(sx);
-	h_qp_opts_default(&o, IBV_QPT_UD);
-	h_pair_create(&p, ctx, NULL, &o, 8192);
+	fx_qp_opts_default(&o, IBV_QPT_UD);
+	fx_pair_create(&p, ctx, NULL, &o, 8192);
 	/* rebuild QP 1 on the extended CQs */
 	CHECK_RC(ibv_destroy_qp(p.qp[1]), 0);
 	{
@@ -180,21 +180,21 @@ static void test_cq_ex_traffic(void)
 		p.qp[1] = ibv_create_qp(p.pd, &ia);
 		REQUIRE(p.qp[1]);
 	}
-	h_pair_connect(&p);
+	fx_pair_connect(&p);
 	for (int i = 0; i < 3; i++)
-		CHECK_RC(h_post_recv(&p, 1, 40 + i, 1024 * i, 1024), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 40 + i, 1024 * i, 1024), 0);
 	for (int i = 0; i < 3; i++)
-		CHECK_RC(h_post_send(&p, 0, 50 + i, 0, 100 + i,
-				     IBV_SEND_SIGNALED, i == 1,
-				     htobe32(0xfeed)),
+		CHECK_RC(fx_post_send(&p, 0, 50 + i, 0, 100 + i,
+				      IBV_SEND_SIGNALED, i == 1,
+				      htobe32(0xfeed)),
 			 0);
 	/* the sender's plain CQ */
 	{
 		struct ibv_wc wc[3];
 
-		CHECK_EQ(h_poll(p.scq[0], wc, 3, TMO), 3);
+		CHECK_EQ(fx_poll(p.scq[0], wc, 3, TMO), 3);
 	}
-	for (uint64_t end = h_now_ms() + TMO; got < 3 && h_now_ms() < end;) {
+	for (uint64_t end = fx_now_ms() + TMO; got < 3 && fx_now_ms() < end;) {
 		rc = ibv_start_poll(cx, &pa);
 		if (rc == ENOENT) {
 			usleep(100);
@@ -218,7 +218,7 @@ static void test_cq_ex_traffic(void)
 					 htobe32(0xfeed));
 			if (phc) {
 				/* the emulator leaves CQE timestamps 0
-				 * (allowed, ionic-device.md §5.7): only
+				 * (allowed, docs/device-contract.md §5.7): only
 				 * check the readers exist and never go
 				 * backwards */
 				uint64_t ts = ibv_wc_read_completion_ts(cx);
@@ -246,8 +246,7 @@ static void test_cq_ex_traffic(void)
 	p.qp[1] = NULL;
 	CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cx)), 0);
 	CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(sx)), 0);
-	p.ctx = NULL;
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 }
 
 /* wait for the channel fd to become readable, bounded */
@@ -275,8 +274,8 @@ static void test_channel(void)
 {
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *ecq;
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_wc wc;
 	int flags, events = 0;
 
@@ -303,8 +302,8 @@ static void test_channel(void)
 	/* the channel is in use */
 	CHECK_RC(ibv_destroy_comp_channel(ch), EBUSY);
 
-	h_qp_opts_default(&o, IBV_QPT_RC);
-	h_pair_create(&p, ctx, NULL, &o, 4096);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	fx_pair_create(&p, ctx, NULL, &o, 4096);
 	CHECK_RC(ibv_destroy_qp(p.qp[1]), 0);
 	{
 		struct ibv_qp_init_attr ia = {
@@ -317,22 +316,23 @@ static void test_channel(void)
 		p.qp[1] = ibv_create_qp(p.pd, &ia);
 		REQUIRE(p.qp[1]);
 	}
-	h_pair_connect(&p);
+	fx_pair_connect(&p);
 
 	for (int round = 0; round < 3; round++) {
 		CHECK_RC(ibv_req_notify_cq(ecq, 0), 0);
 		/* nothing happened yet: no event */
 		CHECK_EQ(wait_fd(ch->fd, round ? 0 : 200), 0);
-		CHECK_RC(h_post_recv(&p, 1, 10 + round, 0, 256), 0);
-		CHECK_RC(h_post_send(&p, 0, 20 + round, 0, 64, 0, false, 0), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 10 + round, 0, 256), 0);
+		CHECK_RC(fx_post_send(&p, 0, 20 + round, 0, 64, 0, false, 0),
+			 0);
 		/* block (bounded) without ever polling the CQ */
 		if (!get_event(ch, ecq, TMO)) {
-			h_fail(__FILE__, __LINE__,
-			       "round %d: no completion event", round);
+			check_fail(__FILE__, __LINE__,
+				   "round %d: no completion event", round);
 			break;
 		}
 		events++;
-		h_poll_one(ecq, &wc, TMO);
+		fx_poll_one(ecq, &wc, TMO);
 		CHECK_EQ(wc.wr_id, 10 + round);
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 		/* one arm, one event */
@@ -340,44 +340,48 @@ static void test_channel(void)
 	}
 
 	SECTION("unarmed CQ raises no event");
-	CHECK_RC(h_post_recv(&p, 1, 30, 0, 256), 0);
-	CHECK_RC(h_post_send(&p, 0, 31, 0, 64, 0, false, 0), 0);
-	h_poll_one(ecq, &wc, TMO);
+	CHECK_RC(fx_post_recv(&p, 1, 30, 0, 256), 0);
+	CHECK_RC(fx_post_send(&p, 0, 31, 0, 64, 0, false, 0), 0);
+	fx_poll_one(ecq, &wc, TMO);
 	CHECK_EQ(wc.wr_id, 30);
 	CHECK_EQ(wait_fd(ch->fd, 100), 0);
 
 	SECTION("completion already queued when arming raises an event");
-	CHECK_RC(h_post_recv(&p, 1, 32, 0, 256), 0);
-	CHECK_RC(h_post_send(&p, 0, 33, 0, 64, IBV_SEND_SIGNALED, false, 0), 0);
-	h_poll_one(p.scq[0], &wc, TMO); /* RC: acked, so received */
+	CHECK_RC(fx_post_recv(&p, 1, 32, 0, 256), 0);
+	CHECK_RC(fx_post_send(&p, 0, 33, 0, 64, IBV_SEND_SIGNALED, false, 0),
+		 0);
+	fx_poll_one(p.scq[0], &wc, TMO); /* RC: acked, so received */
 	usleep(20000);
 	CHECK_RC(ibv_req_notify_cq(ecq, 0), 0);
 	if (get_event(ch, ecq, TMO))
 		events++;
 	else
-		h_fail(__FILE__, __LINE__,
-		       "no event for a CQE already in the CQ");
-	h_poll_one(ecq, &wc, TMO);
+		check_fail(__FILE__, __LINE__,
+			   "no event for a CQE already in the CQ");
+	fx_poll_one(ecq, &wc, TMO);
 	CHECK_EQ(wc.wr_id, 32);
 
 	SECTION("solicited-only arm");
 	CHECK_RC(ibv_req_notify_cq(ecq, 1), 0);
-	CHECK_RC(h_post_recv(&p, 1, 34, 0, 256), 0);
-	CHECK_RC(h_post_send(&p, 0, 35, 0, 64, IBV_SEND_SIGNALED, false, 0), 0);
-	h_poll_one(p.scq[0], &wc, TMO);
+	CHECK_RC(fx_post_recv(&p, 1, 34, 0, 256), 0);
+	CHECK_RC(fx_post_send(&p, 0, 35, 0, 64, IBV_SEND_SIGNALED, false, 0),
+		 0);
+	fx_poll_one(p.scq[0], &wc, TMO);
 	if (wait_fd(ch->fd, 200) != 0)
-		h_fail(__FILE__, __LINE__,
-		       "event for an unsolicited message under solicited-only arm");
-	h_poll_one(ecq, &wc, TMO);
+		check_fail(
+			__FILE__, __LINE__,
+			"event for an unsolicited message under solicited-only arm");
+	fx_poll_one(ecq, &wc, TMO);
 	CHECK_EQ(wc.wr_id, 34);
-	CHECK_RC(h_post_recv(&p, 1, 36, 0, 256), 0);
-	CHECK_RC(h_post_send(&p, 0, 37, 0, 64, IBV_SEND_SOLICITED, false, 0),
+	CHECK_RC(fx_post_recv(&p, 1, 36, 0, 256), 0);
+	CHECK_RC(fx_post_send(&p, 0, 37, 0, 64, IBV_SEND_SOLICITED, false, 0),
 		 0);
 	if (get_event(ch, ecq, TMO))
 		events++;
 	else
-		h_fail(__FILE__, __LINE__, "no event for a solicited message");
-	h_poll_one(ecq, &wc, TMO);
+		check_fail(__FILE__, __LINE__,
+			   "no event for a solicited message");
+	fx_poll_one(ecq, &wc, TMO);
 	CHECK_EQ(wc.wr_id, 36);
 
 	SECTION("ack events, destroy: must not hang");
@@ -388,8 +392,7 @@ static void test_channel(void)
 	CHECK_RC(ibv_destroy_cq(ecq), 0);
 	alarm(0);
 	CHECK_RC(ibv_destroy_comp_channel(ch), 0);
-	p.ctx = NULL;
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 }
 
 int main(int argc, char **argv)
@@ -398,14 +401,15 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--phc") && i + 1 < argc)
 			phc = atoi(argv[++i]);
 		else
-			h_fatal(__FILE__, __LINE__, "bad argument %s", argv[i]);
+			check_fatal(__FILE__, __LINE__, "bad argument %s",
+				    argv[i]);
 	}
 	alarm(100); /* nothing here may hang: SIGALRM fails the test */
-	ctx = h_open();
+	ctx = fx_open();
 	test_create();
 	test_wc_flags();
 	test_cq_ex_traffic();
 	test_channel();
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

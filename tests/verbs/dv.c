@@ -6,11 +6,11 @@
  *     N   pipeline count the run's firmware reports (1 or 2)
  *     Q   expdb_qtypes of the run (bit 0 SQ, bit 1 RQ; default 0)
  *     S   the run's udma_shift: a QP number's pipeline is bit S
- *         (ionic-kernel.md §15; default 4, the emulator's default)
+ *         (docs/kernel-contract.md §15; default 4, the emulator's default)
  */
 #include <infiniband/ionic_dv.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 #define TMO 5000
 
@@ -25,33 +25,31 @@ static unsigned int pipeline_of(const struct ibv_qp *qp)
 /* A connected RC pair on 'pd' passes one message each way. */
 static void pair_traffic(struct ibv_pd *pd, int want_pipe)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_wc wc;
 
-	h_qp_opts_default(&o, IBV_QPT_RC);
-	h_pair_create(&p, ctx, pd, &o, 4096);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	fx_pair_create(&p, ctx, pd, &o, 4096);
 	if (want_pipe >= 0) {
 		CHECK_EQ(pipeline_of(p.qp[0]), want_pipe);
 		CHECK_EQ(pipeline_of(p.qp[1]), want_pipe);
 	}
-	h_pair_connect(&p);
+	fx_pair_connect(&p);
 	for (int i = 0; i < 2; i++) {
-		h_fill(p.buf[i], 777, (unsigned int)i + 5);
-		CHECK_RC(h_post_recv(&p, !i, 10 + i, 1024, 1024), 0);
-		CHECK_RC(h_post_send(&p, i, 20 + i, 0, 777, IBV_SEND_SIGNALED,
-				     false, 0),
+		fx_fill(p.buf[i], 777, (unsigned int)i + 5);
+		CHECK_RC(fx_post_recv(&p, !i, 10 + i, 1024, 1024), 0);
+		CHECK_RC(fx_post_send(&p, i, 20 + i, 0, 777, IBV_SEND_SIGNALED,
+				      false, 0),
 			 0);
-		h_poll_one(p.scq[i], &wc, TMO);
+		fx_poll_one(p.scq[i], &wc, TMO);
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
-		h_poll_one(p.rcq[!i], &wc, TMO);
+		fx_poll_one(p.rcq[!i], &wc, TMO);
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 		CHECK_EQ(wc.byte_len, 777);
 		CHECK(!memcmp(p.buf[!i] + 1024, p.buf[i], 777));
 	}
-	p.ctx = NULL;
-	p.pd = NULL;
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_ctx(void)
@@ -131,14 +129,14 @@ static void test_pd_mask(void)
 	if (udma == 2) {
 		SECTION("QP on pipeline 0 talks to QP on pipeline 1");
 		struct ibv_pd *pd1 = ibv_alloc_pd(ctx);
-		struct h_qp_opts o;
-		struct h_pair p;
+		struct fx_qp_opts o;
+		struct fx_pair p;
 		struct ibv_wc wc;
 
 		REQUIRE(pd1);
-		h_qp_opts_default(&o, IBV_QPT_RC);
+		fx_qp_opts_default(&o, IBV_QPT_RC);
 		CHECK_RC(ionic_dv_pd_set_udma_mask(pd, 0x1), 0);
-		h_pair_create(&p, ctx, pd, &o, 4096);
+		fx_pair_create(&p, ctx, pd, &o, 4096);
 		/* rebuild QP 1 on pipeline 1 */
 		CHECK_RC(ibv_destroy_qp(p.qp[1]), 0);
 		CHECK_RC(ionic_dv_pd_set_udma_mask(pd1, 0x2), 0);
@@ -155,8 +153,8 @@ static void test_pd_mask(void)
 		}
 		CHECK_EQ(pipeline_of(p.qp[0]), 0);
 		CHECK_EQ(pipeline_of(p.qp[1]), 1);
-		h_pair_connect(&p);
-		h_fill(p.buf[0], 500, 3);
+		fx_pair_connect(&p);
+		fx_fill(p.buf[0], 500, 3);
 		/* qp[1] has no MR of its own PD: use the UD-free path via
 		 * an MR on pd1 */
 		{
@@ -171,12 +169,12 @@ static void test_pd_mask(void)
 			REQUIRE(mr1);
 			sge.lkey = mr1->lkey;
 			CHECK_RC(ibv_post_recv(p.qp[1], &rwr, &rbad), 0);
-			CHECK_RC(h_post_send(&p, 0, 2, 0, 500,
-					     IBV_SEND_SIGNALED, false, 0),
+			CHECK_RC(fx_post_send(&p, 0, 2, 0, 500,
+					      IBV_SEND_SIGNALED, false, 0),
 				 0);
-			h_poll_one(p.scq[0], &wc, TMO);
+			fx_poll_one(p.scq[0], &wc, TMO);
 			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
-			h_poll_one(p.rcq[1], &wc, TMO);
+			fx_poll_one(p.rcq[1], &wc, TMO);
 			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 			CHECK_EQ(wc.byte_len, 500);
 			CHECK(!memcmp(p.buf[0], p.buf[1], 500));
@@ -184,9 +182,7 @@ static void test_pd_mask(void)
 			p.qp[1] = NULL;
 			CHECK_RC(ibv_dereg_mr(mr1), 0);
 		}
-		p.ctx = NULL;
-		p.pd = NULL;
-		h_pair_destroy(&p);
+		fx_pair_destroy(&p);
 
 		SECTION("QP whose pipelines miss its CQ's: fails");
 		{
@@ -278,12 +274,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--udma-shift") && i + 1 < argc)
 			shift = atoi(argv[++i]);
 		else
-			h_fatal(__FILE__, __LINE__, "bad argument %s", argv[i]);
+			check_fatal(__FILE__, __LINE__, "bad argument %s",
+				    argv[i]);
 	}
-	ctx = h_open();
+	ctx = fx_open();
 	test_ctx();
 	test_pd_mask();
 	test_cmb();
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

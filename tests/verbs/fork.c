@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 /* Is some socket bound to an abstract name ending in "/<qpn>" of our node? */
 static int qpn_bound(uint32_t qpn)
@@ -41,17 +41,17 @@ static int qpn_bound(uint32_t qpn)
 
 int main(void)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	uint32_t qpn;
 	int status, pipefd[2], ready[2];
 	pid_t child;
 	char c;
 
 	SECTION("a destroyed QP's fabric name is free while a fork child lives");
-	h_qp_opts_default(&o, IBV_QPT_RC);
-	h_pair_create(&p, NULL, NULL, &o, 4096);
-	h_pair_connect(&p);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	fx_pair_create(&p, NULL, NULL, &o, 4096);
+	fx_pair_connect(&p);
 	qpn = p.qp[0]->qp_num;
 	REQUIRE_EQ(qpn_bound(qpn), 1);
 
@@ -75,12 +75,12 @@ int main(void)
 	REQUIRE(read(ready[0], &c, 1) == 1);
 	close(ready[0]);
 
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 	CHECK_EQ(qpn_bound(qpn), 0);
 
 	close(pipefd[1]);
 	REQUIRE(waitpid(child, &status, 0) == child);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
-	return h_finish();
+	return check_finish();
 }

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 #define TMO 5000
 
@@ -54,8 +54,8 @@ static void test_mr(void)
 		CHECK(mr[i]->pd == pd);
 		for (int j = 0; j < i; j++)
 			if (mr[j] && mr[j]->lkey == mr[i]->lkey)
-				h_fail(__FILE__, __LINE__, "lkey %#x twice",
-				       mr[i]->lkey);
+				check_fail(__FILE__, __LINE__, "lkey %#x twice",
+					   mr[i]->lkey);
 	}
 	/* read-only local access is fine */
 	{
@@ -100,20 +100,20 @@ static void test_mr(void)
 
 static void test_dereg_key_refused(void)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_mr *mr;
 	struct ibv_wc wc;
 	uint32_t key;
 
 	SECTION("a deregistered lkey is refused: LOC_PROT_ERR");
-	h_qp_opts_default(&o, IBV_QPT_RC);
-	h_pair_create(&p, ctx, NULL, &o, 8192);
-	h_pair_connect(&p);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	fx_pair_create(&p, ctx, NULL, &o, 8192);
+	fx_pair_connect(&p);
 	mr = ibv_reg_mr(p.pd, p.buf[0] + 4096, 4096, IBV_ACCESS_LOCAL_WRITE);
 	REQUIRE(mr);
 	key = mr->lkey;
-	CHECK_RC(h_post_recv(&p, 1, 1, 0, 4096), 0);
+	CHECK_RC(fx_post_recv(&p, 1, 1, 0, 4096), 0);
 	{
 		struct ibv_sge sge = { (uintptr_t)p.buf[0] + 4096, 100, key };
 		struct ibv_send_wr wr = { .wr_id = 2,
@@ -124,20 +124,19 @@ static void test_dereg_key_refused(void)
 				   *bad;
 
 		CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), 0);
-		h_poll_one(p.scq[0], &wc, TMO);
+		fx_poll_one(p.scq[0], &wc, TMO);
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
-		h_poll_one(p.rcq[1], &wc, TMO);
+		fx_poll_one(p.rcq[1], &wc, TMO);
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 		CHECK_RC(ibv_dereg_mr(mr), 0);
-		CHECK_RC(h_post_recv(&p, 1, 3, 0, 4096), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 3, 0, 4096), 0);
 		wr.wr_id = 4;
 		CHECK_RC(ibv_post_send(p.qp[0], &wr, &bad), 0);
-		h_poll_one(p.scq[0], &wc, TMO);
+		fx_poll_one(p.scq[0], &wc, TMO);
 		CHECK_EQ(wc.wr_id, 4);
 		CHECK_EQ(wc.status, IBV_WC_LOC_PROT_ERR);
 	}
-	p.ctx = NULL; /* shared */
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_mw(void)
@@ -177,7 +176,7 @@ static void test_ah(void)
 	REQUIRE(pd);
 	REQUIRE(!ibv_query_gid(ctx, 1, 1, &gid));
 	for (int i = 0; i < 8; i++) {
-		ah[i] = h_make_ah(pd, &gid);
+		ah[i] = fx_make_ah(pd, &gid);
 		CHECK(ah[i]);
 	}
 	for (int i = 0; i < 8; i++)
@@ -294,12 +293,12 @@ static void test_domains(void)
 		struct ibv_qp *qp[2];
 		struct ibv_mr *mr;
 		union ibv_gid gid;
-		struct h_qp_opts o;
+		struct fx_qp_opts o;
 		uint8_t *buf = aligned_alloc(4096, 8192);
 		struct ibv_wc wc;
 
 		REQUIRE(buf);
-		h_qp_opts_default(&o, IBV_QPT_RC);
+		fx_qp_opts_default(&o, IBV_QPT_RC);
 		REQUIRE(!ibv_query_gid(ctx, 1, 1, &gid));
 		for (int i = 0; i < 2; i++) {
 			struct ibv_qp_init_attr ia = {
@@ -319,12 +318,13 @@ static void test_domains(void)
 		mr = ibv_reg_mr(par, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
 		REQUIRE(mr);
 		for (int i = 0; i < 2; i++)
-			REQUIRE_EQ(h_rc_to_init(qp[i]), 0);
+			REQUIRE_EQ(fx_rc_to_init(qp[i]), 0);
 		for (int i = 0; i < 2; i++)
-			REQUIRE_EQ(h_rc_to_rtr(qp[i], &gid, qp[!i]->qp_num, &o),
+			REQUIRE_EQ(fx_rc_to_rtr(qp[i], &gid, qp[!i]->qp_num,
+						&o),
 				   0);
 		for (int i = 0; i < 2; i++)
-			REQUIRE_EQ(h_rc_to_rts(qp[i], &o), 0);
+			REQUIRE_EQ(fx_rc_to_rts(qp[i], &o), 0);
 		for (int k = 0; k < 20; k++) {
 			struct ibv_sge s = { (uintptr_t)buf, 200, mr->lkey };
 			struct ibv_sge r = { (uintptr_t)buf + 4096, 4096,
@@ -341,13 +341,13 @@ static void test_domains(void)
 						  .num_sge = 1 },
 					   *rbad;
 
-			h_fill(buf, 200, (unsigned int)k);
+			fx_fill(buf, 200, (unsigned int)k);
 			CHECK_RC(ibv_post_recv(qp[1], &rw, &rbad), 0);
 			CHECK_RC(ibv_post_send(qp[0], &wr, &bad), 0);
-			h_poll_one(ibv_cq_ex_to_cq(cq[0]), &wc, TMO);
+			fx_poll_one(ibv_cq_ex_to_cq(cq[0]), &wc, TMO);
 			CHECK_EQ(wc.wr_id, 100 + k);
 			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
-			h_poll_one(ibv_cq_ex_to_cq(cq[1]), &wc, TMO);
+			fx_poll_one(ibv_cq_ex_to_cq(cq[1]), &wc, TMO);
 			CHECK_EQ(wc.wr_id, 200 + k);
 			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 			CHECK_EQ(wc.byte_len, 200);
@@ -370,7 +370,7 @@ static void test_domains(void)
 
 int main(void)
 {
-	ctx = h_open();
+	ctx = fx_open();
 	test_pd();
 	test_mr();
 	test_dereg_key_refused();
@@ -378,5 +378,5 @@ int main(void)
 	test_ah();
 	test_domains();
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

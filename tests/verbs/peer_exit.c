@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 struct end {
 	struct ibv_context *ctx;
@@ -27,7 +27,7 @@ struct end {
 	union ibv_gid gid;
 };
 
-static void end_create(struct end *e, const struct h_qp_opts *o)
+static void end_create(struct end *e, const struct fx_qp_opts *o)
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
@@ -40,7 +40,7 @@ static void end_create(struct end *e, const struct h_qp_opts *o)
 	(void)o;
 	/* the payload goes on the wire: no uninitialised bytes (memcheck) */
 	memset(e->buf, 0x5a, sizeof(e->buf));
-	e->ctx = h_open();
+	e->ctx = fx_open();
 	e->pd = ibv_alloc_pd(e->ctx);
 	REQUIRE(e->pd);
 	e->cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0);
@@ -54,11 +54,12 @@ static void end_create(struct end *e, const struct h_qp_opts *o)
 	REQUIRE_EQ(ibv_query_gid(e->ctx, 1, 1, &e->gid), 0);
 }
 
-static void end_connect(struct end *e, uint32_t dqpn, const struct h_qp_opts *o)
+static void end_connect(struct end *e, uint32_t dqpn,
+			const struct fx_qp_opts *o)
 {
-	REQUIRE_EQ(h_rc_to_init(e->qp), 0);
-	REQUIRE_EQ(h_rc_to_rtr(e->qp, &e->gid, dqpn, o), 0);
-	REQUIRE_EQ(h_rc_to_rts(e->qp, o), 0);
+	REQUIRE_EQ(fx_rc_to_init(e->qp), 0);
+	REQUIRE_EQ(fx_rc_to_rtr(e->qp, &e->gid, dqpn, o), 0);
+	REQUIRE_EQ(fx_rc_to_rts(e->qp, o), 0);
 }
 
 static int post_recv(struct end *e, uint64_t id)
@@ -89,14 +90,14 @@ int main(void)
 {
 	int to_child[2], to_parent[2], status;
 	uint32_t qpn, peer_qpn;
-	struct h_qp_opts o;
+	struct fx_qp_opts o;
 	struct ibv_wc wc;
 	struct end e;
 	uint64_t t0;
 	pid_t child;
 
 	SECTION("a killed peer process: RETRY_EXC_ERR, flush, no hang");
-	h_qp_opts_default(&o, IBV_QPT_RC);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
 	o.timeout = 12;
 	o.retry_cnt = 3;
 	REQUIRE(pipe(to_child) == 0 && pipe(to_parent) == 0);
@@ -116,10 +117,10 @@ int main(void)
 		/* connected: tell the parent, then answer its one message */
 		if (write(to_parent[1], &qpn, sizeof(qpn)) != 4)
 			_exit(2);
-		h_poll_one(e.cq, &wc, 10000);
+		fx_poll_one(e.cq, &wc, 10000);
 		if (wc.status != IBV_WC_SUCCESS || post_send(&e, 2))
 			_exit(3);
-		h_poll_one(e.cq, &wc, 10000);
+		fx_poll_one(e.cq, &wc, 10000);
 		pause(); /* until SIGKILL */
 		_exit(0);
 	}
@@ -138,7 +139,7 @@ int main(void)
 	REQUIRE_EQ(post_recv(&e, 10), 0);
 	REQUIRE_EQ(post_send(&e, 11), 0);
 	for (int i = 0; i < 2; i++) {
-		h_poll_one(e.cq, &wc, 10000);
+		fx_poll_one(e.cq, &wc, 10000);
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	}
 
@@ -147,14 +148,14 @@ int main(void)
 	REQUIRE(waitpid(child, &status, 0) == child);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
-	t0 = h_now_ms();
+	t0 = fx_now_ms();
 	REQUIRE_EQ(post_send(&e, 21), 0);
-	h_poll_one(e.cq, &wc, 20000);
+	fx_poll_one(e.cq, &wc, 20000);
 	CHECK_EQ(wc.wr_id, 21);
 	CHECK_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
 	/* 4 tries of 16.8 ms, give or take scheduling */
-	CHECK(h_now_ms() - t0 < 10000);
-	h_poll_one(e.cq, &wc, 10000);
+	CHECK(fx_now_ms() - t0 < 10000);
+	fx_poll_one(e.cq, &wc, 10000);
 	CHECK_EQ(wc.wr_id, 20);
 	CHECK_EQ(wc.status, IBV_WC_WR_FLUSH_ERR);
 
@@ -163,5 +164,5 @@ int main(void)
 	ibv_destroy_cq(e.cq);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
-	return h_finish();
+	return check_finish();
 }

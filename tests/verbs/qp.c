@@ -5,7 +5,7 @@
  * impossible capabilities, the state machine with errno on illegal
  * transitions, query_qp, reset and reuse, destroy.
  */
-#include "harness.h"
+#include "fixture.h"
 
 #define TMO 5000
 
@@ -53,10 +53,12 @@ static void test_caps(void)
 							       inls[k], &c);
 
 					if (!qp) {
-						h_fail(__FILE__, __LINE__,
-						       "create type %d wr %u/%u sge %u/%u inline %u: errno %d",
-						       type, sw, rw, sge,
-						       9 - sge, inls[k], errno);
+						check_fail(
+							__FILE__, __LINE__,
+							"create type %d wr %u/%u sge %u/%u inline %u: errno %d",
+							type, sw, rw, sge,
+							9 - sge, inls[k],
+							errno);
 						continue;
 					}
 					CHECK_GE(c.max_send_wr, sw);
@@ -119,7 +121,7 @@ static void test_recv_exact(void)
 		/* the figure a client reads back is the one to trust */
 		CHECK_RC(ibv_query_qp(qp, &qa, IBV_QP_CAP, &qi), 0);
 		CHECK_EQ(qa.cap.max_recv_wr, c.max_recv_wr);
-		CHECK_RC(h_rc_to_init(qp), 0);
+		CHECK_RC(fx_rc_to_init(qp), 0);
 		mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 		REQUIRE(mr);
 		sge = (struct ibv_sge){ (uintptr_t)buf, sizeof(buf), mr->lkey };
@@ -128,9 +130,10 @@ static void test_recv_exact(void)
 			wr.wr_id = i;
 			bad = NULL;
 			if (ibv_post_recv(qp, &wr, &bad)) {
-				h_fail(__FILE__, __LINE__,
-				       "receive %u of max_recv_wr %u refused",
-				       i, qa.cap.max_recv_wr);
+				check_fail(
+					__FILE__, __LINE__,
+					"receive %u of max_recv_wr %u refused",
+					i, qa.cap.max_recv_wr);
 				break;
 			}
 		}
@@ -233,8 +236,8 @@ static void test_refused(void)
 			qp = mk(IBV_QPT_RC, bad[i].sw, bad[i].rw, bad[i].ss,
 				bad[i].rs, bad[i].inl, NULL);
 			if (qp) {
-				h_fail(__FILE__, __LINE__, "caps #%u accepted",
-				       i);
+				check_fail(__FILE__, __LINE__,
+					   "caps #%u accepted", i);
 				ibv_destroy_qp(qp);
 			} else {
 				CHECK_EQ(errno, EINVAL);
@@ -268,18 +271,19 @@ static enum ibv_qp_state state_of(struct ibv_qp *qp)
 	return a.qp_state;
 }
 
-static void traffic(struct h_pair *p, uint64_t id)
+static void traffic(struct fx_pair *p, uint64_t id)
 {
 	struct ibv_wc wc;
 
-	h_fill(p->buf[0], 300, (unsigned int)id);
-	CHECK_RC(h_post_recv(p, 1, id, 0, 4096), 0);
-	CHECK_RC(h_post_send(p, 0, id + 1, 0, 300, IBV_SEND_SIGNALED, false, 0),
+	fx_fill(p->buf[0], 300, (unsigned int)id);
+	CHECK_RC(fx_post_recv(p, 1, id, 0, 4096), 0);
+	CHECK_RC(fx_post_send(p, 0, id + 1, 0, 300, IBV_SEND_SIGNALED, false,
+			      0),
 		 0);
-	h_poll_one(p->scq[0], &wc, TMO);
+	fx_poll_one(p->scq[0], &wc, TMO);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.wr_id, id + 1);
-	h_poll_one(p->rcq[1], &wc, TMO);
+	fx_poll_one(p->rcq[1], &wc, TMO);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.wr_id, id);
 	CHECK_EQ(wc.byte_len, 300);
@@ -288,24 +292,24 @@ static void traffic(struct h_pair *p, uint64_t id)
 
 static void test_state_machine(void)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr qi;
 
 	SECTION("RC state machine, illegal transitions: EINVAL");
-	h_qp_opts_default(&o, IBV_QPT_RC);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
 	o.timeout = 12;
 	o.retry_cnt = 5;
 	o.rnr_retry = 4;
 	o.min_rnr_timer = 3;
-	h_pair_create(&p, ctx, pd, &o, 4096);
+	fx_pair_create(&p, ctx, pd, &o, 4096);
 	CHECK_EQ(state_of(p.qp[0]), IBV_QPS_RESET);
 	CHECK_EQ(p.qp[0]->state, IBV_QPS_RESET);
 
 	/* RESET -> RTR / RTS: illegal */
-	CHECK_RC(h_rc_to_rtr(p.qp[0], &p.gid, p.qp[1]->qp_num, &o), EINVAL);
-	CHECK_RC(h_rc_to_rts(p.qp[0], &o), EINVAL);
+	CHECK_RC(fx_rc_to_rtr(p.qp[0], &p.gid, p.qp[1]->qp_num, &o), EINVAL);
+	CHECK_RC(fx_rc_to_rts(p.qp[0], &o), EINVAL);
 	CHECK_EQ(state_of(p.qp[0]), IBV_QPS_RESET);
 	/* INIT without its required attributes */
 	memset(&a, 0, sizeof(a));
@@ -314,27 +318,28 @@ static void test_state_machine(void)
 	CHECK_EQ(state_of(p.qp[0]), IBV_QPS_RESET);
 
 	for (int i = 0; i < 2; i++)
-		CHECK_RC(h_rc_to_init(p.qp[i]), 0);
+		CHECK_RC(fx_rc_to_init(p.qp[i]), 0);
 	CHECK_EQ(state_of(p.qp[0]), IBV_QPS_INIT);
 	/* INIT -> RTS skips RTR */
-	CHECK_RC(h_rc_to_rts(p.qp[0], &o), EINVAL);
+	CHECK_RC(fx_rc_to_rts(p.qp[0], &o), EINVAL);
 	/* RTR without the address vector */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), EINVAL);
 	CHECK_EQ(state_of(p.qp[0]), IBV_QPS_INIT);
 	/* INIT -> INIT is legal */
-	CHECK_RC(h_rc_to_init(p.qp[0]), 0);
+	CHECK_RC(fx_rc_to_init(p.qp[0]), 0);
 
 	for (int i = 0; i < 2; i++)
-		CHECK_RC(h_rc_to_rtr(p.qp[i], &p.gid, p.qp[!i]->qp_num, &o), 0);
+		CHECK_RC(fx_rc_to_rtr(p.qp[i], &p.gid, p.qp[!i]->qp_num, &o),
+			 0);
 	CHECK_EQ(state_of(p.qp[0]), IBV_QPS_RTR);
 	/* RTR -> INIT: illegal */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), EINVAL);
 	for (int i = 0; i < 2; i++)
-		CHECK_RC(h_rc_to_rts(p.qp[i], &o), 0);
+		CHECK_RC(fx_rc_to_rts(p.qp[i], &o), 0);
 	CHECK_EQ(state_of(p.qp[0]), IBV_QPS_RTS);
 	CHECK_EQ(p.qp[0]->state, IBV_QPS_RTS);
 
@@ -351,7 +356,7 @@ static void test_state_machine(void)
 	CHECK_EQ(a.retry_cnt, 5);
 	CHECK_EQ(a.rnr_retry, 4);
 	CHECK_EQ(a.min_rnr_timer, 3);
-	/* the ionic kernel reports port_num 0 (ionic-kernel.md §9.5) */
+	/* the ionic kernel reports port_num 0 (docs/kernel-contract.md §9.5) */
 	CHECK_EQ(a.ah_attr.is_global, 1);
 	CHECK_EQ(a.ah_attr.grh.sgid_index, 1);
 	CHECK(!memcmp(a.ah_attr.grh.dgid.raw, p.gid.raw, 16));
@@ -373,9 +378,9 @@ static void test_state_machine(void)
 			CHECK_RC(ibv_modify_qp(p.qp[i], &a, IBV_QP_STATE), 0);
 			CHECK_EQ(state_of(p.qp[i]), IBV_QPS_RESET);
 		}
-		h_expect_none(p.scq[0], 0);
-		h_expect_none(p.rcq[1], 0);
-		h_pair_connect(&p);
+		fx_expect_none(p.scq[0], 0);
+		fx_expect_none(p.rcq[1], 0);
+		fx_pair_connect(&p);
 		traffic(&p, 1000 + 10 * (uint64_t)round);
 	}
 
@@ -389,15 +394,13 @@ static void test_state_machine(void)
 	CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), EINVAL);
 	a.qp_state = IBV_QPS_RESET;
 	CHECK_RC(ibv_modify_qp(p.qp[0], &a, IBV_QP_STATE), 0);
-	CHECK_RC(h_rc_to_init(p.qp[0]), 0);
+	CHECK_RC(fx_rc_to_init(p.qp[0]), 0);
 	CHECK_EQ(state_of(p.qp[0]), IBV_QPS_INIT);
 
 	SECTION("destroy a CQ still used by a QP: EBUSY");
 	CHECK_RC(ibv_destroy_cq(p.scq[0]), EBUSY);
 
-	p.ctx = NULL;
-	p.pd = NULL;
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_ud_state(void)
@@ -415,7 +418,7 @@ static void test_ud_state(void)
 	CHECK_RC(ibv_modify_qp(qp, &a,
 			       IBV_QP_STATE | IBV_QP_PORT | IBV_QP_PKEY_INDEX),
 		 EINVAL);
-	CHECK_RC(h_ud_to_rts(qp, 0x12345678), 0);
+	CHECK_RC(fx_ud_to_rts(qp, 0x12345678), 0);
 	memset(&a, 0, sizeof(a));
 	CHECK_RC(ibv_query_qp(qp, &a,
 			      IBV_QP_STATE | IBV_QP_QKEY | IBV_QP_SQ_PSN, &qi),
@@ -445,8 +448,8 @@ static void test_many(void)
 		CHECK(seen[i] > 1 && seen[i] < (1u << 24));
 		for (int j = 0; j < i; j++)
 			if (seen[j] == seen[i])
-				h_fail(__FILE__, __LINE__, "qp_num %u twice",
-				       seen[i]);
+				check_fail(__FILE__, __LINE__,
+					   "qp_num %u twice", seen[i]);
 	}
 	for (int i = n - 1; i >= 0; i--)
 		CHECK_RC(ibv_destroy_qp(qps[i]), 0);
@@ -454,7 +457,7 @@ static void test_many(void)
 
 int main(void)
 {
-	ctx = h_open();
+	ctx = fx_open();
 	CHECK_RC(ibv_query_device(ctx, &da), 0);
 	pd = ibv_alloc_pd(ctx);
 	REQUIRE(pd);
@@ -471,5 +474,5 @@ int main(void)
 	CHECK_RC(ibv_destroy_cq(cq), 0);
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

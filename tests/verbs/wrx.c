@@ -2,11 +2,11 @@
 /*
  * The extended send API (ibv_wr_*) through ionic-sim, RC and UD: batches
  * arrive intact, wr_abort leaves no trace (and later WRs still complete
- * correctly: producer index, MSN and colour restored, upstream D3),
- * wr_complete errors (RESET QP, full SQ: upstream D4, missing UD address,
- * too many SGEs, unsupported opcode) discard the batch.
+ * correctly: producer index, MSN and colour restored, upstream
+ * docs/upstream-defects.md D3), wr_complete errors (RESET QP, full SQ: upstream
+ * D4, missing UD address, too many SGEs, unsupported opcode) discard the batch.
  */
-#include "harness.h"
+#include "fixture.h"
 
 #define TMO 5000
 #define GRH 40
@@ -15,15 +15,15 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 
 /* A pair whose QPs are extended QPs with SEND and SEND_WITH_IMM. */
-static void xpair(struct h_pair *p, enum ibv_qp_type t, uint32_t swr,
+static void xpair(struct fx_pair *p, enum ibv_qp_type t, uint32_t swr,
 		  struct ibv_qp_ex *qx[2])
 {
-	struct h_qp_opts o;
+	struct fx_qp_opts o;
 
-	h_qp_opts_default(&o, t);
+	fx_qp_opts_default(&o, t);
 	o.max_send_wr = 128; /* sizes the CQs; the QPs are rebuilt */
 	o.sq_sig_all = 1;
-	h_pair_create(p, ctx, pd, &o, 1 << 15);
+	fx_pair_create(p, ctx, pd, &o, 1 << 15);
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr_ex ia = {
 			.send_cq = p->scq[i],
@@ -47,14 +47,7 @@ static void xpair(struct h_pair *p, enum ibv_qp_type t, uint32_t swr,
 	}
 }
 
-static void unpair(struct h_pair *p)
-{
-	p->ctx = NULL;
-	p->pd = NULL;
-	h_pair_destroy(p);
-}
-
-static void ud_addr(struct h_pair *p, struct ibv_qp_ex *qx)
+static void ud_addr(struct fx_pair *p, struct ibv_qp_ex *qx)
 {
 	if (p->o.type == IBV_QPT_UD)
 		ibv_wr_set_ud_addr(qx, p->ah[0], p->qp[1]->qp_num, p->o.qkey);
@@ -66,7 +59,7 @@ static void test_batch(enum ibv_qp_type t)
 	size_t g = ud ? GRH : 0;
 	struct ibv_qp_ex *qx[2];
 	struct ibv_wc wc[8];
-	struct h_pair p;
+	struct fx_pair p;
 	uint8_t inl[3][20];
 	struct ibv_data_buf bufs[3];
 	struct ibv_sge sl[3];
@@ -74,10 +67,10 @@ static void test_batch(enum ibv_qp_type t)
 
 	SECTION(ud ? "UD ibv_wr_* batch" : "RC ibv_wr_* batch");
 	xpair(&p, t, 32, qx);
-	h_pair_connect(&p);
-	h_fill(p.buf[0], 4096, 1);
+	fx_pair_connect(&p);
+	fx_fill(p.buf[0], 4096, 1);
 	for (int i = 0; i < 3; i++)
-		CHECK_RC(h_post_recv(&p, 1, 100 + i, 4096 * i, 4096), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 100 + i, 4096 * i, 4096), 0);
 
 	ibv_wr_start(qx[0]);
 	/* 1: plain send, one SGE */
@@ -106,14 +99,14 @@ static void test_batch(enum ibv_qp_type t)
 	CHECK_RC(ibv_wr_complete(qx[0]), 0);
 	memset(inl, 0, sizeof(inl));
 
-	n = h_poll(p.scq[0], wc, 3, TMO);
+	n = fx_poll(p.scq[0], wc, 3, TMO);
 	CHECK_EQ(n, 3);
 	for (int i = 0; i < n; i++) {
 		CHECK_EQ(wc[i].wr_id, i + 1);
 		CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
 		CHECK_EQ(wc[i].opcode, IBV_WC_SEND);
 	}
-	n = h_poll(p.rcq[1], wc, 3, TMO);
+	n = fx_poll(p.rcq[1], wc, 3, TMO);
 	CHECK_EQ(n, 3);
 	if (n == 3) {
 		CHECK_EQ(wc[0].byte_len, 300 + g);
@@ -127,7 +120,8 @@ static void test_batch(enum ibv_qp_type t)
 		CHECK_EQ(wc[2].byte_len, 60 + g);
 		for (int i = 0; i < 60; i++)
 			if (p.buf[1][8192 + g + i] != 'a' + i / 20) {
-				h_fail(__FILE__, __LINE__, "inline byte %d", i);
+				check_fail(__FILE__, __LINE__, "inline byte %d",
+					   i);
 				break;
 			}
 		if (ud)
@@ -146,19 +140,19 @@ static void test_batch(enum ibv_qp_type t)
 				       (uintptr_t)p.buf[0], 10);
 		}
 		ibv_wr_abort(qx[0]);
-		h_expect_none(p.scq[0], 20);
+		fx_expect_none(p.scq[0], 20);
 		/* a real batch afterwards completes exactly */
-		CHECK_RC(h_post_recv(&p, 1, 200 + round, 0, 4096), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 200 + round, 0, 4096), 0);
 		ibv_wr_start(qx[0]);
 		qx[0]->wr_id = 60 + round;
 		ibv_wr_send(qx[0]);
 		ud_addr(&p, qx[0]);
 		ibv_wr_set_sge(qx[0], p.mr[0]->lkey, (uintptr_t)p.buf[0], 33);
 		CHECK_RC(ibv_wr_complete(qx[0]), 0);
-		h_poll_one(p.scq[0], wc, TMO);
+		fx_poll_one(p.scq[0], wc, TMO);
 		CHECK_EQ(wc[0].wr_id, 60 + round);
 		CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
-		h_poll_one(p.rcq[1], wc, TMO);
+		fx_poll_one(p.rcq[1], wc, TMO);
 		CHECK_EQ(wc[0].wr_id, 200 + round);
 		CHECK_EQ(wc[0].byte_len, 33 + g);
 	}
@@ -182,9 +176,10 @@ static void test_batch(enum ibv_qp_type t)
 		ud_addr(&p, qx[0]);
 		ibv_wr_set_sge_list(qx[0], p.cap[0].max_send_sge + 1, many);
 		CHECK_RC(ibv_wr_complete(qx[0]), EINVAL);
-		h_expect_none(p.scq[0], 30);
+		fx_expect_none(p.scq[0], 30);
 	}
-	/* the SQ holds max_send_wr: one more in a batch is ENOMEM (D4) */
+	/* the SQ holds max_send_wr: one more in a batch is ENOMEM
+	 * (docs/upstream-defects.md D4) */
 	ibv_wr_start(qx[0]);
 	for (uint32_t i = 0; i <= p.cap[0].max_send_wr; i++) {
 		qx[0]->wr_id = 1000 + i;
@@ -193,11 +188,11 @@ static void test_batch(enum ibv_qp_type t)
 		ibv_wr_set_sge(qx[0], p.mr[0]->lkey, (uintptr_t)p.buf[0], 8);
 	}
 	CHECK_RC(ibv_wr_complete(qx[0]), ENOMEM);
-	h_expect_none(p.scq[0], 30);
-	h_expect_none(p.rcq[1], 0);
+	fx_expect_none(p.scq[0], 30);
+	fx_expect_none(p.rcq[1], 0);
 	/* exactly max_send_wr fits */
 	for (uint32_t i = 0; i < p.cap[0].max_send_wr; i++)
-		CHECK_RC(h_post_recv(&p, 1, 2000 + i, 0, 4096), 0);
+		CHECK_RC(fx_post_recv(&p, 1, 2000 + i, 0, 4096), 0);
 	ibv_wr_start(qx[0]);
 	for (uint32_t i = 0; i < p.cap[0].max_send_wr; i++) {
 		qx[0]->wr_id = 3000 + i;
@@ -210,13 +205,13 @@ static void test_batch(enum ibv_qp_type t)
 		struct ibv_wc big[64];
 
 		REQUIRE(p.cap[0].max_send_wr <= 64);
-		n = h_poll(p.scq[0], big, (int)p.cap[0].max_send_wr, TMO);
+		n = fx_poll(p.scq[0], big, (int)p.cap[0].max_send_wr, TMO);
 		CHECK_EQ(n, p.cap[0].max_send_wr);
 		for (int i = 0; i < n; i++) {
 			CHECK_EQ(big[i].wr_id, 3000 + i);
 			CHECK_EQ(big[i].status, IBV_WC_SUCCESS);
 		}
-		CHECK_EQ(h_poll(p.rcq[1], big, (int)p.cap[0].max_send_wr, TMO),
+		CHECK_EQ(fx_poll(p.rcq[1], big, (int)p.cap[0].max_send_wr, TMO),
 			 p.cap[0].max_send_wr);
 	}
 	if (ud) {
@@ -226,7 +221,7 @@ static void test_batch(enum ibv_qp_type t)
 		ibv_wr_send(qx[0]);
 		ibv_wr_set_sge(qx[0], p.mr[0]->lkey, (uintptr_t)p.buf[0], 8);
 		CHECK_RC(ibv_wr_complete(qx[0]), EINVAL);
-		h_expect_none(p.scq[0], 30);
+		fx_expect_none(p.scq[0], 30);
 	} else if (qx[0]->wr_rdma_write) {
 		/* an opcode the QP was not created for */
 		ibv_wr_start(qx[0]);
@@ -234,15 +229,15 @@ static void test_batch(enum ibv_qp_type t)
 		ibv_wr_rdma_write(qx[0], p.mr[1]->rkey, (uintptr_t)p.buf[1]);
 		ibv_wr_set_sge(qx[0], p.mr[0]->lkey, (uintptr_t)p.buf[0], 8);
 		CHECK(ibv_wr_complete(qx[0]) != 0);
-		h_expect_none(p.scq[0], 30);
+		fx_expect_none(p.scq[0], 30);
 	}
-	unpair(&p);
+	fx_pair_destroy(&p);
 }
 
 static void test_reset(void)
 {
 	struct ibv_qp_ex *qx[2];
-	struct h_pair p;
+	struct fx_pair p;
 
 	SECTION("wr_complete on a RESET / INIT QP: EINVAL");
 	xpair(&p, IBV_QPT_RC, 8, qx);
@@ -251,19 +246,19 @@ static void test_reset(void)
 	ibv_wr_send(qx[0]);
 	ibv_wr_set_sge(qx[0], p.mr[0]->lkey, (uintptr_t)p.buf[0], 8);
 	CHECK_RC(ibv_wr_complete(qx[0]), EINVAL);
-	CHECK_RC(h_rc_to_init(p.qp[0]), 0);
+	CHECK_RC(fx_rc_to_init(p.qp[0]), 0);
 	ibv_wr_start(qx[0]);
 	qx[0]->wr_id = 2;
 	ibv_wr_send(qx[0]);
 	ibv_wr_set_sge(qx[0], p.mr[0]->lkey, (uintptr_t)p.buf[0], 8);
 	CHECK_RC(ibv_wr_complete(qx[0]), EINVAL);
-	h_expect_none(p.scq[0], 30);
-	unpair(&p);
+	fx_expect_none(p.scq[0], 30);
+	fx_pair_destroy(&p);
 }
 
 int main(void)
 {
-	ctx = h_open();
+	ctx = fx_open();
 	pd = ibv_alloc_pd(ctx);
 	REQUIRE(pd);
 	test_batch(IBV_QPT_RC);
@@ -271,5 +266,5 @@ int main(void)
 	test_reset();
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

@@ -1,52 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-#include <stdarg.h>
+/* The emulator test fixture: see fixture.h. */
 #include <time.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "fixture.h"
 
-int h_failures;
-const char *h_section = "";
-
-static void h_vreport(const char *file, int line, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s:%d: [%s] ", file, line, h_section);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void h_fail(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	h_vreport(file, line, fmt, ap);
-	va_end(ap);
-	h_failures++;
-}
-
-void h_fatal(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	h_vreport(file, line, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "FATAL, %d earlier failure(s)\n", h_failures);
-	exit(1);
-}
-
-int h_finish(void)
-{
-	if (h_failures) {
-		fprintf(stderr, "FAILED: %d check(s)\n", h_failures);
-		return 1;
-	}
-	fprintf(stderr, "PASSED\n");
-	return 0;
-}
-
-uint64_t h_now_ms(void)
+uint64_t fx_now_ms(void)
 {
 	struct timespec ts;
 
@@ -54,7 +13,7 @@ uint64_t h_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-struct ibv_context *h_try_open(void)
+struct ibv_context *fx_try_open(void)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
@@ -80,31 +39,31 @@ struct ibv_context *h_try_open(void)
 	return ctx;
 }
 
-struct ibv_context *h_open(void)
+struct ibv_context *fx_open(void)
 {
-	struct ibv_context *ctx = h_try_open();
+	struct ibv_context *ctx = fx_try_open();
 
 	REQUIRE(ctx);
 	return ctx;
 }
 
-int h_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, int timeout_ms)
+int fx_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, int timeout_ms)
 {
-	uint64_t end = h_now_ms() + (uint64_t)timeout_ms;
+	uint64_t end = fx_now_ms() + (uint64_t)timeout_ms;
 	int got = 0;
 
 	while (got < n) {
 		int rc = ibv_poll_cq(cq, n - got, wc + got);
 
 		if (rc < 0) {
-			h_fail(__FILE__, __LINE__, "ibv_poll_cq returned %d",
-			       rc);
+			check_fail(__FILE__, __LINE__,
+				   "ibv_poll_cq returned %d", rc);
 			break;
 		}
 		got += rc;
 		if (got >= n)
 			break;
-		if (h_now_ms() > end)
+		if (fx_now_ms() > end)
 			break;
 		if (!rc)
 			usleep(50);
@@ -112,29 +71,30 @@ int h_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, int timeout_ms)
 	return got;
 }
 
-void h_poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
+void fx_poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
 {
-	int n = h_poll(cq, wc, 1, timeout_ms);
+	int n = fx_poll(cq, wc, 1, timeout_ms);
 
 	if (n != 1)
-		h_fatal(__FILE__, __LINE__, "no completion within %d ms",
-			timeout_ms);
+		check_fatal(__FILE__, __LINE__, "no completion within %d ms",
+			    timeout_ms);
 }
 
-int h_expect_none(struct ibv_cq *cq, int ms)
+int fx_expect_none(struct ibv_cq *cq, int ms)
 {
 	struct ibv_wc wc[4];
-	int n = h_poll(cq, wc, 4, ms);
+	int n = fx_poll(cq, wc, 4, ms);
 
 	for (int i = 0; i < n; i++)
-		h_fail(__FILE__, __LINE__,
-		       "unexpected completion wr_id %llu status %s opcode %d",
-		       (unsigned long long)wc[i].wr_id,
-		       h_wc_status(wc[i].status), wc[i].opcode);
+		check_fail(
+			__FILE__, __LINE__,
+			"unexpected completion wr_id %llu status %s opcode %d",
+			(unsigned long long)wc[i].wr_id,
+			fx_wc_status(wc[i].status), wc[i].opcode);
 	return n;
 }
 
-void h_qp_opts_default(struct h_qp_opts *o, enum ibv_qp_type type)
+void fx_qp_opts_default(struct fx_qp_opts *o, enum ibv_qp_type type)
 {
 	memset(o, 0, sizeof(*o));
 	o->type = type;
@@ -150,7 +110,7 @@ void h_qp_opts_default(struct h_qp_opts *o, enum ibv_qp_type type)
 	o->qkey = 0x11111111;
 }
 
-struct ibv_ah *h_make_ah(struct ibv_pd *pd, const union ibv_gid *dgid)
+struct ibv_ah *fx_make_ah(struct ibv_pd *pd, const union ibv_gid *dgid)
 {
 	struct ibv_ah_attr ah = {
 		.is_global = 1,
@@ -165,7 +125,7 @@ struct ibv_ah *h_make_ah(struct ibv_pd *pd, const union ibv_gid *dgid)
 	return ibv_create_ah(pd, &ah);
 }
 
-int h_rc_to_init(struct ibv_qp *qp)
+int fx_rc_to_init(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -181,8 +141,8 @@ int h_rc_to_init(struct ibv_qp *qp)
 				     IBV_QP_ACCESS_FLAGS);
 }
 
-int h_rc_to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, uint32_t dqpn,
-		const struct h_qp_opts *o)
+int fx_rc_to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, uint32_t dqpn,
+		 const struct fx_qp_opts *o)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
@@ -209,7 +169,7 @@ int h_rc_to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, uint32_t dqpn,
 				     IBV_QP_MIN_RNR_TIMER);
 }
 
-int h_rc_to_rts(struct ibv_qp *qp, const struct h_qp_opts *o)
+int fx_rc_to_rts(struct ibv_qp *qp, const struct fx_qp_opts *o)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTS,
@@ -226,7 +186,7 @@ int h_rc_to_rts(struct ibv_qp *qp, const struct h_qp_opts *o)
 				     IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-int h_ud_to_rts(struct ibv_qp *qp, uint32_t qkey)
+int fx_ud_to_rts(struct ibv_qp *qp, uint32_t qkey)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -251,12 +211,15 @@ int h_ud_to_rts(struct ibv_qp *qp, uint32_t qkey)
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
-void h_pair_create(struct h_pair *p, struct ibv_context *ctx, struct ibv_pd *pd,
-		   const struct h_qp_opts *o, size_t buf_len)
+void fx_pair_create(struct fx_pair *p, struct ibv_context *ctx,
+		    struct ibv_pd *pd, const struct fx_qp_opts *o,
+		    size_t buf_len)
 {
 	memset(p, 0, sizeof(*p));
 	p->o = *o;
-	p->ctx = ctx ? ctx : h_open();
+	p->own_ctx = !ctx;
+	p->ctx = ctx ? ctx : fx_open();
+	p->own_pd = !pd;
 	p->pd = pd ? pd : ibv_alloc_pd(p->ctx);
 	REQUIRE(p->pd);
 	REQUIRE(!ibv_query_gid(p->ctx, 1, 1, &p->gid));
@@ -295,31 +258,33 @@ void h_pair_create(struct h_pair *p, struct ibv_context *ctx, struct ibv_pd *pd,
 	}
 }
 
-void h_pair_connect(struct h_pair *p)
+void fx_pair_connect(struct fx_pair *p)
 {
 	for (int i = 0; i < 2; i++) {
 		if (p->o.type == IBV_QPT_UD) {
-			REQUIRE_EQ(h_ud_to_rts(p->qp[i], p->o.qkey), 0);
-			p->ah[i] = h_make_ah(p->pd, &p->gid);
+			REQUIRE_EQ(fx_ud_to_rts(p->qp[i], p->o.qkey), 0);
+			p->ah[i] = fx_make_ah(p->pd, &p->gid);
 			REQUIRE(p->ah[i]);
 		} else {
-			REQUIRE_EQ(h_rc_to_init(p->qp[i]), 0);
+			REQUIRE_EQ(fx_rc_to_init(p->qp[i]), 0);
 		}
 	}
-	if (p->o.type == IBV_QPT_UD)
-		return;
-	for (int i = 0; i < 2; i++)
-		REQUIRE_EQ(h_rc_to_rtr(p->qp[i], &p->gid, p->qp[!i]->qp_num,
-				       &p->o),
-			   0);
-	for (int i = 0; i < 2; i++)
-		REQUIRE_EQ(h_rc_to_rts(p->qp[i], &p->o), 0);
+	if (p->o.type != IBV_QPT_UD)
+		fx_pair_rc_rtr_rts(p);
 }
 
-void h_pair_destroy(struct h_pair *p)
+void fx_pair_rc_rtr_rts(struct fx_pair *p)
 {
-	struct ibv_context *ctx = p->ctx;
+	for (int i = 0; i < 2; i++)
+		REQUIRE_EQ(fx_rc_to_rtr(p->qp[i], &p->gid, p->qp[!i]->qp_num,
+					&p->o),
+			   0);
+	for (int i = 0; i < 2; i++)
+		REQUIRE_EQ(fx_rc_to_rts(p->qp[i], &p->o), 0);
+}
 
+void fx_pair_destroy(struct fx_pair *p)
+{
 	for (int i = 0; i < 2; i++) {
 		if (p->qp[i])
 			CHECK_RC(ibv_destroy_qp(p->qp[i]), 0);
@@ -333,14 +298,15 @@ void h_pair_destroy(struct h_pair *p)
 			CHECK_RC(ibv_destroy_cq(p->rcq[i]), 0);
 		free(p->buf[i]);
 	}
-	if (p->pd)
+	if (p->pd && p->own_pd)
 		CHECK_RC(ibv_dealloc_pd(p->pd), 0);
-	if (ctx)
-		CHECK_RC(ibv_close_device(ctx), 0);
+	if (p->ctx && p->own_ctx)
+		CHECK_RC(ibv_close_device(p->ctx), 0);
 	memset(p, 0, sizeof(*p));
 }
 
-int h_post_recv(struct h_pair *p, int i, uint64_t wr_id, size_t off, size_t len)
+int fx_post_recv(struct fx_pair *p, int i, uint64_t wr_id, size_t off,
+		 size_t len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)p->buf[i] + off,
@@ -357,8 +323,8 @@ int h_post_recv(struct h_pair *p, int i, uint64_t wr_id, size_t off, size_t len)
 	return ibv_post_recv(p->qp[i], &wr, &bad);
 }
 
-int h_post_send(struct h_pair *p, int i, uint64_t wr_id, size_t off, size_t len,
-		unsigned int flags, bool with_imm, uint32_t imm)
+int fx_post_send(struct fx_pair *p, int i, uint64_t wr_id, size_t off,
+		 size_t len, unsigned int flags, bool with_imm, uint32_t imm)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)p->buf[i] + off,
@@ -383,7 +349,7 @@ int h_post_send(struct h_pair *p, int i, uint64_t wr_id, size_t off, size_t len,
 	return ibv_post_send(p->qp[i], &wr, &bad);
 }
 
-void h_fill(uint8_t *b, size_t len, unsigned int seed)
+void fx_fill(uint8_t *b, size_t len, unsigned int seed)
 {
 	uint32_t x = seed * 2654435761u + 1;
 
@@ -393,7 +359,7 @@ void h_fill(uint8_t *b, size_t len, unsigned int seed)
 	}
 }
 
-const char *h_wc_status(enum ibv_wc_status s)
+const char *fx_wc_status(enum ibv_wc_status s)
 {
 	return ibv_wc_status_str(s);
 }
