@@ -8,13 +8,15 @@
 # development link, and libibverbs must load the staged provider, so that
 # both are one library.
 #
-# usage: check-dv-installed.sh BUILD LIBDIR PROVIDERDIR ABI IONIC_SIM PROGRAM
+# usage: check-dv-installed.sh BUILD LIBDIR PROVIDERDIR ABI PROGRAM
+#            IONIC_SIM [LAUNCHER OPTIONS...]
 set -u
-if [ $# -ne 6 ]; then
-	echo "usage: $0 BUILD LIBDIR PROVIDERDIR ABI IONIC_SIM PROGRAM" >&2
+if [ $# -lt 6 ]; then
+	echo "usage: $0 BUILD LIBDIR PROVIDERDIR ABI PROGRAM IONIC_SIM [OPTIONS...]" >&2
 	exit 2
 fi
-build=$1 libdir=$2 provdir=$3 abi=$4 sim=$5 prog=$6
+build=$1 libdir=$2 provdir=$3 abi=$4 prog=$5
+shift 5
 CMAKE=${CMAKE:-cmake}
 
 comps="provider dev"
@@ -55,4 +57,4 @@ fi
 echo "ok: staged provider and dev components in $tmp/root"
 
 LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	"$sim" --provider "$plugin" -- "$prog"
+	"$@" --provider "$plugin" -- "$prog"

@@ -56,12 +56,12 @@ ionic_dv_get_cq @IONIC_1.0 @@IONIC_1.1
 ionic_dv_get_qp @IONIC_1.0 @@IONIC_1.1
 ionic_dv_create_cq_ex @@IONIC_1.1
 ionic_dv_create_qp_ex @IONIC_1.1 @@IONIC_1.3"
-nodes="IONIC_1.0 IONIC_1.1 IONIC_1.3"
+nodes=(IONIC_1.0 IONIC_1.1 IONIC_1.3)
 funcs=$(printf '%s\n' "$exports" | awk '{ print $1 }')
 nfuncs=$(printf '%s\n' "$funcs" | wc -l)
 
 want=$( {
-	printf 'A %s\n' $nodes
+	printf 'A %s\n' "${nodes[@]}"
 	printf '%s\n' "$exports" |
 		awk '{ for (i = 2; i <= NF; i++) print "T " $1 $i }'
 } | LC_ALL=C sort)
@@ -72,7 +72,7 @@ if [ "$got" != "$want" ]; then
 	diff -u <(printf '%s\n' "$want") <(printf '%s\n' "$got") | sed -n '3,$p' |
 		sed 's/^/    /'
 else
-	echo "ok: exactly the $nfuncs ionic_dv_* functions are exported, at the versions of each node ($nodes)"
+	echo "ok: exactly the $nfuncs ionic_dv_* functions are exported, at the versions of each node (${nodes[*]})"
 fi
 
 # Imports.

@@ -79,24 +79,24 @@ static void check_works(struct ibv_qp *qp, struct ibv_cq *cq)
 
 	/* a link only for its peer and buffers; its own QP stays idle */
 	dvl_create(&l, ctx, pd, &o);
-	REQUIRE_EQ(h_rc_to_init(qp), 0);
+	REQUIRE_EQ(fx_rc_to_init(qp), 0);
 	{
-		struct h_qp_opts ho;
+		struct fx_qp_opts ho;
 
-		h_qp_opts_default(&ho, IBV_QPT_RC);
-		REQUIRE_EQ(h_rc_to_init(l.peer), 0);
-		REQUIRE_EQ(h_rc_to_rtr(qp, &l.gid, l.peer->qp_num, &ho), 0);
-		REQUIRE_EQ(h_rc_to_rtr(l.peer, &l.gid, qp->qp_num, &ho), 0);
-		REQUIRE_EQ(h_rc_to_rts(qp, &ho), 0);
-		REQUIRE_EQ(h_rc_to_rts(l.peer, &ho), 0);
+		fx_qp_opts_default(&ho, IBV_QPT_RC);
+		REQUIRE_EQ(fx_rc_to_init(l.peer), 0);
+		REQUIRE_EQ(fx_rc_to_rtr(qp, &l.gid, l.peer->qp_num, &ho), 0);
+		REQUIRE_EQ(fx_rc_to_rtr(l.peer, &l.gid, qp->qp_num, &ho), 0);
+		REQUIRE_EQ(fx_rc_to_rts(qp, &ho), 0);
+		REQUIRE_EQ(fx_rc_to_rts(l.peer, &ho), 0);
 	}
-	h_fill(l.buf, 256, 9);
+	fx_fill(l.buf, 256, 9);
 	CHECK_RC(dvl_peer_recv(&l, 1, 0, 256), 0);
 	sge = (struct ibv_sge){ (uintptr_t)l.buf, 256, l.mr->lkey };
 	CHECK_RC(ibv_post_send(qp, &wr, &bad), 0);
-	h_poll_one(cq, &wc, TMO);
+	fx_poll_one(cq, &wc, TMO);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
-	h_poll_one(l.peer_cq, &wc, TMO);
+	fx_poll_one(l.peer_cq, &wc, TMO);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK(!memcmp(l.peer_buf, l.buf, 256));
 	dvl_destroy(&l);
@@ -190,34 +190,32 @@ static void test_qp(void)
 /* Send 3 unsignalled and 1 signalled SENDs; how many WCs arrive. */
 static int wcs_for(int sq_sig_all, int *query_sig_all)
 {
-	struct h_qp_opts o;
-	struct h_pair p;
+	struct fx_qp_opts o;
+	struct fx_pair p;
 	struct ibv_wc wc[8];
 	struct ibv_qp_attr attr;
 	struct ibv_qp_init_attr init;
 	int n;
 
-	h_qp_opts_default(&o, IBV_QPT_RC);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
 	o.sq_sig_all = sq_sig_all;
-	h_pair_create(&p, ctx, pd, &o, 4096);
-	h_pair_connect(&p);
+	fx_pair_create(&p, ctx, pd, &o, 4096);
+	fx_pair_connect(&p);
 	for (int i = 0; i < 4; i++) {
-		CHECK_RC(h_post_recv(&p, 1, 10 + i, 512 * i, 512), 0);
-		CHECK_RC(h_post_send(&p, 0, 20 + i, 512 * i, 100,
-				     i == 3 ? IBV_SEND_SIGNALED : 0, false, 0),
+		CHECK_RC(fx_post_recv(&p, 1, 10 + i, 512 * i, 512), 0);
+		CHECK_RC(fx_post_send(&p, 0, 20 + i, 512 * i, 100,
+				      i == 3 ? IBV_SEND_SIGNALED : 0, false, 0),
 			 0);
 	}
-	CHECK_EQ(h_poll(p.rcq[1], wc, 4, TMO), 4);
-	n = h_poll(p.scq[0], wc, 4, 200);
+	CHECK_EQ(fx_poll(p.rcq[1], wc, 4, TMO), 4);
+	n = fx_poll(p.scq[0], wc, 4, 200);
 	for (int i = 0; i < n; i++)
 		CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
 	if (n)
 		CHECK_EQ(wc[n - 1].wr_id, 23);
 	CHECK_RC(ibv_query_qp(p.qp[0], &attr, IBV_QP_STATE, &init), 0);
 	*query_sig_all = init.sq_sig_all;
-	p.ctx = NULL;
-	p.pd = NULL;
-	h_pair_destroy(&p);
+	fx_pair_destroy(&p);
 	return n;
 }
 
@@ -242,8 +240,8 @@ static void test_sig_all(void)
 
 int main(void)
 {
-	ctx = h_open();
-	ctx2 = h_open();
+	ctx = fx_open();
+	ctx2 = fx_open();
 	pd = ibv_alloc_pd(ctx);
 	pd2 = ibv_alloc_pd(ctx2);
 	REQUIRE(pd && pd2);
@@ -254,5 +252,5 @@ int main(void)
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx2), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

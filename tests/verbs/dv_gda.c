@@ -74,7 +74,7 @@ static void expect_wcs(struct ibv_cq *cq, int n, uint64_t first_id,
 	struct ibv_wc wc[8];
 
 	REQUIRE(n <= 8);
-	CHECK_EQ(h_poll(cq, wc, n, TMO), n);
+	CHECK_EQ(fx_poll(cq, wc, n, TMO), n);
 	for (int i = 0; i < n; i++) {
 		CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
 		CHECK_EQ(wc[i].wr_id, first_id + (uint64_t)i);
@@ -94,12 +94,12 @@ static void test_send(struct dvl_link *l, const struct ionic_dv_ctx *dc)
 	REQUIRE_EQ(ionic_dv_get_qp(&dq, l->qp), 0);
 	CHECK_RC(ionic_dv_qp_set_gda(l->qp, true, false), 0);
 	for (int i = 0; i < 3; i++) {
-		h_fill(l->buf + 1024 * i, 300, 40 + i);
+		fx_fill(l->buf + 1024 * i, 300, 40 + i);
 		CHECK_RC(dvl_peer_recv(l, 10 + i, 1024 * i, 1024), 0);
 		CHECK_RC(post_send(l, 20 + i, 1024 * i, 300), 0);
 	}
-	CHECK_EQ(h_expect_none(cq, QUIET_MS), 0);
-	CHECK_EQ(h_expect_none(l->peer_cq, 10), 0);
+	CHECK_EQ(fx_expect_none(cq, QUIET_MS), 0);
+	CHECK_EQ(fx_expect_none(l->peer_cq, 10), 0);
 	CHECK_EQ(doorbells(l->qp, "SQ"), 0);
 
 	CHECK_RC(ionic_dv_qp_get_send_dbell_data(l->qp, &v), 0);
@@ -116,7 +116,7 @@ static void test_send(struct dvl_link *l, const struct ionic_dv_ctx *dc)
 	CHECK_RC(dvl_peer_recv(l, 13, 0, 1024), 0);
 	CHECK_RC(dvl_peer_recv(l, 14, 1024, 1024), 0);
 	CHECK_RC(post_send(l, 23, 0, 100), 0);
-	CHECK_EQ(h_expect_none(cq, QUIET_MS / 3), 0);
+	CHECK_EQ(fx_expect_none(cq, QUIET_MS / 3), 0);
 	CHECK_RC(ionic_dv_qp_set_gda(l->qp, false, false), 0);
 	CHECK_RC(post_send(l, 24, 1024, 100), 0);
 	expect_wcs(cq, 2, 23, IBV_WC_SEND, 0);
@@ -141,7 +141,7 @@ static void test_recv(struct dvl_link *l, const struct ionic_dv_ctx *dc)
 	CHECK_RC(post_recv(l, 30, 8192, 1024), 0);
 	CHECK_RC(post_recv(l, 31, 9216, 1024), 0);
 	CHECK_EQ(doorbells(l->qp, "RQ"), 0);
-	h_fill(l->peer_buf + 8192, 400, 77);
+	fx_fill(l->peer_buf + 8192, 400, 77);
 	wr.sg_list = &sge;
 	for (int i = 0; i < 2; i++) {
 		sge.addr = (uintptr_t)(l->peer_buf + 8192 + 200 * i);
@@ -149,8 +149,8 @@ static void test_recv(struct dvl_link *l, const struct ionic_dv_ctx *dc)
 		CHECK_RC(ibv_post_send(l->peer, &wr, &bad), 0);
 	}
 	/* the peer keeps retrying (RNR), nothing completes on either side */
-	CHECK_EQ(h_expect_none(cq, QUIET_MS), 0);
-	CHECK_EQ(h_expect_none(l->peer_cq, 10), 0);
+	CHECK_EQ(fx_expect_none(cq, QUIET_MS), 0);
+	CHECK_EQ(fx_expect_none(l->peer_cq, 10), 0);
 
 	CHECK_RC(ionic_dv_qp_get_recv_dbell_data(l->qp, &v), 0);
 	CHECK_EQ(v, ((uint64_t)l->qp->qp_num << 24) | 2);
@@ -198,7 +198,7 @@ int main(void)
 	struct ionic_dv_ctx dc;
 	struct dvl_link l;
 
-	ctx = h_open();
+	ctx = fx_open();
 	pd = ibv_alloc_pd(ctx);
 	REQUIRE(pd);
 	REQUIRE_EQ(ionic_dv_get_ctx(&dc, ctx), 0);
@@ -210,5 +210,5 @@ int main(void)
 	dvl_destroy(&l);
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

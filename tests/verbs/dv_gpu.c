@@ -94,7 +94,7 @@ struct poster {
 
 static uint64_t poster_now_ms(void)
 {
-	return h_now_ms();
+	return fx_now_ms();
 }
 
 static void db_store(const struct ionic_dv_ctx *c, unsigned int qtype,
@@ -338,7 +338,7 @@ static bool peer_service(struct peer *pr)
 	struct ibv_wc wc[16];
 	int n = ibv_poll_cq(pr->l->peer_cq, 16, wc);
 
-	for (int k = 0; k < n && !h_failures; k++) {
+	for (int k = 0; k < n && !check_failures(); k++) {
 		int i = pr->next_recv;
 
 		CHECK_EQ(wc[k].status, IBV_WC_SUCCESS);
@@ -347,11 +347,12 @@ static bool peer_service(struct peer *pr)
 		CHECK_EQ(wc[k].byte_len, op_len(i));
 		if (memcmp(pr->l->peer_buf + op_off(i), pr->l->buf + op_off(i),
 			   op_len(i)))
-			h_fail(__FILE__, __LINE__, "SEND %d: bytes differ", i);
+			check_fail(__FILE__, __LINE__, "SEND %d: bytes differ",
+				   i);
 		pr->next_recv = next_send(i + 1);
 	}
 	peer_post(pr, n);
-	return pr->next_recv < OPS && !h_failures;
+	return pr->next_recv < OPS && !check_failures();
 }
 
 static void run(struct ibv_context *ctx, struct ibv_pd *pd, int nlinks)
@@ -380,8 +381,8 @@ static void run(struct ibv_context *ctx, struct ibv_pd *pd, int nlinks)
 		post[u].peer_va = (uintptr_t)link[u].peer_buf;
 		post[u].peer_rkey = link[u].peer_mr->rkey;
 		for (int i = 0; i < OPS; i++)
-			h_fill(link[u].buf + op_off(i), op_len(i),
-			       (unsigned int)(i + 1000 * u));
+			fx_fill(link[u].buf + op_off(i), op_len(i),
+				(unsigned int)(i + 1000 * u));
 		dvl_connect(&link[u]);
 		peer[u] = (struct peer){ .l = &link[u] };
 		peer_post(&peer[u], 200);
@@ -391,14 +392,14 @@ static void run(struct ibv_context *ctx, struct ibv_pd *pd, int nlinks)
 	SECTION("device-side posters, one per pipeline");
 	for (int u = 0; u < nlinks; u++)
 		REQUIRE(!pthread_create(&th[u], NULL, poster_run, &post[u]));
-	end = h_now_ms() + 2 * WAIT_MS;
+	end = fx_now_ms() + 2 * WAIT_MS;
 	do {
 		busy = false;
 		for (int u = 0; u < nlinks; u++)
 			busy |= peer_service(&peer[u]);
 		if (busy)
 			usleep(20);
-	} while (busy && h_now_ms() < end);
+	} while (busy && fx_now_ms() < end);
 	for (int u = 0; u < nlinks; u++)
 		pthread_join(th[u], NULL);
 
@@ -406,7 +407,8 @@ static void run(struct ibv_context *ctx, struct ibv_pd *pd, int nlinks)
 		struct poster *p = &post[u];
 
 		if (p->err[0])
-			h_fail(__FILE__, __LINE__, "poster %d: %s", u, p->err);
+			check_fail(__FILE__, __LINE__, "poster %d: %s", u,
+				   p->err);
 		CHECK_EQ(peer[u].next_recv, OPS);
 		CHECK_EQ(p->sq_pos, OPS);
 		CHECK_EQ(p->msn, OPS);
@@ -421,9 +423,10 @@ static void run(struct ibv_context *ctx, struct ibv_pd *pd, int nlinks)
 			if (!memcmp(link[u].peer_buf + op_off(i),
 				    link[u].buf + op_off(i), op_len(i)))
 				continue;
-			h_fail(__FILE__, __LINE__,
-			       "pipeline %d: WRITE %d (and maybe more) differs",
-			       u, i);
+			check_fail(
+				__FILE__, __LINE__,
+				"pipeline %d: WRITE %d (and maybe more) differs",
+				u, i);
 			break;
 		}
 		dvl_destroy(&link[u]);
@@ -441,13 +444,14 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--fw") && i + 1 < argc)
 			fw = atoi(argv[++i]);
 		else
-			h_fatal(__FILE__, __LINE__, "bad argument %s", argv[i]);
+			check_fatal(__FILE__, __LINE__, "bad argument %s",
+				    argv[i]);
 	}
-	ctx = h_open();
+	ctx = fx_open();
 	pd = ibv_alloc_pd(ctx);
 	REQUIRE(pd);
 	run(ctx, pd, ionic_dv_ctx_get_udma_count(ctx));
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
-	return h_finish();
+	return check_finish();
 }

@@ -137,15 +137,15 @@ void dvl_create(struct dvl_link *l, struct ibv_context *ctx, struct ibv_pd *pd,
 
 void dvl_connect(struct dvl_link *l)
 {
-	struct h_qp_opts o;
+	struct fx_qp_opts o;
 
-	h_qp_opts_default(&o, IBV_QPT_RC);
-	REQUIRE_EQ(h_rc_to_init(l->qp), 0);
-	REQUIRE_EQ(h_rc_to_init(l->peer), 0);
-	REQUIRE_EQ(h_rc_to_rtr(l->qp, &l->gid, l->peer->qp_num, &o), 0);
-	REQUIRE_EQ(h_rc_to_rtr(l->peer, &l->gid, l->qp->qp_num, &o), 0);
-	REQUIRE_EQ(h_rc_to_rts(l->qp, &o), 0);
-	REQUIRE_EQ(h_rc_to_rts(l->peer, &o), 0);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	REQUIRE_EQ(fx_rc_to_init(l->qp), 0);
+	REQUIRE_EQ(fx_rc_to_init(l->peer), 0);
+	REQUIRE_EQ(fx_rc_to_rtr(l->qp, &l->gid, l->peer->qp_num, &o), 0);
+	REQUIRE_EQ(fx_rc_to_rtr(l->peer, &l->gid, l->qp->qp_num, &o), 0);
+	REQUIRE_EQ(fx_rc_to_rts(l->qp, &o), 0);
+	REQUIRE_EQ(fx_rc_to_rts(l->peer, &o), 0);
 }
 
 void dvl_destroy(struct dvl_link *l)

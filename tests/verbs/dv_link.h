@@ -19,7 +19,7 @@
 
 #include <infiniband/ionic_dv.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 enum { DVL_CQ, DVL_SQ, DVL_RQ, DVL_TAGS };
 

@@ -19,7 +19,7 @@
 
 #include <infiniband/ionic_dv.h>
 
-#include "harness.h"
+#include "fixture.h"
 
 static void *lib;
 
@@ -69,7 +69,8 @@ static void *need(const char *name, const char *version)
 	void *p = dlvsym(lib, name, version);
 
 	if (!p)
-		h_fatal(__FILE__, __LINE__, "%s@%s not found", name, version);
+		check_fatal(__FILE__, __LINE__, "%s@%s not found", name,
+			    version);
 	return p;
 }
 
@@ -86,10 +87,10 @@ static void test_bindings(void)
 			void *p = dlvsym(lib, s->name, nodes[n]);
 
 			if (!!p != has_version(s, nodes[n]))
-				h_fail(__FILE__, __LINE__, "%s@%s: %s", s->name,
-				       nodes[n],
-				       p ? "exported, should not be" :
-					   "missing");
+				check_fail(__FILE__, __LINE__, "%s@%s: %s",
+					   s->name, nodes[n],
+					   p ? "exported, should not be" :
+					       "missing");
 		}
 	}
 	/* the MRC shim's other names: not offered, their semantics are not
@@ -149,7 +150,7 @@ static void test_rccl(struct ibv_context *ctx)
 	qp = ibv_create_qp(pd, &ia);
 	REQUIRE(qp);
 	CHECK_RC(set_gda(qp, false, true), 0);
-	CHECK_RC(h_rc_to_init(qp), 0);
+	CHECK_RC(fx_rc_to_init(qp), 0);
 	CHECK_RC(ibv_destroy_qp(qp), 0);
 
 	xa.send_cq = xa.recv_cq = cq;
@@ -244,18 +245,18 @@ int main(void)
 	/* MORI's flags; RCCL's RTLD_NOW open must find the same object */
 	lib = dlopen("libionic.so", RTLD_LAZY | RTLD_LOCAL);
 	if (!lib)
-		h_fatal(__FILE__, __LINE__, "dlopen(libionic.so): %s",
-			dlerror());
+		check_fatal(__FILE__, __LINE__, "dlopen(libionic.so): %s",
+			    dlerror());
 	again = dlopen("libionic.so.1", RTLD_NOW);
 	CHECK(again == lib);
 	test_bindings();
 
-	ctx = h_open();
+	ctx = fx_open();
 	test_rccl(ctx);
 	test_mori(ctx);
 	CHECK_RC(ibv_close_device(ctx), 0);
 	if (again)
 		dlclose(again);
 	dlclose(lib);
-	return h_finish();
+	return check_finish();
 }
