@@ -26,7 +26,22 @@ man3/ionic_dv_ctx_get_udma_mask.3
 man3/ionic_dv_pd_get_udma_mask.3
 man3/ionic_dv_pd_set_udma_mask.3
 man3/ionic_dv_pd_set_sqcmb.3
-man3/ionic_dv_pd_set_rqcmb.3"
+man3/ionic_dv_pd_set_rqcmb.3
+man3/ionic_dv_is_ionic_ctx.3
+man3/ionic_dv_is_ionic_pd.3
+man3/ionic_dv_is_ionic_cq.3
+man3/ionic_dv_is_ionic_qp.3
+man3/ionic_dv_cq_get_udma_mask.3
+man3/ionic_dv_qp_get_udma_idx.3
+man3/ionic_dv_pd_set_expdb_mask.3
+man3/ionic_dv_qp_set_gda.3
+man3/ionic_dv_qp_get_send_dbell_data.3
+man3/ionic_dv_qp_get_recv_dbell_data.3
+man3/ionic_dv_get_ctx.3
+man3/ionic_dv_get_cq.3
+man3/ionic_dv_get_qp.3
+man3/ionic_dv_create_cq_ex.3
+man3/ionic_dv_create_qp_ex.3"
 ionic_man_pages_sim="man1/ionic-sim.1"
 
 ionic_install_sets_init() {

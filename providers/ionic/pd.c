@@ -30,6 +30,8 @@ void ionic_pd_init_root(struct ionic_pd *pd, const struct ionic_ctx *ctx)
 	pd->udma_mask = ctx->udma_mask;
 	pd->sq_cmb = ionic_default_cmb(ctx->sq_expdb);
 	pd->rq_cmb = ionic_default_cmb(ctx->rq_expdb);
+	/* express doorbells for the smallest WQE size only, unless asked */
+	pd->expdb_mask = ctx->expdb_mask & IONIC_EXPDB_64;
 }
 
 struct ibv_pd *ionic_alloc_pd(struct ibv_context *ibctx)
@@ -163,6 +165,7 @@ ionic_alloc_parent_domain(struct ibv_context *ibctx,
 	pd->udma_mask = from->udma_mask;
 	pd->sq_cmb = from->sq_cmb;
 	pd->rq_cmb = from->rq_cmb;
+	pd->expdb_mask = from->expdb_mask;
 
 	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
 		pd->alloc = attr->alloc;

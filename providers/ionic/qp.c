@@ -151,7 +151,8 @@ static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 		/* a v1 atomic WQE fills all 64 bytes, trailer included (D7) */
 		if (ctx->version < 2 && size <= IONIC_WQE_MIN_SIZE)
 			size = 2 * IONIC_WQE_MIN_SIZE;
-		sq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask);
+		sq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask &
+							      pd->expdb_mask);
 		if (!sq->expdb)
 			*cmb &= ~IONIC_CMB_EXPDB;
 	}
@@ -207,7 +208,8 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	if (*cmb & IONIC_CMB_EXPDB) {
 		size = ionic_recv_min_size(cap->max_recv_sge, rq->spec, true);
 		size = 1u << ionic_bitlen(size - 1);
-		rq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask);
+		rq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask &
+							      pd->expdb_mask);
 		if (!rq->expdb)
 			*cmb &= ~IONIC_CMB_EXPDB;
 	}
@@ -308,7 +310,8 @@ int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
 		return ENOMEM;
 	qp->ctx = ctx;
 	qp->is_ud = attr->qp_type == IBV_QPT_UD;
-	qp->sig_all = !!attr->sq_sig_all;
+	qp->sig_all = !!(attr->sq_sig_all & ~IONIC_QP_VENDOR_FLAGS);
+	qp->vendor_flags = (uint32_t)attr->sq_sig_all & IONIC_QP_VENDOR_FLAGS;
 	/* ibv_wr_* builders of operations not selected fail the batch */
 	qp->wr_ops = qp->is_ud ? IONIC_UD_SEND_OPS : IONIC_RC_SEND_OPS;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
@@ -420,6 +423,7 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	 */
 	kattr = *attr;
 	kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	kattr.sq_sig_all = qp->sig_all;
 	rc = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, &kattr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (rc)

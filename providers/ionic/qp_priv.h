@@ -8,6 +8,8 @@
 #ifndef IONIC_QP_PRIV_H
 #define IONIC_QP_PRIV_H
 
+#include <infiniband/ionic_dv.h>
+
 #include "ionic.h"
 #include "cq_priv.h"
 #include "lock.h"
@@ -29,6 +31,16 @@
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
 	 IBV_QP_EX_WITH_BIND_MW)
 #define IONIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+
+/*
+ * Vendor QP flags (ionic_dv.h) that RCCL and its network plugin pass in
+ * sq_sig_all: they never mean "signal every request" (only the other bits
+ * do), and the mainline kernel ABI has no field to carry them to the
+ * firmware, so they are only recorded (docs/gpu-direct-verbs.md §6).
+ */
+#define IONIC_QP_VENDOR_FLAGS                                          \
+	(IONIC_DV_CREATE_QP_TYPE_RCCL | IONIC_DV_CREATE_QP_RCCL_DATA | \
+	 IONIC_DV_CREATE_QP_RCCL_RDFENCE | IONIC_DV_CREATE_QP_RCCL_RX_OFFLOAD)
 
 /* Per-SQ-slot metadata: what the WC of that WQE reports. */
 struct ionic_sq_meta {
@@ -111,6 +123,7 @@ struct ionic_qp {
 	uint8_t version; /* firmware RDMA version: opcode table */
 	bool is_ud;
 	bool sig_all;
+	uint32_t vendor_flags; /* IONIC_QP_VENDOR_FLAGS asked for */
 	uint32_t wr_ops; /* IBV_QP_EX_WITH_* the ibv_wr_* API may use */
 	struct ionic_sq sq;
 	struct ionic_rq rq;
