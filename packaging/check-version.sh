@@ -76,6 +76,10 @@ fi
 
 # Manual pages: .TH NAME SECTION DATE "libionic <version>" ...
 for page in "$src"/man/*.[1-9]; do
+	# an alias page (".so man3/other.3") carries no header of its own
+	if grep -q '^\.so ' "$page"; then
+		continue
+	fi
 	got=$(sed -n 's/^\.TH .*"libionic \([^"]*\)".*/\1/p' "$page")
 	[ "$got" = "$version" ] ||
 		err "$(basename "$page"): .TH footer says 'libionic $got'"
