@@ -17,7 +17,8 @@
 
 #include "ionic.h"
 
-/* Default CMB preference (device §11.4): ask, with express doorbell if any. */
+/* Default CMB preference (docs/device-contract.md §11.4): ask, with express
+ * doorbell if any. */
 static uint8_t ionic_default_cmb(bool expdb)
 {
 	return IONIC_CMB_ENABLE | (expdb ? IONIC_CMB_EXPDB : 0);

@@ -49,7 +49,7 @@ void ionic_pub_reset(struct ionic_pub *pub, struct ionic_queue *q)
 }
 
 /*
- * The express-doorbell trailer of every slot (ionic-device.md §11.2,
+ * The express-doorbell trailer of every slot (docs/device-contract.md §11.2,
  * §11.4): its index is the producer index after that WQE.
  */
 void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
@@ -79,7 +79,8 @@ void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
  * bursts (MOVDIR64B, ST64B); whatever the primitive, the WC buffers must
  * be drained with ionic_wc_flush() before the doorbell store that makes
  * the device read the window, and for express doorbells before each WQE's
- * last 64-byte chunk and after the last WQE of a batch (D17).
+ * last 64-byte chunk and after the last WQE of a batch
+ * (docs/upstream-defects.md D17).
  */
 static void ionic_cmb_copy(volatile uint64_t *dst, const uint64_t *src,
 			   size_t nqw)
@@ -111,12 +112,13 @@ static void ionic_cmb_copy_slots(const struct ionic_queue *q,
 }
 
 /*
- * Express doorbells (ionic-device.md §11.3-11.4): every WQE is copied in
- * 64-byte chunks in ascending order, each chunk ordered after the earlier
+ * Express doorbells (docs/device-contract.md §11.3-11.4): every WQE is copied
+ * in 64-byte chunks in ascending order, each chunk ordered after the earlier
  * ones; writing the last chunk, whose trailer (pre-filled at creation)
  * names the queue and the next producer index, is that WQE's doorbell.
  * A WC mapping is drained before each last chunk, and once more after
- * the final one so the batch cannot linger in the WC buffers (D17).
+ * the final one so the batch cannot linger in the WC buffers
+ * (docs/upstream-defects.md D17).
  */
 static void ionic_cmb_copy_expdb(const struct ionic_pub *pub,
 				 const struct ionic_queue *q, uint16_t from,

@@ -21,7 +21,7 @@
  * the WQE preparer (wqe.c) and the extended API (wr.c) implement, so a
  * client asking for more (ATOMIC_WRITE, TSO, ...) gets EOPNOTSUPP at
  * creation and can skip, rather than a failing WR later.  RC: upstream's
- * set (ionic-device.md §16.2); UD: SEND and SEND_WITH_IMM.
+ * set (docs/device-contract.md §16.2); UD: SEND and SEND_WITH_IMM.
  */
 #define IONIC_RC_SEND_OPS                                                 \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |             \
@@ -58,7 +58,7 @@ struct ionic_sq_meta {
 /*
  * Per-RQ-slot metadata.  Receive completions name their ring slot, and
  * both the normal and the flush path look the entry up by slot, so the two
- * can never disagree (upstream defect D1).
+ * can never disagree (upstream defect docs/upstream-defects.md D1).
  */
 struct ionic_rq_meta {
 	uint64_t wr_id;
@@ -107,7 +107,7 @@ struct ionic_wrx {
 	struct ibv_sge sge; /* for wr_set_sge / wr_set_inline_data */
 	bool pending; /* a builder ran, no data setter yet */
 	int err; /* sticky error of the batch */
-	uint16_t start_prod; /* restored by wr_abort (upstream: D3) */
+	uint16_t start_prod; /* restored by wr_abort (upstream: docs/upstream-defects.md D3) */
 	uint16_t start_msn;
 	bool start_color;
 };
@@ -187,8 +187,9 @@ int ionic_prep_send(struct ionic_qp *qp, const struct ibv_send_wr *wr);
 /*
  * Prepare the receive WQE for 'wr' at the RQ producer index and advance
  * it.  The RQ must not be full.  Returns 0, EINVAL for a bad WR, EAGAIN if
- * the slot still carries the device's ownership mark (FENCE, §4.3), or
- * ENOMEM if its previous receive has not been completed yet.
+ * the slot still carries the device's ownership mark (FENCE,
+ * docs/device-contract.md §4.3), or ENOMEM if its previous receive has not been
+ * completed yet.
  */
 int ionic_prep_recv(struct ionic_qp *qp, const struct ibv_recv_wr *wr);
 

@@ -110,7 +110,7 @@ static inline size_t ionic_queue_stride(const struct ionic_queue *q)
 	return (size_t)1 << q->stride_log2;
 }
 
-/* ---- WQE sizing (ionic-device.md §3.8) ---------------------------- */
+/* ---- WQE sizing (docs/device-contract.md §3.8) --------------------------- */
 
 /* Per-queue speculative SGE setting from the user's max_sge. */
 uint8_t ionic_queue_spec(uint32_t max_sge, uint8_t ctx_spec);

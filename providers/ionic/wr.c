@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Extended send API (ibv_wr_*; ionic-device.md §16.5): every opcode of
+ * Extended send API (ibv_wr_*; docs/device-contract.md §16.5): every opcode of
  * the WQE preparer on RC; SEND and SEND_WITH_IMM with wr_set_ud_addr on
- * UD (upstream gives UD QPs RC-format WQEs: D5).  The preparer applies
- * the same per-opcode rules as ibv_post_send, so an RC-only opcode on a
- * UD QP fails the batch with EINVAL.
+ * UD (upstream gives UD QPs RC-format WQEs: docs/upstream-defects.md D5).  The
+ * preparer applies the same per-opcode rules as ibv_post_send, so an RC-only
+ * opcode on a UD QP fails the batch with EINVAL.
  *
  * wr_start takes the send CQ lock then the SQ lock (the CQ -> SQ order)
  * and holds both until wr_complete / wr_abort.  A builder records a WR

@@ -92,7 +92,8 @@ static void check_wire(void)
 	unsigned char raw[48];
 	uint64_t off;
 
-	/* request/response sizes the kernel sees (libibverbs-44.md 2.15) */
+	/* request/response sizes the kernel sees
+	 * (docs/libibverbs-provider-abi.md §2.15) */
 	CHECK(sizeof(struct test_ctx_cmd) == 24);
 	CHECK(sizeof(struct test_ctx_cmd_resp) == 48);
 	CHECK(sizeof(struct test_cq_cmd) == 80);
