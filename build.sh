@@ -19,6 +19,11 @@
 #   ./build.sh fuzz [SECONDS]
 #                      deps + libFuzzer build in build-fuzz/ (clang) + each
 #                      fuzz target for SECONDS (default 30) from its corpus
+#   ./build.sh matrix DIR  deps + libionic built and tested against every
+#                      rdma-core-<release>.tar.xz in DIR (tests/matrix/)
+#   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
+#   ./build.sh packages  .debs (and .rpms where rpmbuild exists) for this
+#                      machine's release in packages/<distro>-<version>/
 #   ./build.sh clean   remove build/, build-san/, build-tsan/, build-fuzz/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
@@ -26,7 +31,8 @@
 # default 1), IONIC_SANITIZE (default address,undefined),
 # IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
 # IONIC_TEST_FUZZ_SECONDS (per fuzz target in "test", default 20, 0: none),
-# IONIC_TEST_TSAN (0: "test" leaves out the ThreadSanitizer suite).
+# IONIC_TEST_TSAN (0: "test" leaves out the ThreadSanitizer suite),
+# IONIC_DIST_DIR, IONIC_PACKAGES_DIR (where dist and packages write).
 #
 # The builds are the configure/build/test presets of CMakePresets.json
 # ("default", "san", and "release" for build-release/), so the same trees
@@ -45,7 +51,13 @@ TEST_TSAN=${IONIC_TEST_TSAN:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
-      procps shellcheck clang libclang-rt-14-dev)
+      procps shellcheck
+      # the fuzz targets (./build.sh fuzz, docs/testing.md §5)
+      clang libclang-rt-14-dev
+      # rdma-core releases built from source (./build.sh matrix)
+      libnl-3-dev libnl-route-3-dev xz-utils
+      # packages and their tests (packaging/)
+      dpkg-dev debhelper lintian debootstrap wget rpm rpmlint)
 # Installed only when no clang-format of that version is there already
 # (the lint-format test formats with clang-format 14, Debian 12's).
 FORMAT_DEP=clang-format
@@ -344,6 +356,33 @@ cmd_fuzz() {
 	fi
 }
 
+# --- packaging (packaging/) -------------------------------------------------
+
+cmd_dist() {
+	"$ROOT/packaging/mkdist.sh" "${IONIC_DIST_DIR:-$ROOT/dist}"
+}
+
+cmd_packages() {
+	local release
+	release=$(. /etc/os-release && echo "$ID-$VERSION_ID") ||
+		die "cannot tell this machine's release from /etc/os-release"
+	cmd_deps
+	"$ROOT/packaging/build-packages.sh" \
+		"${IONIC_PACKAGES_DIR:-$ROOT/packages/$release}"
+}
+
+# matrix DIR: each release's libibverbs and utils are built from its
+# tarball, libionic and the tests against it (one tree per layout family),
+# all cached under $BUILD/matrix; one line per release and a summary.
+cmd_matrix() {
+	if [ $# -ne 1 ] || [ ! -d "$1" ]; then
+		die "usage: ./build.sh matrix DIR (a folder of rdma-core-<release>.tar.xz)"
+	fi
+	cmd_deps
+	say "libionic against every rdma-core release in $1"
+	"$ROOT/tests/matrix/matrix.sh" "$1" "$BUILD/matrix"
+}
+
 cmd_clean() {
 	rm -rf "$BUILD" "$SANBUILD" "$ROOT/build-tsan" "$FUZZBUILD"
 	echo "build.sh: removed $BUILD, $SANBUILD, build-tsan/ and build-fuzz/"
@@ -357,7 +396,13 @@ demo) cmd_demo ;;
 bench) cmd_bench ;;
 tsan) cmd_tsan ;;
 fuzz) cmd_fuzz "${2:-}" ;;
+matrix)
+	shift
+	cmd_matrix "$@"
+	;;
 clean) cmd_clean ;;
+dist) cmd_dist ;;
+packages) cmd_packages ;;
 -h | --help | help) usage ;;
 *)
 	usage >&2

@@ -1,52 +1,68 @@
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #
-# Detects the installed libibverbs, its rdma-core release and its private
-# provider ABI, and picks the matching declarations in
-# providers/ionic/ibverbs-private/rdma-core-<release>.h.
+# Detects the rdma-core release and private provider ABI of the libibverbs
+# the project builds against (cmake/IbverbsPrefix.cmake: the system's or
+# IONIC_IBVERBS_PREFIX), looks its layout family up in the table of
+# providers/ionic/ibverbs-private/families.h and picks that family's
+# declarations, family-<F>.h.
 #
-# A provider is loaded only by the exact libibverbs private ABI it was built
-# for (symbol version IBVERBS_PRIVATE_<n>, file name lib<name>-rdmav<n>.so),
-# so configuration stops here, with the installed version in the message,
-# when no declarations exist for it.
+# A libionic build is correct for the releases of one family only, so
+# configuration stops here, naming the release, when the table does not
+# list it, or when the library's exports are not those of the family the
+# table gives (the columns of IONIC_IBV_FAMILIES).
 #
-# Inputs:  the IBVERBS_* variables of pkg_check_modules(IBVERBS libibverbs).
+# Inputs:  IBVERBS_FOUND, IBVERBS_VERSION, IBVERBS_LIBDIR.
 # Outputs:
-#   IONIC_RDMA_CORE_VERSION   rdma-core release of the installed library (44)
+#   IONIC_RDMA_CORE_VERSION   rdma-core release of the library (44.0)
+#   IONIC_RDMA_CORE_MAJOR     its major number (44)
+#   IONIC_IBVERBS_FAMILY      its layout family (B)
 #   IONIC_PABI                private provider ABI number (34)
-#   IONIC_IBVERBS_PRIVATE_HEADER  file name of the declarations to use
-#   IONIC_IBVERBS_LIBRARY     the installed libibverbs shared object
-#   IONIC_IBVERBS_LIBDIR      libdir of the installed libibverbs
+#   IONIC_IBVERBS_PRIVATE_HEADER  file name of the declarations (family-B.h)
+#   IONIC_IBVERBS_LIBRARY     the libibverbs shared object
+#   IONIC_IBVERBS_LIBDIR      its directory
 #   IONIC_PROVIDER_DIR        where that libibverbs looks for providers
 #   IONIC_DRIVER_CONF_DIR     where it reads "driver <name>" files
 #   IBVERBS_PRIVATE_ABI       the same as IONIC_PABI (name used by packaging)
-#   IONIC_SYSTEM_PROVIDER_DIR the provider directory of the installed libibverbs
+#   IONIC_SYSTEM_PROVIDER_DIR the provider directory of that libibverbs
 
 set(IONIC_IBVERBS_PRIVATE_DIR
     "${CMAKE_CURRENT_LIST_DIR}/../providers/ionic/ibverbs-private")
 get_filename_component(IONIC_IBVERBS_PRIVATE_DIR
     "${IONIC_IBVERBS_PRIVATE_DIR}" ABSOLUTE)
+set(_ionic_families_h "${IONIC_IBVERBS_PRIVATE_DIR}/families.h")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             "${_ionic_families_h}")
 
 if(NOT IBVERBS_FOUND)
   message(FATAL_ERROR "libibverbs not found by pkg-config: install libibverbs-dev")
 endif()
 
-# libibverbs' pkg-config version is 1.<abi minor>.<rdma-core release>.<patch>
+# libibverbs' version is 1.<abi minor>.<rdma-core release>.<patch>
 set(IONIC_IBVERBS_MODVERSION "${IBVERBS_VERSION}")
-if(NOT IONIC_IBVERBS_MODVERSION MATCHES "^1\\.[0-9]+\\.([0-9]+)(\\.[0-9]+)?$")
+if(NOT IONIC_IBVERBS_MODVERSION MATCHES "^1\\.[0-9]+\\.(([0-9]+)(\\.[0-9]+)?)$")
   message(FATAL_ERROR
     "Unrecognised libibverbs version '${IONIC_IBVERBS_MODVERSION}' "
     "(expected 1.<x>.<rdma-core release>.<patch>)")
 endif()
 set(IONIC_RDMA_CORE_VERSION "${CMAKE_MATCH_1}")
+set(IONIC_RDMA_CORE_MAJOR "${CMAKE_MATCH_2}")
 
-pkg_get_variable(IONIC_IBVERBS_LIBDIR libibverbs libdir)
-if(NOT IONIC_IBVERBS_LIBDIR)
+if(IONIC_IBVERBS_PREFIX)
   set(IONIC_IBVERBS_LIBDIR "${IBVERBS_LIBDIR}")
+else()
+  pkg_get_variable(IONIC_IBVERBS_LIBDIR libibverbs libdir)
+  if(NOT IONIC_IBVERBS_LIBDIR)
+    set(IONIC_IBVERBS_LIBDIR "${IBVERBS_LIBDIR}")
+  endif()
 endif()
 
-find_library(IONIC_IBVERBS_LIBRARY NAMES ibverbs
-  PATHS "${IONIC_IBVERBS_LIBDIR}" NO_DEFAULT_PATH)
-if(NOT IONIC_IBVERBS_LIBRARY)
+# (not find_library(): a cached result would outlive a change of prefix)
+unset(IONIC_IBVERBS_LIBRARY CACHE)
+if(EXISTS "${IONIC_IBVERBS_LIBDIR}/libibverbs.so")
+  set(IONIC_IBVERBS_LIBRARY "${IONIC_IBVERBS_LIBDIR}/libibverbs.so")
+elseif(EXISTS "${IONIC_IBVERBS_LIBDIR}/libibverbs.so.1")
+  set(IONIC_IBVERBS_LIBRARY "${IONIC_IBVERBS_LIBDIR}/libibverbs.so.1")
+else()
   message(FATAL_ERROR
     "libibverbs ${IONIC_IBVERBS_MODVERSION}: no libibverbs.so in "
     "${IONIC_IBVERBS_LIBDIR}")
@@ -54,7 +70,57 @@ endif()
 get_filename_component(IONIC_IBVERBS_LIBRARY_REAL
   "${IONIC_IBVERBS_LIBRARY}" REALPATH)
 
-# Which IBVERBS_PRIVATE_<n> does the library really export?
+# ---------------------------------------------------------------------------
+# The table: X(release, family) and X(family, pabi, qpx, opcode_str, cq_ex2,
+# port_speed) lines of families.h.
+file(READ "${_ionic_families_h}" _ionic_tbl)
+string(REGEX MATCHALL "X\\([0-9]+, [A-Z]\\)" _ionic_rel_rows "${_ionic_tbl}")
+string(REGEX MATCHALL "X\\([A-Z], [0-9]+, [0-9]+, [01], [01], [01]\\)"
+  _ionic_fam_rows "${_ionic_tbl}")
+if(NOT _ionic_rel_rows OR NOT _ionic_fam_rows)
+  message(FATAL_ERROR "${_ionic_families_h}: no release or family table found")
+endif()
+
+set(IONIC_IBVERBS_FAMILY "")
+set(_ionic_known "")
+foreach(_row IN LISTS _ionic_rel_rows)
+  string(REGEX MATCH "X\\(([0-9]+), ([A-Z])\\)" _unused "${_row}")
+  list(APPEND _ionic_known "${CMAKE_MATCH_1} (${CMAKE_MATCH_2})")
+  if(CMAKE_MATCH_1 STREQUAL IONIC_RDMA_CORE_MAJOR)
+    set(IONIC_IBVERBS_FAMILY "${CMAKE_MATCH_2}")
+  endif()
+endforeach()
+string(REPLACE ";" ", " _ionic_known "${_ionic_known}")
+if(NOT IONIC_IBVERBS_FAMILY)
+  message(FATAL_ERROR
+    "The libibverbs to build against (${IONIC_IBVERBS_LIBRARY_REAL}) is "
+    "version ${IONIC_IBVERBS_MODVERSION}, rdma-core ${IONIC_RDMA_CORE_VERSION}, "
+    "which libionic has no provider-ABI declarations for.  Supported "
+    "rdma-core releases (layout family): ${_ionic_known}.  Supporting "
+    "${IONIC_RDMA_CORE_MAJOR} means comparing its layouts with a family's "
+    "and adding it to providers/ionic/ibverbs-private/families.h; use "
+    "-DIONIC_IBVERBS_PREFIX=<dir> to build against another libibverbs.")
+endif()
+
+foreach(_row IN LISTS _ionic_fam_rows)
+  string(REGEX MATCH "X\\(([A-Z]), ([0-9]+), ([0-9]+), ([01]), ([01]), ([01])\\)"
+    _unused "${_row}")
+  if(CMAKE_MATCH_1 STREQUAL IONIC_IBVERBS_FAMILY)
+    set(_ionic_fam_pabi "${CMAKE_MATCH_2}")
+    set(_ionic_fam_syms "${CMAKE_MATCH_4}${CMAKE_MATCH_5}${CMAKE_MATCH_6}")
+  endif()
+endforeach()
+if(NOT DEFINED _ionic_fam_pabi)
+  message(FATAL_ERROR "${_ionic_families_h}: family ${IONIC_IBVERBS_FAMILY} has no row")
+endif()
+set(IONIC_IBVERBS_PRIVATE_HEADER "family-${IONIC_IBVERBS_FAMILY}.h")
+set(_ionic_hdr "${IONIC_IBVERBS_PRIVATE_DIR}/${IONIC_IBVERBS_PRIVATE_HEADER}")
+if(NOT EXISTS "${_ionic_hdr}")
+  message(FATAL_ERROR "${_ionic_hdr} is missing")
+endif()
+
+# ---------------------------------------------------------------------------
+# Does the library export what its family's libraries export?
 find_program(IONIC_READELF NAMES readelf ${CMAKE_READELF})
 if(NOT IONIC_READELF)
   message(FATAL_ERROR "readelf (binutils) is needed to check the libibverbs private ABI")
@@ -78,38 +144,30 @@ endif()
 string(REGEX MATCH "IBVERBS_PRIVATE_([0-9]+)" _ionic_unused "${_ionic_reg}")
 set(IONIC_PABI "${CMAKE_MATCH_1}")
 
-# Declarations for this release?
-set(IONIC_IBVERBS_PRIVATE_HEADER "rdma-core-${IONIC_RDMA_CORE_VERSION}.h")
-set(_ionic_hdr "${IONIC_IBVERBS_PRIVATE_DIR}/${IONIC_IBVERBS_PRIVATE_HEADER}")
-if(NOT EXISTS "${_ionic_hdr}")
-  file(GLOB _ionic_known RELATIVE "${IONIC_IBVERBS_PRIVATE_DIR}"
-    "${IONIC_IBVERBS_PRIVATE_DIR}/rdma-core-*.h")
-  string(REPLACE ";" ", " _ionic_known "${_ionic_known}")
+set(_ionic_lib_syms "")
+foreach(_sym ibv_wr_opcode_str ibv_cmd_create_cq_ex2 ibv_cmd_query_port_speed)
+  if(_ionic_dynsyms MATCHES " ${_sym}@+IBVERBS_PRIVATE_${IONIC_PABI}")
+    string(APPEND _ionic_lib_syms 1)
+  else()
+    string(APPEND _ionic_lib_syms 0)
+  endif()
+endforeach()
+if(NOT IONIC_PABI STREQUAL _ionic_fam_pabi OR
+   NOT _ionic_lib_syms STREQUAL _ionic_fam_syms)
   message(FATAL_ERROR
-    "The installed libibverbs is version ${IONIC_IBVERBS_MODVERSION} "
-    "(rdma-core ${IONIC_RDMA_CORE_VERSION}, private provider ABI "
-    "IBVERBS_PRIVATE_${IONIC_PABI}) but libionic only has provider-ABI "
-    "declarations for: ${_ionic_known}.  Supporting it needs "
-    "providers/ionic/ibverbs-private/${IONIC_IBVERBS_PRIVATE_HEADER}, written "
-    "from that release's libibverbs/driver.h and kern-abi.h.")
+    "libibverbs ${IONIC_IBVERBS_MODVERSION} (${IONIC_IBVERBS_LIBRARY_REAL}) "
+    "says rdma-core ${IONIC_RDMA_CORE_VERSION}, layout family "
+    "${IONIC_IBVERBS_FAMILY}, but its exports are not that family's: private "
+    "ABI ${IONIC_PABI} (family: ${_ionic_fam_pabi}), ibv_wr_opcode_str/"
+    "ibv_cmd_create_cq_ex2/ibv_cmd_query_port_speed ${_ionic_lib_syms} "
+    "(family: ${_ionic_fam_syms}).  It is not the release its file name "
+    "says; libionic cannot be built for it.")
 endif()
 
-# The declarations state which private ABI they describe; it must be the
-# one the library exports, or the provider would not load (or worse).
-file(STRINGS "${_ionic_hdr}" _ionic_pabi_line
-  REGEX "^#define IONIC_IBVERBS_PABI [0-9]+")
-string(REGEX MATCH "[0-9]+$" _ionic_hdr_pabi "${_ionic_pabi_line}")
-if(NOT _ionic_hdr_pabi STREQUAL IONIC_PABI)
-  message(FATAL_ERROR
-    "${IONIC_IBVERBS_PRIVATE_HEADER} describes IBVERBS_PRIVATE_${_ionic_hdr_pabi} "
-    "but the installed libibverbs ${IONIC_IBVERBS_MODVERSION} exports "
-    "IBVERBS_PRIVATE_${IONIC_PABI}")
-endif()
-
-# Where the installed libibverbs looks for providers and driver files.  Both
-# are compiled into it: <libdir>/libibverbs and /etc/libibverbs.d.  The
-# top-level CMakeLists.txt may already have made them (overridable) cache
-# entries; those win.
+# Where that libibverbs looks for providers and driver files.  Both are
+# compiled into it: <libdir>/libibverbs and /etc/libibverbs.d for a
+# distribution's.  The top-level CMakeLists.txt may already have made them
+# (overridable) cache entries; those win.
 set(IONIC_SYSTEM_PROVIDER_DIR "${IONIC_IBVERBS_LIBDIR}/libibverbs")
 if(NOT DEFINED IONIC_PROVIDER_DIR)
   set(IONIC_PROVIDER_DIR "${IONIC_SYSTEM_PROVIDER_DIR}" CACHE PATH
@@ -124,5 +182,6 @@ set(IBVERBS_PRIVATE_ABI "${IONIC_PABI}")
 
 message(STATUS
   "libibverbs ${IONIC_IBVERBS_MODVERSION}: rdma-core ${IONIC_RDMA_CORE_VERSION}, "
-  "IBVERBS_PRIVATE_${IONIC_PABI}, using ibverbs-private/${IONIC_IBVERBS_PRIVATE_HEADER}; "
-  "providers in ${IONIC_PROVIDER_DIR}, driver files in ${IONIC_DRIVER_CONF_DIR}")
+  "layout family ${IONIC_IBVERBS_FAMILY}, IBVERBS_PRIVATE_${IONIC_PABI}, using "
+  "ibverbs-private/${IONIC_IBVERBS_PRIVATE_HEADER}; providers in "
+  "${IONIC_PROVIDER_DIR}, driver files in ${IONIC_DRIVER_CONF_DIR}")

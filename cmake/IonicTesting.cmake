@@ -31,6 +31,9 @@
 #                      with a prefix of this build tree: SIM tests and
 #                      "@SIM@" join it, scripts that start launchers
 #                      themselves pass it to --fabric;
+#   with IONIC_IBVERBS_PREFIX (cmake/IbverbsPrefix.cmake): that libibverbs
+#                      first on LD_LIBRARY_PATH, its ibverbs-utils first on
+#                      PATH, and IONIC_IBVERBS_PREFIX set;
 # and, in a sanitizer build (-DIONIC_SANITIZE=...), ASAN_OPTIONS /
 # UBSAN_OPTIONS that make any report fail the test, plus, for SIM tests, the
 # ASan runtime preloaded first (programs we do not build load our
@@ -67,7 +70,8 @@ endif()
 list(APPEND IONIC_TEST_ENV
   "IONIC_TEST_SRCDIR=${PROJECT_SOURCE_DIR}"
   "IONIC_TEST_BINDIR=${PROJECT_BINARY_DIR}"
-  "TMPDIR=${IONIC_TEST_TMPDIR}")
+  "TMPDIR=${IONIC_TEST_TMPDIR}"
+  ${IONIC_IBVERBS_TEST_ENV})
 
 set(IONIC_SAN_PRELOAD "")
 if(IONIC_SANITIZE MATCHES "address")
@@ -143,6 +147,10 @@ function(ionic_add_test name)
                           ${T_LIBS})
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include
                                ${CMAKE_CURRENT_SOURCE_DIR})
+    # the rdma-core major release whose verbs.h the test compiles against
+    # (cmake/IbverbsPrivate.cmake), for API that only newer releases have
+    target_compile_definitions(${name} PRIVATE
+                               IONIC_IBVERBS_RDMA_CORE=${IONIC_RDMA_CORE_MAJOR})
     set(exe $<TARGET_FILE:${name}>)
   endif()
 
@@ -197,6 +205,10 @@ function(ionic_add_test name)
   endif()
   list(APPEND env ${T_ENV})
 
+  if(IONIC_IBVERBS_TEST_ENV_MODS)
+    set_tests_properties(${name} PROPERTIES
+      ENVIRONMENT_MODIFICATION "${IONIC_IBVERBS_TEST_ENV_MODS}")
+  endif()
   set_tests_properties(${name} PROPERTIES
     ENVIRONMENT "${env}"
     TIMEOUT ${T_TIMEOUT}

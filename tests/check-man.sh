@@ -3,7 +3,9 @@
 #
 # Every man page must render with groff (all warnings on) without printing
 # anything, and every function page must carry the sections the project's
-# pages promise.
+# pages promise.  A page that only sources another (".so man3/other.3",
+# for functions documented together) must name an existing page whose
+# NAME section lists it.
 #
 # usage: check-man.sh MANDIR
 set -u
@@ -14,6 +16,22 @@ for page in "$mandir"/*.[1-9]; do
 	[ -e "$page" ] || continue
 	n=$((n + 1))
 	name=$(basename "$page")
+	body=$(grep -v '^\.\\"' "$page")
+	if printf '%s\n' "$body" | grep -q '^\.so '; then
+		target=$(printf '%s\n' "$body" | sed -n 's|^\.so  *man[1-9]/||p')
+		if [ "$(printf '%s\n' "$body" | grep -c .)" -ne 1 ] ||
+			[ ! -f "$mandir/$target" ]; then
+			echo "FAIL: $name: a .so page must source one existing page"
+			fail=1
+		elif ! sed -n '/^\.SH NAME/,/^\.SH/p' "$mandir/$target" |
+			grep -q "${name%.*}"; then
+			echo "FAIL: $name: $target does not list ${name%.*} in NAME"
+			fail=1
+		else
+			echo "ok: $name (-> $target)"
+		fi
+		continue
+	fi
 	out=$(LC_ALL=C.UTF-8 groff -man -ww -z -t "$page" 2>&1)
 	rc=$?
 	if [ $rc -ne 0 ] || [ -n "$out" ]; then

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #
-# libionic.so.1 must export exactly the six direct-verbs functions at symbol
-# version IONIC_1.0 (plus the version node itself) and nothing else.  The
-# header declarations, the exports and the man pages must name the same
-# functions.  Every undefined strong symbol must carry a version, so that
-# RTLD_NOW loading by libibverbs cannot fail on a symbol the installed
-# library does not export, and the provider must register itself through
-# verbs_register_driver_<ABI>@IBVERBS_PRIVATE_<ABI>.
+# libionic.so.1 must export exactly the direct-verbs functions, each at
+# exactly the symbol versions below (docs/gpu-direct-verbs.md §1;
+# providers/ionic/libionic.map), the version nodes themselves and nothing
+# else.  The header declarations, the exports and the man pages must name
+# the same functions.  Every undefined strong symbol must carry a version,
+# so that RTLD_NOW loading by libibverbs cannot fail on a symbol the
+# installed library does not export, and the provider must register itself
+# through verbs_register_driver_<ABI>@IBVERBS_PRIVATE_<ABI>.
 #
 # usage: check-symbols.sh LIBRARY HEADER MANDIR [ABI]
 set -u
@@ -27,16 +28,42 @@ err() {
 [ -e "$(dirname "$lib")/libionic.so.1" ] && lib="$(dirname "$lib")/libionic.so.1"
 [ -f "$lib" ] || { echo "FAIL: $lib not found"; exit 1; }
 
-funcs="ionic_dv_ctx_get_udma_count
-ionic_dv_ctx_get_udma_mask
-ionic_dv_pd_get_udma_mask
-ionic_dv_pd_set_udma_mask
-ionic_dv_pd_set_sqcmb
-ionic_dv_pd_set_rqcmb"
+# name, then its versions: "@@V" is the default (plain dlsym, new links),
+# "@V" a version older binaries bind with dlvsym or at link time.
+#  IONIC_1.0  the original six, and the GPU API as AMD-built callers
+#             (RCCL, its network plugin, MRC) bind it;
+#  IONIC_1.1  the GPU API of the rdma-core proposal, create_cq_ex, and
+#             create_qp_ex with the proposal's attribute layout;
+#  IONIC_1.3  create_qp_ex with RCCL's attribute layout.
+exports="ionic_dv_ctx_get_udma_count @@IONIC_1.0
+ionic_dv_ctx_get_udma_mask @@IONIC_1.0
+ionic_dv_pd_get_udma_mask @@IONIC_1.0
+ionic_dv_pd_set_udma_mask @@IONIC_1.0
+ionic_dv_pd_set_sqcmb @@IONIC_1.0
+ionic_dv_pd_set_rqcmb @@IONIC_1.0
+ionic_dv_is_ionic_ctx @IONIC_1.0 @@IONIC_1.1
+ionic_dv_is_ionic_pd @IONIC_1.0 @@IONIC_1.1
+ionic_dv_is_ionic_cq @IONIC_1.0 @@IONIC_1.1
+ionic_dv_is_ionic_qp @IONIC_1.0 @@IONIC_1.1
+ionic_dv_cq_get_udma_mask @IONIC_1.0 @@IONIC_1.1
+ionic_dv_qp_get_udma_idx @IONIC_1.0 @@IONIC_1.1
+ionic_dv_pd_set_expdb_mask @IONIC_1.0 @@IONIC_1.1
+ionic_dv_qp_set_gda @IONIC_1.0 @@IONIC_1.1
+ionic_dv_qp_get_send_dbell_data @IONIC_1.0 @@IONIC_1.1
+ionic_dv_qp_get_recv_dbell_data @IONIC_1.0 @@IONIC_1.1
+ionic_dv_get_ctx @IONIC_1.0 @@IONIC_1.1
+ionic_dv_get_cq @IONIC_1.0 @@IONIC_1.1
+ionic_dv_get_qp @IONIC_1.0 @@IONIC_1.1
+ionic_dv_create_cq_ex @@IONIC_1.1
+ionic_dv_create_qp_ex @IONIC_1.1 @@IONIC_1.3"
+nodes=(IONIC_1.0 IONIC_1.1 IONIC_1.3)
+funcs=$(printf '%s\n' "$exports" | awk '{ print $1 }')
+nfuncs=$(printf '%s\n' "$funcs" | wc -l)
 
 want=$( {
-	echo "A IONIC_1.0"
-	printf '%s\n' "$funcs" | sed 's/$/@@IONIC_1.0/; s/^/T /'
+	printf 'A %s\n' "${nodes[@]}"
+	printf '%s\n' "$exports" |
+		awk '{ for (i = 2; i <= NF; i++) print "T " $1 $i }'
 } | LC_ALL=C sort)
 got=$(nm -D --defined-only "$lib" | awk '{ print $(NF-1), $NF }' | LC_ALL=C sort)
 
@@ -45,7 +72,7 @@ if [ "$got" != "$want" ]; then
 	diff -u <(printf '%s\n' "$want") <(printf '%s\n' "$got") | sed -n '3,$p' |
 		sed 's/^/    /'
 else
-	echo "ok: exactly the six ionic_dv_* functions at IONIC_1.0 are exported"
+	echo "ok: exactly the $nfuncs ionic_dv_* functions are exported, at the versions of each node (${nodes[*]})"
 fi
 
 # Imports.
@@ -80,7 +107,7 @@ if [ -f "$header" ]; then
 		diff -u <(printf '%s\n' "$funcs" | LC_ALL=C sort) \
 			<(printf '%s\n' "$declared") | sed -n '3,$p' | sed 's/^/    /'
 	else
-		echo "ok: the header declares the same six functions"
+		echo "ok: the header declares the same $nfuncs functions"
 	fi
 else
 	err "$header not found"

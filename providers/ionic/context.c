@@ -260,8 +260,8 @@ static struct verbs_context *ionic_alloc_context(struct ibv_device *ibdev,
 	 */
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	rc = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
+	rc = ionic_ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
+				       &resp.ibv_resp, sizeof(resp));
 	if (rc) {
 		verbs_err(&ctx->vctx, "GET_CONTEXT failed: %s\n", strerror(rc));
 		goto err_uninit;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * CQ verbs: create (legacy and extended), destroy, arm, and the CQE
- * cleaning used when a QP is reset or destroyed (ionic-device.md §5.8,
+ * cleaning used when a QP is reset or destroyed (docs/device-contract.md §5.8,
  * §8, §10, §16.9).
  */
 #include <errno.h>
@@ -249,9 +249,9 @@ int ionic_destroy_cq(struct ibv_cq *ibcq)
 /*
  * Arm at once, as the kernel driver does (upstream defers the doorbell to
  * the next poll or post, so an application that arms and then sleeps can
- * hang: defect D10).  The ring-0 sync first tells the device how far the
- * host has read, so a CQE already past that point raises the event
- * immediately; then ring 1 (any) or 2 (solicited only).
+ * hang: defect docs/upstream-defects.md D10).  The ring-0 sync first tells the
+ * device how far the host has read, so a CQE already past that point raises the
+ * event immediately; then ring 1 (any) or 2 (solicited only).
  */
 int ionic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Extended CQ (ibv_create_cq_ex): start_poll / next_poll / end_poll and
- * the per-field readers (ionic-device.md §14, §16.8).
+ * the per-field readers (docs/device-contract.md §14, §16.8).
  *
  * Each start/next call polls exactly one WC through the ordinary poll path
  * into the vCQ's "current WC", which the readers then return.  Extended

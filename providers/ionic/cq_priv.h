@@ -2,7 +2,7 @@
 /*
  * Completion queue objects: the verbs-visible virtual CQ (vCQ) and the
  * hardware CQ of each UDMA pipeline.  The credits ("reservation" protocol
- * of ionic-device.md §8.1) and the CQ doorbells are publish.h's.
+ * of docs/device-contract.md §8.1) and the CQ doorbells are publish.h's.
  */
 #ifndef IONIC_CQ_PRIV_H
 #define IONIC_CQ_PRIV_H
@@ -86,7 +86,8 @@ int ionic_vcq_alloc(struct ionic_ctx *ctx,
 void ionic_vcq_bind(struct ionic_vcq *vcq, const uint32_t *cqid);
 void ionic_vcq_free(struct ionic_vcq *vcq);
 
-/* cq.c: overwrite the qid of every pending CQE of 'qpid' (§5.8). */
+/* cq.c: overwrite the qid of every pending CQE of 'qpid'
+ * (docs/device-contract.md §5.8). */
 void ionic_cq_clean(struct ionic_cq *cq, uint32_t qpid);
 
 /* poll.c: poll up to nwc WCs from every pipeline of the vCQ. */

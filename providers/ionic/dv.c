@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Direct-verbs API (include/infiniband/ionic_dv.h), exported in version
- * node IONIC_1.0.  Every entry accepts objects of other providers, since
- * an application may hold contexts of several devices: ownership is
- * checked before any ionic field is read.
+ * Direct-verbs API (include/infiniband/ionic_dv.h): ownership tests, UDMA
+ * pipelines, controller-memory and express-doorbell preferences.  The
+ * GPU-initiated networking half is in dv_gda.c, creation with ionic
+ * attributes in dv_create.c; dv_priv.h explains the symbol versions.
+ *
+ * Every entry accepts objects of other providers, since an application
+ * may hold contexts of several devices: ownership is checked before any
+ * ionic field is read.
  */
 #include <errno.h>
-#include <infiniband/ionic_dv.h>
 
-#include "ionic.h"
+#include "dv_priv.h"
 
 /*
  * An ibv_context is ours iff it is an extended context whose
@@ -26,16 +29,33 @@ bool ionic_is_ionic_ctx(struct ibv_context *ibctx)
 	return vctx && vctx->alloc_parent_domain == ionic_alloc_parent_domain;
 }
 
-static struct ionic_ctx *ionic_dv_ctx(struct ibv_context *ibctx)
-{
-	return ionic_is_ionic_ctx(ibctx) ? to_ionic_ctx(ibctx) : NULL;
-}
+/* ---- ownership tests (IONIC_1.0 and IONIC_1.1) ---------------------- */
 
-static struct ionic_pd *ionic_dv_pd(struct ibv_pd *ibpd)
+static bool dv_is_ionic_ctx(struct ibv_context *ibctx)
 {
-	return ibpd && ionic_is_ionic_ctx(ibpd->context) ? to_ionic_pd(ibpd) :
-							   NULL;
+	return ionic_is_ionic_ctx(ibctx);
 }
+IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_is_ionic_ctx, dv_is_ionic_ctx);
+
+static bool dv_is_ionic_pd(struct ibv_pd *ibpd)
+{
+	return ionic_dv_pd(ibpd);
+}
+IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_is_ionic_pd, dv_is_ionic_pd);
+
+static bool dv_is_ionic_cq(struct ibv_cq *ibcq)
+{
+	return ionic_dv_vcq(ibcq);
+}
+IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_is_ionic_cq, dv_is_ionic_cq);
+
+static bool dv_is_ionic_qp(struct ibv_qp *ibqp)
+{
+	return ionic_dv_qp(ibqp);
+}
+IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_is_ionic_qp, dv_is_ionic_qp);
+
+/* ---- UDMA pipelines ------------------------------------------------- */
 
 uint8_t ionic_dv_ctx_get_udma_count(struct ibv_context *ibctx)
 {
@@ -71,6 +91,24 @@ int ionic_dv_pd_set_udma_mask(struct ibv_pd *ibpd, uint8_t udma_mask)
 	pd->udma_mask = udma_mask;
 	return 0;
 }
+
+static uint8_t dv_cq_get_udma_mask(struct ibv_cq *ibcq)
+{
+	struct ionic_vcq *vcq = ionic_dv_vcq(ibcq);
+
+	return vcq ? vcq->udma_mask : 0;
+}
+IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_cq_get_udma_mask, dv_cq_get_udma_mask);
+
+static uint8_t dv_qp_get_udma_idx(struct ibv_qp *ibqp)
+{
+	struct ionic_qp *qp = ionic_dv_qp(ibqp);
+
+	return qp ? qp->udma_idx : 0;
+}
+IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_qp_get_udma_idx, dv_qp_get_udma_idx);
+
+/* ---- controller memory and express doorbells ------------------------ */
 
 /*
  * The CMB preference byte for one queue type; 'dev_expdb' says whether
@@ -122,3 +160,23 @@ int ionic_dv_pd_set_rqcmb(struct ibv_pd *ibpd, bool enable, bool expdb,
 {
 	return ionic_dv_pd_set_cmb(ibpd, false, enable, expdb, require);
 }
+
+#define IONIC_DV_EXPDB_ALL \
+	(IONIC_EXPDB_64 | IONIC_EXPDB_128 | IONIC_EXPDB_256 | IONIC_EXPDB_512)
+
+/*
+ * Only the four size bits mean anything; sizes the device lacks are
+ * dropped when a QP is created (qp.c ANDs in the context's mask), so a
+ * later device query is not needed here.
+ */
+static int dv_pd_set_expdb_mask(struct ibv_pd *ibpd, uint8_t mask)
+{
+	struct ionic_pd *pd = ionic_dv_pd(ibpd);
+
+	if (!pd)
+		return EPERM;
+
+	pd->expdb_mask = mask & IONIC_DV_EXPDB_ALL;
+	return 0;
+}
+IONIC_DV_EXPORT_1_0_AND_1_1(ionic_dv_pd_set_expdb_mask, dv_pd_set_expdb_mask);

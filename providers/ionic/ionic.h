@@ -77,6 +77,7 @@ struct ionic_pd {
 	unsigned int refcnt; /* root PD: 1 + parent domains using it */
 	uint8_t udma_mask;
 	uint8_t sq_cmb, rq_cmb; /* IONIC_CMB_* preferences */
+	uint8_t expdb_mask; /* IONIC_EXPDB_* sizes allowed express doorbells */
 	/* parent domain allocators */
 	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
 		       size_t alignment, uint64_t resource_type);

@@ -62,8 +62,8 @@ struct ibv_mr *ionic_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
 	}
 
 	/* ioctl only in this libibverbs; its errno is the answer */
-	rc = ibv_cmd_reg_dmabuf_mr(ionic_root_ibpd(ibpd), offset, len, iova, fd,
-				   access, vmr);
+	rc = ionic_ibv_cmd_reg_dmabuf_mr(ionic_root_ibpd(ibpd), offset, len,
+					 iova, fd, access, vmr);
 	return ionic_mr_or_free(vmr, rc);
 }
 

@@ -17,7 +17,8 @@
 
 #include "ionic.h"
 
-/* Default CMB preference (device §11.4): ask, with express doorbell if any. */
+/* Default CMB preference (docs/device-contract.md §11.4): ask, with express
+ * doorbell if any. */
 static uint8_t ionic_default_cmb(bool expdb)
 {
 	return IONIC_CMB_ENABLE | (expdb ? IONIC_CMB_EXPDB : 0);
@@ -30,6 +31,8 @@ void ionic_pd_init_root(struct ionic_pd *pd, const struct ionic_ctx *ctx)
 	pd->udma_mask = ctx->udma_mask;
 	pd->sq_cmb = ionic_default_cmb(ctx->sq_expdb);
 	pd->rq_cmb = ionic_default_cmb(ctx->rq_expdb);
+	/* express doorbells for the smallest WQE size only, unless asked */
+	pd->expdb_mask = ctx->expdb_mask & IONIC_EXPDB_64;
 }
 
 struct ibv_pd *ionic_alloc_pd(struct ibv_context *ibctx)
@@ -163,6 +166,7 @@ ionic_alloc_parent_domain(struct ibv_context *ibctx,
 	pd->udma_mask = from->udma_mask;
 	pd->sq_cmb = from->sq_cmb;
 	pd->rq_cmb = from->rq_cmb;
+	pd->expdb_mask = from->expdb_mask;
 
 	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
 		pd->alloc = attr->alloc;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ibv_poll_cq over a vCQ (ionic-device.md §5-§8, §12, §16.7, §16.8).
+ * ibv_poll_cq over a vCQ (docs/device-contract.md §5-§8, §12, §16.7, §16.8).
  *
  * Each hardware CQ is polled in three phases under its lock:
  *  A. send completions left over from an earlier poll whose output was
@@ -13,7 +13,7 @@
  * Exactly one WC per signalled or failed send WQE and per receive WQE;
  * when a queue flushes, exactly one WC per WQE still outstanding.  A CQE
  * that breaks the device contract is consumed and skipped, never left in
- * place (upstream stalls the CQ forever on it: D16).
+ * place (upstream stalls the CQ forever on it: docs/upstream-defects.md D16).
  *
  * Hot path: no allocation, no system call, logging only in VERBS_DEBUG.
  */
@@ -40,7 +40,8 @@ enum ibv_wc_status ionic_map_status(uint32_t sts)
 		[IONIC_STS_RETRY_EXCEEDED] = IBV_WC_RETRY_EXC_ERR,
 		[IONIC_STS_RNR_RETRY_EXCEEDED] = IBV_WC_RNR_RETRY_EXC_ERR,
 		[IONIC_STS_XRC_VIO_ERR] = IBV_WC_GENERAL_ERR,
-		/* as the kernel does; upstream says GENERAL_ERR (D25) */
+		/* as the kernel does; upstream says GENERAL_ERR
+		 * (docs/upstream-defects.md D25) */
 		[IONIC_STS_LOCAL_SGL_INV_ERR] = IBV_WC_LOC_QP_OP_ERR,
 	};
 
@@ -145,7 +146,8 @@ static int ionic_flush_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		const struct ionic_sq_meta *meta = &sq->meta[sq->q.cons];
 
 		sq->q.cons = ionic_queue_next(&sq->q, sq->q.cons);
-		/* flushed WQEs return their credit too (upstream: D15) */
+		/* flushed WQEs return their credit too (upstream:
+		 * docs/upstream-defects.md D15) */
 		ionic_cq_credit(&cq->pub, 1);
 		ionic_send_wc(vcq, qp, meta, IBV_WC_WR_FLUSH_ERR,
 			      &wc[npolled++]);
@@ -187,7 +189,8 @@ static void ionic_comp_msn(struct ionic_vcq *vcq, struct ionic_qp *qp,
 		uint64_t ts = ionic_cqe_ts(cqe->send.npg_wqe_idx_timestamp);
 		uint16_t s;
 
-		/* walk MSNs, index metadata through msn_idx (upstream: D2) */
+		/* walk MSNs, index metadata through msn_idx (upstream:
+		 * docs/upstream-defects.md D2) */
 		for (s = sq->msn_cons; s != seq; s = (s + 1) & mask)
 			sq->meta[sq->msn_idx[s]].ts = ts;
 	}
@@ -465,7 +468,8 @@ static int ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 			break;
 		default:
 skip:
-			/* cleaned CQEs (§5.8) are expected; others are not */
+			/* cleaned CQEs (docs/device-contract.md §5.8) are
+			 * expected; others are not */
 			if (qid != IONIC_CQE_QID_CLEANED)
 				verbs_err_datapath(
 					&ctx->vctx,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ibv_post_send, ibv_bind_mw, ibv_post_recv (ionic-device.md §16.4, §16.6).
+ * ibv_post_send, ibv_bind_mw, ibv_post_recv (docs/device-contract.md §16.4,
+ * §16.6).
  *
  * Hot path: no allocation, no system call, no logging.  WQEs are built
  * under the queue lock (wqe.c); the CQ lock is then taken respecting the
@@ -63,7 +64,7 @@ int ionic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
  * a BIND_MW WQE through the send path, flagged as coming from here.  The
  * new rkey is the next key byte, unchanged for a zero-length unbind; it
  * is stored in the window once the WQE is posted, not at completion
- * (as other providers do: D24).
+ * (as other providers do: docs/upstream-defects.md D24).
  */
 int ionic_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 		  struct ibv_mw_bind *mw_bind)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * The cold half of publish.h: choosing how a queue is published, the
- * express-doorbell trailers, and the copy of WQEs to queues in controller
- * memory (ionic-device.md §11.3, §11.4).
+ * express-doorbell trailers, the copy of WQEs to queues in controller
+ * memory (docs/device-contract.md §11.3, §11.4), and doorbells held back
+ * for the application (GDA, docs/gpu-direct-verbs.md §3).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "publish.h"
@@ -47,7 +49,7 @@ void ionic_pub_reset(struct ionic_pub *pub, struct ionic_queue *q)
 }
 
 /*
- * The express-doorbell trailer of every slot (ionic-device.md §11.2,
+ * The express-doorbell trailer of every slot (docs/device-contract.md §11.2,
  * §11.4): its index is the producer index after that WQE.
  */
 void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
@@ -77,7 +79,8 @@ void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
  * bursts (MOVDIR64B, ST64B); whatever the primitive, the WC buffers must
  * be drained with ionic_wc_flush() before the doorbell store that makes
  * the device read the window, and for express doorbells before each WQE's
- * last 64-byte chunk and after the last WQE of a batch (D17).
+ * last 64-byte chunk and after the last WQE of a batch
+ * (docs/upstream-defects.md D17).
  */
 static void ionic_cmb_copy(volatile uint64_t *dst, const uint64_t *src,
 			   size_t nqw)
@@ -109,12 +112,13 @@ static void ionic_cmb_copy_slots(const struct ionic_queue *q,
 }
 
 /*
- * Express doorbells (ionic-device.md §11.3-11.4): every WQE is copied in
- * 64-byte chunks in ascending order, each chunk ordered after the earlier
+ * Express doorbells (docs/device-contract.md §11.3-11.4): every WQE is copied
+ * in 64-byte chunks in ascending order, each chunk ordered after the earlier
  * ones; writing the last chunk, whose trailer (pre-filled at creation)
  * names the queue and the next producer index, is that WQE's doorbell.
  * A WC mapping is drained before each last chunk, and once more after
- * the final one so the batch cannot linger in the WC buffers (D17).
+ * the final one so the batch cannot linger in the WC buffers
+ * (docs/upstream-defects.md D17).
  */
 static void ionic_cmb_copy_expdb(const struct ionic_pub *pub,
 				 const struct ionic_queue *q, uint16_t from,
@@ -141,22 +145,42 @@ static void ionic_cmb_copy_expdb(const struct ionic_pub *pub,
 		ionic_wc_flush();
 }
 
+int ionic_pub_set_gda(struct ionic_pub *pub, bool on)
+{
+	if (!on) {
+		pub->mode &= (uint8_t)~IONIC_PUB_GDA;
+		return 0;
+	}
+	if ((pub->mode & ~IONIC_PUB_GDA) == IONIC_PUB_EXPDB)
+		return EINVAL;
+	pub->mode |= IONIC_PUB_GDA;
+	return 0;
+}
+
 /*
  * The copy position is the last doorbell's index (upstream's cmb_prod):
- * both advance only in ionic_publish() and restart at 0 on RESET.
+ * both advance only in ionic_publish() and restart at 0 on RESET.  With
+ * GDA the WQEs still reach the ring the device reads, so that the
+ * application's doorbell finds them there.
  */
-void ionic_publish_cmb(const struct ionic_pub *pub, const struct ionic_queue *q,
-		       uint16_t from, uint16_t to)
+void ionic_publish_slow(const struct ionic_pub *pub,
+			const struct ionic_queue *q, uint16_t from, uint16_t to)
 {
-	if (pub->mode == IONIC_PUB_EXPDB) {
+	switch (pub->mode & ~IONIC_PUB_GDA) {
+	case IONIC_PUB_EXPDB:
 		ionic_cmb_copy_expdb(pub, q, from, to);
 		return;
+	case IONIC_PUB_CMB:
+		/* regular CMB: copy everything, drain WC, then the doorbell */
+		ionic_cmb_copy_slots(q, pub->win, from, to);
+		if (pub->wc)
+			ionic_wc_flush();
+		break;
+	default:
+		break;
 	}
-
-	/* regular CMB: copy everything, drain WC, then the usual doorbell */
-	ionic_cmb_copy_slots(q, pub->win, from, to);
-	if (pub->wc)
-		ionic_wc_flush();
+	if (ionic_pub_gda(pub))
+		return; /* the application rings, with ionic_pub_dbell_val() */
 	ionic_to_device_barrier();
 	ionic_dbell_write(pub->dbreg, ionic_pub_dbell_val(q, to));
 }

@@ -15,6 +15,10 @@
  *                       chunks and each WQE's last chunk, whose trailer
  *                       names the queue and the next index, is its own
  *                       doorbell (express doorbell).
+ *    On top of HOST or CMB, the application may hold the doorbell back
+ *    (IONIC_PUB_GDA, ionic_dv_qp_set_gda()): the WQEs are written (and
+ *    copied) as usual, but the doorbell store is left to the application,
+ *    which takes its value from ionic_pub_dbell_val().
  *    ionic_publish() publishes everything produced since its last call.
  *  - CQ: struct ionic_cq_pub holds the credits of the reservation
  *    protocol (every WQE rung may produce one CQE, so the host must never
@@ -235,6 +239,8 @@ enum ionic_pub_mode {
 	IONIC_PUB_HOST,
 	IONIC_PUB_CMB,
 	IONIC_PUB_EXPDB,
+	/* flag on HOST or CMB: the application writes the doorbell */
+	IONIC_PUB_GDA = 0x80,
 };
 
 /* How one SQ or RQ is published, under the queue lock. */
@@ -242,7 +248,7 @@ struct ionic_pub {
 	volatile uint64_t *dbreg; /* the queue type's doorbell register */
 	volatile uint64_t *win; /* CMB window of q.size bytes, or NULL */
 	uint16_t prod_rung; /* producer index published last */
-	uint8_t mode; /* enum ionic_pub_mode */
+	uint8_t mode; /* enum ionic_pub_mode, possibly | IONIC_PUB_GDA */
 	uint8_t qtype; /* queue type, for express-doorbell trailers */
 	bool wc; /* the window is mapped write-combining (else uncached) */
 };
@@ -260,7 +266,7 @@ void ionic_pub_init(struct ionic_pub *pub, struct ionic_queue *q,
 
 /*
  * After a RESET restarted the queue at index 0 (and possibly cleared its
- * host ring): publishing restarts there too.
+ * host ring): publishing restarts there too.  The GDA flag stays.
  */
 void ionic_pub_reset(struct ionic_pub *pub, struct ionic_queue *q);
 
@@ -272,6 +278,18 @@ void ionic_pub_reset(struct ionic_pub *pub, struct ionic_queue *q);
 void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
 			 uint32_t qid);
 
+/*
+ * Hold the doorbell back for the application (on) or ring it again (off).
+ * 0, or EINVAL to turn it on for express doorbells, where the copy of a
+ * WQE is its doorbell.  Caller holds the queue lock.
+ */
+int ionic_pub_set_gda(struct ionic_pub *pub, bool on);
+
+static inline bool ionic_pub_gda(const struct ionic_pub *pub)
+{
+	return pub->mode & IONIC_PUB_GDA;
+}
+
 /* The doorbell value that publishes queue 'q' up to producer index 'prod'. */
 static inline uint64_t ionic_pub_dbell_val(const struct ionic_queue *q,
 					   uint16_t prod)
@@ -279,9 +297,13 @@ static inline uint64_t ionic_pub_dbell_val(const struct ionic_queue *q,
 	return q->dbell | prod;
 }
 
-/* publish.c: ionic_publish() for the CMB modes; out of line, as rare. */
-void ionic_publish_cmb(const struct ionic_pub *pub, const struct ionic_queue *q,
-		       uint16_t from, uint16_t to);
+/*
+ * publish.c: ionic_publish() for everything but a plain host ring (CMB
+ * copies, a doorbell held back); out of line, as rare.
+ */
+void ionic_publish_slow(const struct ionic_pub *pub,
+			const struct ionic_queue *q, uint16_t from,
+			uint16_t to);
 
 /*
  * Publish the WQEs produced in 'q' since the last call, spending one
@@ -304,7 +326,7 @@ static inline void ionic_publish(struct ionic_pub *pub,
 	pub->prod_rung = prod;
 
 	if (__builtin_expect(pub->mode != IONIC_PUB_HOST, 0)) {
-		ionic_publish_cmb(pub, q, from, prod);
+		ionic_publish_slow(pub, q, from, prod);
 		return;
 	}
 	ionic_to_device_barrier();

@@ -2,7 +2,7 @@
 /*
  * QP verbs: create (legacy and extended), modify, query, destroy; the
  * software flush setup on ERR and the reset on RESET, and the mapping of
- * rings the kernel placed in controller memory (ionic-device.md §3.8,
+ * rings the kernel placed in controller memory (docs/device-contract.md §3.8,
  * §5.8, §11.4, §12, §13, §16.2, §16.3, §16.10).
  */
 #include <errno.h>
@@ -28,7 +28,7 @@ IBV_DRV_CMD(ionic_cmd_create_qp, ibv_create_qp_ex, ionic_qp_req,
  * CMB placement preference sent to the kernel: the PD's (default ENABLE,
  * plus EXPDB where the device offers it; ionic_dv_pd_set_sqcmb/rqcmb
  * change it).  The queue builders below then drop EXPDB when the WQE size
- * does not qualify (ionic-device.md §16.3).
+ * does not qualify (docs/device-contract.md §16.3).
  */
 static uint8_t ionic_qp_cmb_pref(struct ionic_pd *pd, bool sq)
 {
@@ -37,13 +37,13 @@ static uint8_t ionic_qp_cmb_pref(struct ionic_pd *pd, bool sq)
 
 /*
  * Follow the kernel's answer for one queue (the response byte is
- * authoritative, §11.4): without ENABLE the ring stays in host memory;
- * with it, exactly one of WC/UC names the mapping type and the window of
- * q->size bytes is mapped at 'offset' of the command fd.  Writes to the
- * window only, so it is mapped write-only, and the queue is published
+ * authoritative, docs/device-contract.md §11.4): without ENABLE the ring stays
+ * in host memory; with it, exactly one of WC/UC names the mapping type and the
+ * window of q->size bytes is mapped at 'offset' of the command fd.  Writes to
+ * the window only, so it is mapped write-only, and the queue is published
  * through it from now on (publish.h).  0 or a positive errno: a mapping
  * failure fails creation, there is no host-ring fallback since the device
- * already reads the ring from CMB (D23).
+ * already reads the ring from CMB (docs/upstream-defects.md D23).
  */
 static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 			    const char *name, struct ionic_queue *q,
@@ -58,7 +58,8 @@ static int ionic_qp_map_cmb(struct ionic_ctx *ctx, uint32_t qpid,
 	/*
 	 * REQUIRE asked for what was sent (controller memory, and the express
 	 * doorbell if the WQE size kept it) or nothing: the kernel answers
-	 * "nothing" with success (D22), so the provider fails creation.
+	 * "nothing" with success (docs/upstream-defects.md D22), so the
+	 * provider fails creation.
 	 */
 	if ((req & IONIC_CMB_REQUIRE) &&
 	    (!(resp & IONIC_CMB_ENABLE) ||
@@ -148,10 +149,12 @@ static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 		size = ionic_send_min_size(cap->max_send_sge,
 					   cap->max_inline_data, sq->spec,
 					   true);
-		/* a v1 atomic WQE fills all 64 bytes, trailer included (D7) */
+		/* a v1 atomic WQE fills all 64 bytes, trailer included
+		 * (docs/upstream-defects.md D7) */
 		if (ctx->version < 2 && size <= IONIC_WQE_MIN_SIZE)
 			size = 2 * IONIC_WQE_MIN_SIZE;
-		sq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask);
+		sq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask &
+							      pd->expdb_mask);
 		if (!sq->expdb)
 			*cmb &= ~IONIC_CMB_EXPDB;
 	}
@@ -201,13 +204,15 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 
 	/*
 	 * Test the size the ring will really use (rounded to a power of two):
-	 * upstream tests the unrounded size and needlessly drops EXPDB (D8).
+	 * upstream tests the unrounded size and needlessly drops EXPDB
+	 * (docs/upstream-defects.md D8).
 	 */
 	rq->expdb = false;
 	if (*cmb & IONIC_CMB_EXPDB) {
 		size = ionic_recv_min_size(cap->max_recv_sge, rq->spec, true);
 		size = 1u << ionic_bitlen(size - 1);
-		rq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask);
+		rq->expdb = ionic_expdb_size_ok(size, ctx->expdb_mask &
+							      pd->expdb_mask);
 		if (!rq->expdb)
 			*cmb &= ~IONIC_CMB_EXPDB;
 	}
@@ -308,7 +313,8 @@ int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
 		return ENOMEM;
 	qp->ctx = ctx;
 	qp->is_ud = attr->qp_type == IBV_QPT_UD;
-	qp->sig_all = !!attr->sq_sig_all;
+	qp->sig_all = !!(attr->sq_sig_all & ~IONIC_QP_VENDOR_FLAGS);
+	qp->vendor_flags = (uint32_t)attr->sq_sig_all & IONIC_QP_VENDOR_FLAGS;
 	/* ibv_wr_* builders of operations not selected fail the batch */
 	qp->wr_ops = qp->is_ud ? IONIC_UD_SEND_OPS : IONIC_RC_SEND_OPS;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
@@ -402,7 +408,8 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	if (rc)
 		goto err;
 
-	/* reserved bytes must be zero or a 7.x kernel refuses (D18) */
+	/* reserved bytes must be zero or a 7.x kernel refuses
+	 * (docs/upstream-defects.md D18) */
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
 	ionic_queue_qdesc(&qp->sq.q, &cmd.drv_payload.sq);
@@ -420,6 +427,7 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	 */
 	kattr = *attr;
 	kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	kattr.sq_sig_all = qp->sig_all;
 	rc = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, &kattr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (rc)
@@ -481,7 +489,8 @@ struct ibv_qp *ionic_create_qp(struct ibv_pd *ibpd,
 /*
  * ERR: both queues flush in software.  The flush starts at the next poll
  * of each CQ, after that poll has reaped the CQEs already written, so WQEs
- * that really completed report success rather than a flush (D21).
+ * that really completed report success rather than a flush
+ * (docs/upstream-defects.md D21).
  */
 static void ionic_qp_request_flush(struct ionic_qp *qp)
 {
@@ -546,7 +555,8 @@ void ionic_qp_detach(struct ionic_qp *qp)
 
 /*
  * RESET: the device restarts its indexes and MSN at 0, so does the host;
- * the SQ colour returns to 1 as at creation (upstream keeps it, D9).
+ * the SQ colour returns to 1 as at creation (upstream keeps it,
+ * docs/upstream-defects.md D9).
  */
 static void ionic_qp_reset(struct ionic_qp *qp)
 {
@@ -611,7 +621,8 @@ int ionic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 	memset(&cmd, 0, sizeof(cmd));
 	rc = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
 			      sizeof(cmd));
-	/* leave the caller's buffers alone when the query failed (D20) */
+	/* leave the caller's buffers alone when the query failed
+	 * (docs/upstream-defects.md D20) */
 	if (rc)
 		return rc;
 

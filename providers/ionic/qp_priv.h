@@ -8,6 +8,8 @@
 #ifndef IONIC_QP_PRIV_H
 #define IONIC_QP_PRIV_H
 
+#include <infiniband/ionic_dv.h>
+
 #include "ionic.h"
 #include "cq_priv.h"
 #include "lock.h"
@@ -19,7 +21,7 @@
  * the WQE preparer (wqe.c) and the extended API (wr.c) implement, so a
  * client asking for more (ATOMIC_WRITE, TSO, ...) gets EOPNOTSUPP at
  * creation and can skip, rather than a failing WR later.  RC: upstream's
- * set (ionic-device.md §16.2); UD: SEND and SEND_WITH_IMM.
+ * set (docs/device-contract.md §16.2); UD: SEND and SEND_WITH_IMM.
  */
 #define IONIC_RC_SEND_OPS                                                 \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |             \
@@ -29,6 +31,16 @@
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
 	 IBV_QP_EX_WITH_BIND_MW)
 #define IONIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+
+/*
+ * Vendor QP flags (ionic_dv.h) that RCCL and its network plugin pass in
+ * sq_sig_all: they never mean "signal every request" (only the other bits
+ * do), and the mainline kernel ABI has no field to carry them to the
+ * firmware, so they are only recorded (docs/gpu-direct-verbs.md §6).
+ */
+#define IONIC_QP_VENDOR_FLAGS                                          \
+	(IONIC_DV_CREATE_QP_TYPE_RCCL | IONIC_DV_CREATE_QP_RCCL_DATA | \
+	 IONIC_DV_CREATE_QP_RCCL_RDFENCE | IONIC_DV_CREATE_QP_RCCL_RX_OFFLOAD)
 
 /* Per-SQ-slot metadata: what the WC of that WQE reports. */
 struct ionic_sq_meta {
@@ -46,7 +58,7 @@ struct ionic_sq_meta {
 /*
  * Per-RQ-slot metadata.  Receive completions name their ring slot, and
  * both the normal and the flush path look the entry up by slot, so the two
- * can never disagree (upstream defect D1).
+ * can never disagree (upstream defect docs/upstream-defects.md D1).
  */
 struct ionic_rq_meta {
 	uint64_t wr_id;
@@ -95,7 +107,7 @@ struct ionic_wrx {
 	struct ibv_sge sge; /* for wr_set_sge / wr_set_inline_data */
 	bool pending; /* a builder ran, no data setter yet */
 	int err; /* sticky error of the batch */
-	uint16_t start_prod; /* restored by wr_abort (upstream: D3) */
+	uint16_t start_prod; /* restored by wr_abort (upstream: docs/upstream-defects.md D3) */
 	uint16_t start_msn;
 	bool start_color;
 };
@@ -111,6 +123,7 @@ struct ionic_qp {
 	uint8_t version; /* firmware RDMA version: opcode table */
 	bool is_ud;
 	bool sig_all;
+	uint32_t vendor_flags; /* IONIC_QP_VENDOR_FLAGS asked for */
 	uint32_t wr_ops; /* IBV_QP_EX_WITH_* the ibv_wr_* API may use */
 	struct ionic_sq sq;
 	struct ionic_rq rq;
@@ -174,8 +187,9 @@ int ionic_prep_send(struct ionic_qp *qp, const struct ibv_send_wr *wr);
 /*
  * Prepare the receive WQE for 'wr' at the RQ producer index and advance
  * it.  The RQ must not be full.  Returns 0, EINVAL for a bad WR, EAGAIN if
- * the slot still carries the device's ownership mark (FENCE, §4.3), or
- * ENOMEM if its previous receive has not been completed yet.
+ * the slot still carries the device's ownership mark (FENCE,
+ * docs/device-contract.md §4.3), or ENOMEM if its previous receive has not been
+ * completed yet.
  */
 int ionic_prep_recv(struct ionic_qp *qp, const struct ibv_recv_wr *wr);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Ring geometry, WQE sizing and ring memory (ionic-device.md §2, §3.8).
+ * Ring geometry, WQE sizing and ring memory (docs/device-contract.md §2, §3.8).
  */
 #include <errno.h>
 #include <string.h>

@@ -22,18 +22,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <rdma/ionic-abi.h>
+/* the parent-domain allocator tags IONIC_PD_TAG_* are public */
+#include <infiniband/ionic_dv.h>
 
 struct ibv_pd;
 struct ionic_pd;
 
 #define IONIC_QUEUE_DEPTH_MAX 0xffff
 #define IONIC_QUEUE_STRIDE_MAX 0x10000
-
-/* Parent-domain allocator tags: RDMA_DRIVER_IONIC << 32, then a ring kind. */
-#define IONIC_PD_TAG (21ull << 32)
-#define IONIC_PD_TAG_CQ (IONIC_PD_TAG | 1)
-#define IONIC_PD_TAG_SQ (IONIC_PD_TAG | 2)
-#define IONIC_PD_TAG_RQ (IONIC_PD_TAG | 3)
 
 struct ionic_queue {
 	void *ptr;
@@ -114,7 +110,7 @@ static inline size_t ionic_queue_stride(const struct ionic_queue *q)
 	return (size_t)1 << q->stride_log2;
 }
 
-/* ---- WQE sizing (ionic-device.md §3.8) ---------------------------- */
+/* ---- WQE sizing (docs/device-contract.md §3.8) --------------------------- */
 
 /* Per-queue speculative SGE setting from the user's max_sge. */
 uint8_t ionic_queue_spec(uint32_t max_sge, uint8_t ctx_spec);

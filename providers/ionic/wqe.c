@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * WQE preparation (ionic-device.md §3, §4, §16.4, §16.6).
+ * WQE preparation (docs/device-contract.md §3, §4, §16.4, §16.6).
  *
  * Pure functions of a QP's queue state and one work request: no locks, no
  * doorbells, no device, so the unit tests can build WQEs into plain memory
@@ -29,7 +29,7 @@ enum ionic_body {
 	IONIC_BODY_BIND, /* bind memory window body */
 };
 
-/* What the header's imm_data_key carries (§3.2). */
+/* What the header's imm_data_key carries (docs/device-contract.md §3.2). */
 enum ionic_hdr_key {
 	IONIC_KEY_NONE,
 	IONIC_KEY_IMM, /* wr->imm_data, already in network order */
@@ -48,7 +48,7 @@ struct ionic_send_op {
 
 #define IONIC_NO_SOL_INL (IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 
-/* ionic-device.md §3.5 and the per-opcode rules table of §16.4 */
+/* docs/device-contract.md §3.5 and the per-opcode rules table of §16.4 */
 static const struct ionic_send_op ionic_send_ops[] = {
 	[IBV_WR_SEND] = {
 		.op = { IONIC_V1_OP_SEND, IONIC_V2_OP_SEND },
@@ -258,7 +258,8 @@ static int ionic_prep_ud_addr(struct ionic_wqe *wqe,
 	return 0;
 }
 
-/* Remote address of the RDMA variant of the common body (§3.3 b). */
+/* Remote address of the RDMA variant of the common body
+ * (docs/device-contract.md §3.3 b). */
 static void ionic_prep_rdma_addr(struct ionic_wqe *wqe, uint64_t va,
 				 uint32_t rkey)
 {
@@ -268,10 +269,10 @@ static void ionic_prep_rdma_addr(struct ionic_wqe *wqe, uint64_t va,
 }
 
 /*
- * Atomic body (§3.3 c/d): exactly one 8-byte local SGE for the original
- * remote value.  CAS: swap <- swap, compare <- compare_add; FAA: the
- * addend goes to swap_add and compare is 0.  v1 carries the whole SGE at
- * offset 48, v2 the lkey at 44 and the address at 48, keeping the last 8
+ * Atomic body (docs/device-contract.md §3.3 c/d): exactly one 8-byte local SGE
+ * for the original remote value.  CAS: swap <- swap, compare <- compare_add;
+ * FAA: the addend goes to swap_add and compare is 0.  v1 carries the whole SGE
+ * at offset 48, v2 the lkey at 44 and the address at 48, keeping the last 8
  * bytes free for an express doorbell.
  */
 static int ionic_prep_atomic(struct ionic_qp *qp, struct ionic_wqe *wqe,
@@ -308,9 +309,10 @@ static int ionic_prep_atomic(struct ionic_qp *qp, struct ionic_wqe *wqe,
 	} else {
 		/*
 		 * The v1 SGE ends at byte 63: with an express doorbell in a
-		 * 64-byte slot it would overwrite the trailer (upstream: D7).
-		 * Queue sizing never builds that layout for v1; refuse it
-		 * here all the same rather than corrupt the doorbell.
+		 * 64-byte slot it would overwrite the trailer (upstream:
+		 * docs/upstream-defects.md D7).  Queue sizing never builds that
+		 * layout for v1; refuse it here all the same rather than
+		 * corrupt the doorbell.
 		 */
 		if (qp->sq.expdb &&
 		    ionic_queue_stride(&qp->sq.q) <= IONIC_WQE_MIN_SIZE)
@@ -323,7 +325,8 @@ static int ionic_prep_atomic(struct ionic_qp *qp, struct ionic_wqe *wqe,
 	return 0;
 }
 
-/* ibv_access_flags of a window -> firmware access bits (§3.7). */
+/* ibv_access_flags of a window -> firmware access bits (docs/device-contract.md
+ * §3.7). */
 static uint16_t ionic_mw_access(unsigned int access)
 {
 	uint16_t flags = 0;
@@ -344,12 +347,12 @@ static uint16_t ionic_mw_access(unsigned int access)
 }
 
 /*
- * Bind body (§3.3 e).  A type-1 window is bound only through ibv_bind_mw
- * (send_path false), a type-2 window only through ibv_post_send or
- * ibv_wr_bind_mw; only a type-1 window may be bound with length 0, which
- * unbinds it, and then the region may be NULL (upstream: D12).  The new
- * rkey may differ from the window's current one in its key byte only: the
- * device takes nothing else from it.
+ * Bind body (docs/device-contract.md §3.3 e).  A type-1 window is bound only
+ * through ibv_bind_mw (send_path false), a type-2 window only through
+ * ibv_post_send or ibv_wr_bind_mw; only a type-1 window may be bound with
+ * length 0, which unbinds it, and then the region may be NULL (upstream:
+ * docs/upstream-defects.md D12).  The new rkey may differ from the window's
+ * current one in its key byte only: the device takes nothing else from it.
  */
 static int ionic_prep_bind(struct ionic_wqe *wqe, struct ibv_mw *mw,
 			   uint32_t new_rkey, const struct ibv_mw_bind_info *bi,
@@ -464,7 +467,8 @@ int ionic_prep_send_path(struct ionic_qp *qp, const struct ibv_send_wr *wr,
 
 	meta = &sq->meta[prod];
 	meta->wr_id = wr->wr_id;
-	/* byte_len: the payload; 8 for atomics, 0 for local ops (D6) */
+	/* byte_len: the payload; 8 for atomics, 0 for local ops
+	 * (docs/upstream-defects.md D6) */
 	meta->len = len;
 	meta->ibop = op->wc_opcode;
 	meta->ibsts = IBV_WC_SUCCESS;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Extended send API (ibv_wr_*; ionic-device.md §16.5): every opcode of
+ * Extended send API (ibv_wr_*; docs/device-contract.md §16.5): every opcode of
  * the WQE preparer on RC; SEND and SEND_WITH_IMM with wr_set_ud_addr on
- * UD (upstream gives UD QPs RC-format WQEs: D5).  The preparer applies
- * the same per-opcode rules as ibv_post_send, so an RC-only opcode on a
- * UD QP fails the batch with EINVAL.
+ * UD (upstream gives UD QPs RC-format WQEs: docs/upstream-defects.md D5).  The
+ * preparer applies the same per-opcode rules as ibv_post_send, so an RC-only
+ * opcode on a UD QP fails the batch with EINVAL.
  *
  * wr_start takes the send CQ lock then the SQ lock (the CQ -> SQ order)
  * and holds both until wr_complete / wr_abort.  A builder records a WR
@@ -17,7 +17,7 @@
  * A builder of an operation the QP was not created for (send_ops_flags)
  * fails the batch with EOPNOTSUPP.
  * LOCAL_INV and BIND_MW have no data setter: their builders prepare the
- * WQE.  Builders the device has no opcode for (TSO, ATOMIC_WRITE, XRC)
+ * WQE.  Builders the device has no opcode for (TSO, ATOMIC_WRITE, FLUSH, XRC)
  * set EOPNOTSUPP, so a client gets an error from wr_complete, not a crash.
  */
 #include <assert.h>
@@ -379,12 +379,25 @@ static void ionic_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
 	ionic_wr_unsupported(qpx);
 }
 
+/* Only some releases have these two slots (ibverbs-private/variants.h). */
 static void ionic_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 				  uint64_t remote_addr, const void *atomic_wr)
 {
 	(void)rkey;
 	(void)remote_addr;
 	(void)atomic_wr;
+	ionic_wr_unsupported(qpx);
+}
+
+static void ionic_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			   uint64_t remote_addr, size_t len, uint8_t type,
+			   uint8_t level)
+{
+	(void)rkey;
+	(void)remote_addr;
+	(void)len;
+	(void)type;
+	(void)level;
 	ionic_wr_unsupported(qpx);
 }
 
@@ -414,7 +427,8 @@ void ionic_qp_init_wr(struct ionic_qp *qp)
 	qpx->wr_send_inv = ionic_wr_send_inv;
 	qpx->wr_send_tso = ionic_wr_send_tso;
 	qpx->wr_set_xrc_srqn = ionic_wr_set_xrc_srqn;
-	qpx->wr_atomic_write = ionic_wr_atomic_write;
+	IONIC_IBV_QPX_SET_ATOMIC_WRITE(qpx, ionic_wr_atomic_write);
+	IONIC_IBV_QPX_SET_FLUSH(qpx, ionic_wr_flush);
 
 	/* set after the create command, which resets comp_mask */
 	qp->vqp.comp_mask |= VERBS_QP_EX;

@@ -3,9 +3,10 @@
  * ionic-sim firmware profile: defaults, the "key=value,..." codec shared by
  * the launcher and every emulated process, and the node identity scheme.
  *
- * Default values are what the reference (ionic-kernel.md, ionic-device.md)
- * states for a current Pollara-class NIC; where it says "not determinable"
- * the choice is ours and is documented next to the value.
+ * Default values are what the reference (docs/kernel-contract.md,
+ * docs/device-contract.md) states for a current Pollara-class NIC; where it
+ * says "not determinable" the choice is ours and is documented next to the
+ * value.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +19,8 @@
 void isim_profile_defaults(struct isim_profile *p)
 {
 	memset(p, 0, sizeof(*p));
-	/* RDMA version 2: v2 opcode bits, v2 atomic layout (ionic-device §3.5). */
+	/* RDMA version 2: v2 opcode bits, v2 atomic layout
+	 * (docs/device-contract.md §3.5). */
 	p->version = 2;
 	/* 11 = BIND_MW + 1: the provider refuses fewer on version 1, and the
 	 * count of SQ opcodes a full-function firmware offers. */

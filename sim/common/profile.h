@@ -65,8 +65,8 @@ int isim_profile_from_env(struct isim_profile *p);
 /* Print the keys, meanings and defaults (for --help). */
 void isim_profile_usage(void *stdio_file);
 
-/* ionic_bitid_to_qid (ionic-kernel.md §15): the qid of index 'idx' inside
- * UDMA pipeline 'udma''s half of an id space, and back. */
+/* ionic_bitid_to_qid (docs/kernel-contract.md §15): the qid of index 'idx'
+ * inside UDMA pipeline 'udma''s half of an id space, and back. */
 uint32_t isim_profile_qid(const struct isim_profile *p, unsigned int udma,
 			  uint32_t idx);
 uint32_t isim_profile_qid_index(const struct isim_profile *p, uint32_t qid);

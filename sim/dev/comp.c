@@ -4,7 +4,7 @@
  * NAKs, READ responses and atomic ACKs coming back for our requests, and
  * the send-side CQEs they produce.
  *
- * Completion rules (ionic-device.md §7.2): SEND and WRITE messages are
+ * Completion rules (docs/device-contract.md §7.2): SEND and WRITE messages are
  * complete when an ACK covers their last PSN; READ and atomics only when
  * their response data arrived (an ACK beyond them means the responses were
  * lost: go back).  Complete WQEs retire strictly in order from una, and

@@ -3,7 +3,7 @@
  * ionic-sim device: CQE writer, CQ credits and arming.
  *
  * The host owns the ring memory; the device owns prod and colour.  Rules
- * (ionic-device.md §6.1, §8):
+ * (docs/device-contract.md §6.1, §8):
  *  - the first pass through the ring is written with colour 1, the colour
  *    flips every time prod wraps to slot 0;
  *  - the body is written first, the word holding the colour last, with
@@ -56,9 +56,9 @@ static bool cq_sol_unread(const struct idev_cq *cq)
 	       idev_cq_outstanding(cq);
 }
 
-/* The 48-bit completion timestamp (§5.7) in the upper bits of the LE64
- * index field: offset 0 for RECV, 16 for both SEND types.  The clock is
- * the device's (idev_clock), which the host's PHC page describes. */
+/* The 48-bit completion timestamp (docs/device-contract.md §5.7) in the upper
+ * bits of the LE64 index field: offset 0 for RECV, 16 for both SEND types.  The
+ * clock is the device's (idev_clock), which the host's PHC page describes. */
 static void cqe_stamp(const struct idev_cq *cq, struct ionic_cqe *slot,
 		      uint32_t qtf)
 {
@@ -83,7 +83,8 @@ int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 		return -ENOSPC;
 	if (idev_cq_outstanding(cq) >= cq->mask) {
 		/* A correct host can't get here (credits + 100-slot grace);
-		 * CQ_ERR is what the firmware has for it (§8.1). */
+		 * CQ_ERR is what the firmware has for it
+		 * (docs/device-contract.md §8.1). */
 		cq->overflowed = true;
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_CQE,

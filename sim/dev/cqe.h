@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * ionic-sim device: hardware CQs (admin CREATE/DESTROY_CQ in cqe.c), the
- * one place that writes CQEs into user CQ rings (ionic-device.md §5, §6,
- * §8) and the CQ doorbell rings.
+ * one place that writes CQEs into user CQ rings (docs/device-contract.md §5,
+ * §6, §8) and the CQ doorbell rings.
  *
  * Caller holds the device lock.
  */
@@ -63,7 +63,7 @@ void idev_cqe_msn(struct ionic_cqe *cqe, uint32_t qpn, uint32_t msn,
 void idev_cqe_npg(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		  enum ionic_status status);
 /* Flush indicator: error + WQE_FLUSHED, NPG type for the SQ, RECV for the
- * RQ, naming no WQE (§12.2). */
+ * RQ, naming no WQE (docs/device-contract.md §12.2). */
 void idev_cqe_flush(struct ionic_cqe *cqe, uint32_t qpn, bool sq);
 
 /* CQ doorbell, rings 0 (consumer index), 1 (arm any), 2 (arm solicited). */

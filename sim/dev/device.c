@@ -43,7 +43,7 @@ void idev_raise(struct idev *dev, uint32_t eqid, enum idev_eqe_type type,
 }
 
 /* Size of an id table: the largest qid of either pipeline plus one
- * (ids of the two pipelines interleave, ionic-kernel.md §15). */
+ * (ids of the two pipelines interleave, docs/kernel-contract.md §15). */
 static uint32_t qid_table_size(const struct isim_profile *p, uint32_t count)
 {
 	uint32_t half = count / 2, a, b;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim device: doorbells (ionic-device.md §1).
+ * ionic-sim device: doorbells (docs/device-contract.md §1).
  *
  * The doorbell page of a ucontext (page 'dbid' of the device's doorbell
  * BAR) is an array of 64-bit registers indexed by qtype.  A store is
@@ -105,8 +105,9 @@ int idev_doorbells_pop(struct idev *dev, int max, bool *more)
 		if (!dev->cfg.mmio.pop(&st))
 			return n;
 		if (st.size != 8) {
-			/* The doorbell is one 64-bit store (§1.2); anything
-			 * else on the page is not a doorbell. */
+			/* The doorbell is one 64-bit store
+			 * (docs/device-contract.md §1.2); anything else on the
+			 * page is not a doorbell. */
 			if (isim_trace_enabled())
 				isim_trace(ISIM_TR_DB,
 					   "off 0x%x size %u ignored",

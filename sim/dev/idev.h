@@ -7,7 +7,7 @@
  *
  *   downward  (host -> device): idev_create() with a configuration, then
  *             admin commands in the shape of the ones the ionic driver
- *             sends to firmware (ionic-kernel.md §16): CREATE/MODIFY/
+ *             sends to firmware (docs/kernel-contract.md §16): CREATE/MODIFY/
  *             QUERY/DESTROY_QP, CREATE/DESTROY_CQ, CREATE/DESTROY_MR (MRs
  *             and MWs), CREATE/DESTROY_AH, with the ids and attributes
  *             the driver passes.  The device keeps its own QP, CQ, MR and
@@ -18,7 +18,7 @@
  *             and CQEs live in the rings whose addresses the admin
  *             commands gave.
  *   upward    (device -> host): only the host ops handed in at creation,
- *             one call per event queue entry (ionic-device.md §9):
+ *             one call per event queue entry (docs/device-contract.md §9):
  *             completion notifications, CQ errors, QP errors, SQ drained.
  *
  * Locking: every admin command is called with cfg->lock held; the engine
@@ -48,7 +48,7 @@ struct ifab_transport;
 
 /* ---- events (device -> host) --------------------------------------------- */
 
-/* EQE types and codes (ionic-device.md §9). */
+/* EQE types and codes (docs/device-contract.md §9). */
 enum idev_eqe_type {
 	IDEV_EQE_TYPE_CQ = 0,
 	IDEV_EQE_TYPE_QP = 1,
@@ -115,7 +115,7 @@ void idev_atfork_child(struct idev *dev);
 
 /* ---- the device clock ---------------------------------------------------- */
 
-/* Free-running 48-bit counter at 1 GHz: CQE timestamps (ionic-device.md
+/* Free-running 48-bit counter at 1 GHz: CQE timestamps (docs/device-contract.md
  * §5.7) and what the host's PHC page describes. */
 #define IDEV_CLOCK_MASK ((1ull << 48) - 1)
 uint64_t idev_clock(const struct idev *dev);
@@ -240,7 +240,8 @@ int idev_ah_destroy(struct idev *dev, uint32_t ahid);
 void idev_sync_doorbells(struct idev *dev);
 
 /* A doorbell store on page 'dbid' (what the engine does with every store
- * it pops).  The value is the 64-bit doorbell (ionic-device.md §1.2). */
+ * it pops).  The value is the 64-bit doorbell (docs/device-contract.md §1.2).
+ * */
 void idev_doorbell(struct idev *dev, uint32_t dbid, uint32_t offset,
 		   uint64_t value);
 

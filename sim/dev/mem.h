@@ -2,7 +2,8 @@
 /*
  * ionic-sim device: memory access through keys.  The only code of the
  * device that turns (key, va, length, access) into host pointers
- * (ionic-kernel.md §11; statuses per ionic-device.md §5.6, §12):
+ * (docs/kernel-contract.md §11; statuses per docs/device-contract.md §5.6,
+ * §12):
  *
  *   no such valid key, MW used as lkey, other PD,
  *   range outside the region, missing access right  -> LOCAL_PROT_ERR

@@ -3,7 +3,7 @@
  * ionic-sim device: the key table (admin CREATE_MR / DESTROY_MR for
  * memory regions and windows) and the address-handle table (CREATE_AH /
  * DESTROY_AH).  Keys are (index << 8) | key8 as the driver allocates them
- * (ionic-kernel.md §11.1); the table is indexed by the index.
+ * (docs/kernel-contract.md §11.1); the table is indexed by the index.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -26,7 +26,8 @@ static struct idev_mr *mw_key_obj(struct idev *dev, uint32_t key, bool exact)
 	return mr && (!exact || mr->key == key) ? mr : NULL;
 }
 
-/* Firmware MR flags (§3.7) use the IBV_ACCESS_* bit values. */
+/* Firmware MR flags (docs/device-contract.md §3.7) use the IBV_ACCESS_* bit
+ * values. */
 static uint32_t mw_access(uint16_t flags)
 {
 	return flags & (IONIC_MRF_LOCAL_WRITE | IONIC_MRF_REMOTE_WRITE |

@@ -2,10 +2,10 @@
 /*
  * ionic-sim device: memory operations carried by work requests: binding a
  * memory window (BIND_MW), local invalidation (LOCAL_INV) and remote
- * invalidation by a received SEND_WITH_INV (ionic-device.md §3.3 (e)-(h),
- * ionic-kernel.md §11.4).  They change the key objects admin CREATE_MR
- * made (struct idev_mr, dev.h): as on the real device, the data path owns a
- * window's binding and every key's validity once the object exists.
+ * invalidation by a received SEND_WITH_INV (docs/device-contract.md §3.3
+ * (e)-(h), docs/kernel-contract.md §11.4).  They change the key objects admin
+ * CREATE_MR made (struct idev_mr, dev.h): as on the real device, the data path
+ * owns a window's binding and every key's validity once the object exists.
  *
  * Caller holds the device lock.
  */

@@ -12,7 +12,7 @@
  * oldest unacknowledged PSN (a READ resumes with a request for the rest).
  *
  * UD: one packet per WQE and one SEND_NPG CQE per WQE, signalled or not
- * (ionic-device.md §7.3): the host completes its SQ strictly in order.
+ * (docs/device-contract.md §7.3): the host completes its SQ strictly in order.
  *
  * A local error (bad WQE, key, length) completes that slot with an NPG
  * error CQE and moves the QP to ERR.  On RC it waits until every earlier
@@ -128,8 +128,9 @@ out:
 	return st;
 }
 
-/* Complete 'slot' with an error and move the QP to ERR (§12.1): remote
- * WQEs on an MSN CQE naming them (msg_msn = seq + 1), others on NPG. */
+/* Complete 'slot' with an error and move the QP to ERR (docs/device-contract.md
+ * §12.1): remote WQEs on an MSN CQE naming them (msg_msn = seq + 1), others on
+ * NPG. */
 void idev_req_fail(struct idev_qp *d, uint16_t slot, enum ionic_status st)
 {
 	struct idev_swqe *s = &d->swqe[slot];
@@ -149,7 +150,8 @@ void idev_req_check_err(struct idev_qp *d)
 	if (d->req.err_pending && d->req.una == d->req.err_slot &&
 	    d->state != IBV_QPS_ERR) {
 		/* A local error is reported on NPG even for a remote WQE
-		 * (the host then treats it as non-remote, §7.3). */
+		 * (the host then treats it as non-remote,
+		 * docs/device-contract.md §7.3). */
 		d->swqe[d->req.err_slot].remote = false;
 		idev_req_fail(d, d->req.err_slot, d->req.err_status);
 	}

@@ -13,7 +13,7 @@
  *
  * UD: packets for a QP that is not ready, with the wrong qkey, or finding
  * no receive WQE are dropped silently.  The receive buffer starts with the
- * 40-byte GRH area (ionic-device.md §7.1), counted in byte_len.
+ * 40-byte GRH area (docs/device-contract.md §7.1), counted in byte_len.
  *
  * Packets for a QP in RESET, INIT or ERR are dropped silently: an RC
  * requester then times out.
@@ -138,9 +138,9 @@ static void resp_rnr(struct idev_qp *d, uint32_t psn)
 /*
  * Remote memory for an incoming RDMA WRITE / READ / ATOMIC: the QP must
  * enable that kind of remote access (modify_qp's qp_access_flags, which
- * the firmware gets in admin MODIFY_QP, ionic-kernel.md "Admin MODIFY_QP
- * fields"), then the key, PD, access and range are checked.  A QP without
- * REMOTE_ATOMIC must fail atomics (real-clients.md §1.6; IBTA: the
+ * the firmware gets in admin MODIFY_QP, docs/kernel-contract.md "Admin
+ * MODIFY_QP fields"), then the key, PD, access and range are checked.  A QP
+ * without REMOTE_ATOMIC must fail atomics (docs/testing.md §1.6; IBTA: the
  * responder validates its QP's remote access enables before the R_Key).
  */
 static enum ionic_status resp_resolve(struct idev_qp *d, uint32_t rkey,
@@ -200,8 +200,9 @@ static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
 
 		if (mask & IFAB_PKT_M_INV) {
 			/* SEND_WITH_INV: invalidate, then report the rkey
-			 * (BE32, §7.1).  A key we may not invalidate is the
-			 * requester's invalid request (as rxe). */
+			 * (BE32, docs/device-contract.md §7.1).  A key we may
+			 * not invalidate is the requester's invalid request (as
+			 * rxe). */
 			if (idev_mw_remote_inv(d->dev, d->pdid,
 					       ifab_pkt_rkey(pkt))) {
 				resp_fail_wqe(d, IONIC_STS_REMOTE_INV_REQ_ERR);
@@ -560,7 +561,8 @@ static void resp_ud(struct idev_qp *d, struct ifab_pkt *pkt)
 	}
 	isim_node_mac(ifab_pkt_src_node(pkt), src_mac);
 	/* No VLAN on the emulated wire; the tag still carries the SL in its
-	 * PCP bits, which is where the host reads wc.sl from (§7.1). */
+	 * PCP bits, which is where the host reads wc.sl from
+	 * (docs/device-contract.md §7.1). */
 	idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, IDEV_GRH_SIZE + len,
 		      ifab_pkt_src_qpn(pkt),
 		      imm ? IONIC_CQE_RECV_OP_SEND_IMM : IONIC_CQE_RECV_OP_SEND,

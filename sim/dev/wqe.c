@@ -12,7 +12,7 @@
 
 #define RCUD (IDEV_WRF_RC | IDEV_WRF_UD)
 
-/* ionic-device.md §3.5.  REMOTE follows §7.2: every RC op except
+/* docs/device-contract.md §3.5.  REMOTE follows §7.2: every RC op except
  * LOCAL_INV, BIND_MW and REG_MR is completed through the MSN. */
 static const struct idev_wqe_opinfo idev_wqe_ops[] = {
 	{ "SEND", IONIC_V1_OP_SEND, IONIC_V2_OP_SEND, IDEV_WR_SEND,
@@ -123,9 +123,9 @@ static void decode_hdr(struct idev_wqe *w, const uint8_t *raw, uint32_t stride)
 }
 
 /*
- * The SGL of an SQ or RQ WQE (§3.4): with SPEC32/SPEC16 the first 32
- * payload bytes are a table of the SGE lengths and the SGEs follow at
- * offset 64.  The table must agree with the SGEs (it is the same
+ * The SGL of an SQ or RQ WQE (docs/device-contract.md §3.4): with SPEC32/SPEC16
+ * the first 32 payload bytes are a table of the SGE lengths and the SGEs follow
+ * at offset 64.  The table must agree with the SGEs (it is the same
  * information, read ahead by the hardware); everything must fit the slot.
  * Sets w->spec and returns the total length through *total.
  */
@@ -191,15 +191,15 @@ static enum ionic_status decode_common(struct idev_wqe *w)
 	st = decode_sgl(w, &total);
 	if (st)
 		return st;
-	/* The length field is the SGL total (§3.3); the device can't guess
-	 * which one a disagreeing host meant. */
+	/* The length field is the SGL total (docs/device-contract.md §3.3); the
+	 * device can't guess which one a disagreeing host meant. */
 	if (total != w->length || total > (1ull << 31))
 		return IONIC_STS_LOCAL_LEN_ERR;
 	return IONIC_STS_OK;
 }
 
-/* §3.3 (c)/(d): v1 carries a full local SGE at offset 48, v2 the lkey at
- * 44 and the address at 48; the result is always 8 bytes. */
+/* docs/device-contract.md §3.3 (c)/(d): v1 carries a full local SGE at offset
+ * 48, v2 the lkey at 44 and the address at 48; the result is always 8 bytes. */
 static enum ionic_status decode_atomic(struct idev_wqe *w, uint16_t version)
 {
 	const struct ionic_wqe *wqe = (const struct ionic_wqe *)w->raw;
@@ -230,8 +230,9 @@ static enum ionic_status decode_atomic(struct idev_wqe *w, uint16_t version)
 	return IONIC_STS_OK;
 }
 
-/* §3.3 (e): the window's range, the region's lkey and the firmware access
- * flags; the header carries the new key byte and the window's rkey. */
+/* docs/device-contract.md §3.3 (e): the window's range, the region's lkey and
+ * the firmware access flags; the header carries the new key byte and the
+ * window's rkey. */
 static enum ionic_status decode_bind(struct idev_wqe *w)
 {
 	const struct ionic_wqe *wqe = (const struct ionic_wqe *)w->raw;
@@ -285,7 +286,8 @@ enum ionic_status idev_wqe_decode_rq(struct idev_wqe *w, const uint8_t *raw,
 	st = decode_sgl(w, &total);
 	if (st)
 		return st;
-	/* RQ WQEs carry the SGL total in imm_data_key (§4.1). */
+	/* RQ WQEs carry the SGL total in imm_data_key (docs/device-contract.md
+	 * §4.1). */
 	if (total != be32toh(w->imm_raw) || total > (1ull << 31))
 		return IONIC_STS_LOCAL_LEN_ERR;
 	w->length = total;

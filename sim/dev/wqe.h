@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * ionic-sim device: WQE snapshot and decode (ionic-device.md §3, §4).
+ * ionic-sim device: WQE snapshot and decode (docs/device-contract.md §3, §4).
  *
  * A WQE is first copied out of the application's ring into device memory
  * (idev_wqe_fetch) and only that snapshot is decoded: the application may

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer: send queues in controller memory (CMB,
- * ionic-kernel.md 9.3).  The CMB is a memfd of profile cmb_pages pages:
- * the device reads the SQ ring through the model's mapping, the
+ * docs/kernel-contract.md §9.3).  The CMB is a memfd of profile cmb_pages
+ * pages: the device reads the SQ ring through the model's mapping, the
  * application writes WQEs through its own mapping of the QP's window.
  *
  * Express doorbells through the CMB alias windows are not emulated: an

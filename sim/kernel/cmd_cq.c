@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim kernel layer: completion queues (ionic-kernel.md 8).  One
+ * ionic-sim kernel layer: completion queues (docs/kernel-contract.md §8).  One
  * verbs CQ is a "virtual CQ" backed by one hardware CQ per UDMA pipeline
  * in its mask; each hardware CQ is a ring in user memory described by an
  * ionic_qdesc.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer: context, device and port commands
- * (ionic-kernel.md 2, 3, 6; IB core copy_query_dev_fields and
+ * (docs/kernel-contract.md §2, §3, §6; IB core copy_query_dev_fields and
  * make_port_cap_flags).
  */
 #ifndef _GNU_SOURCE

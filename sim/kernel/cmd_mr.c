@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer: protection domains, memory regions, memory
- * windows and address handles (ionic-kernel.md 7, 10, 11; IB core
+ * windows and address handles (docs/kernel-contract.md §7, §10, §11; IB core
  * ib_check_mr_access, rdma_check_ah_attr).
  */
 #ifndef _GNU_SOURCE

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer: queue pair create, query and destroy
- * (ionic-kernel.md 9.2, 9.5, 9.6, 15).  Modify is in qp_modify.c.
+ * (docs/kernel-contract.md §9.2, §9.5, §9.6, §15).  Modify is in qp_modify.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,7 +18,7 @@
 #define IK_QPT_GSI 1
 
 /* What query_qp reports as port_num.  The ionic driver returns 0
- * (ionic-kernel.md 9.5); kept faithful, see the note in the report. */
+ * (docs/kernel-contract.md §9.5); kept faithful, see the note in the report. */
 #define IK_QUERY_QP_PORT_NUM 0
 
 struct qp_args {

@@ -177,8 +177,8 @@ void ik_post_comp_event(struct ik_cq *cq)
 
 /* ---- the device's events ------------------------------------------------- */
 
-/* One EQE from the device (ionic-kernel.md §13): what the driver's event
- * handlers do with it.  Unknown codes and ids are dropped, as there. */
+/* One EQE from the device (docs/kernel-contract.md §13): what the driver's
+ * event handlers do with it.  Unknown codes and ids are dropped, as there. */
 static void dev_event(void *host, const struct idev_eqe *e)
 {
 	struct ik_nic *nic = host;

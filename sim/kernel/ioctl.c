@@ -3,9 +3,9 @@
  * ionic-sim kernel layer: the uverbs ioctl interface.  No method is
  * implemented: libibverbs 44 falls back to write() per method when a method
  * answers EPROTONOSUPPORT, and the INVOKE_WRITE probe answered that way
- * keeps it on plain write() (libibverbs-44.md 4.5, 4.8).  ioctl-only verbs
- * then fail with EPROTONOSUPPORT, which pyverbs treats as "unsupported",
- * except REG_DMABUF_MR whose test skips only on EOPNOTSUPP.
+ * keeps it on plain write() (docs/libibverbs-provider-abi.md §4.5, §4.8).
+ * ioctl-only verbs then fail with EPROTONOSUPPORT, which pyverbs treats as
+ * "unsupported", except REG_DMABUF_MR whose test skips only on EOPNOTSUPP.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -18,7 +18,7 @@
 #define IK_PAGE_SHIFT 12
 #define IK_PAGE_SIZE (1ul << IK_PAGE_SHIFT)
 
-/* ionic_ibdev.h / ionic_queue.h constants (ionic-kernel.md 2, 8.2) */
+/* ionic_ibdev.h / ionic_queue.h constants (docs/kernel-contract.md §2, §8.2) */
 #define IK_MAX_PD 1024
 #define IK_MAX_DEPTH 0xffff
 #define IK_MAX_CQE (0xffff - 100)
@@ -29,8 +29,8 @@
 #define IK_GID_TBL_LEN 256
 #define IK_NUM_GIDS 2 /* populated entries: link-local, v4 */
 
-/* Admin opcodes (ionic-kernel.md 16): a verb needing opcode N fails with
- * EBADRQC when the firmware reports admin_opcodes <= N. */
+/* Admin opcodes (docs/kernel-contract.md §16): a verb needing opcode N fails
+ * with EBADRQC when the firmware reports admin_opcodes <= N. */
 enum {
 	IK_ADMIN_CREATE_CQ = 1,
 	IK_ADMIN_CREATE_QP = 2,

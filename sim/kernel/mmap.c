@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim kernel layer: the mmap table of a ucontext (ionic-kernel.md
- * 6.5, 6.6; IB core rdma_user_mmap_entry_insert/_get).  Offsets are
+ * ionic-sim kernel layer: the mmap table of a ucontext (docs/kernel-contract.md
+ * §6.5, §6.6; IB core rdma_user_mmap_entry_insert/_get).  Offsets are
  * handed out first-fit in pages in insertion order: the doorbell page is
  * pgoff 0, the PHC page pgoff 1.
  */

@@ -2,8 +2,8 @@
 /*
  * ionic-sim kernel layer: the one emulated NIC of a process as the ionic
  * driver sees it after probe - firmware profile, identity, id allocators
- * (ionic-kernel.md 15), the PHC page, and the device it drives.  Created
- * lazily on first use; a fork child gets a fresh one.
+ * (docs/kernel-contract.md §15), the PHC page, and the device it drives.
+ * Created lazily on first use; a fork child gets a fresh one.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -89,7 +89,8 @@ uint32_t ik_udma_idx(const struct ik_nic *nic, uint32_t qid)
 
 /* ---- PHC page ------------------------------------------------------- */
 
-/* The page holds struct ionic_clock_info (common/ionic_hw.h, §14). */
+/* The page holds struct ionic_clock_info (common/ionic_hw.h,
+ * docs/device-contract.md §14). */
 
 /* 1 GHz counter: mult / 2^shift = 1 ns per cycle.  A non-zero shift keeps
  * the provider's fixed-point path honest; dt * mult stays below 2^63 for

@@ -158,7 +158,7 @@ struct ik_qp {
 	bool av_valid; /* an AV was programmed */
 	uint32_t ahid;
 	/* firmware encodings kept as the device stores them; query_qp
-	 * reports 2^depth - 1 (ionic-kernel.md 9.4/9.5) */
+	 * reports 2^depth - 1 (docs/kernel-contract.md §9.4/§9.5) */
 	uint8_t rrq_depth, rsq_depth;
 	uint32_t events_reported;
 	bool dev_live; /* admin CREATE_QP done, DESTROY_QP not yet */

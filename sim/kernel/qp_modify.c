@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim kernel layer: modify_qp (ionic-kernel.md 9.4).  The IB core's
- * checks (port validity, AV resolution, the IBTA state transition table
+ * ionic-sim kernel layer: modify_qp (docs/kernel-contract.md §9.4).  The IB
+ * core's checks (port validity, AV resolution, the IBTA state transition table
  * with required and optional attributes per QP type) come first, then the
  * ionic driver's own (current-state rule, rate limit, privileged qkey,
  * UC paths), then the admin MODIFY_QP to the device.

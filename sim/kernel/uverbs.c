@@ -11,7 +11,7 @@
  *
  * Only the commands ionic offers are in the table; any other command the
  * kernel knows is disabled for ionic (no op) and, like an unknown one,
- * fails with EOPNOTSUPP (ionic-kernel.md 4.2).
+ * fails with EOPNOTSUPP (docs/kernel-contract.md §4.2).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

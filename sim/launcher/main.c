@@ -46,7 +46,8 @@ static void usage(FILE *out)
 		"  --fabric NAME          fabric to join (default \"default\"); runs on the\n"
 		"                         same fabric can reach each other, others cannot\n"
 		"  --trace FILE           append a decoded event trace of every process\n"
-		"  --provider PATH        use this build of the provider (libionic-rdmav34.so,\n"
+		"  --provider PATH        use this build of the provider (libionic" ILAUNCH_PROVIDER_SUFFIX
+		",\n"
 		"                         its prefix .../libionic, or its directory)\n"
 		"  --installed-provider   use the provider libibverbs finds on its own\n"
 		"  --preload PATH         use this libionic-sim.so\n"
@@ -242,12 +243,12 @@ static int find_preload(const struct opts *o, char *out, size_t len)
 	return exists(out) ? 0 : -ENOENT;
 }
 
-/* RDMAV_DRIVERS wants the prefix that "-rdmav34.so" completes.  Files are
+/* RDMAV_DRIVERS wants the prefix that "-rdmav<PABI>.so" completes.  Files are
  * not resolved with realpath(): the provider file is usually a symlink
  * whose target has another name. */
 static int provider_prefix(const char *path, char *out, size_t len)
 {
-	static const char sfx[] = "-rdmav34.so";
+	static const char sfx[] = ILAUNCH_PROVIDER_SUFFIX;
 	char abs[2 * PATH_MAX + 2], cwd[PATH_MAX];
 	struct stat st;
 	size_t n;
@@ -284,7 +285,8 @@ static int find_provider(const struct opts *o, char *out, size_t len)
 	exe_dir(dir, sizeof(dir));
 	if (!strcmp(dir, ILAUNCH_BUILD_DIR) && ILAUNCH_BUILD_PROVIDER[0])
 		return provider_prefix(ILAUNCH_BUILD_PROVIDER, out, len);
-	snprintf(so, sizeof(so), "%s-rdmav34.so", ILAUNCH_INSTALL_PROVIDER);
+	snprintf(so, sizeof(so), "%s" ILAUNCH_PROVIDER_SUFFIX,
+		 ILAUNCH_INSTALL_PROVIDER);
 	if (exists(so))
 		snprintf(out, len, "%s", ILAUNCH_INSTALL_PROVIDER);
 	return 0;
@@ -330,7 +332,7 @@ static int setup_env(const struct opts *o, const char *rundir,
 	if (buf[0]) {
 		char so[PATH_MAX + 80];
 
-		snprintf(so, sizeof(so), "%s-rdmav34.so", buf);
+		snprintf(so, sizeof(so), "%s" ILAUNCH_PROVIDER_SUFFIX, buf);
 		if (!exists(so))
 			fprintf(stderr,
 				"ionic-sim: warning: provider %s not found\n",

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * The fake sysfs tree libibverbs reads through $SYSFS_PATH
- * (libibverbs-44.md §3.2, §3.6; ionic-kernel.md §12).  Written once before
- * the command starts and never touched again: libibverbs takes the
- * directory's mtime as the device identity.
+ * (docs/libibverbs-provider-abi.md §3.2, §3.6; docs/kernel-contract.md §12).
+ * Written once before the command starts and never touched again: libibverbs
+ * takes the directory's mtime as the device identity.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -109,7 +109,8 @@ void post_send(struct hqp *h, uint8_t v2op, void *buf, uint32_t len,
 	       uint32_t qkey);
 void post_rdma(struct hqp *h, uint8_t v2op, void *buf, uint32_t len,
 	       uint32_t lkey, void *rbuf, uint32_t rkey, uint16_t flags);
-/* Firmware v2 atomic layout: lkey @44, local_va @48 (§3.3 (d)). */
+/* Firmware v2 atomic layout: lkey @44, local_va @48 (docs/device-contract.md
+ * §3.3 (d)). */
 void post_atomic(struct hqp *h, uint8_t v2op, uint64_t *res, uint32_t lkey,
 		 uint64_t *target, uint32_t rkey, uint64_t swap_add,
 		 uint64_t cmp);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim device: CQE writer rules, checked on a small ring without the
- * provider (ionic-device.md §5, §6.1, §8): byte layout of each CQE type,
- * colour 1 on the first pass and flipped on every wrap, the credit limit
+ * provider (docs/device-contract.md §5, §6.1, §8): byte layout of each CQE
+ * type, colour 1 on the first pass and flipped on every wrap, the credit limit
  * set by the consumer index on ring 0 (overflow = CQ_ERR, no write), and
  * arming (one event per arm, immediate if a CQE is already unread,
  * solicited-only arms fire on solicited CQEs only).  test_golden() compares

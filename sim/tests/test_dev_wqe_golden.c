@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim device: the WQE decoder (sim/dev/wqe.c) against the WQEs
- * written by hand from ionic-device.md §3 in tests/golden/wqe_golden_bytes.h.
- * The provider test tests/datapath/wqe_golden.c builds the very same bytes,
- * so each side is checked against the spec rather than against the other.
+ * written by hand from docs/device-contract.md §3 in
+ * tests/golden/wqe_golden_bytes.h.  The provider test
+ * tests/datapath/wqe_golden.c builds the very same bytes, so each side is
+ * checked against the spec rather than against the other.
  *
  * For every golden WQE, under the firmware version its opcode byte belongs
  * to: the operation, index, flags, lengths, remote address and rkey, SGEs,
@@ -148,7 +149,7 @@ static void test_local_inv(const uint8_t *bytes, uint16_t version)
 	CHECK_EQ(w.key, GW_LINV_RKEY);
 	CHECK_EQ(w.num_sge, 0);
 	CHECK_EQ(w.length, 0);
-	/* a local operation: no MSN (§7.2) */
+	/* a local operation: no MSN (docs/device-contract.md §7.2) */
 	CHECK_EQ(w.op ? w.op->flags & IDEV_WRF_REMOTE : 1, 0);
 }
 

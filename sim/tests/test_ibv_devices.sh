@@ -3,11 +3,12 @@
 # Unmodified ibv_devices under ionic-sim lists ionic_0 with its node GUID.
 # Needs only the fake sysfs tree, the stat hook and a provider that claims
 # the device (no device model, no open).
-# usage: test_ibv_devices.sh <path-to-ionic-sim>
+# usage: test_ibv_devices.sh <path-to-ionic-sim> [<provider suffix, -rdmav34.so>]
 set -u
 L=$1
 # what the launcher chooses by itself (it appends to a value it finds)
 unset RDMAV_DRIVERS
+sfx=${2:--rdmav34.so}
 command -v ibv_devices >/dev/null || { echo "ibv_devices not installed"; exit 77; }
 dir=$(dirname "$L")
 T=$(mktemp -d "${TMPDIR:-/tmp}/isim-devices-test.XXXXXX") || exit 1
@@ -18,8 +19,8 @@ export TMPDIR=$T
 st=$?
 cat "$T/out"
 drivers=$(sed -n 's/^drivers=//p' "$T/out")
-if [ -n "$drivers" ] && [ ! -e "$drivers-rdmav34.so" ]; then
-	echo "provider $drivers-rdmav34.so not built"
+if [ -n "$drivers" ] && [ ! -e "$drivers$sfx" ]; then
+	echo "provider $drivers$sfx not built"
 	exit 77
 fi
 [ $st = 0 ] || { echo "FAIL: status $st"; exit 1; }
@@ -27,7 +28,7 @@ node=$(sed -n 's/^node=//p' "$T/out")
 guid=$(printf '001dd8fffe00%04x' "$node")
 grep -Eq "^[[:space:]]+ionic_0[[:space:]]+$guid\$" "$T/out" || { echo "FAIL: ionic_0 $guid not listed"; exit 1; }
 # --provider accepts the plugin file (a symlink), its prefix or its directory
-[ -n "$drivers" ] && for form in "$drivers-rdmav34.so" "$drivers" "$(dirname "$drivers")"; do
+[ -n "$drivers" ] && for form in "$drivers$sfx" "$drivers" "$(dirname "$drivers")"; do
 	"$L" --fabric dev$$ --provider "$form" -- sh -c 'echo "drivers=$RDMAV_DRIVERS"; ibv_devices' >"$T/out2" 2>&1
 	grep -qx "drivers=$drivers" "$T/out2" && grep -q "ionic_0" "$T/out2" ||
 		{ echo "FAIL: --provider $form"; cat "$T/out2"; exit 1; }

@@ -134,7 +134,8 @@ static void test_wr_api(void)
 	ibv_wr_send(qpx);
 	CHECK_EQ(ibv_wr_complete(qpx), EINVAL);
 
-	/* full SQ: sticky ENOMEM (upstream never checks, D4) */
+	/* full SQ: sticky ENOMEM (upstream never checks,
+	 * docs/upstream-defects.md D4) */
 	ibv_wr_start(qpx);
 	for (i = 0; i <= qp->sq.q.mask; i++) {
 		ibv_wr_send(qpx);

@@ -2,8 +2,8 @@
 /*
  * The poll path without a device: real QPs and a vCQ in host memory
  * (tests/support/unit.h), the test playing the device by writing CQEs
- * (ionic-device.md §5-§8, §12).  Checks the WCs of RC (MSN) and UD (NPG)
- * sends and of receives, error completions with exactly one WC per WQE
+ * (docs/device-contract.md §5-§8, §12).  Checks the WCs of RC (MSN) and UD
+ * (NPG) sends and of receives, error completions with exactly one WC per WQE
  * and flushes, and the skipping of CQEs that break the device contract.
  * test_golden_cqes() feeds the hand-written CQEs of
  * tests/golden/cqe_golden_bytes.h (what ionic-sim must write, too).
@@ -59,7 +59,8 @@ static void test_rc_send(void)
 	CHECK_EQ(wc[0].wr_id, 203);
 	CHECK_EQ(unit_poll(vcq, wc, 8), 0);
 
-	/* a stale or future MSN is consumed and skipped, never stalls (D16) */
+	/* a stale or future MSN is consumed and skipped, never stalls
+	 * (docs/upstream-defects.md D16) */
 	unit_cqe_msn(&hw, 0x45, 7, false, 0);
 	unit_cqe_msn(&hw, 0x45, 9, false, 0);
 	CHECK_EQ(unit_poll(vcq, wc, 8), 0);
@@ -114,7 +115,8 @@ static void test_rc_error(void)
 	unit_cq_destroy(vcq);
 }
 
-/* modify to ERR: CQEs already written still report success (D21). */
+/* modify to ERR: CQEs already written still report success
+ * (docs/upstream-defects.md D21). */
 static void test_flush_request(void)
 {
 	struct ionic_vcq *vcq = unit_cq_create(dev, 64);
@@ -292,7 +294,8 @@ static void test_ud_npg(void)
 	CHECK_EQ(wc[0].wr_id, 81);
 	/* a slot that is not outstanding is skipped */
 	unit_cqe_npg(&hw, 0x4a, 5, false, 0);
-	/* status 14 maps to LOC_QP_OP_ERR like the kernel (D25) */
+	/* status 14 maps to LOC_QP_OP_ERR like the kernel
+	 * (docs/upstream-defects.md D25) */
 	unit_cqe_npg(&hw, 0x4a, 2, true, IONIC_STS_LOCAL_SGL_INV_ERR);
 	CHECK_EQ(unit_poll(vcq, wc, 8), 1);
 	CHECK_EQ(wc[0].wr_id, 82);

@@ -108,9 +108,9 @@ static void test_post_errors(void)
 }
 
 /*
- * ibv_req_notify_cq arms at once (D10): ring 0 first hands back what was
- * read and banks the credits, then ring 1 (any) or 2 (solicited) with an
- * arm index of its own, on every pipeline of the vCQ.
+ * ibv_req_notify_cq arms at once (docs/upstream-defects.md D10): ring 0 first
+ * hands back what was read and banks the credits, then ring 1 (any) or 2
+ * (solicited) with an arm index of its own, on every pipeline of the vCQ.
  */
 static void test_arm(void)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Ring geometry and WQE sizing (providers/ionic/queue.c) against the test
- * vectors of the device reference: ring sizing examples (ionic-device.md
- * §2.3) and the send/receive stride and capability tables (§3.8), with
- * and without express doorbells.
+ * vectors of the device reference: ring sizing examples
+ * (docs/device-contract.md §2.3) and the send/receive stride and capability
+ * tables (§3.8), with and without express doorbells.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,7 +50,8 @@ static void test_ring_geometry(void)
 	CHECK_EQ(q.mask, 0xffff);
 	CHECK_EQ(q.depth_log2, 16);
 
-	/* positive EINVAL, never negative (upstream defect D11) */
+	/* positive EINVAL, never negative (upstream defect
+	 * docs/upstream-defects.md D11) */
 	CHECK_EQ(ionic_queue_geometry(&q, 0x10000, 64, 12), EINVAL);
 	CHECK_EQ(ionic_queue_geometry(&q, 1, 0, 12), EINVAL);
 	CHECK_EQ(ionic_queue_geometry(&q, 1, 0x10001, 12), EINVAL);

@@ -68,7 +68,8 @@ static void test_golden_rdma_write(uint8_t version)
 	CHECK(qp->sq.meta[GW_WRITE_SLOT].len == GW_WRITE_LEN);
 	CHECK(qp->sq.meta[GW_WRITE_SLOT].remote);
 	CHECK(qp->sq.meta[GW_WRITE_SLOT].signal);
-	/* SOLICITED is refused for RDMA WRITE (§16.4) */
+	/* SOLICITED is refused for RDMA WRITE (docs/device-contract.md §16.4)
+	 * */
 	wr.send_flags = IBV_SEND_SOLICITED;
 	CHECK(ionic_prep_send(qp, &wr) == EINVAL);
 	unit_lone_qp_destroy(qp);
@@ -123,7 +124,7 @@ static void test_golden_rdma_read(uint8_t version)
 		     gw_read_v2);
 	CHECK(qp->sq.meta[GW_READ_SLOT].ibop == IBV_WC_RDMA_READ);
 	CHECK(qp->sq.meta[GW_READ_SLOT].remote);
-	/* READ refuses INLINE and SOLICITED (§16.4) */
+	/* READ refuses INLINE and SOLICITED (docs/device-contract.md §16.4) */
 	wr.send_flags = IBV_SEND_INLINE;
 	CHECK(ionic_prep_send(qp, &wr) == EINVAL);
 	wr.send_flags = IBV_SEND_SOLICITED;
@@ -197,7 +198,8 @@ static void test_golden_local_inv(uint8_t version)
 	check_golden("LOCAL_INV", version, qp, GW_LINV_SLOT, gw_linv_v1,
 		     gw_linv_v2);
 	CHECK(qp->sq.meta[GW_LINV_SLOT].ibop == IBV_WC_LOCAL_INV);
-	/* local: completed by its own NPG CQE, no MSN taken (§16.4) */
+	/* local: completed by its own NPG CQE, no MSN taken
+	 * (docs/device-contract.md §16.4) */
 	CHECK(!qp->sq.meta[GW_LINV_SLOT].remote);
 	CHECK(qp->sq.msn_prod == GW_LINV_SLOT);
 	unit_lone_qp_destroy(qp);

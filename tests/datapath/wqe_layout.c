@@ -3,7 +3,7 @@
  * WQE layout tests: the provider's preparers (providers/ionic/wqe.c)
  * build SEND, SEND_WITH_IMM, UD SEND and receive WQEs on real QPs in host
  * memory (tests/support/unit.h), and every byte is compared with a WQE
- * written by hand from the device reference (ionic-device.md §3, §4),
+ * written by hand from the device reference (docs/device-contract.md §3, §4),
  * for firmware opcode versions 1 and 2.  Also checks slot metadata, COLOR
  * flipping, MSN accounting, and the EINVAL cases of §16.4 without
  * posting anything.  The WQEs shared with the emulator: wqe_golden.c.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * Golden CQEs, written out by hand from the device reference
- * (/work/shared/spec/ionic-device.md §5.1-§5.6, §12.2), shared by:
+ * (docs/device-contract.md §5.1-§5.6, §12.2), shared by:
  *
  *   sim/tests/test_dev_cqe.c     the emulator's CQE writer (sim/dev/cqe.c)
  *                                must WRITE exactly these bytes;
@@ -31,10 +31,10 @@
 
 /* RECV, success, on a UD QP: RQ slot 2, SEND_WITH_IMM from QP 0xabc,
  * 4136 bytes, imm 0x11223344, VLAN TCI 0xa123 (PCP 5 = SL 5, VID 0x123),
- * source MAC 02:1d:d8:00:00:01 (§5.2, §5.4). */
+ * source MAC 02:1d:d8:00:00:01 (docs/device-contract.md §5.2, §5.4). */
 #define GC_RECV_SLOT 2
 #define GC_RECV_SRC_QPN 0xabcu
-#define GC_RECV_OP 2                   /* §5.4: SEND_IMM */
+#define GC_RECV_OP 2                   /* docs/device-contract.md §5.4: SEND_IMM */
 #define GC_RECV_IMM 0x11223344u        /* host value; BE on the wire */
 #define GC_RECV_LEN 4136u
 #define GC_RECV_VLAN 0xa123u
@@ -57,7 +57,7 @@ static const uint8_t gc_recv[GC_SIZE] = {
 	0x00, 0x00, 0x45, 0x21,
 };
 
-/* SEND_NPG, success: SQ slot 5 (§5.3). */
+/* SEND_NPG, success: SQ slot 5 (docs/device-contract.md §5.3). */
 #define GC_NPG_SLOT 5
 static const uint8_t gc_npg[GC_SIZE] = {
 	/*  0 reserved, 4 msg_msn (unused for NPG) */
@@ -71,7 +71,7 @@ static const uint8_t gc_npg[GC_SIZE] = {
 };
 
 /* SQ flush indicator: SEND_NPG + error, status 4 WQE_FLUSHED, naming no
- * WQE (§12.2). */
+ * WQE (docs/device-contract.md §12.2). */
 static const uint8_t gc_sq_flush[GC_SIZE] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -81,7 +81,8 @@ static const uint8_t gc_sq_flush[GC_SIZE] = {
 	0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x45, 0x63,
 };
 
-/* RQ flush indicator: RECV + error, status 4 (§12.2). */
+/* RQ flush indicator: RECV + error, status 4 (docs/device-contract.md §12.2).
+ * */
 static const uint8_t gc_rq_flush[GC_SIZE] = {
 	/*  0 LE64: index 0, timestamp */
 	0x00, 0x00, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
@@ -92,7 +93,8 @@ static const uint8_t gc_rq_flush[GC_SIZE] = {
 	0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x45, 0x23,
 };
 
-/* RECV error on an RC QP: RQ slot 3, status 1 LOCAL_LEN (§5.6, §12.1). */
+/* RECV error on an RC QP: RQ slot 3, status 1 LOCAL_LEN
+ * (docs/device-contract.md §5.6, §12.1). */
 #define GC_RECV_ERR_SLOT 3
 #define GC_RECV_ERR_STATUS 1
 static const uint8_t gc_recv_err[GC_SIZE] = {
@@ -104,7 +106,8 @@ static const uint8_t gc_recv_err[GC_SIZE] = {
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x45, 0x23,
 };
 
-/* SEND_MSN, success: every RC WQE with MSN < 3 is complete (§5.3, §7.2). */
+/* SEND_MSN, success: every RC WQE with MSN < 3 is complete
+ * (docs/device-contract.md §5.3, §7.2). */
 #define GC_MSN 3
 static const uint8_t gc_msn[GC_SIZE] = {
 	/*  0 reserved, 4 msg_msn BE32 = 3 */
@@ -118,7 +121,7 @@ static const uint8_t gc_msn[GC_SIZE] = {
 };
 
 /* SEND_MSN error: MSN 4, status 9 REMOTE_ACC: the WQE with MSN 3 failed
- * (§5.6, §7.2, §12.1). */
+ * (docs/device-contract.md §5.6, §7.2, §12.1). */
 #define GC_MSN_ERR 4
 #define GC_MSN_ERR_STATUS 9
 static const uint8_t gc_msn_err[GC_SIZE] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * Golden send WQEs, written out by hand from the device reference
- * (/work/shared/spec/ionic-device.md §3.1-§3.7), shared by two tests:
+ * (docs/device-contract.md §3.1-§3.7), shared by two tests:
  *
  *   tests/datapath/wqe_golden.c     the provider must BUILD these bytes
  *                                   from the GW_* inputs below;
@@ -31,7 +31,8 @@
 #define GW_SIZE 64
 
 /* ---------------------------------------------------------------------- */
-/* RDMA_WRITE: slot 3, COLOR 1, FENCE|SIG, two SGEs (§3.3 b, §3.1)         */
+/* RDMA_WRITE: slot 3, COLOR 1, FENCE|SIG, two SGEs                       */
+/* (docs/device-contract.md §3.3 b, §3.1)                                 */
 /* ---------------------------------------------------------------------- */
 #define GW_WRITE_SLOT 3
 #define GW_WRITE_FLAGS 0x0019          /* COLOR | SIG | FENCE */
@@ -69,7 +70,8 @@ static const uint8_t gw_write_v2[GW_SIZE] = GW_WRITE_BYTES(0x21);
 
 /* ---------------------------------------------------------------------- */
 /* RDMA_WRITE_WITH_IMM: slot 7, COLOR 0, SOL|INL, 20 inline bytes from two */
-/* SGEs ("ionic golden" + "WRITEIMM"), imm 0x5a6b7c8d (§3.3 b, §3.4)       */
+/* SGEs ("ionic golden" + "WRITEIMM"), imm 0x5a6b7c8d                      */
+/* (docs/device-contract.md §3.3 b, §3.4)                                  */
 /* ---------------------------------------------------------------------- */
 #define GW_WRIMM_SLOT 7
 #define GW_WRIMM_FLAGS 0x0006          /* INL | SOL, colour 0 */
@@ -102,7 +104,8 @@ static const uint8_t gw_wrimm_v1[GW_SIZE] = GW_WRIMM_BYTES(0x05);
 static const uint8_t gw_wrimm_v2[GW_SIZE] = GW_WRIMM_BYTES(0x61);
 
 /* ---------------------------------------------------------------------- */
-/* RDMA_READ: slot 1, COLOR 1, SIG, one SGE of 64 KiB (§3.3 b)             */
+/* RDMA_READ: slot 1, COLOR 1, SIG, one SGE of 64 KiB                     */
+/* (docs/device-contract.md §3.3 b)                                       */
 /* ---------------------------------------------------------------------- */
 #define GW_READ_SLOT 1
 #define GW_READ_FLAGS 0x0018           /* COLOR | SIG */
@@ -135,7 +138,8 @@ static const uint8_t gw_read_v2[GW_SIZE] = GW_READ_BYTES(0x02);
 
 /* ---------------------------------------------------------------------- */
 /* ATOMIC_CMP_AND_SWP: slot 2, COLOR 1, SIG.  swap <- swap, compare <-     */
-/* compare_add (§3.3 c/d).  v1: local SGE at 48; v2: lkey 44, va 48.       */
+/* compare_add (docs/device-contract.md §3.3 c/d). v1: local SGE at 48;    */
+/* v2: lkey 44, va 48.                                                     */
 /* ---------------------------------------------------------------------- */
 #define GW_CS_SLOT 2
 #define GW_CS_FLAGS 0x0018             /* COLOR | SIG */
@@ -186,7 +190,8 @@ static const uint8_t gw_cs_v2[GW_SIZE] = {
 
 /* ---------------------------------------------------------------------- */
 /* ATOMIC_FETCH_AND_ADD: slot 4, COLOR 1, FENCE, unsignalled.  swap_add <- */
-/* compare_add (the addend), compare = 0 (§3.3); wr.atomic.swap is junk.   */
+/* compare_add (the addend), compare = 0 (docs/device-contract.md §3.3);   */
+/* wr.atomic.swap is junk.                                                 */
 /* ---------------------------------------------------------------------- */
 #define GW_FA_SLOT 4
 #define GW_FA_FLAGS 0x0011             /* COLOR | FENCE */
@@ -237,7 +242,7 @@ static const uint8_t gw_fa_v2[GW_SIZE] = {
 
 /* ---------------------------------------------------------------------- */
 /* LOCAL_INV: slot 5, COLOR 1, FENCE|SIG; imm_data_key = rkey, body zero   */
-/* (§3.3 f)                                                                */
+/* (docs/device-contract.md §3.3 f)                                        */
 /* ---------------------------------------------------------------------- */
 #define GW_LINV_SLOT 5
 #define GW_LINV_FLAGS 0x0019           /* COLOR | SIG | FENCE */
@@ -262,7 +267,8 @@ static const uint8_t gw_linv_v2[GW_SIZE] = GW_LINV_BYTES(0x07);
 
 /* ---------------------------------------------------------------------- */
 /* SEND_WITH_INV (RC): slot 6, COLOR 1, SOL|SIG; imm_data_key = rkey to    */
-/* invalidate at the responder; 16..27 zero for RC (§3.3 b, h)             */
+/* invalidate at the responder; 16..27 zero for RC                         */
+/* (docs/device-contract.md §3.3 b, h)                                     */
 /* ---------------------------------------------------------------------- */
 #define GW_SINV_SLOT 6
 #define GW_SINV_FLAGS 0x001a           /* COLOR | SIG | SOL */
@@ -295,7 +301,7 @@ static const uint8_t gw_sinv_v2[GW_SIZE] = GW_SINV_BYTES(0xa0);
 /* BIND_MW, type-1 window (ibv_bind_mw): slot 8, COLOR 1, SIG.             */
 /* num_sge_key = new key byte 0x13, imm_data_key = current rkey 0x00345612;*/
 /* access LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ = 0x0007 | IS_MW 0x4000     */
-/* (§3.3 e, §3.7)                                                          */
+/* (docs/device-contract.md §3.3 e, §3.7)                                  */
 /* ---------------------------------------------------------------------- */
 #define GW_BIND_V1_OP 0x0a
 #define GW_BIND_V2_OP 0x08
@@ -328,7 +334,8 @@ static const uint8_t gw_bind1_v2[GW_SIZE] = GW_BIND1_BYTES(0x08);
 /* ---------------------------------------------------------------------- */
 /* BIND_MW, type-2 window (post_send): slot 9, COLOR 0, FENCE|SIG.         */
 /* key byte 0xa0, current rkey 0x00998877, length above 4 GiB; access      */
-/* REMOTE_ATOMIC|MW_BIND|ZERO_BASED = 0x0038 | IS_MW|INV_EN 0xc000 (§3.7)  */
+/* REMOTE_ATOMIC|MW_BIND|ZERO_BASED = 0x0038 | IS_MW|INV_EN 0xc000         */
+/* (docs/device-contract.md §3.7)                                          */
 /* ---------------------------------------------------------------------- */
 #define GW_BIND2_SLOT 9
 #define GW_BIND2_FLAGS 0x0009          /* SIG | FENCE, colour 0 */

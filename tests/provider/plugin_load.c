@@ -2,11 +2,12 @@
 /*
  * Loads the build-tree plugin exactly as libibverbs does (dlopen with
  * RTLD_NOW, so every import must resolve) and checks that it registers
- * itself.  This program defines verbs_register_driver_34 and exports it,
- * so the plugin's constructor calls us instead of libibverbs and the ops
- * it registers can be inspected.
+ * itself.  This program defines verbs_register_driver_<PABI> and exports
+ * it, so the plugin's constructor (after its load guard accepted the real
+ * libibverbs) calls us instead of libibverbs and the ops it registers can
+ * be inspected.
  *
- * usage: plugin_load <path>/libionic-rdmav34.so
+ * usage: plugin_load <path>/libionic-rdmav<PABI>.so
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@ static const struct verbs_device_ops *registered;
 static int registrations;
 
 __attribute__((visibility("default"))) void
-verbs_register_driver_34(const struct verbs_device_ops *ops)
+IONIC_IBV_REGISTER_DRIVER(const struct verbs_device_ops *ops)
 {
 	registered = ops;
 	registrations++;

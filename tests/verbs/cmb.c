@@ -289,10 +289,15 @@ int main(int argc, char **argv)
 		REQUIRE(cq);
 		CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, true, true), 0);
 		/*
-		 * 64-byte WQEs qualify for an express doorbell, so it is
-		 * asked for; the emulated kernel cannot give one, and with
-		 * REQUIRE gives no CMB at all: the provider fails creation.
+		 * 64-byte WQEs (128 with firmware version 1, whose atomic
+		 * WQE leaves no room for the trailer) qualify for an express
+		 * doorbell once the PD allows their size, so it is asked
+		 * for; the emulated kernel cannot give one, and with REQUIRE
+		 * gives no CMB at all: the provider fails creation.
 		 */
+		CHECK_RC(ionic_dv_pd_set_expdb_mask(
+				 pd, IONIC_EXPDB_64 | IONIC_EXPDB_128),
+			 0);
 		qp = ibv_create_qp(pd, &(struct ibv_qp_init_attr){
 					       .send_cq = cq,
 					       .recv_cq = cq,

@@ -94,6 +94,23 @@ static void test_mr(void)
 		else
 			CHECK_EQ(errno, EOPNOTSUPP);
 	}
+#if IONIC_IBVERBS_RDMA_CORE >= 59
+	/* the three ops v59 inserted into the provider op table: libionic
+	 * implements none, so the library's defaults answer */
+	SECTION("v59 ops: reg_mr_ex, alloc_dmah: EOPNOTSUPP");
+	{
+		struct ibv_mr_init_attr mra = {
+			.length = 4096,
+			.access = IBV_ACCESS_LOCAL_WRITE,
+			.comp_mask = IBV_REG_MR_MASK_ADDR,
+			.addr = buf,
+		};
+		struct ibv_dmah_init_attr da = { 0 };
+
+		CHECK_NULL_ERRNO(ibv_reg_mr_ex(pd, &mra), EOPNOTSUPP);
+		CHECK_NULL_ERRNO(ibv_alloc_dmah(ctx, &da), EOPNOTSUPP);
+	}
+#endif
 	free(buf);
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 }

@@ -188,7 +188,8 @@ static void test_refused(void)
 			.comp_mask = IBV_QP_INIT_ATTR_PD |
 				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 			.pd = pd,
-			.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE,
+			/* an operation ionic has no opcode for */
+			.send_ops_flags = IBV_QP_EX_WITH_TSO,
 		};
 		struct ibv_qp *qp;
 

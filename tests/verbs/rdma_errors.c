@@ -56,8 +56,14 @@ void test_post_errors(void)
 	wr.opcode = IBV_WR_TSO;
 	wr.send_flags = 0;
 	CHECK_RC(post(p.qp[0], &wr), EINVAL);
+#if IONIC_IBVERBS_RDMA_CORE >= 44 /* IBV_WR_ATOMIC_WRITE */
 	wr.opcode = IBV_WR_ATOMIC_WRITE;
 	CHECK_RC(post(p.qp[0], &wr), EINVAL);
+#endif
+#if IONIC_IBVERBS_RDMA_CORE >= 45 /* IBV_WR_FLUSH */
+	wr.opcode = IBV_WR_FLUSH;
+	CHECK_RC(post(p.qp[0], &wr), EINVAL);
+#endif
 
 	/* windows: type 1 is not bound through the send queue, and a type-2
 	 * window needs a length */

@@ -95,9 +95,21 @@ void test_wrx(void)
 	ibv_wr_rdma_read(qx, rkey, va(&p, 1, 100));
 	ibv_wr_set_inline_data(qx, p.buf[0], 8);
 	CHECK_RC(ibv_wr_complete(qx), EINVAL);
-	/* builders the device has no opcode for */
+	/* builders the device has no opcode for, in the releases that have
+	 * them (the ibv_qp_ex slots of newer releases) */
+#if IONIC_IBVERBS_RDMA_CORE >= 44
 	ibv_wr_start(qx);
 	ibv_wr_atomic_write(qx, rkey, va(&p, 1, 100), p.buf[0]);
+	CHECK_RC(ibv_wr_complete(qx), EOPNOTSUPP);
+#endif
+#if IONIC_IBVERBS_RDMA_CORE >= 45
+	ibv_wr_start(qx);
+	ibv_wr_flush(qx, rkey, va(&p, 1, 100), 8, IBV_FLUSH_GLOBAL,
+		     IBV_FLUSH_RANGE);
+	CHECK_RC(ibv_wr_complete(qx), EOPNOTSUPP);
+#endif
+	ibv_wr_start(qx);
+	ibv_wr_send_tso(qx, p.buf[0], 8, 64);
 	CHECK_RC(ibv_wr_complete(qx), EOPNOTSUPP);
 	fx_expect_none(p.scq[0], 30);
 	CHECK_EQ(p.buf[1][100], 0x33);
@@ -132,9 +144,16 @@ void test_wrx(void)
 		CHECK(qp);
 		if (qp)
 			CHECK_RC(ibv_destroy_qp(qp), 0);
+#if IONIC_IBVERBS_RDMA_CORE >= 44
 		ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
 				    IBV_QP_EX_WITH_ATOMIC_WRITE;
 		CHECK_NULL_ERRNO(ibv_create_qp_ex(ctx, &ia), EOPNOTSUPP);
+#endif
+#if IONIC_IBVERBS_RDMA_CORE >= 45
+		ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				    IBV_QP_EX_WITH_FLUSH;
+		CHECK_NULL_ERRNO(ibv_create_qp_ex(ctx, &ia), EOPNOTSUPP);
+#endif
 		ia.send_ops_flags = IBV_QP_EX_WITH_TSO;
 		CHECK_NULL_ERRNO(ibv_create_qp_ex(ctx, &ia), EOPNOTSUPP);
 		ia.qp_type = IBV_QPT_UD;

@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * libibverbs private provider ABI of rdma-core 44 (IBVERBS_PRIVATE_34), as
- * installed by Debian 12 (libibverbs1 44.0-2, libibverbs.so.1.14.44.0).
+ * The part of the libibverbs private provider ABI that is the same in every
+ * supported rdma-core release (v39 to v60): device matching and
+ * registration structs, object wrappers, the context ops table (76 entries,
+ * 79 in family G), context helpers, logging, command wrappers and the
+ * ibv_cmd_* prototypes that never changed.  The sizes and offsets pinned
+ * here are identical in all of them (each family header includes this
+ * file, and ./build.sh matrix builds one per family).
  *
- * Only what libionic needs is declared.  Layouts, sizes and prototypes are
- * the v44 ones; every size and offset the installed library depends on is
- * pinned with a static assertion below, so a mistake here fails the build
- * instead of corrupting the library's memory at run time.  Do not "update"
- * anything here from a newer rdma-core: later releases inserted context
- * ops and changed ibv_cmd_* signatures.  Add rdma-core-<n>.h instead.
+ * Included only by a family header (family-<F>.h), which defines first
+ * IONIC_IBVERBS_FAMILY (its letter) and IONIC_IBVERBS_PABI (its private ABI
+ * number) and afterwards states its fingerprint with IONIC_IBV_FINGERPRINT.
+ * What differs between families is chosen below with IONIC_IBV_SINCE();
+ * variants.h declares the ibv_cmd_* calls whose prototype changed, behind
+ * family-neutral wrappers.
  *
- * Included only through ibverbs_private.h.
+ * Only what libionic needs is declared.  A mistake here fails the build
+ * through the static assertions instead of corrupting the library's memory
+ * at run time.
  */
-#ifndef IONIC_IBVERBS_RDMA_CORE_44_H
-#define IONIC_IBVERBS_RDMA_CORE_44_H
+#ifndef IONIC_IBVERBS_SHARED_H
+#define IONIC_IBVERBS_SHARED_H
 
 #include <assert.h>
 #include <stdatomic.h>
@@ -25,12 +32,39 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-#define IONIC_IBVERBS_RDMA_CORE 44
-#define IONIC_IBVERBS_PABI 34
+#include "families.h"
 
-#define IONIC_V44_SIZE(t, n) static_assert(sizeof(t) == (n), #t " size (v44)")
-#define IONIC_V44_OFF(t, f, n) \
-	static_assert(offsetof(t, f) == (n), #t "." #f " offset (v44)")
+#if !defined(IONIC_IBVERBS_PABI) || !defined(IONIC_IBVERBS_FAMILY)
+#error "include a family header (family-<F>.h), not shared.h"
+#endif
+
+/*
+ * What changed at each family boundary (families.h lists the families),
+ * as 0/1 for the family being built.  IONIC_IBV_SINCE(F): family F or a
+ * later one.
+ */
+#define ionic_ibv_paste_inner(a, b) a##b
+#define ionic_ibv_paste(a, b) ionic_ibv_paste_inner(a, b)
+#define IONIC_IBV_SINCE(f)                                        \
+	(ionic_ibv_paste(IONIC_IBV_ORD_, IONIC_IBVERBS_FAMILY) >= \
+	 IONIC_IBV_ORD_##f)
+/* B: ibv_qp_ex gains wr_atomic_write */
+#define IONIC_IBV_QPX_HAS_ATOMIC_WRITE IONIC_IBV_SINCE(B)
+/* C: ibv_qp_ex gains wr_flush */
+#define IONIC_IBV_QPX_HAS_FLUSH IONIC_IBV_SINCE(C)
+/* D: ibv_port_attr gains active_speed_ex (fingerprint only) */
+/* E: ibv_cmd_reg_dmabuf_mr gains struct ibv_command_buffer *driver */
+#define IONIC_IBV_REG_DMABUF_DRIVER IONIC_IBV_SINCE(E)
+/* F: ibv_cmd_get_context gains struct ibv_fd_arr *fd_arr */
+#define IONIC_IBV_GET_CONTEXT_FD_ARR IONIC_IBV_SINCE(F)
+/* G: ibv_cmd_create_cq_ex gains prov_attr; verbs_context_ops gains
+ * alloc_dmah, dealloc_dmah and reg_mr_ex */
+#define IONIC_IBV_CREATE_CQ_PROV_ATTR IONIC_IBV_SINCE(G)
+#define IONIC_IBV_HAS_DMAH_OPS IONIC_IBV_SINCE(G)
+
+#define IONIC_IBV_SIZE(t, n) static_assert(sizeof(t) == (n), #t " size")
+#define IONIC_IBV_OFF(t, f, n) \
+	static_assert(offsetof(t, f) == (n), #t "." #f " offset")
 
 /* ------------------------------------------------------------------------
  * ccan list nodes embedded in the library's device bookkeeping.
@@ -64,11 +98,11 @@ struct verbs_match_ent {
 	uint8_t kind;
 };
 
-IONIC_V44_SIZE(struct verbs_match_ent, 24);
-IONIC_V44_OFF(struct verbs_match_ent, u, 8);
-IONIC_V44_OFF(struct verbs_match_ent, vendor, 16);
-IONIC_V44_OFF(struct verbs_match_ent, device, 18);
-IONIC_V44_OFF(struct verbs_match_ent, kind, 20);
+IONIC_IBV_SIZE(struct verbs_match_ent, 24);
+IONIC_IBV_OFF(struct verbs_match_ent, u, 8);
+IONIC_IBV_OFF(struct verbs_match_ent, vendor, 16);
+IONIC_IBV_OFF(struct verbs_match_ent, device, 18);
+IONIC_IBV_OFF(struct verbs_match_ent, kind, 20);
 
 /* Matches the kernel driver id (netlink discovery only). */
 #define VERBS_DRIVER_ID(id)                                        \
@@ -116,22 +150,22 @@ struct verbs_sysfs_dev {
 	struct timespec time_created;
 };
 
-IONIC_V44_SIZE(struct verbs_sysfs_dev, 992);
-IONIC_V44_OFF(struct verbs_sysfs_dev, provider_data, 16);
-IONIC_V44_OFF(struct verbs_sysfs_dev, match, 24);
-IONIC_V44_OFF(struct verbs_sysfs_dev, flags, 32);
-IONIC_V44_OFF(struct verbs_sysfs_dev, sysfs_name, 36);
-IONIC_V44_OFF(struct verbs_sysfs_dev, sysfs_cdev, 104);
-IONIC_V44_OFF(struct verbs_sysfs_dev, ibdev_name, 112);
-IONIC_V44_OFF(struct verbs_sysfs_dev, ibdev_path, 176);
-IONIC_V44_OFF(struct verbs_sysfs_dev, modalias, 432);
-IONIC_V44_OFF(struct verbs_sysfs_dev, node_guid, 944);
-IONIC_V44_OFF(struct verbs_sysfs_dev, driver_id, 952);
-IONIC_V44_OFF(struct verbs_sysfs_dev, node_type, 956);
-IONIC_V44_OFF(struct verbs_sysfs_dev, ibdev_idx, 960);
-IONIC_V44_OFF(struct verbs_sysfs_dev, num_ports, 964);
-IONIC_V44_OFF(struct verbs_sysfs_dev, abi_ver, 968);
-IONIC_V44_OFF(struct verbs_sysfs_dev, time_created, 976);
+IONIC_IBV_SIZE(struct verbs_sysfs_dev, 992);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, provider_data, 16);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, match, 24);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, flags, 32);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, sysfs_name, 36);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, sysfs_cdev, 104);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, ibdev_name, 112);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, ibdev_path, 176);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, modalias, 432);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, node_guid, 944);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, driver_id, 952);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, node_type, 956);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, ibdev_idx, 960);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, num_ports, 964);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, abi_ver, 968);
+IONIC_IBV_OFF(struct verbs_sysfs_dev, time_created, 976);
 
 struct verbs_device;
 struct verbs_context;
@@ -151,16 +185,16 @@ struct verbs_device_ops {
 	void (*uninit_device)(struct verbs_device *device);
 };
 
-IONIC_V44_SIZE(struct verbs_device_ops, 72);
-IONIC_V44_OFF(struct verbs_device_ops, match_min_abi_version, 8);
-IONIC_V44_OFF(struct verbs_device_ops, match_max_abi_version, 12);
-IONIC_V44_OFF(struct verbs_device_ops, match_table, 16);
-IONIC_V44_OFF(struct verbs_device_ops, static_providers, 24);
-IONIC_V44_OFF(struct verbs_device_ops, match_device, 32);
-IONIC_V44_OFF(struct verbs_device_ops, alloc_context, 40);
-IONIC_V44_OFF(struct verbs_device_ops, import_context, 48);
-IONIC_V44_OFF(struct verbs_device_ops, alloc_device, 56);
-IONIC_V44_OFF(struct verbs_device_ops, uninit_device, 64);
+IONIC_IBV_SIZE(struct verbs_device_ops, 72);
+IONIC_IBV_OFF(struct verbs_device_ops, match_min_abi_version, 8);
+IONIC_IBV_OFF(struct verbs_device_ops, match_max_abi_version, 12);
+IONIC_IBV_OFF(struct verbs_device_ops, match_table, 16);
+IONIC_IBV_OFF(struct verbs_device_ops, static_providers, 24);
+IONIC_IBV_OFF(struct verbs_device_ops, match_device, 32);
+IONIC_IBV_OFF(struct verbs_device_ops, alloc_context, 40);
+IONIC_IBV_OFF(struct verbs_device_ops, import_context, 48);
+IONIC_IBV_OFF(struct verbs_device_ops, alloc_device, 56);
+IONIC_IBV_OFF(struct verbs_device_ops, uninit_device, 64);
 
 /* The provider's device embeds this first; alloc_device returns it zeroed. */
 struct verbs_device {
@@ -172,13 +206,13 @@ struct verbs_device {
 	uint64_t core_support;
 };
 
-IONIC_V44_SIZE(struct ibv_device, 664);
-IONIC_V44_SIZE(struct verbs_device, 712);
-IONIC_V44_OFF(struct verbs_device, ops, 664);
-IONIC_V44_OFF(struct verbs_device, refcount, 672);
-IONIC_V44_OFF(struct verbs_device, entry, 680);
-IONIC_V44_OFF(struct verbs_device, sysfs, 696);
-IONIC_V44_OFF(struct verbs_device, core_support, 704);
+IONIC_IBV_SIZE(struct ibv_device, 664);
+IONIC_IBV_SIZE(struct verbs_device, 712);
+IONIC_IBV_OFF(struct verbs_device, ops, 664);
+IONIC_IBV_OFF(struct verbs_device, refcount, 672);
+IONIC_IBV_OFF(struct verbs_device, entry, 680);
+IONIC_IBV_OFF(struct verbs_device, sysfs, 696);
+IONIC_IBV_OFF(struct verbs_device, core_support, 704);
 
 static inline struct verbs_device *
 verbs_get_device(const struct ibv_device *dev)
@@ -241,33 +275,41 @@ struct verbs_cq {
 	};
 };
 
-IONIC_V44_SIZE(struct ibv_pd, 16);
-IONIC_V44_SIZE(struct ibv_ah, 24);
-IONIC_V44_SIZE(struct ibv_mr, 48);
-IONIC_V44_SIZE(struct ibv_mw, 32);
-IONIC_V44_SIZE(struct ibv_cq, 128);
-IONIC_V44_SIZE(struct ibv_srq, 128);
-IONIC_V44_SIZE(struct ibv_qp, 160);
-IONIC_V44_SIZE(struct verbs_mr, 56);
-IONIC_V44_OFF(struct verbs_mr, mr_type, 48);
-IONIC_V44_OFF(struct verbs_mr, access, 52);
-IONIC_V44_SIZE(struct ibv_comp_channel, 16);
-IONIC_V44_SIZE(struct verbs_xrcd, 16);
-IONIC_V44_OFF(struct verbs_xrcd, comp_mask, 8);
-IONIC_V44_OFF(struct verbs_xrcd, handle, 12);
-IONIC_V44_SIZE(struct verbs_srq, 160);
-IONIC_V44_OFF(struct verbs_srq, srq_type, 128);
-IONIC_V44_OFF(struct verbs_srq, xrcd, 136);
-IONIC_V44_OFF(struct verbs_srq, cq, 144);
-IONIC_V44_OFF(struct verbs_srq, srq_num, 152);
-IONIC_V44_SIZE(struct verbs_qp, 368);
-IONIC_V44_OFF(struct verbs_qp, comp_mask, 352);
-IONIC_V44_OFF(struct verbs_qp, xrcd, 360);
-IONIC_V44_SIZE(struct verbs_cq, 288);
+IONIC_IBV_SIZE(struct ibv_pd, 16);
+IONIC_IBV_SIZE(struct ibv_ah, 24);
+IONIC_IBV_SIZE(struct ibv_mr, 48);
+IONIC_IBV_SIZE(struct ibv_mw, 32);
+IONIC_IBV_SIZE(struct ibv_cq, 128);
+IONIC_IBV_SIZE(struct ibv_srq, 128);
+IONIC_IBV_SIZE(struct ibv_qp, 160);
+IONIC_IBV_SIZE(struct verbs_mr, 56);
+IONIC_IBV_OFF(struct verbs_mr, mr_type, 48);
+IONIC_IBV_OFF(struct verbs_mr, access, 52);
+IONIC_IBV_SIZE(struct ibv_comp_channel, 16);
+IONIC_IBV_SIZE(struct verbs_xrcd, 16);
+IONIC_IBV_OFF(struct verbs_xrcd, comp_mask, 8);
+IONIC_IBV_OFF(struct verbs_xrcd, handle, 12);
+IONIC_IBV_SIZE(struct verbs_srq, 160);
+IONIC_IBV_OFF(struct verbs_srq, srq_type, 128);
+IONIC_IBV_OFF(struct verbs_srq, xrcd, 136);
+IONIC_IBV_OFF(struct verbs_srq, cq, 144);
+IONIC_IBV_OFF(struct verbs_srq, srq_num, 152);
+/*
+ * ibv_qp_ex (public verbs.h) gains slots at its end from release to
+ * release, which moves verbs_qp's own fields; the library writes them in
+ * ibv_cmd_create_qp_ex*() and reads comp_mask in ibv_qp_to_qp_ex().  The
+ * family headers pin the absolute numbers.
+ */
+IONIC_IBV_OFF(struct verbs_qp, comp_mask, sizeof(struct ibv_qp_ex));
+IONIC_IBV_OFF(struct verbs_qp, xrcd, sizeof(struct ibv_qp_ex) + 8);
+IONIC_IBV_SIZE(struct verbs_qp, sizeof(struct ibv_qp_ex) + 16);
+IONIC_IBV_SIZE(struct verbs_cq, 288);
 
 /* ------------------------------------------------------------------------
- * The provider operations: 76 entries, alphabetical, exactly as v44 lays
- * them out (the library copies them by offset in verbs_set_ops()).
+ * The provider operations, alphabetical, as the library lays them out (it
+ * copies them by offset in verbs_set_ops()): 76 entries up to family F;
+ * family G inserts alloc_dmah, dealloc_dmah and reg_mr_ex in their
+ * alphabetical places, moving every entry after alloc_dm.
  */
 struct verbs_context_ops {
 	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
@@ -275,6 +317,10 @@ struct verbs_context_ops {
 			 uint32_t num_sges);
 	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
 				   struct ibv_alloc_dm_attr *attr);
+#if IONIC_IBV_HAS_DMAH_OPS
+	struct ibv_dmah *(*alloc_dmah)(struct ibv_context *context,
+				       struct ibv_dmah_init_attr *attr);
+#endif
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
 	struct ibv_pd *(*alloc_parent_domain)(
@@ -322,6 +368,9 @@ struct verbs_context_ops {
 					 struct ibv_srq_init_attr_ex *attr);
 	struct ibv_wq *(*create_wq)(struct ibv_context *context,
 				    struct ibv_wq_init_attr *attr);
+#if IONIC_IBV_HAS_DMAH_OPS
+	int (*dealloc_dmah)(struct ibv_dmah *dmah);
+#endif
 	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	int (*dealloc_td)(struct ibv_td *td);
@@ -393,6 +442,10 @@ struct verbs_context_ops {
 					int access);
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
+#if IONIC_IBV_HAS_DMAH_OPS
+	struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd,
+				    struct ibv_mr_init_attr *mr_init_attr);
+#endif
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
@@ -403,148 +456,174 @@ struct verbs_context_ops {
 	void (*unimport_pd)(struct ibv_pd *pd);
 };
 
-/* Slot n of the table sits at byte 8 * n: pin every one of them. */
-#define IONIC_V44_OP(op, n) IONIC_V44_OFF(struct verbs_context_ops, op, 8 * (n))
-IONIC_V44_SIZE(struct verbs_context_ops, 608);
-IONIC_V44_OP(advise_mr, 0);
-IONIC_V44_OP(alloc_dm, 1);
-IONIC_V44_OP(alloc_mw, 2);
-IONIC_V44_OP(alloc_null_mr, 3);
-IONIC_V44_OP(alloc_parent_domain, 4);
-IONIC_V44_OP(alloc_pd, 5);
-IONIC_V44_OP(alloc_td, 6);
-IONIC_V44_OP(async_event, 7);
-IONIC_V44_OP(attach_counters_point_flow, 8);
-IONIC_V44_OP(attach_mcast, 9);
-IONIC_V44_OP(bind_mw, 10);
-IONIC_V44_OP(close_xrcd, 11);
-IONIC_V44_OP(cq_event, 12);
-IONIC_V44_OP(create_ah, 13);
-IONIC_V44_OP(create_counters, 14);
-IONIC_V44_OP(create_cq, 15);
-IONIC_V44_OP(create_cq_ex, 16);
-IONIC_V44_OP(create_flow, 17);
-IONIC_V44_OP(create_flow_action_esp, 18);
-IONIC_V44_OP(create_qp, 19);
-IONIC_V44_OP(create_qp_ex, 20);
-IONIC_V44_OP(create_rwq_ind_table, 21);
-IONIC_V44_OP(create_srq, 22);
-IONIC_V44_OP(create_srq_ex, 23);
-IONIC_V44_OP(create_wq, 24);
-IONIC_V44_OP(dealloc_mw, 25);
-IONIC_V44_OP(dealloc_pd, 26);
-IONIC_V44_OP(dealloc_td, 27);
-IONIC_V44_OP(dereg_mr, 28);
-IONIC_V44_OP(destroy_ah, 29);
-IONIC_V44_OP(destroy_counters, 30);
-IONIC_V44_OP(destroy_cq, 31);
-IONIC_V44_OP(destroy_flow, 32);
-IONIC_V44_OP(destroy_flow_action, 33);
-IONIC_V44_OP(destroy_qp, 34);
-IONIC_V44_OP(destroy_rwq_ind_table, 35);
-IONIC_V44_OP(destroy_srq, 36);
-IONIC_V44_OP(destroy_wq, 37);
-IONIC_V44_OP(detach_mcast, 38);
-IONIC_V44_OP(free_context, 39);
-IONIC_V44_OP(free_dm, 40);
-IONIC_V44_OP(get_srq_num, 41);
-IONIC_V44_OP(import_dm, 42);
-IONIC_V44_OP(import_mr, 43);
-IONIC_V44_OP(import_pd, 44);
-IONIC_V44_OP(modify_cq, 45);
-IONIC_V44_OP(modify_flow_action_esp, 46);
-IONIC_V44_OP(modify_qp, 47);
-IONIC_V44_OP(modify_qp_rate_limit, 48);
-IONIC_V44_OP(modify_srq, 49);
-IONIC_V44_OP(modify_wq, 50);
-IONIC_V44_OP(open_qp, 51);
-IONIC_V44_OP(open_xrcd, 52);
-IONIC_V44_OP(poll_cq, 53);
-IONIC_V44_OP(post_recv, 54);
-IONIC_V44_OP(post_send, 55);
-IONIC_V44_OP(post_srq_ops, 56);
-IONIC_V44_OP(post_srq_recv, 57);
-IONIC_V44_OP(query_device_ex, 58);
-IONIC_V44_OP(query_ece, 59);
-IONIC_V44_OP(query_port, 60);
-IONIC_V44_OP(query_qp, 61);
-IONIC_V44_OP(query_qp_data_in_order, 62);
-IONIC_V44_OP(query_rt_values, 63);
-IONIC_V44_OP(query_srq, 64);
-IONIC_V44_OP(read_counters, 65);
-IONIC_V44_OP(reg_dm_mr, 66);
-IONIC_V44_OP(reg_dmabuf_mr, 67);
-IONIC_V44_OP(reg_mr, 68);
-IONIC_V44_OP(req_notify_cq, 69);
-IONIC_V44_OP(rereg_mr, 70);
-IONIC_V44_OP(resize_cq, 71);
-IONIC_V44_OP(set_ece, 72);
-IONIC_V44_OP(unimport_dm, 73);
-IONIC_V44_OP(unimport_mr, 74);
-IONIC_V44_OP(unimport_pd, 75);
+/*
+ * Entry n of the 76-entry table sits at byte 8 * n, plus 8 for each of the
+ * three family-G entries that sort before it: pin every one of them.
+ */
+#define IONIC_IBV_OPS_SHIFT(n) \
+	(IONIC_IBV_HAS_DMAH_OPS ? ((n) >= 2) + ((n) >= 25) + ((n) >= 69) : 0)
+#define IONIC_IBV_OP(op, n)                         \
+	IONIC_IBV_OFF(struct verbs_context_ops, op, \
+		      8 * ((n) + IONIC_IBV_OPS_SHIFT(n)))
+IONIC_IBV_SIZE(struct verbs_context_ops, 8 * (76 + 3 * IONIC_IBV_HAS_DMAH_OPS));
+IONIC_IBV_OP(advise_mr, 0);
+IONIC_IBV_OP(alloc_dm, 1);
+IONIC_IBV_OP(alloc_mw, 2);
+IONIC_IBV_OP(alloc_null_mr, 3);
+IONIC_IBV_OP(alloc_parent_domain, 4);
+IONIC_IBV_OP(alloc_pd, 5);
+IONIC_IBV_OP(alloc_td, 6);
+IONIC_IBV_OP(async_event, 7);
+IONIC_IBV_OP(attach_counters_point_flow, 8);
+IONIC_IBV_OP(attach_mcast, 9);
+IONIC_IBV_OP(bind_mw, 10);
+IONIC_IBV_OP(close_xrcd, 11);
+IONIC_IBV_OP(cq_event, 12);
+IONIC_IBV_OP(create_ah, 13);
+IONIC_IBV_OP(create_counters, 14);
+IONIC_IBV_OP(create_cq, 15);
+IONIC_IBV_OP(create_cq_ex, 16);
+IONIC_IBV_OP(create_flow, 17);
+IONIC_IBV_OP(create_flow_action_esp, 18);
+IONIC_IBV_OP(create_qp, 19);
+IONIC_IBV_OP(create_qp_ex, 20);
+IONIC_IBV_OP(create_rwq_ind_table, 21);
+IONIC_IBV_OP(create_srq, 22);
+IONIC_IBV_OP(create_srq_ex, 23);
+IONIC_IBV_OP(create_wq, 24);
+IONIC_IBV_OP(dealloc_mw, 25);
+IONIC_IBV_OP(dealloc_pd, 26);
+IONIC_IBV_OP(dealloc_td, 27);
+IONIC_IBV_OP(dereg_mr, 28);
+IONIC_IBV_OP(destroy_ah, 29);
+IONIC_IBV_OP(destroy_counters, 30);
+IONIC_IBV_OP(destroy_cq, 31);
+IONIC_IBV_OP(destroy_flow, 32);
+IONIC_IBV_OP(destroy_flow_action, 33);
+IONIC_IBV_OP(destroy_qp, 34);
+IONIC_IBV_OP(destroy_rwq_ind_table, 35);
+IONIC_IBV_OP(destroy_srq, 36);
+IONIC_IBV_OP(destroy_wq, 37);
+IONIC_IBV_OP(detach_mcast, 38);
+IONIC_IBV_OP(free_context, 39);
+IONIC_IBV_OP(free_dm, 40);
+IONIC_IBV_OP(get_srq_num, 41);
+IONIC_IBV_OP(import_dm, 42);
+IONIC_IBV_OP(import_mr, 43);
+IONIC_IBV_OP(import_pd, 44);
+IONIC_IBV_OP(modify_cq, 45);
+IONIC_IBV_OP(modify_flow_action_esp, 46);
+IONIC_IBV_OP(modify_qp, 47);
+IONIC_IBV_OP(modify_qp_rate_limit, 48);
+IONIC_IBV_OP(modify_srq, 49);
+IONIC_IBV_OP(modify_wq, 50);
+IONIC_IBV_OP(open_qp, 51);
+IONIC_IBV_OP(open_xrcd, 52);
+IONIC_IBV_OP(poll_cq, 53);
+IONIC_IBV_OP(post_recv, 54);
+IONIC_IBV_OP(post_send, 55);
+IONIC_IBV_OP(post_srq_ops, 56);
+IONIC_IBV_OP(post_srq_recv, 57);
+IONIC_IBV_OP(query_device_ex, 58);
+IONIC_IBV_OP(query_ece, 59);
+IONIC_IBV_OP(query_port, 60);
+IONIC_IBV_OP(query_qp, 61);
+IONIC_IBV_OP(query_qp_data_in_order, 62);
+IONIC_IBV_OP(query_rt_values, 63);
+IONIC_IBV_OP(query_srq, 64);
+IONIC_IBV_OP(read_counters, 65);
+IONIC_IBV_OP(reg_dm_mr, 66);
+IONIC_IBV_OP(reg_dmabuf_mr, 67);
+IONIC_IBV_OP(reg_mr, 68);
+IONIC_IBV_OP(req_notify_cq, 69);
+IONIC_IBV_OP(rereg_mr, 70);
+IONIC_IBV_OP(resize_cq, 71);
+IONIC_IBV_OP(set_ece, 72);
+IONIC_IBV_OP(unimport_dm, 73);
+IONIC_IBV_OP(unimport_mr, 74);
+IONIC_IBV_OP(unimport_pd, 75);
 
 /* The public context structs the library lays out around ours. */
-IONIC_V44_SIZE(struct ibv_context, 328);
-IONIC_V44_OFF(struct ibv_context, device, 0);
-IONIC_V44_OFF(struct ibv_context, ops, 8);
-IONIC_V44_OFF(struct ibv_context, cmd_fd, 264);
-IONIC_V44_OFF(struct ibv_context, async_fd, 268);
-IONIC_V44_OFF(struct ibv_context, num_comp_vectors, 272);
-IONIC_V44_OFF(struct ibv_context, mutex, 280);
-IONIC_V44_OFF(struct ibv_context, abi_compat, 320);
-#define IONIC_V44_VCTX(f, n) IONIC_V44_OFF(struct verbs_context, f, n)
-IONIC_V44_SIZE(struct verbs_context, 648);
-IONIC_V44_VCTX(query_port, 0);
-IONIC_V44_VCTX(advise_mr, 8);
-IONIC_V44_VCTX(alloc_null_mr, 16);
-IONIC_V44_VCTX(read_counters, 24);
-IONIC_V44_VCTX(attach_counters_point_flow, 32);
-IONIC_V44_VCTX(create_counters, 40);
-IONIC_V44_VCTX(destroy_counters, 48);
-IONIC_V44_VCTX(reg_dm_mr, 56);
-IONIC_V44_VCTX(alloc_dm, 64);
-IONIC_V44_VCTX(free_dm, 72);
-IONIC_V44_VCTX(modify_flow_action_esp, 80);
-IONIC_V44_VCTX(destroy_flow_action, 88);
-IONIC_V44_VCTX(create_flow_action_esp, 96);
-IONIC_V44_VCTX(modify_qp_rate_limit, 104);
-IONIC_V44_VCTX(alloc_parent_domain, 112);
-IONIC_V44_VCTX(dealloc_td, 120);
-IONIC_V44_VCTX(alloc_td, 128);
-IONIC_V44_VCTX(modify_cq, 136);
-IONIC_V44_VCTX(post_srq_ops, 144);
-IONIC_V44_VCTX(destroy_rwq_ind_table, 152);
-IONIC_V44_VCTX(create_rwq_ind_table, 160);
-IONIC_V44_VCTX(destroy_wq, 168);
-IONIC_V44_VCTX(modify_wq, 176);
-IONIC_V44_VCTX(create_wq, 184);
-IONIC_V44_VCTX(query_rt_values, 192);
-IONIC_V44_VCTX(create_cq_ex, 200);
-IONIC_V44_VCTX(priv, 208);
-IONIC_V44_VCTX(query_device_ex, 216);
-IONIC_V44_VCTX(ibv_destroy_flow, 224);
-IONIC_V44_VCTX(ABI_placeholder2, 232);
-IONIC_V44_VCTX(ibv_create_flow, 240);
-IONIC_V44_VCTX(ABI_placeholder1, 248);
-IONIC_V44_VCTX(open_qp, 256);
-IONIC_V44_VCTX(create_qp_ex, 264);
-IONIC_V44_VCTX(get_srq_num, 272);
-IONIC_V44_VCTX(create_srq_ex, 280);
-IONIC_V44_VCTX(open_xrcd, 288);
-IONIC_V44_VCTX(close_xrcd, 296);
-IONIC_V44_VCTX(_ABI_placeholder3, 304);
-IONIC_V44_VCTX(sz, 312);
-IONIC_V44_VCTX(context, 320);
+IONIC_IBV_SIZE(struct ibv_context, 328);
+IONIC_IBV_OFF(struct ibv_context, device, 0);
+IONIC_IBV_OFF(struct ibv_context, ops, 8);
+IONIC_IBV_OFF(struct ibv_context, cmd_fd, 264);
+IONIC_IBV_OFF(struct ibv_context, async_fd, 268);
+IONIC_IBV_OFF(struct ibv_context, num_comp_vectors, 272);
+IONIC_IBV_OFF(struct ibv_context, mutex, 280);
+IONIC_IBV_OFF(struct ibv_context, abi_compat, 320);
+/*
+ * verbs_context (public verbs.h) grows at its start: every member keeps its
+ * distance to the embedded ibv_context, which sits at byte 320 up to family
+ * F and 344 in G (pinned by the family headers).  n is the v39-v58 offset.
+ */
+#define IONIC_IBV_VCTX(f, n)                                               \
+	static_assert(offsetof(struct verbs_context, context) -            \
+				      offsetof(struct verbs_context, f) == \
+			      320 - (n),                                   \
+		      "verbs_context." #f " distance to context")
+IONIC_IBV_SIZE(struct verbs_context,
+	       offsetof(struct verbs_context, context) + 328);
+IONIC_IBV_VCTX(query_port, 0);
+IONIC_IBV_VCTX(advise_mr, 8);
+IONIC_IBV_VCTX(alloc_null_mr, 16);
+IONIC_IBV_VCTX(read_counters, 24);
+IONIC_IBV_VCTX(attach_counters_point_flow, 32);
+IONIC_IBV_VCTX(create_counters, 40);
+IONIC_IBV_VCTX(destroy_counters, 48);
+IONIC_IBV_VCTX(reg_dm_mr, 56);
+IONIC_IBV_VCTX(alloc_dm, 64);
+IONIC_IBV_VCTX(free_dm, 72);
+IONIC_IBV_VCTX(modify_flow_action_esp, 80);
+IONIC_IBV_VCTX(destroy_flow_action, 88);
+IONIC_IBV_VCTX(create_flow_action_esp, 96);
+IONIC_IBV_VCTX(modify_qp_rate_limit, 104);
+IONIC_IBV_VCTX(alloc_parent_domain, 112);
+IONIC_IBV_VCTX(dealloc_td, 120);
+IONIC_IBV_VCTX(alloc_td, 128);
+IONIC_IBV_VCTX(modify_cq, 136);
+IONIC_IBV_VCTX(post_srq_ops, 144);
+IONIC_IBV_VCTX(destroy_rwq_ind_table, 152);
+IONIC_IBV_VCTX(create_rwq_ind_table, 160);
+IONIC_IBV_VCTX(destroy_wq, 168);
+IONIC_IBV_VCTX(modify_wq, 176);
+IONIC_IBV_VCTX(create_wq, 184);
+IONIC_IBV_VCTX(query_rt_values, 192);
+IONIC_IBV_VCTX(create_cq_ex, 200);
+IONIC_IBV_VCTX(priv, 208);
+IONIC_IBV_VCTX(query_device_ex, 216);
+IONIC_IBV_VCTX(ibv_destroy_flow, 224);
+IONIC_IBV_VCTX(ABI_placeholder2, 232);
+IONIC_IBV_VCTX(ibv_create_flow, 240);
+IONIC_IBV_VCTX(ABI_placeholder1, 248);
+IONIC_IBV_VCTX(open_qp, 256);
+IONIC_IBV_VCTX(create_qp_ex, 264);
+IONIC_IBV_VCTX(get_srq_num, 272);
+IONIC_IBV_VCTX(create_srq_ex, 280);
+IONIC_IBV_VCTX(open_xrcd, 288);
+IONIC_IBV_VCTX(close_xrcd, 296);
+IONIC_IBV_VCTX(_ABI_placeholder3, 304);
+IONIC_IBV_VCTX(sz, 312);
 
 /* ------------------------------------------------------------------------
  * Registration, context life cycle, helpers.
  */
-void verbs_register_driver_34(const struct verbs_device_ops *ops);
+/* verbs_register_driver_<PABI>: the library's registration entry point. */
+#define IONIC_IBV_REGISTER_DRIVER \
+	ionic_ibv_paste(verbs_register_driver_, IONIC_IBVERBS_PABI)
+void IONIC_IBV_REGISTER_DRIVER(const struct verbs_device_ops *ops);
+
+/*
+ * Registers ops with the libibverbs that loaded us, unless that library is
+ * not of the family this build was made for: then it registers nothing and
+ * says so once (load_guard.c).
+ */
+void ionic_ibv_register_guarded(const struct verbs_device_ops *ops);
 
 /*
  * Defines the verbs_provider_<name> alias (used by static builds of
- * rdma-core only) and a constructor registering the ops when libibverbs
- * dlopen()s the plugin.
+ * rdma-core only) and a constructor registering the ops, through the
+ * release check, when libibverbs dlopen()s the plugin.
  */
 #define PROVIDER_DRIVER(provider_name, drv_struct)                          \
 	extern const struct verbs_device_ops verbs_provider_##provider_name \
@@ -552,7 +631,7 @@ void verbs_register_driver_34(const struct verbs_device_ops *ops);
 	static __attribute__((                                              \
 		constructor)) void provider_name##_register_driver(void)    \
 	{                                                                   \
-		verbs_register_driver_34(&drv_struct);                      \
+		ionic_ibv_register_guarded(&drv_struct);                    \
 	}
 
 /*
@@ -650,68 +729,68 @@ void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt,
  * (see IBV_DRV_CMD); the library rebuilds headers in this space, so the
  * wrapper must match the ibv_cmd_* function it is passed to.
  */
-struct ibv_ex_cmd_hdr_v44 {
+struct ionic_ibv_ex_cmd_hdr {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_ex_cmd_hdr ex_hdr;
 };
-IONIC_V44_SIZE(struct ibv_ex_cmd_hdr_v44, 24);
+IONIC_IBV_SIZE(struct ionic_ibv_ex_cmd_hdr, 24);
 
-#define IONIC_V44_CMD(name, kabi, size)       \
+#define IONIC_IBV_CMD(name, kabi, size)       \
 	struct name {                         \
 		struct ib_uverbs_cmd_hdr hdr; \
 		struct kabi core_payload;     \
 	};                                    \
-	IONIC_V44_SIZE(struct name, size);    \
-	IONIC_V44_SIZE(struct name,           \
+	IONIC_IBV_SIZE(struct name, size);    \
+	IONIC_IBV_SIZE(struct name,           \
 		       sizeof(struct ib_uverbs_cmd_hdr) + sizeof(struct kabi))
 
-#define IONIC_V44_CMD_EX(name, kabi, size)                              \
-	struct name {                                                   \
-		struct ibv_ex_cmd_hdr_v44 hdr;                          \
-		struct kabi core_payload;                               \
-	};                                                              \
-	IONIC_V44_SIZE(struct name, size);                              \
-	IONIC_V44_SIZE(struct name, sizeof(struct ibv_ex_cmd_hdr_v44) + \
+#define IONIC_IBV_CMD_EX(name, kabi, size)                                \
+	struct name {                                                     \
+		struct ionic_ibv_ex_cmd_hdr hdr;                          \
+		struct kabi core_payload;                                 \
+	};                                                                \
+	IONIC_IBV_SIZE(struct name, size);                                \
+	IONIC_IBV_SIZE(struct name, sizeof(struct ionic_ibv_ex_cmd_hdr) + \
 					    sizeof(struct kabi))
 
-IONIC_V44_CMD(ibv_get_context, ib_uverbs_get_context, 16);
-IONIC_V44_CMD(ibv_query_device, ib_uverbs_query_device, 16);
-IONIC_V44_CMD(ibv_query_port, ib_uverbs_query_port, 24);
-IONIC_V44_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd, 16);
-IONIC_V44_CMD(ibv_dealloc_pd, ib_uverbs_dealloc_pd, 12);
-IONIC_V44_CMD(ibv_create_ah, ib_uverbs_create_ah, 64);
-IONIC_V44_CMD(ibv_destroy_ah, ib_uverbs_destroy_ah, 12);
-IONIC_V44_CMD(ibv_reg_mr, ib_uverbs_reg_mr, 48);
-IONIC_V44_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr, 56);
-IONIC_V44_CMD(ibv_dereg_mr, ib_uverbs_dereg_mr, 12);
-IONIC_V44_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw, 24);
-IONIC_V44_CMD(ibv_dealloc_mw, ib_uverbs_dealloc_mw, 12);
-IONIC_V44_CMD(ibv_create_cq, ib_uverbs_create_cq, 40);
-IONIC_V44_CMD(ibv_resize_cq, ib_uverbs_resize_cq, 24);
-IONIC_V44_CMD(ibv_destroy_cq, ib_uverbs_destroy_cq, 24);
-IONIC_V44_CMD(ibv_req_notify_cq, ib_uverbs_req_notify_cq, 16);
-IONIC_V44_CMD(ibv_create_qp, ib_uverbs_create_qp, 64);
-IONIC_V44_CMD(ibv_query_qp, ib_uverbs_query_qp, 24);
-IONIC_V44_CMD(ibv_modify_qp, ib_uverbs_modify_qp, 120);
-IONIC_V44_CMD(ibv_destroy_qp, ib_uverbs_destroy_qp, 24);
-IONIC_V44_CMD_EX(ibv_query_device_ex, ib_uverbs_ex_query_device, 32);
-IONIC_V44_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq, 56);
-IONIC_V44_CMD_EX(ibv_create_qp_ex, ib_uverbs_ex_create_qp, 88);
-IONIC_V44_CMD_EX(ibv_modify_qp_ex, ib_uverbs_ex_modify_qp, 144);
+IONIC_IBV_CMD(ibv_get_context, ib_uverbs_get_context, 16);
+IONIC_IBV_CMD(ibv_query_device, ib_uverbs_query_device, 16);
+IONIC_IBV_CMD(ibv_query_port, ib_uverbs_query_port, 24);
+IONIC_IBV_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd, 16);
+IONIC_IBV_CMD(ibv_dealloc_pd, ib_uverbs_dealloc_pd, 12);
+IONIC_IBV_CMD(ibv_create_ah, ib_uverbs_create_ah, 64);
+IONIC_IBV_CMD(ibv_destroy_ah, ib_uverbs_destroy_ah, 12);
+IONIC_IBV_CMD(ibv_reg_mr, ib_uverbs_reg_mr, 48);
+IONIC_IBV_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr, 56);
+IONIC_IBV_CMD(ibv_dereg_mr, ib_uverbs_dereg_mr, 12);
+IONIC_IBV_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw, 24);
+IONIC_IBV_CMD(ibv_dealloc_mw, ib_uverbs_dealloc_mw, 12);
+IONIC_IBV_CMD(ibv_create_cq, ib_uverbs_create_cq, 40);
+IONIC_IBV_CMD(ibv_resize_cq, ib_uverbs_resize_cq, 24);
+IONIC_IBV_CMD(ibv_destroy_cq, ib_uverbs_destroy_cq, 24);
+IONIC_IBV_CMD(ibv_req_notify_cq, ib_uverbs_req_notify_cq, 16);
+IONIC_IBV_CMD(ibv_create_qp, ib_uverbs_create_qp, 64);
+IONIC_IBV_CMD(ibv_query_qp, ib_uverbs_query_qp, 24);
+IONIC_IBV_CMD(ibv_modify_qp, ib_uverbs_modify_qp, 120);
+IONIC_IBV_CMD(ibv_destroy_qp, ib_uverbs_destroy_qp, 24);
+IONIC_IBV_CMD_EX(ibv_query_device_ex, ib_uverbs_ex_query_device, 32);
+IONIC_IBV_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq, 56);
+IONIC_IBV_CMD_EX(ibv_create_qp_ex, ib_uverbs_ex_create_qp, 88);
+IONIC_IBV_CMD_EX(ibv_modify_qp_ex, ib_uverbs_ex_modify_qp, 144);
 
 /* Core response sizes the kernel and library agree on (x86_64). */
-IONIC_V44_SIZE(struct ib_uverbs_get_context_resp, 8);
-IONIC_V44_SIZE(struct ib_uverbs_query_port_resp, 40);
-IONIC_V44_SIZE(struct ib_uverbs_alloc_pd_resp, 4);
-IONIC_V44_SIZE(struct ib_uverbs_create_ah_resp, 4);
-IONIC_V44_SIZE(struct ib_uverbs_reg_mr_resp, 12);
-IONIC_V44_SIZE(struct ib_uverbs_alloc_mw_resp, 8);
-IONIC_V44_SIZE(struct ib_uverbs_create_cq_resp, 8);
-IONIC_V44_SIZE(struct ib_uverbs_ex_create_cq_resp, 16);
-IONIC_V44_SIZE(struct ib_uverbs_create_qp_resp, 32);
-IONIC_V44_SIZE(struct ib_uverbs_ex_create_qp_resp, 40);
-IONIC_V44_SIZE(struct ib_uverbs_query_qp_resp, 128);
-IONIC_V44_SIZE(struct ib_uverbs_ex_query_device_resp, 304);
+IONIC_IBV_SIZE(struct ib_uverbs_get_context_resp, 8);
+IONIC_IBV_SIZE(struct ib_uverbs_query_port_resp, 40);
+IONIC_IBV_SIZE(struct ib_uverbs_alloc_pd_resp, 4);
+IONIC_IBV_SIZE(struct ib_uverbs_create_ah_resp, 4);
+IONIC_IBV_SIZE(struct ib_uverbs_reg_mr_resp, 12);
+IONIC_IBV_SIZE(struct ib_uverbs_alloc_mw_resp, 8);
+IONIC_IBV_SIZE(struct ib_uverbs_create_cq_resp, 8);
+IONIC_IBV_SIZE(struct ib_uverbs_ex_create_cq_resp, 16);
+IONIC_IBV_SIZE(struct ib_uverbs_create_qp_resp, 32);
+IONIC_IBV_SIZE(struct ib_uverbs_ex_create_qp_resp, 40);
+IONIC_IBV_SIZE(struct ib_uverbs_query_qp_resp, 128);
+IONIC_IBV_SIZE(struct ib_uverbs_ex_query_device_resp, 304);
 
 /*
  * A command with provider data: 'name' is the core wrapper followed by
@@ -742,18 +821,15 @@ IONIC_V44_SIZE(struct ib_uverbs_ex_query_device_resp, 304);
 		      #name ": gap around the driver response")
 
 /* ------------------------------------------------------------------------
- * The ibv_cmd_* calls (exported with version IBVERBS_PRIVATE_34).  All
- * return 0 or a positive errno.
+ * The ibv_cmd_* calls whose prototype is the same in every release
+ * (exported with version IBVERBS_PRIVATE_<PABI>).  All return 0 or a
+ * positive errno.  The family headers declare the others.
  */
 enum {
 	/* create_cq_ex: let a timestamp request fall back to legacy CREATE_CQ */
 	CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX = 1 << 0,
 };
 
-int ibv_cmd_get_context(struct verbs_context *context,
-			struct ibv_get_context *cmd, size_t cmd_size,
-			struct ib_uverbs_get_context_resp *resp,
-			size_t resp_size);
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -770,9 +846,6 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
-int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
-			  uint64_t iova, int fd, int access,
-			  struct verbs_mr *vmr);
 int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t length, uint64_t hca_va, int access,
 		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd, size_t cmd_sz,
@@ -788,12 +861,6 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
-int ibv_cmd_create_cq_ex(struct ibv_context *context,
-			 const struct ibv_cq_init_attr_ex *cq_attr,
-			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
-			 size_t cmd_size,
-			 struct ib_uverbs_ex_create_cq_resp *resp,
-			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
@@ -830,4 +897,22 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
-#endif /* IONIC_IBVERBS_RDMA_CORE_44_H */
+/*
+ * A family's fingerprint, as measured on its releases: sizeof(ibv_qp_ex),
+ * which places verbs_qp's own fields; sizeof(ibv_port_attr); the size of
+ * verbs_context and the offset of its ibv_context; sizeof(verbs_context_ops).
+ */
+#define IONIC_IBV_FINGERPRINT(qpx, port_attr, vctx, vctx_context, ops) \
+	IONIC_IBV_SIZE(struct ibv_qp_ex, qpx);                         \
+	IONIC_IBV_SIZE(struct verbs_qp, (qpx) + 16);                   \
+	IONIC_IBV_OFF(struct verbs_qp, comp_mask, qpx);                \
+	IONIC_IBV_OFF(struct verbs_qp, xrcd, (qpx) + 8);               \
+	IONIC_IBV_SIZE(struct ibv_port_attr, port_attr);               \
+	IONIC_IBV_SIZE(struct verbs_context, vctx);                    \
+	IONIC_IBV_OFF(struct verbs_context, context, vctx_context);    \
+	IONIC_IBV_SIZE(struct verbs_context_ops, ops)
+
+/* The calls whose prototype differs, and the ibv_qp_ex slots that do. */
+#include "variants.h"
+
+#endif /* IONIC_IBVERBS_SHARED_H */

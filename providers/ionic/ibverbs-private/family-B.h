@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * libibverbs provider ABI of layout family B: rdma-core v44 (Debian 12).
+ * After A: ibv_qp_ex gains wr_atomic_write (352 bytes), moving
+ * verbs_qp.comp_mask to 352.  Same private ABI number as A.
+ *
+ * Chosen by cmake/IbverbsPrivate.cmake from families.h; included only
+ * through ibverbs_private.h.
+ */
+#ifndef IONIC_IBVERBS_FAMILY_H
+#define IONIC_IBVERBS_FAMILY_H
+
+#define IONIC_IBVERBS_FAMILY B
+#define IONIC_IBVERBS_PABI 34
+
+#include "shared.h"
+
+/* qp_ex, port_attr, verbs_context, its ibv_context, verbs_context_ops */
+IONIC_IBV_FINGERPRINT(352, 52, 648, 320, 608);
+
+#endif /* IONIC_IBVERBS_FAMILY_H */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * libibverbs provider ABI of layout family E: rdma-core v54, v56 (Debian 13).
+ * After D: ibv_cmd_reg_dmabuf_mr gains an 8th parameter (v54) and
+ * ibv_cmd_create_cq_ex2 is exported (v53).  Layouts as in D.
+ *
+ * Chosen by cmake/IbverbsPrivate.cmake from families.h; included only
+ * through ibverbs_private.h.
+ */
+#ifndef IONIC_IBVERBS_FAMILY_H
+#define IONIC_IBVERBS_FAMILY_H
+
+#define IONIC_IBVERBS_FAMILY E
+#define IONIC_IBVERBS_PABI 34
+
+#include "shared.h"
+
+/* qp_ex, port_attr, verbs_context, its ibv_context, verbs_context_ops */
+IONIC_IBV_FINGERPRINT(360, 56, 648, 320, 608);
+
+#endif /* IONIC_IBVERBS_FAMILY_H */

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Which rdma-core release and layout family a loaded libibverbs is, and
+ * whether a libionic build may register with it (identify.h).
+ *
+ * Two independent witnesses:
+ *  - the file name: rdma-core names the library libibverbs.so.1.<abi
+ *    minor>.<release>.<patch> in every release, and distributions keep it;
+ *    it names the release, which families.h maps to a family;
+ *  - the fingerprint: the private ABI number of the registration symbol,
+ *    the verbs_qp layout the library itself uses and three exports that
+ *    appeared at family boundaries.  Within private ABI 34 this is what
+ *    separates A, B, C, D and E, and it is what decides memory safety.
+ * A build registers only if the fingerprint is its family's and the name
+ * does not say otherwise.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "identify.h"
+
+struct ionic_ibv_family_row {
+	enum ionic_ibv_family family;
+	const char *name;
+	unsigned int pabi;
+	unsigned int qpx;
+	bool opcode_str;
+	bool cq_ex2;
+	bool port_speed;
+};
+
+static const struct ionic_ibv_family_row ionic_ibv_family_rows[] = {
+#define IONIC_IBV_FAMILY_ROW(f, pabi, qpx, opcode_str, cq_ex2, port_speed) \
+	{ IONIC_IBV_FAMILY_##f, #f, pabi, qpx, opcode_str, cq_ex2, port_speed },
+	IONIC_IBV_FAMILIES(IONIC_IBV_FAMILY_ROW)
+#undef IONIC_IBV_FAMILY_ROW
+};
+
+static const struct {
+	int major;
+	enum ionic_ibv_family family;
+} ionic_ibv_release_rows[] = {
+#define IONIC_IBV_RELEASE_ROW(major, f) { major, IONIC_IBV_FAMILY_##f },
+	IONIC_IBV_RELEASES(IONIC_IBV_RELEASE_ROW)
+#undef IONIC_IBV_RELEASE_ROW
+};
+
+#define IONIC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+enum ionic_ibv_family ionic_ibv_family_of_release(int major)
+{
+	size_t i;
+
+	for (i = 0; i < IONIC_ARRAY_LEN(ionic_ibv_release_rows); i++)
+		if (ionic_ibv_release_rows[i].major == major)
+			return ionic_ibv_release_rows[i].family;
+	return IONIC_IBV_FAMILY_NONE;
+}
+
+enum ionic_ibv_family
+ionic_ibv_family_of_probe(const struct ionic_ibv_probe *probe)
+{
+	size_t i;
+
+	for (i = 0; i < IONIC_ARRAY_LEN(ionic_ibv_family_rows); i++) {
+		const struct ionic_ibv_family_row *r =
+			&ionic_ibv_family_rows[i];
+
+		if (r->pabi == probe->pabi && r->qpx == probe->qpx &&
+		    r->opcode_str == probe->opcode_str &&
+		    r->cq_ex2 == probe->cq_ex2 &&
+		    r->port_speed == probe->port_speed)
+			return r->family;
+	}
+	return IONIC_IBV_FAMILY_NONE;
+}
+
+const char *ionic_ibv_family_name(enum ionic_ibv_family family)
+{
+	size_t i;
+
+	for (i = 0; i < IONIC_ARRAY_LEN(ionic_ibv_family_rows); i++)
+		if (ionic_ibv_family_rows[i].family == family)
+			return ionic_ibv_family_rows[i].name;
+	return "none";
+}
+
+/* "46, 48": the listed releases of a family. */
+static void ionic_ibv_family_releases(enum ionic_ibv_family family, char *out,
+				      size_t len)
+{
+	size_t i, used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < IONIC_ARRAY_LEN(ionic_ibv_release_rows); i++) {
+		int n;
+
+		if (ionic_ibv_release_rows[i].family != family)
+			continue;
+		n = snprintf(out + used, len - used, "%s%d", used ? ", " : "",
+			     ionic_ibv_release_rows[i].major);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+/* Parses one decimal number at *s, advancing *s; -1 if there is none. */
+static long ionic_ibv_number(const char **s)
+{
+	char *end;
+	long v;
+
+	if (**s < '0' || **s > '9')
+		return -1;
+	v = strtol(*s, &end, 10);
+	*s = end;
+	return v;
+}
+
+bool ionic_ibv_release_from_name(const char *file,
+				 struct ionic_ibv_probe *probe)
+{
+	static const char stem[] = "libibverbs.so.1.";
+	const char *base = strrchr(file, '/');
+	const char *s, *rel;
+	long minor, major, patch;
+
+	probe->release[0] = '\0';
+	probe->release_major = -1;
+
+	base = base ? base + 1 : file;
+	if (strncmp(base, stem, sizeof(stem) - 1))
+		return false;
+	s = base + sizeof(stem) - 1;
+	minor = ionic_ibv_number(&s);
+	if (minor < 0 || *s++ != '.')
+		return false;
+	rel = s;
+	major = ionic_ibv_number(&s);
+	if (major < 0 || major > 9999 || *s++ != '.')
+		return false;
+	patch = ionic_ibv_number(&s);
+	if (patch < 0 || patch > 9999 || *s)
+		return false;
+
+	snprintf(probe->release, sizeof(probe->release), "%.*s", (int)(s - rel),
+		 rel);
+	probe->release_major = (int)major;
+	return true;
+}
+
+enum ionic_ibv_verdict ionic_ibv_judge(const struct ionic_ibv_probe *probe,
+				       enum ionic_ibv_family built,
+				       int built_release, char *msg, size_t len)
+{
+	enum ionic_ibv_family by_print = ionic_ibv_family_of_probe(probe);
+	enum ionic_ibv_family by_name =
+		ionic_ibv_family_of_release(probe->release_major);
+	const char *path = probe->path[0] ? probe->path : "libibverbs";
+	char built_rels[64], found[96];
+
+	msg[0] = '\0';
+	ionic_ibv_family_releases(built, built_rels, sizeof(built_rels));
+
+	if (probe->release[0])
+		snprintf(found, sizeof(found), "rdma-core %s", probe->release);
+	else
+		snprintf(found, sizeof(found), "of unknown rdma-core release");
+
+	if (by_print == built &&
+	    (by_name == built || by_name == IONIC_IBV_FAMILY_NONE)) {
+		if (by_name == built)
+			return IONIC_IBV_MATCH;
+		snprintf(
+			msg, len,
+			"libionic: warning: %s is %s, which libionic is not tested with; its private ABI fingerprint is that of family %s (rdma-core %s), which this libionic was built for (rdma-core %d), so the ionic provider is registered",
+			path, found, ionic_ibv_family_name(built), built_rels,
+			built_release);
+		return IONIC_IBV_MATCH_UNLISTED;
+	}
+
+	if (by_print == by_name || by_name == IONIC_IBV_FAMILY_NONE) {
+		char what[160];
+
+		if (by_print == IONIC_IBV_FAMILY_NONE)
+			snprintf(
+				what, sizeof(what),
+				"whose private ABI matches no layout family libionic knows (ABI %u, verbs_qp.comp_mask at %u)",
+				probe->pabi, probe->qpx);
+		else
+			snprintf(what, sizeof(what), "layout family %s",
+				 ionic_ibv_family_name(by_print));
+		snprintf(
+			msg, len,
+			"libionic: the ionic provider is not registered: this libionic was built for rdma-core %d (libibverbs layout family %s: rdma-core %s) but was loaded by %s, %s, %s.  Its private provider ABI is different: the provider would corrupt memory.  Install the libionic built for this rdma-core, or rebuild libionic against this libibverbs's development files (cmake option IONIC_IBVERBS_PREFIX for a libibverbs outside the system)",
+			built_release, ionic_ibv_family_name(built), built_rels,
+			path, found, what);
+		return IONIC_IBV_MISMATCH;
+	}
+
+	/* name and fingerprint disagree: trust neither */
+	snprintf(
+		msg, len,
+		"libionic: the ionic provider is not registered: %s is named as rdma-core %s (layout family %s) but its private ABI fingerprint is that of family %s; this libionic was built for rdma-core %d (family %s).  Reinstall libibverbs, or rebuild libionic against the libibverbs that is installed",
+		path, probe->release, ionic_ibv_family_name(by_name),
+		ionic_ibv_family_name(by_print), built_release,
+		ionic_ibv_family_name(built));
+	return IONIC_IBV_MISMATCH;
+}

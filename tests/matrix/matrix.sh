@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# The release matrix: libionic built and tested against the libibverbs of
+# every rdma-core release whose source tarball is in TARBALL_DIR.
+#
+#   usage: matrix.sh TARBALL_DIR [WORK_DIR]
+#
+# For every rdma-core-<release>.tar.xz (oldest first):
+#  1. its libibverbs and ibverbs-utils are built (build-libibverbs.sh,
+#     cached in WORK_DIR/rdma-core);
+#  2. libionic, ionic-sim and the tests are built against it in one tree
+#     per layout family (WORK_DIR/family-<F>, configured with
+#     IONIC_IBVERBS_PREFIX = the family's first release): a build serves
+#     every release of its family, so the other releases of the family run
+#     the same binaries (IONIC_IBVERBS_RUN_PREFIX), as a distribution
+#     upgrade within the family would;
+#  3. under ionic-sim, with that release's libibverbs and programs:
+#       - ibv_devinfo -v lists ionic_0 with an active port, and libionic
+#         prints nothing;
+#       - ctest: the ibv_rc_pingpong/ibv_ud_pingpong pairs (polling and
+#         events, data checked with -c), the verbs suite (tests/verbs, the
+#         DV tests verbs-dv* among them) and the provider tests (ABI
+#         layout, plugin load, DV unit tests, the load guard's probe);
+#       - once per family, the load guard: this family's libionic loaded by
+#         a release of another family registers nothing and says so
+#         (guard-cross.sh).
+# Prints one line per release (release, family, passed/FAILED) and the
+# summary "N passed, N failed"; exits 1 if any failed.  Logs are in
+# WORK_DIR/logs/.  IONIC_MATRIX_JOBS (default 2) is the build parallelism.
+set -u
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+# shellcheck source=tests/matrix/lib.sh
+. "$here/lib.sh"
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 TARBALL_DIR [WORK_DIR]" >&2
+	exit 2
+fi
+tdir=$1
+work=${2:-$MATRIX_ROOT/build/matrix}
+jobs=${IONIC_MATRIX_JOBS:-2}
+mkdir -p "$work/logs" || exit 1
+work=$(cd "$work" && pwd)
+# the tests: pingpong pairs, the verbs suite and the provider/DV tests
+tests_re='^(e2e-pingpong-|verbs-|unit-provider-)'
+# ... but not the guard's own cross-load test: the matrix does that itself
+skip_re='^unit-provider-guard-cross$'
+
+mapfile -t tarballs < <(matrix_tarballs "$tdir")
+if [ ${#tarballs[@]} -eq 0 ]; then
+	echo "matrix: no rdma-core-*.tar.xz in $tdir" >&2
+	exit 2
+fi
+
+t_start=$(date +%s)
+declare -A tree fam
+releases=()
+families=()
+passed=0 failed=0
+report() { # release family verdict detail
+	printf '%-8s family %-2s %-7s %s\n' "$1" "${2:--}" "$3" "$4"
+	if [ "$3" = passed ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+
+echo "==> rdma-core libibverbs builds (cached in $work/rdma-core)"
+for t in "${tarballs[@]}"; do
+	r=$(matrix_release "$t")
+	f=$(matrix_family "$r")
+	if [ -z "$f" ]; then
+		report "$r" "" FAILED "not in providers/ionic/ibverbs-private/families.h"
+		continue
+	fi
+	t0=$(date +%s)
+	if ! tr=$("$here/build-libibverbs.sh" "$t" "$work/rdma-core" 2>"$work/logs/$r-libibverbs.log" | tail -n 1) ||
+		[ ! -e "$tr/lib/libibverbs.so.1" ]; then
+		report "$r" "$f" FAILED "libibverbs build failed ($work/logs/$r-libibverbs.log)"
+		continue
+	fi
+	echo "    rdma-core $r: $tr ($(($(date +%s) - t0)) s)"
+	tree[$r]=$tr
+	fam[$r]=$f
+	releases+=("$r")
+	case " ${families[*]} " in *" $f "*) ;; *) families+=("$f") ;; esac
+done
+
+# The release of another family, same private ABI number preferred, that a
+# family's build is loaded into by the guard check (the next one in order).
+cross_release() {
+	local f=$1 r any="" i n=${#releases[@]} start=0
+	for ((i = 0; i < n; i++)); do
+		[ "${fam[${releases[$i]}]}" = "$f" ] && start=$i
+	done
+	for ((i = 1; i <= n; i++)); do
+		r=${releases[$(((start + i) % n))]}
+		[ "${fam[$r]}" != "$f" ] || continue
+		[ -n "$any" ] || any=$r
+		if [ "$(matrix_pabi "${fam[$r]}")" = "$(matrix_pabi "$f")" ]; then
+			echo "$r"
+			return
+		fi
+	done
+	echo "$any"
+}
+
+# check_release BUILD_DIR RELEASE LOG: the checks of step 3 but the guard
+check_release() {
+	local b=$1 r=$2 log=$3 sim=$1/sim/ionic-sim why=""
+	{
+		echo "==> ibv_devinfo -v (rdma-core $r)"
+		LD_LIBRARY_PATH=${tree[$r]}/lib timeout 60 "$sim" --fabric "matrix-$$" -- \
+			"${tree[$r]}/bin/ibv_devinfo" -v >"$log.devinfo" 2>&1
+		echo "exit $?"
+		cat "$log.devinfo"
+	} >>"$log"
+	grep -q 'hca_id:[[:space:]]*ionic_0' "$log.devinfo" &&
+		grep -q 'PORT_ACTIVE' "$log.devinfo" ||
+		why="$why ibv_devinfo"
+	grep -q 'libionic:' "$log.devinfo" && why="$why libionic-message"
+	rm -f "$log.devinfo"
+
+	echo "==> ctest -R '$tests_re'" >>"$log"
+	if ! (cd "$b" && ctest --output-on-failure --no-tests=error -FC ionic_leftovers \
+		-R "$tests_re" -E "$skip_re" </dev/null) >>"$log" 2>&1; then
+		why="$why ctest:$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' "$log" | tr '\n' ' ')"
+	fi
+	echo "$why"
+}
+
+for f in "${families[@]}"; do
+	first=""
+	for r in "${releases[@]}"; do
+		[ "${fam[$r]}" = "$f" ] && { first=$r; break; }
+	done
+	b=$work/family-$f
+	blog=$work/logs/family-$f-build.log
+	t0=$(date +%s)
+	echo "==> family $f: building libionic against rdma-core $first in $b"
+	if ! {
+		cmake -S "$MATRIX_ROOT" -B "$b" -G Ninja -DIONIC_WERROR=ON \
+			-DIONIC_IBVERBS_PREFIX="${tree[$first]}" \
+			-DIONIC_IBVERBS_RUN_PREFIX="${tree[$first]}" &&
+			targets=$(
+				# what the selected tests run, not the whole tree
+				cd "$b" && ctest -N -R "$tests_re" -E "$skip_re" | sed -n 's/^ *Test *#[0-9]*: //p'
+			) &&
+			mapfile -t wanted < <(comm -12 <({ printf '%s\n' ionic ionic-sim \
+				ionic-sim-preload; printf '%s\n' "$targets"; } | sort -u) \
+				<(ninja -C "$b" -t targets all | sed 's/:.*//' | sort -u)) &&
+			ninja -C "$b" -j "$jobs" "${wanted[@]}"
+	} >"$blog" 2>&1; then
+		for r in "${releases[@]}"; do
+			[ "${fam[$r]}" = "$f" ] && report "$r" "$f" FAILED "build failed ($blog)"
+		done
+		continue
+	fi
+	echo "    built in $(($(date +%s) - t0)) s"
+
+	for r in "${releases[@]}"; do
+		[ "${fam[$r]}" = "$f" ] || continue
+		t0=$(date +%s)
+		log=$work/logs/$r.log
+		: >"$log"
+		why=""
+		if ! cmake -DIONIC_IBVERBS_RUN_PREFIX="${tree[$r]}" "$b" >>"$log" 2>&1; then
+			why=" reconfigure"
+		else
+			why=$(check_release "$b" "$r" "$log")
+		fi
+		if [ "$r" = "$first" ]; then
+			x=$(cross_release "$f")
+			if [ -n "$x" ]; then
+				echo "==> load guard: family-$f build loaded by rdma-core $x" >>"$log"
+				"$here/guard-cross.sh" "$b/sim/ionic-sim" "$f" "${tree[$x]}" "$x" \
+					>>"$log" 2>&1 || why="$why guard(rdma-core $x)"
+			fi
+		fi
+		if [ -z "$why" ]; then
+			report "$r" "$f" passed "($(($(date +%s) - t0)) s)"
+		else
+			report "$r" "$f" FAILED "$why (log: $log)"
+		fi
+	done
+done
+
+echo "matrix: $(($(date +%s) - t_start)) s wall time"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

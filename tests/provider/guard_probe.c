@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The load guard's measurements on the libibverbs this program runs with
+ * (the one it was linked against, or the test environment's
+ * IONIC_IBVERBS_RUN_PREFIX): the probe finds the library, reads its
+ * release from the file name and measures the fingerprint of the family
+ * libionic was built for, so the guard would let the provider register.
+ * In ./build.sh matrix this runs on every release of every family.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "ibverbs-private/ibverbs_private.h"
+#include "ibverbs-private/identify.h"
+
+int main(void)
+{
+	struct ionic_ibv_probe p;
+	char msg[1024];
+
+	if (!ionic_ibv_probe_loaded(&p)) {
+		fprintf(stderr, "FAIL: no libibverbs to measure\n");
+		return 1;
+	}
+	printf("%s: rdma-core %s, private ABI %u, verbs_qp.comp_mask at %u, ibv_wr_opcode_str %d, ibv_cmd_create_cq_ex2 %d, ibv_cmd_query_port_speed %d\n",
+	       p.path, p.release, p.pabi, p.qpx, p.opcode_str, p.cq_ex2,
+	       p.port_speed);
+
+	CHECK(strstr(p.path, "/libibverbs.so.1."));
+	CHECK(p.release_major > 0);
+	CHECK(p.pabi == IONIC_IBVERBS_PABI);
+	CHECK(p.qpx == sizeof(struct ibv_qp_ex));
+	CHECK(ionic_ibv_family_of_probe(&p) == IONIC_IBVERBS_FAMILY_ID);
+	CHECK(ionic_ibv_family_of_release(p.release_major) ==
+	      IONIC_IBVERBS_FAMILY_ID);
+	CHECK(ionic_ibv_judge(&p, IONIC_IBVERBS_FAMILY_ID,
+			      IONIC_IBVERBS_RDMA_CORE, msg,
+			      sizeof(msg)) == IONIC_IBV_MATCH);
+
+	if (check_failures())
+		return check_finish();
+	printf("family %s, as built: the provider registers\n",
+	       IONIC_IBVERBS_FAMILY_NAME);
+	return check_finish();
+}

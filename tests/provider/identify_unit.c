@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The load guard's identification logic (ibverbs-private/identify.c)
+ * without any libibverbs: file names, the release -> family table, and
+ * the verdict for every pair of built family and loaded library.  The
+ * fingerprints are written out here, as measured on each release, rather
+ * than taken from families.h, so a wrong number in the table fails.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "ibverbs-private/identify.h"
+
+/* One measured library per release: its file and its fingerprint. */
+static const struct {
+	const char *file;
+	enum ionic_ibv_family family;
+	unsigned int pabi, qpx;
+	bool opcode_str, cq_ex2;
+} releases[] = {
+	{ "libibverbs.so.1.14.39.0", IONIC_IBV_FAMILY_A, 34, 344, 0, 0 },
+	{ "libibverbs.so.1.14.44.0", IONIC_IBV_FAMILY_B, 34, 352, 0, 0 },
+	{ "libibverbs.so.1.14.46.0", IONIC_IBV_FAMILY_C, 34, 360, 0, 0 },
+	{ "libibverbs.so.1.14.48.0", IONIC_IBV_FAMILY_C, 34, 360, 0, 0 },
+	{ "libibverbs.so.1.14.50.0", IONIC_IBV_FAMILY_D, 34, 360, 1, 0 },
+	{ "libibverbs.so.1.14.51.0", IONIC_IBV_FAMILY_D, 34, 360, 1, 0 },
+	{ "libibverbs.so.1.14.54.0", IONIC_IBV_FAMILY_E, 34, 360, 1, 1 },
+	{ "libibverbs.so.1.14.56.1", IONIC_IBV_FAMILY_E, 34, 360, 1, 1 },
+	{ "libibverbs.so.1.14.57.0", IONIC_IBV_FAMILY_F, 57, 360, 1, 1 },
+	{ "libibverbs.so.1.14.58.0", IONIC_IBV_FAMILY_F, 57, 360, 1, 1 },
+	{ "libibverbs.so.1.15.59.0", IONIC_IBV_FAMILY_G, 59, 360, 1, 1 },
+	{ "libibverbs.so.1.15.60.0", IONIC_IBV_FAMILY_G, 59, 360, 1, 1 },
+};
+
+#define NREL (sizeof(releases) / sizeof(releases[0]))
+
+static struct ionic_ibv_probe probe_of(size_t i)
+{
+	struct ionic_ibv_probe p;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.path, sizeof(p.path), "/usr/lib/x86_64-linux-gnu/%s",
+		 releases[i].file);
+	CHECK(ionic_ibv_release_from_name(p.path, &p));
+	p.pabi = releases[i].pabi;
+	p.qpx = releases[i].qpx;
+	p.opcode_str = releases[i].opcode_str;
+	p.cq_ex2 = releases[i].cq_ex2;
+	return p;
+}
+
+static void check_names(void)
+{
+	static const char *const bad[] = {
+		"libibverbs.so.1",
+		"libibverbs.so.1.14.44",
+		"libibverbs.so.1.14.44.0x",
+		"libibverbs.so.1.14..0",
+		"libfoo.so.1.14.44.0",
+		"libibverbs.so.2.14.44.0",
+		"",
+	};
+	struct ionic_ibv_probe p;
+	size_t i;
+
+	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.14.44.0", &p));
+	CHECK(!strcmp(p.release, "44.0") && p.release_major == 44);
+	CHECK(ionic_ibv_release_from_name(
+		"/opt/rc/build/lib/libibverbs.so.1.14.56.1", &p));
+	CHECK(!strcmp(p.release, "56.1") && p.release_major == 56);
+	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.15.60.0", &p));
+	CHECK(!strcmp(p.release, "60.0") && p.release_major == 60);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(!ionic_ibv_release_from_name(bad[i], &p));
+		CHECK(p.release[0] == '\0' && p.release_major == -1);
+	}
+}
+
+static void check_tables(void)
+{
+	size_t i;
+
+	for (i = 0; i < NREL; i++) {
+		struct ionic_ibv_probe p = probe_of(i);
+
+		CHECK(ionic_ibv_family_of_release(p.release_major) ==
+		      releases[i].family);
+		CHECK(ionic_ibv_family_of_probe(&p) == releases[i].family);
+	}
+	/* not measured, so not listed */
+	CHECK(ionic_ibv_family_of_release(45) == IONIC_IBV_FAMILY_NONE);
+	CHECK(ionic_ibv_family_of_release(52) == IONIC_IBV_FAMILY_NONE);
+	CHECK(ionic_ibv_family_of_release(61) == IONIC_IBV_FAMILY_NONE);
+	CHECK(ionic_ibv_family_of_release(-1) == IONIC_IBV_FAMILY_NONE);
+	CHECK(!strcmp(ionic_ibv_family_name(IONIC_IBV_FAMILY_C), "C"));
+	CHECK(!strcmp(ionic_ibv_family_name(IONIC_IBV_FAMILY_NONE), "none"));
+}
+
+/* Every build on every release: registers exactly on its own family. */
+static void check_matrix(void)
+{
+	char msg[1024];
+	size_t b, l;
+
+	for (b = 0; b < NREL; b++) {
+		for (l = 0; l < NREL; l++) {
+			struct ionic_ibv_probe p = probe_of(l);
+			int built = releases[b].family;
+			enum ionic_ibv_verdict v;
+
+			v = ionic_ibv_judge(&p, built, 0, msg, sizeof(msg));
+			if (releases[l].family == releases[b].family) {
+				CHECK(v == IONIC_IBV_MATCH);
+				CHECK(msg[0] == '\0');
+			} else {
+				CHECK(v == IONIC_IBV_MISMATCH);
+				CHECK(strstr(msg, "not registered"));
+				CHECK(strstr(msg, p.release));
+			}
+		}
+	}
+}
+
+static void check_messages(void)
+{
+	struct ionic_ibv_probe p;
+	char msg[1024];
+
+	/* a v44 build loaded by v39: what was found, expected, what to do */
+	p = probe_of(0);
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_B, 44, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+	CHECK(strstr(msg,
+		     "built for rdma-core 44 (libibverbs layout family B"));
+	CHECK(strstr(msg, "libibverbs.so.1.14.39.0, rdma-core 39.0"));
+	CHECK(strstr(msg, "layout family A"));
+	CHECK(strstr(msg, "rebuild libionic against this libibverbs"));
+
+	/* family C built for 46, run on 48: same family */
+	p = probe_of(3);
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_C, 46, msg, sizeof(msg)) ==
+	      IONIC_IBV_MATCH);
+
+	/* an unlisted release with the built family's fingerprint: a warning */
+	p = probe_of(2);
+	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.14.47.0", &p));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_C, 46, msg, sizeof(msg)) ==
+	      IONIC_IBV_MATCH_UNLISTED);
+	CHECK(strstr(msg, "warning") && strstr(msg, "rdma-core 47.0"));
+	CHECK(strstr(msg, "family C (rdma-core 46, 48)"));
+
+	/* ... with another family's fingerprint: refused */
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_B, 44, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+
+	/* no release in the file name: the fingerprint decides */
+	p = probe_of(1);
+	CHECK(!ionic_ibv_release_from_name("libibverbs.so.1", &p));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_B, 44, msg, sizeof(msg)) ==
+	      IONIC_IBV_MATCH_UNLISTED);
+	CHECK(strstr(msg, "of unknown rdma-core release"));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_C, 46, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+
+	/* the name says 44, the layout says 39: neither is trusted */
+	p = probe_of(0);
+	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.14.44.0", &p));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_B, 44, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+	CHECK(strstr(msg, "named as rdma-core 44.0 (layout family B)"));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_A, 39, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+
+	/* v62 keeps ABI 59 but changes layouts: a G build refuses it */
+	p = probe_of(11);
+	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.16.62.0", &p));
+	p.port_speed = true;
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_G, 60, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+	CHECK(strstr(msg, "matches no layout family"));
+
+	/* nothing measurable (ibv_qp_to_qp_ex missing): refused */
+	p = probe_of(1);
+	p.qpx = 0;
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_B, 44, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+
+	/* a short buffer still gets a terminated message */
+	p = probe_of(0);
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_B, 44, msg, 16) ==
+	      IONIC_IBV_MISMATCH);
+	CHECK(strlen(msg) == 15);
+}
+
+int main(void)
+{
+	check_names();
+	check_tables();
+	check_matrix();
+	check_messages();
+	if (check_failures())
+		return check_finish();
+	printf("identification checks passed\n");
+	return check_finish();
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The DV library as the GPU stacks find it (docs/gpu-direct-verbs.md §1),
+ * under ionic-sim.  Not linked with libionic: like MORI, rocSHMEM and
+ * RCCL it dlopen()s "libionic.so" (the development link; RCCL falls back
+ * to "libionic.so.1") and then
+ *  - binds every name at every version node that exists (dlvsym, as
+ *    RCCL and the MRC shim do) and checks that nothing else is there;
+ *  - checks that plain dlsym (MORI, rocSHMEM, torchcomms) gets the
+ *    default version;
+ *  - runs RCCL's sequence (pd_set_udma_mask@IONIC_1.0, a QP with the
+ *    sq_sig_all vendor bits, qp_set_gda@IONIC_1.0, create_qp_ex@IONIC_1.3
+ *    with RCCL's attributes), the proposal's create_qp_ex@IONIC_1.1 with
+ *    its own attribute layout, and MORI's descriptor calls, on objects
+ *    libibverbs made with the provider it loaded: the same library.
+ */
+#define _GNU_SOURCE /* dlvsym */
+#include <dlfcn.h>
+
+#include <infiniband/ionic_dv.h>
+
+#include "fixture.h"
+
+static void *lib;
+
+struct sym {
+	const char *name;
+	const char *versions[3]; /* the first is the default */
+};
+
+/* The exact set (tests/check-symbols.sh lists the same). */
+static const struct sym syms[] = {
+	{ "ionic_dv_ctx_get_udma_count", { "IONIC_1.0" } },
+	{ "ionic_dv_ctx_get_udma_mask", { "IONIC_1.0" } },
+	{ "ionic_dv_pd_get_udma_mask", { "IONIC_1.0" } },
+	{ "ionic_dv_pd_set_udma_mask", { "IONIC_1.0" } },
+	{ "ionic_dv_pd_set_sqcmb", { "IONIC_1.0" } },
+	{ "ionic_dv_pd_set_rqcmb", { "IONIC_1.0" } },
+	{ "ionic_dv_is_ionic_ctx", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_is_ionic_pd", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_is_ionic_cq", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_is_ionic_qp", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_cq_get_udma_mask", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_qp_get_udma_idx", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_pd_set_expdb_mask", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_qp_set_gda", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_qp_get_send_dbell_data", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_qp_get_recv_dbell_data", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_get_ctx", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_get_cq", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_get_qp", { "IONIC_1.1", "IONIC_1.0" } },
+	{ "ionic_dv_create_cq_ex", { "IONIC_1.1" } },
+	{ "ionic_dv_create_qp_ex", { "IONIC_1.3", "IONIC_1.1" } },
+};
+
+static const char *const nodes[] = { "IONIC_1.0", "IONIC_1.1", "IONIC_1.2",
+				     "IONIC_1.3" };
+
+static bool has_version(const struct sym *s, const char *v)
+{
+	for (int i = 0; i < 3 && s->versions[i]; i++)
+		if (!strcmp(s->versions[i], v))
+			return true;
+	return false;
+}
+
+static void *need(const char *name, const char *version)
+{
+	void *p = dlvsym(lib, name, version);
+
+	if (!p)
+		check_fatal(__FILE__, __LINE__, "%s@%s not found", name,
+			    version);
+	return p;
+}
+
+static void test_bindings(void)
+{
+	SECTION("every name at exactly its version nodes; dlsym = default");
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		const struct sym *s = &syms[i];
+		void *dflt = dlsym(lib, s->name);
+
+		CHECK(dflt);
+		CHECK(dflt == dlvsym(lib, s->name, s->versions[0]));
+		for (size_t n = 0; n < sizeof(nodes) / sizeof(nodes[0]); n++) {
+			void *p = dlvsym(lib, s->name, nodes[n]);
+
+			if (!!p != has_version(s, nodes[n]))
+				check_fail(__FILE__, __LINE__, "%s@%s: %s",
+					   s->name, nodes[n],
+					   p ? "exported, should not be" :
+					       "missing");
+		}
+	}
+	/* the MRC shim's other names: not offered, their semantics are not
+	 * public */
+	CHECK(!dlvsym(lib, "ionic_dv_qp_set_puec_plane_route", "IONIC_1.0"));
+	CHECK(!dlvsym(lib, "ionic_dv_qp_set_multiplane_conn_info",
+		      "IONIC_1.2"));
+	/* provider internals stay hidden */
+	CHECK(!dlsym(lib, "ionic_is_ionic_ctx"));
+	CHECK(!dlsym(lib, "ionic_dv_qp_set_gda_v1_0"));
+}
+
+/* RCCL and its network plugin (docs/gpu-direct-verbs.md §1, §6). */
+static void test_rccl(struct ibv_context *ctx)
+{
+	int (*set_udma)(struct ibv_pd *, uint8_t) =
+		need("ionic_dv_pd_set_udma_mask", "IONIC_1.0");
+	int (*set_gda)(struct ibv_qp *, bool, bool) =
+		need("ionic_dv_qp_set_gda", "IONIC_1.0");
+	__typeof__(ionic_dv_create_qp_ex) *create_1_3 =
+		need("ionic_dv_create_qp_ex", "IONIC_1.3");
+	struct ibv_qp *(*create_1_1)(struct ibv_context *,
+				     struct ibv_qp_init_attr_ex *,
+				     struct ionic_dv_qp_init_attr_ex_1_1 *) =
+		need("ionic_dv_create_qp_ex", "IONIC_1.1");
+	bool (*is_ctx_1_0)(struct ibv_context *) =
+		need("ionic_dv_is_ionic_ctx", "IONIC_1.0");
+	bool (*is_ctx_1_1)(struct ibv_context *) =
+		need("ionic_dv_is_ionic_ctx", "IONIC_1.1");
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC,
+				       .cap = { 8, 8, 1, 1, 0 } };
+	struct ibv_qp_init_attr_ex xa = { .qp_type = IBV_QPT_RC,
+					  .cap = { 8, 8, 1, 1, 0 },
+					  .comp_mask = IBV_QP_INIT_ATTR_PD };
+	struct ionic_dv_qp_init_attr_ex amd = {
+		.comp_mask = IONIC_DV_QP_INIT_ATTR_MASK_FLAGS,
+		.ionic_flags = IONIC_DV_CREATE_QP_TYPE_RCCL |
+			       IONIC_DV_CREATE_QP_RCCL_RDFENCE,
+	};
+	struct ionic_dv_qp_init_attr_ex_1_1 prop = {
+		.comp_mask = IONIC_DV_QP_INIT_ATTR_MASK_FLAGS,
+		.ionic_flags = IONIC_DV_CREATE_QP_RCCL_RCQ,
+	};
+	struct ibv_qp *qp;
+
+	SECTION("RCCL: the IONIC_1.0 pair, vendor sq_sig_all, create_qp_ex@1.3");
+	REQUIRE(pd && cq);
+	/* the library libibverbs loaded is the one dlopen() found */
+	CHECK(is_ctx_1_0(ctx) && is_ctx_1_1(ctx));
+	CHECK_RC(set_udma(pd, IONIC_UDMA_MASK_LOW), 0);
+	ia.send_cq = ia.recv_cq = cq;
+	ia.sq_sig_all = IONIC_DV_CREATE_QP_TYPE_RCCL |
+			IONIC_DV_CREATE_QP_RCCL_DATA |
+			IONIC_DV_CREATE_QP_RCCL_RDFENCE;
+	qp = ibv_create_qp(pd, &ia);
+	REQUIRE(qp);
+	CHECK_RC(set_gda(qp, false, true), 0);
+	CHECK_RC(fx_rc_to_init(qp), 0);
+	CHECK_RC(ibv_destroy_qp(qp), 0);
+
+	xa.send_cq = xa.recv_cq = cq;
+	xa.pd = pd;
+	qp = create_1_3(ctx, &xa, &amd);
+	CHECK(qp);
+	if (qp)
+		CHECK_RC(ibv_destroy_qp(qp), 0);
+
+	SECTION("create_qp_ex@IONIC_1.1 reads the proposal's layout");
+	/* RCQ at offset 8 of the 1.1 layout: refused (no RCQ) */
+	CHECK_NULL_ERRNO(create_1_1(ctx, &xa, &prop), EINVAL);
+	prop.ionic_flags = IONIC_DV_CREATE_QP_TYPE_RCCL;
+	qp = create_1_1(ctx, &xa, &prop);
+	CHECK(qp);
+	if (qp)
+		CHECK_RC(ibv_destroy_qp(qp), 0);
+	/* an unknown comp_mask bit of the 1.1 layout's 64-bit mask */
+	prop.comp_mask = 1ull << 40;
+	CHECK_NULL_ERRNO(create_1_1(ctx, &xa, &prop), EOPNOTSUPP);
+
+	CHECK_RC(ibv_destroy_cq(cq), 0);
+	CHECK_RC(ibv_dealloc_pd(pd), 0);
+}
+
+/* MORI / rocSHMEM: plain dlsym, descriptors, CCQE probe. */
+static void test_mori(struct ibv_context *ctx)
+{
+	__typeof__(ionic_dv_get_ctx) *get_ctx = dlsym(lib, "ionic_dv_get_ctx");
+	__typeof__(ionic_dv_get_cq) *get_cq = dlsym(lib, "ionic_dv_get_cq");
+	__typeof__(ionic_dv_get_qp) *get_qp = dlsym(lib, "ionic_dv_get_qp");
+	__typeof__(ionic_dv_qp_get_udma_idx) *udma_idx =
+		dlsym(lib, "ionic_dv_qp_get_udma_idx");
+	__typeof__(ionic_dv_pd_set_sqcmb) *sqcmb =
+		dlsym(lib, "ionic_dv_pd_set_sqcmb");
+	__typeof__(ionic_dv_pd_set_rqcmb) *rqcmb =
+		dlsym(lib, "ionic_dv_pd_set_rqcmb");
+	__typeof__(ionic_dv_create_cq_ex) *create_cq =
+		dlsym(lib, "ionic_dv_create_cq_ex");
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_parent_domain_init_attr pa = { .pd = pd };
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 1, .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD
+	};
+	struct ionic_cq_init_attr_ex ccqe = {
+		.comp_mask = IONIC_CQ_INIT_ATTR_MASK_FLAGS,
+		.flags = IONIC_CQ_INIT_ATTR_CCQE,
+	};
+	struct ibv_qp_init_attr_ex xa = { .qp_type = IBV_QPT_RC,
+					  .cap = { 8, 8, 1, 1, 32 },
+					  .comp_mask = IBV_QP_INIT_ATTR_PD };
+	struct ionic_dv_ctx dctx;
+	struct ionic_dv_cq dcq;
+	struct ionic_dv_qp dqp;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+
+	SECTION("MORI: plain dlsym, CCQE probe, descriptors");
+	REQUIRE(get_ctx && get_cq && get_qp && udma_idx && sqcmb && rqcmb &&
+		create_cq && pd);
+	ca.parent_domain = ibv_alloc_parent_domain(ctx, &pa);
+	REQUIRE(ca.parent_domain);
+	CHECK_RC(sqcmb(ca.parent_domain, false, false, false), 0);
+	CHECK_RC(rqcmb(ca.parent_domain, false, false, false), 0);
+	/* compact CQEs are refused clearly, so the caller can fall back */
+	CHECK_NULL_ERRNO(create_cq(ctx, &ca, &ccqe), EOPNOTSUPP);
+	ca.cqe = 2 * 8;
+	cq = create_cq(ctx, &ca, NULL);
+	REQUIRE(cq);
+	xa.send_cq = xa.recv_cq = ibv_cq_ex_to_cq(cq);
+	xa.pd = ca.parent_domain;
+	qp = ibv_create_qp_ex(ctx, &xa);
+	REQUIRE(qp);
+	CHECK_RC(get_ctx(&dctx, ctx), 0);
+	CHECK(dctx.db_ptr && dctx.db_page);
+	CHECK_RC(get_cq(&dcq, ibv_cq_ex_to_cq(cq), udma_idx(qp)), 0);
+	CHECK_RC(get_qp(&dqp, qp), 0);
+	CHECK(dcq.q.ptr && dqp.sq.ptr && dqp.rq.ptr);
+	CHECK_EQ(dqp.sq.db_val, (uint64_t)qp->qp_num << 24);
+	CHECK_EQ(dqp.sq.stride_log2, 6); /* torchcomms requires 64-byte WQEs */
+	CHECK_RC(ibv_destroy_qp(qp), 0);
+	CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
+	CHECK_RC(ibv_dealloc_pd(ca.parent_domain), 0);
+	CHECK_RC(ibv_dealloc_pd(pd), 0);
+}
+
+int main(void)
+{
+	struct ibv_context *ctx;
+	void *again;
+
+	/* MORI's flags; RCCL's RTLD_NOW open must find the same object */
+	lib = dlopen("libionic.so", RTLD_LAZY | RTLD_LOCAL);
+	if (!lib)
+		check_fatal(__FILE__, __LINE__, "dlopen(libionic.so): %s",
+			    dlerror());
+	again = dlopen("libionic.so.1", RTLD_NOW);
+	CHECK(again == lib);
+	test_bindings();
+
+	ctx = fx_open();
+	test_rccl(ctx);
+	test_mori(ctx);
+	CHECK_RC(ibv_close_device(ctx), 0);
+	if (again)
+		dlclose(again);
+	dlclose(lib);
+	return check_finish();
+}
