@@ -32,6 +32,8 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -107,10 +109,32 @@ static void fz_patch_addresses(uint8_t *cmd, size_t n)
 /*
  * Descriptors of the kinds the emulator creates (eventfds of event
  * queues and channels, fabric sockets, epoll, memfds); the sanitizer
- * runtimes open others (/dev/null, pipes to a symbolizer) whenever they
- * like.
+ * runtimes open others (/dev/null, pipes and sockets of their own)
+ * whenever they like.
  */
+static int fz_count_fds_print(bool print);
+
+/* A socket of the emulated fabric (sim/fabric/fab_unix.c): an abstract
+ * unix address under "ionic-sim/". */
+static bool fz_fabric_socket(int fd, const char *link)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+
+	if (strncmp(link, "socket:", 7) ||
+	    getsockname(fd, (struct sockaddr *)&sun, &len) ||
+	    sun.sun_family != AF_UNIX ||
+	    len <= offsetof(struct sockaddr_un, sun_path) + 10)
+		return false;
+	return !sun.sun_path[0] && !memcmp(sun.sun_path + 1, "ionic-sim/", 10);
+}
+
 static int fz_count_fds(void)
+{
+	return fz_count_fds_print(false);
+}
+
+static int fz_count_fds_print(bool print)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
@@ -128,9 +152,13 @@ static int fz_count_fds(void)
 		if (len <= 0)
 			continue;
 		link[len] = 0;
-		n += !strncmp(link, "anon_inode:", 11) ||
-		     !strncmp(link, "socket:", 7) ||
-		     !strncmp(link, "/memfd:", 7);
+		if (strncmp(link, "anon_inode:", 11) &&
+		    strncmp(link, "/memfd:", 7) &&
+		    !fz_fabric_socket(atoi(e->d_name), link))
+			continue;
+		n++;
+		if (print)
+			fprintf(stderr, "  fd %s: %s\n", e->d_name, link);
 	}
 	closedir(d);
 	return n;
@@ -351,6 +379,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * what stays */
 	for (i = 0; i < 100 && fz_count_fds() != fds_before; i++)
 		usleep(1000);
+	if (fz_count_fds() != fds_before)
+		fz_count_fds_print(true);
 	FUZZ_CHECK(fz_count_fds() == fds_before,
 		   "%d descriptors open, %d before", fz_count_fds(),
 		   fds_before);
