@@ -10,6 +10,7 @@
  * the mapping check of ik_user_mapped() and a plain copy stand in.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -17,55 +18,40 @@
 
 #include "kpriv.h"
 
-static int uaccess_fallback(int err, void *dst, const void *src, size_t len,
-			    uint64_t uaddr)
+/* One copy between our buffer 'kbuf' and the caller's 'uaddr'. */
+static int uaccess(void *kbuf, uint64_t uaddr, size_t len, bool to_user)
 {
-	if (err != ENOSYS && err != EPERM)
+	struct iovec local = { .iov_base = kbuf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)uaddr,
+				.iov_len = len };
+	void *ubuf = (void *)(uintptr_t)uaddr;
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	if (!uaddr || uaddr + len < uaddr)
+		return -EFAULT;
+	n = to_user ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0) :
+		      process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	/* partly accessible, or not at all */
+	if (n >= 0 || (errno != ENOSYS && errno != EPERM))
 		return -EFAULT;
 	if (!ik_user_mapped(uaddr, len))
 		return -EFAULT;
-	memcpy(dst, src, len);
+	memcpy(to_user ? ubuf : kbuf, to_user ? kbuf : ubuf, len);
 	return 0;
 }
 
 int ik_copy_from_user(void *dst, uint64_t uaddr, size_t len)
 {
-	struct iovec local = { .iov_base = dst, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)uaddr,
-				.iov_len = len };
-	ssize_t n;
-
-	if (!len)
-		return 0;
-	if (!uaddr || uaddr + len < uaddr)
-		return -EFAULT;
-	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	if (n == (ssize_t)len)
-		return 0;
-	if (n >= 0)
-		return -EFAULT; /* partly readable */
-	return uaccess_fallback(errno, dst, (const void *)(uintptr_t)uaddr, len,
-				uaddr);
+	return uaccess(dst, uaddr, len, false);
 }
 
 int ik_copy_to_user(uint64_t uaddr, const void *src, size_t len)
 {
-	struct iovec local = { .iov_base = (void *)src, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)uaddr,
-				.iov_len = len };
-	ssize_t n;
-
-	if (!len)
-		return 0;
-	if (!uaddr || uaddr + len < uaddr)
-		return -EFAULT;
-	n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
-	if (n == (ssize_t)len)
-		return 0;
-	if (n >= 0)
-		return -EFAULT;
-	return uaccess_fallback(errno, (void *)(uintptr_t)uaddr, src, len,
-				uaddr);
+	return uaccess((void *)src, uaddr, len, true);
 }
 
 int ik_user_writable(uint64_t uaddr, size_t len)
