@@ -95,10 +95,6 @@ static uint32_t dev_max_sge(const struct isim_profile *p)
 	return n < IK_MAX_SGE_CAP ? n : IK_MAX_SGE_CAP;
 }
 
-#define IK_DEV_CAPS                                              \
-	(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_MGT_EXTENSIONS | \
-	 IBV_DEVICE_MEM_WINDOW_TYPE_2B)
-
 static void fill_device(struct ik_nic *nic,
 			struct ib_uverbs_query_device_resp *r)
 {

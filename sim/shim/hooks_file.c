@@ -290,18 +290,3 @@ OPEN_HOOKS(open)
 OPEN_HOOKS(open64)
 OPENAT_HOOKS(openat)
 OPENAT_HOOKS(openat64)
-
-/* ---- netlink ------------------------------------------------------------- */
-
-typedef int (*socket_fn)(int, int, int);
-
-int socket(int domain, int type, int protocol)
-{
-	/* With RDMA netlink present libibverbs would trust it (zero
-	 * devices) and never read our sysfs tree. */
-	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
-		errno = EPROTONOSUPPORT;
-		return -1;
-	}
-	return ISHIM_REAL(socket, socket_fn)(domain, type, protocol);
-}
