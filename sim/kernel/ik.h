@@ -123,4 +123,23 @@ struct ik_nl_sock {
 void ik_nl_rdma_input(const struct ik_nl_sock *s, const void *buf, size_t len,
 		      ik_nl_emit_fn emit, void *ctx);
 
+/* The NLMSG_ERROR the kernel sends for request 'req' failing with 'err'
+ * (negative errno; 0 is an ACK). */
+int ik_nl_error(const struct ik_nl_sock *s, const void *req, int err,
+		ik_nl_emit_fn emit, void *ctx);
+
+/* NETLINK_ROUTE: the platform proxies the host kernel's rtnetlink and
+ * asks the model about each request message (rtnl.c). */
+enum ik_rtnl_route {
+	IK_RTNL_HOST, /* the host kernel answers alone */
+	IK_RTNL_OURS, /* about our interface: ik_rtnl_answer() alone */
+	IK_RTNL_BOTH, /* a full dump: the host's part, then ours */
+};
+enum ik_rtnl_route ik_rtnl_classify(const void *msg, size_t len);
+/* Our interface's answer to one request message; with 'complete' also
+ * what ends the answer (NLMSG_DONE, the ACK or the error), without it
+ * only the data messages of a dump whose end the host sends. */
+void ik_rtnl_answer(const struct ik_nl_sock *s, const void *msg, size_t len,
+		    bool complete, ik_nl_emit_fn emit, void *ctx);
+
 #endif /* IK_H */

@@ -41,7 +41,8 @@ static void host_init(void)
 	isim_node_mac(host.node, nd->mac);
 	nd->mtu = host.prof.netdev_mtu;
 	nd->max_mtu = IK_NETDEV_MAX_MTU;
-	/* administratively up; carrier follows the port (§3) */
+	/* administratively up; carrier follows the port
+	 * (docs/kernel-contract.md §3) */
 	nd->flags = IFF_UP | IFF_BROADCAST | IFF_MULTICAST;
 	if (host.prof.port_up)
 		nd->flags |= IFF_RUNNING | IFF_LOWER_UP;

@@ -227,3 +227,9 @@ int ik_nla_get_str(const struct ik_nla_view *a, const char **s, size_t max)
 	*s = a->data;
 	return 0;
 }
+
+int ik_nl_error(const struct ik_nl_sock *s, const void *req, int err,
+		ik_nl_emit_fn emit, void *ctx)
+{
+	return ik_nl_ack(req, s->portid, s->cap_ack, err, emit, ctx);
+}

@@ -76,8 +76,17 @@ int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	f = ishim_fd_file(fd);
-	if (!f)
+	if (!f) {
+		/* SIOCGIF* naming the NIC's network interface */
+		if (ishim_netdev_ioctl(fd, req, arg, &rc)) {
+			if (rc < 0) {
+				errno = -rc;
+				return -1;
+			}
+			return 0;
+		}
 		return ISHIM_REAL(ioctl, ioctl_fn)(fd, req, arg);
+	}
 	/* RDMA_VERBS_IOCTL: the header and its attribute array (hdr.length
 	 * bytes), as the kernel copies them in */
 	if (req == RDMA_VERBS_IOCTL && arg) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Netlink sockets the emulated kernel answers: NETLINK_RDMA
- * (docs/kernel-contract.md §19).  The application's descriptor is one end
+ * (docs/kernel-contract.md §19), and NETLINK_ROUTE, where the host
+ * kernel's answers are relayed with the NIC's network interface added
+ * (§20).  The application's descriptor is one end
  * of an AF_UNIX SOCK_SEQPACKET pair (message boundaries, MSG_PEEK and
  * MSG_TRUNC behave as on a netlink socket; poll() works unmodified); the
  * shim keeps the other end.  A request is answered synchronously inside
@@ -11,7 +13,9 @@
  * way a kernel dump continues.
  *
  * Not emulated: dup() of such a socket (the copy is an unanswered unix
- * socket), multicast groups (accepted, never delivered to).
+ * socket), RDMA multicast groups (accepted, never delivered to).  A
+ * route socket that joins multicast groups (ip monitor) becomes the
+ * host's socket itself: notifications cannot be merged.
  */
 #undef _FORTIFY_SOURCE
 #include <errno.h>
@@ -43,6 +47,7 @@ struct nl_pending {
 struct nl_sock {
 	int fd; /* the application's end */
 	int peer; /* ours */
+	int real; /* NETLINK_ROUTE: the host kernel's socket we proxy */
 	int proto;
 	bool bound;
 	struct ik_nl_sock k;
@@ -167,15 +172,29 @@ static void free_list(struct nl_pending *p)
 
 static int nl_socket(int type, int protocol)
 {
+	struct timeval tmo = { .tv_sec = 10 };
 	struct nl_sock *s, **t;
-	int sv[2];
+	int sv[2], real = -1;
 
+	if (protocol == NETLINK_ROUTE) {
+		real = ISHIM_REAL(socket, socket_fn)(
+			AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
+		if (real < 0)
+			return -1;
+		/* a host that stops answering must not hang the caller */
+		ISHIM_REAL(setsockopt, setsockopt_fn)
+		(real, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+	}
 	if (ISHIM_REAL(socketpair, socketpair_fn)(
-		    AF_UNIX, SOCK_SEQPACKET | (type & SOCK_CLOEXEC), 0, sv))
+		    AF_UNIX, SOCK_SEQPACKET | (type & SOCK_CLOEXEC), 0, sv)) {
+		if (real >= 0)
+			ISHIM_REAL(close, close_fn)(real);
 		return -1;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto nomem;
+	s->real = real;
 	if ((type & SOCK_NONBLOCK) &&
 	    fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK))
 		goto nomem;
@@ -202,6 +221,8 @@ nomem:
 	free(s);
 	ISHIM_REAL(close, close_fn)(sv[0]);
 	ISHIM_REAL(close, close_fn)(sv[1]);
+	if (real >= 0)
+		ISHIM_REAL(close, close_fn)(real);
 	errno = ENOMEM;
 	return -1;
 }
@@ -217,6 +238,8 @@ int socket(int domain, int type, int protocol)
 		}
 		return nl_socket(type, protocol);
 	}
+	if (domain == AF_NETLINK && protocol == NETLINK_ROUTE)
+		return nl_socket(type, protocol);
 	return ISHIM_REAL(socket, socket_fn)(domain, type, protocol);
 }
 
@@ -240,6 +263,8 @@ void ishim_nl_untrack(int fd)
 	if (!s)
 		return;
 	ISHIM_REAL(close, close_fn)(s->peer);
+	if (s->real >= 0)
+		ISHIM_REAL(close, close_fn)(s->real);
 	free_list(s->head);
 	free(s);
 }
@@ -249,6 +274,173 @@ void ishim_nl_atfork_child(void)
 	/* the table is the parent's copy: both processes now share each
 	 * socket pair, as they would share a netlink socket */
 	pthread_mutex_init(&nl_lock, NULL);
+}
+
+/* ---- NETLINK_ROUTE: the host's answers, plus our interface ------------ */
+
+static int route_fd(int fd)
+{
+	struct nl_sock *s;
+	int real = -1;
+
+	if (!ishim_nl_is(fd))
+		return -1;
+	pthread_mutex_lock(&nl_lock);
+	s = find_locked(fd);
+	if (s)
+		real = s->real;
+	pthread_mutex_unlock(&nl_lock);
+	return real;
+}
+
+/* Bind the host socket (autobind when 'addr' is NULL and it is not
+ * bound yet) and take its port id as ours.  Lock held; 0 or -errno. */
+static int route_bind(struct nl_sock *s, const struct sockaddr *addr,
+		      socklen_t len)
+{
+	struct sockaddr_nl a = { .nl_family = AF_NETLINK };
+	socklen_t alen = sizeof(a);
+
+	if (!addr) {
+		if (s->bound)
+			return 0;
+		addr = (const struct sockaddr *)&a;
+		len = sizeof(a);
+	}
+	if (ISHIM_REAL(bind, bind_fn)(s->real, addr, len))
+		return -errno;
+	if (ISHIM_REAL(getsockname, getsockname_fn)(
+		    s->real, (struct sockaddr *)&a, &alen) == 0)
+		s->k.portid = a.nl_pid;
+	s->bound = true;
+	return 0;
+}
+
+/* A socket that wants notifications becomes the host's socket under
+ * the same descriptor number; our interface is then not in it. */
+static int route_give_up(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	int real = route_fd(fd);
+
+	if (real < 0 || dup2(real, fd) < 0)
+		return -1;
+	/* forget it: our end and the host socket's first number go */
+	ishim_nl_untrack(fd);
+	if (addr)
+		return ISHIM_REAL(bind, bind_fn)(fd, addr, len);
+	return 0;
+}
+
+/* One request message to the host kernel; its whole answer (until DONE,
+ * or the error/ACK we asked for) is queued, our interface's part of a
+ * full dump in front of DONE. */
+static void route_forward(int real, const struct ik_nl_sock *k,
+			  const struct nlmsghdr *req, bool both,
+			  struct nl_replies *q)
+{
+	bool dump = !!(req->nlmsg_flags & NLM_F_DUMP);
+	bool want_ack = !!(req->nlmsg_flags & NLM_F_ACK);
+	struct nlmsghdr *copy;
+	uint8_t *buf;
+	int err = 0;
+
+	copy = malloc(req->nlmsg_len);
+	buf = malloc(65536);
+	if (!copy || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(copy, req, req->nlmsg_len);
+	if (!dump)
+		copy->nlmsg_flags |= NLM_F_ACK; /* so we know the end */
+	if (ISHIM_REAL(send, send_fn)(real, copy, copy->nlmsg_len, 0) < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = ISHIM_REAL(recv, recv_fn)(real, buf, 65536, 0);
+		size_t left = n > 0 ? (size_t)n : 0;
+		uint8_t *p = buf;
+
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		while (left >= sizeof(struct nlmsghdr)) {
+			struct nlmsghdr h;
+			size_t step;
+
+			memcpy(&h, p, sizeof(h));
+			if (h.nlmsg_len < sizeof(h) || h.nlmsg_len > left)
+				break;
+			step = NLMSG_ALIGN(h.nlmsg_len);
+			if (h.nlmsg_seq != req->nlmsg_seq) {
+				/* not ours: an old answer */
+			} else if (h.nlmsg_type == NLMSG_DONE && dump) {
+				if (both)
+					ik_rtnl_answer(k, req, req->nlmsg_len,
+						       false, emit, q);
+				emit(q, p, h.nlmsg_len);
+				goto out;
+			} else if (h.nlmsg_type == NLMSG_ERROR) {
+				int32_t e = 0;
+
+				if (h.nlmsg_len >= sizeof(h) + sizeof(e))
+					memcpy(&e, p + sizeof(h), sizeof(e));
+				if (e || want_ack || dump)
+					emit(q, p, h.nlmsg_len);
+				goto out;
+			} else {
+				emit(q, p, h.nlmsg_len);
+			}
+			if (step >= left)
+				break;
+			p += step;
+			left -= step;
+		}
+	}
+out:
+	if (err)
+		ik_nl_error(k, req, err, emit, q);
+	free(copy);
+	free(buf);
+}
+
+static void route_request(int real, const struct ik_nl_sock *k, const void *buf,
+			  size_t len, struct nl_replies *q)
+{
+	const uint8_t *p = buf;
+
+	while (len >= sizeof(struct nlmsghdr)) {
+		struct nlmsghdr h;
+		struct nlmsghdr *msg;
+		size_t step;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.nlmsg_len < sizeof(h) || h.nlmsg_len > len)
+			break;
+		msg = malloc(h.nlmsg_len);
+		if (!msg)
+			break;
+		memcpy(msg, p, h.nlmsg_len);
+		switch (ik_rtnl_classify(msg, h.nlmsg_len)) {
+		case IK_RTNL_OURS:
+			ik_rtnl_answer(k, msg, h.nlmsg_len, true, emit, q);
+			break;
+		case IK_RTNL_BOTH:
+			route_forward(real, k, msg, true, q);
+			break;
+		case IK_RTNL_HOST:
+			route_forward(real, k, msg, false, q);
+			break;
+		}
+		free(msg);
+		step = NLMSG_ALIGN(h.nlmsg_len);
+		if (step >= len)
+			break;
+		p += step;
+		len -= step;
+	}
 }
 
 /* ---- addressing --------------------------------------------------------- */
@@ -270,10 +462,14 @@ int bind(int fd, const struct sockaddr *addr, socklen_t len)
 		errno = EINVAL;
 		return -1;
 	}
+	if (a.nl_groups && route_fd(fd) >= 0)
+		return route_give_up(fd, addr, len);
 	pthread_mutex_lock(&nl_lock);
 	s = find_locked(fd);
 	if (!s) {
 		rc = -EBADF;
+	} else if (s->real >= 0) {
+		rc = route_bind(s, addr, len);
 	} else if (s->bound) {
 		/* rebinding to the same port is fine, another is not */
 		if (a.nl_pid && a.nl_pid != s->k.portid)
@@ -313,6 +509,12 @@ int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 		return ISHIM_REAL(getsockname, getsockname_fn)(fd, addr, len);
 	pthread_mutex_lock(&nl_lock);
 	s = find_locked(fd);
+	if (s && s->real >= 0) {
+		int real = s->real;
+
+		pthread_mutex_unlock(&nl_lock);
+		return ISHIM_REAL(getsockname, getsockname_fn)(real, addr, len);
+	}
 	if (s && s->bound)
 		pid = s->k.portid;
 	pthread_mutex_unlock(&nl_lock);
@@ -330,10 +532,19 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 							     val, len);
 	if (val && len >= sizeof(int))
 		memcpy(&on, val, sizeof(on));
+	if (name == NETLINK_ADD_MEMBERSHIP && route_fd(fd) >= 0) {
+		if (route_give_up(fd, NULL, 0))
+			return -1;
+		return ISHIM_REAL(setsockopt, setsockopt_fn)(fd, level, name,
+							     val, len);
+	}
 	pthread_mutex_lock(&nl_lock);
 	s = find_locked(fd);
 	if (s && name == NETLINK_CAP_ACK)
 		s->k.cap_ack = !!on;
+	if (s && s->real >= 0)
+		ISHIM_REAL(setsockopt, setsockopt_fn)
+	(s->real, level, name, val, len);
 	pthread_mutex_unlock(&nl_lock);
 	/* EXT_ACK, GET_STRICT_CHK, memberships: accepted */
 	return 0;
@@ -368,7 +579,7 @@ static ssize_t nl_request(int fd, const void *buf, size_t len,
 	struct nl_replies q = { NULL, NULL };
 	struct ik_nl_sock k;
 	struct nl_sock *s;
-	int proto = 0;
+	int proto = 0, real = -1;
 
 	if (to) {
 		struct sockaddr_nl a;
@@ -388,9 +599,13 @@ static ssize_t nl_request(int fd, const void *buf, size_t len,
 	pthread_mutex_lock(&nl_lock);
 	s = find_locked(fd);
 	if (s) {
-		autobind(s);
+		if (s->real >= 0)
+			route_bind(s, NULL, 0);
+		else
+			autobind(s);
 		k = s->k;
 		proto = s->proto;
+		real = s->real;
 	}
 	pthread_mutex_unlock(&nl_lock);
 	if (!s) {
@@ -399,6 +614,8 @@ static ssize_t nl_request(int fd, const void *buf, size_t len,
 	}
 	if (proto == NETLINK_RDMA)
 		ik_nl_rdma_input(&k, buf, len, emit, &q);
+	else
+		route_request(real, &k, buf, len, &q);
 	pthread_mutex_lock(&nl_lock);
 	s = find_locked(fd);
 	if (s && q.head) {

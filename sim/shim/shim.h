@@ -71,6 +71,18 @@ void ishim_fd_atfork_prepare(void);
 void ishim_fd_atfork_parent(void);
 void ishim_fd_atfork_child(void);
 
+/* ---- /sys redirection (sysredir.c) ---------------------------------- */
+
+/* 'path' under /sys/class/{infiniband,infiniband_verbs,net/<our netdev>}
+ * rewritten into $SYSFS_PATH in 'buf'; any other path as it is. */
+const char *ishim_sys_redirect(const char *path, char *buf, size_t len);
+
+/* ---- the network interface (hooks_netdev.c) ------------------------- */
+
+/* ioctl(fd, SIOCGIF*, ifr) naming our interface: 1 with *rc set (0 or a
+ * negative errno), or 0 to let the host answer. */
+int ishim_netdev_ioctl(int fd, unsigned long req, void *arg, int *rc);
+
 /* ---- emulated netlink sockets (hooks_netlink.c) ------------------------ */
 
 /* Number of emulated netlink sockets open (cheap gate). */
