@@ -344,6 +344,7 @@ const struct verbs_context_ops ionic_ctx_ops = {
 	.post_recv = ionic_post_recv,
 	.post_send = ionic_post_send,
 	.query_device_ex = ionic_query_device_ex,
+	.query_rt_values = ionic_query_rt_values,
 	.query_port = ionic_query_port,
 	.query_qp = ionic_query_qp,
 	.reg_dmabuf_mr = ionic_reg_dmabuf_mr,

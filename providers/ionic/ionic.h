@@ -150,6 +150,7 @@ bool ionic_is_ionic_ctx(struct ibv_context *ibctx);
 extern const struct verbs_context_ops ionic_ctx_ops;
 
 /* query.c */
+int ionic_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *v);
 int ionic_query_device_ex(struct ibv_context *ibctx,
 			  const struct ibv_query_device_ex_input *input,
 			  struct ibv_device_attr_ex *attr, size_t attr_size);
