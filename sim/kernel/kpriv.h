@@ -165,6 +165,8 @@ void ik_core_req_copy(const struct ik_cmd *c, void *dst, size_t size);
 /* ---- handlers -------------------------------------------------------- */
 
 int ik_cmd_get_context(struct ik_cmd *c);
+/* The driver's GET_CONTEXT answer for a file that has its ucontext. */
+void ik_ctx_resp_fill(const struct ik_file *f, struct ionic_ctx_resp *dr);
 int ik_cmd_query_device(struct ik_cmd *c);
 int ik_cmd_ex_query_device(struct ik_cmd *c);
 int ik_cmd_query_port(struct ik_cmd *c);
