@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../common/trace.h"
 #include "shim.h"
@@ -74,6 +75,8 @@ static void atfork_child(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	/* our interposers as built, to notice a program patching them */
+	ishim_hooks_save((void *)mmap, (void *)mmap64, (void *)munmap);
 }
 
 /* ---- SIGSEGV as the application sees it --------------------------------- */

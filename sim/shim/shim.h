@@ -7,6 +7,7 @@
 #ifndef ISHIM_SHIM_H
 #define ISHIM_SHIM_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,6 +71,22 @@ bool ishim_fd_foreign_process(void);
 void ishim_fd_atfork_prepare(void);
 void ishim_fd_atfork_parent(void);
 void ishim_fd_atfork_child(void);
+
+/* ---- patched interposers (hookheal.c) ------------------------------- */
+
+/* The interposers behind the exported mmap, mmap64 and munmap stubs. */
+void *ishim_mmap_body(void *addr, size_t len, int prot, int flags, int fd,
+		      off_t off);
+void *ishim_mmap64_body(void *addr, size_t len, int prot, int flags, int fd,
+			off_t off);
+int ishim_munmap_body(void *addr, size_t len);
+/* Remember where the stubs are (at start-up). */
+void ishim_hooks_save(void *mmap_fn, void *mmap64_fn, void *munmap_fn);
+/* Undo a program's patch of them (before every device command). */
+void ishim_hooks_heal(void);
+/* The hook a healed patch jumped to (0 mmap, 1 mmap64, 2 munmap), which
+ * then receives the calls that are not the device's; NULL if none. */
+void *ishim_hooks_chain(unsigned int which);
 
 /* ---- /sys redirection (sysredir.c) ---------------------------------- */
 
