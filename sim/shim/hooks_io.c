@@ -25,6 +25,7 @@
 #endif
 
 typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef ssize_t (*read_fn)(int, void *, size_t);
 typedef int (*ioctl_fn)(int, unsigned long, void *);
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 typedef int (*munmap_fn)(void *, size_t);
@@ -41,8 +42,12 @@ ssize_t write(int fd, const void *buf, size_t len)
 	struct ik_file *f = ishim_fd_file(fd);
 	ssize_t rc;
 
-	if (!f)
+	if (!f) {
+		if (ishim_nl_is(fd))
+			return ishim_nl_send(fd, buf, len);
 		return ISHIM_REAL(write, write_fn)(fd, buf, len);
+	}
+	ishim_hooks_heal();
 	/* what valgrind checks for a real write(2): the whole buffer */
 	ISHIM_CHECK_DEFINED(buf, len, "write(uverbs, buf)");
 	rc = ik_file_write(f, buf, len);
@@ -51,6 +56,14 @@ ssize_t write(int fd, const void *buf, size_t len)
 		return -1;
 	}
 	return rc;
+}
+
+/* Only emulated netlink sockets: the device's event fds are real. */
+ssize_t read(int fd, void *buf, size_t len)
+{
+	if (ishim_nl_is(fd))
+		return ishim_nl_read(fd, buf, len);
+	return ISHIM_REAL(read, read_fn)(fd, buf, len);
 }
 
 int ioctl(int fd, unsigned long req, ...)
@@ -64,8 +77,17 @@ int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	f = ishim_fd_file(fd);
-	if (!f)
+	if (!f) {
+		/* SIOCGIF* naming the NIC's network interface */
+		if (ishim_netdev_ioctl(fd, req, arg, &rc)) {
+			if (rc < 0) {
+				errno = -rc;
+				return -1;
+			}
+			return 0;
+		}
 		return ISHIM_REAL(ioctl, ioctl_fn)(fd, req, arg);
+	}
 	/* RDMA_VERBS_IOCTL: the header and its attribute array (hdr.length
 	 * bytes), as the kernel copies them in */
 	if (req == RDMA_VERBS_IOCTL && arg) {
@@ -77,6 +99,7 @@ int ioctl(int fd, unsigned long req, ...)
 			ISHIM_CHECK_DEFINED(h, h->length,
 					    "ioctl(RDMA_VERBS_IOCTL, attrs)");
 	}
+	ishim_hooks_heal();
 	rc = ik_file_ioctl(f, req, arg);
 	if (rc < 0) {
 		errno = -rc;
@@ -104,34 +127,49 @@ static void *dev_mmap(struct ik_file *f, int fd, void *addr, size_t len,
 	return p;
 }
 
-ISHIM_RUNTIME_SAFE void *mmap(void *addr, size_t len, int prot, int flags,
-			      int fd, off_t off)
+/* Behind the exported mmap stub (hookheal.c). */
+ISHIM_RUNTIME_SAFE void *ishim_mmap_body(void *addr, size_t len, int prot,
+					int flags, int fd, off_t off)
 {
 	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
+	mmap_fn chain;
+
 	if (f)
 		return dev_mmap(f, fd, addr, len, prot, flags, off);
+	chain = (mmap_fn)ishim_hooks_chain(0);
+	if (chain)
+		return chain(addr, len, prot, flags, fd, off);
 	return ISHIM_REAL(mmap, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
-ISHIM_RUNTIME_SAFE void *mmap64(void *addr, size_t len, int prot, int flags,
-				int fd, off_t off)
+ISHIM_RUNTIME_SAFE void *ishim_mmap64_body(void *addr, size_t len, int prot,
+					  int flags, int fd, off_t off)
 {
 	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
+	mmap_fn chain;
+
 	if (f)
 		return dev_mmap(f, fd, addr, len, prot, flags, off);
+	chain = (mmap_fn)ishim_hooks_chain(1);
+	if (chain)
+		return chain(addr, len, prot, flags, fd, off);
 	return ISHIM_REAL(mmap64, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
-ISHIM_RUNTIME_SAFE int munmap(void *addr, size_t len)
+ISHIM_RUNTIME_SAFE int ishim_munmap_body(void *addr, size_t len)
 {
+	munmap_fn chain = (munmap_fn)ishim_hooks_chain(2);
+
 	if (ishim_dbtrap_overlaps(addr, len)) {
 		ishim_dbtrap_munmap(addr, len);
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_MMAP, "munmap doorbell %p len=%zu",
 				   addr, len);
 	}
+	if (chain)
+		return chain(addr, len);
 	return ISHIM_REAL(munmap, munmap_fn)(addr, len);
 }
 
@@ -142,6 +180,7 @@ int close(int fd)
 	/* Forget first: once the real close returns, the number may be
 	 * reused by another thread's open. */
 	ishim_fd_untrack(fd);
+	ishim_nl_untrack(fd);
 	return ISHIM_REAL(close, close_fn)(fd);
 }
 
@@ -155,14 +194,26 @@ static void untrack_range(unsigned int first, unsigned int last)
 		ishim_fd_untrack(fd);
 }
 
+static void untrack_nl_range(unsigned int first, unsigned int last)
+{
+	if (!__atomic_load_n(&ishim_nl_socks, __ATOMIC_RELAXED))
+		return;
+	if (last > 65535)
+		last = 65535;
+	for (unsigned int fd = first; fd <= last; fd++)
+		ishim_nl_untrack((int)fd);
+}
+
 int close_range(unsigned int first, unsigned int last, int flags)
 {
 	int rc = ISHIM_REAL(close_range, close_range_fn)(first, last, flags);
 
 	/* With CLOSE_RANGE_CLOEXEC nothing is closed now; exec ends the
 	 * whole process image (and our table) anyway. */
-	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		untrack_range(first, last);
+		untrack_nl_range(first, last);
+	}
 	return rc;
 }
 
@@ -171,6 +222,7 @@ void closefrom(int lowfd)
 	if (lowfd < 0)
 		lowfd = 0;
 	untrack_range(lowfd, ~0u);
+	untrack_nl_range(lowfd, ~0u);
 	ISHIM_REAL(closefrom, closefrom_fn)(lowfd);
 }
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../common/trace.h"
 #include "shim.h"
@@ -63,6 +64,7 @@ static void atfork_child(void)
 	isim_trace_atfork_child();
 	ishim_dbtrap_atfork_child();
 	ishim_fd_atfork_child();
+	ishim_nl_atfork_child();
 	/* The child starts with a fresh device; inherited contexts are dead
 	 * (the model's business).  A process that never used the device
 	 * has no model to tell. */
@@ -73,6 +75,8 @@ static void atfork_child(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	/* our interposers as built, to notice a program patching them */
+	ishim_hooks_save((void *)mmap, (void *)mmap64, (void *)munmap);
 }
 
 /* ---- SIGSEGV as the application sees it --------------------------------- */
