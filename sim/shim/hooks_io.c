@@ -128,8 +128,8 @@ static void *dev_mmap(struct ik_file *f, int fd, void *addr, size_t len,
 }
 
 /* Behind the exported mmap stub (hookheal.c). */
-ISHIM_RUNTIME_SAFE void *ishim_mmap_body(void *addr, size_t len, int prot,
-					int flags, int fd, off_t off)
+ISHIM_STUB_BODY void *ishim_mmap_body(void *addr, size_t len, int prot,
+				      int flags, int fd, off_t off)
 {
 	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
@@ -143,8 +143,8 @@ ISHIM_RUNTIME_SAFE void *ishim_mmap_body(void *addr, size_t len, int prot,
 	return ISHIM_REAL(mmap, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
-ISHIM_RUNTIME_SAFE void *ishim_mmap64_body(void *addr, size_t len, int prot,
-					  int flags, int fd, off_t off)
+ISHIM_STUB_BODY void *ishim_mmap64_body(void *addr, size_t len, int prot,
+					int flags, int fd, off_t off)
 {
 	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
@@ -158,7 +158,7 @@ ISHIM_RUNTIME_SAFE void *ishim_mmap64_body(void *addr, size_t len, int prot,
 	return ISHIM_REAL(mmap64, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
-ISHIM_RUNTIME_SAFE int ishim_munmap_body(void *addr, size_t len)
+ISHIM_STUB_BODY int ishim_munmap_body(void *addr, size_t len)
 {
 	munmap_fn chain = (munmap_fn)ishim_hooks_chain(2);
 

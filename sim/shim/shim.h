@@ -84,12 +84,17 @@ void ishim_fd_atfork_child(void);
 
 /* ---- patched interposers (hookheal.c) ------------------------------- */
 
-/* The interposers behind the exported mmap, mmap64 and munmap stubs. */
-void *ishim_mmap_body(void *addr, size_t len, int prot, int flags, int fd,
-		      off_t off);
-void *ishim_mmap64_body(void *addr, size_t len, int prot, int flags, int fd,
-			off_t off);
-int ishim_munmap_body(void *addr, size_t len);
+/* The interposers behind the exported mmap, mmap64 and munmap stubs.
+ * Hidden, so the stubs' jumps bind to them directly: through the PLT,
+ * the stub's bytes would not name the body and hookheal.c would take
+ * its own PLT slot for a program's hook (a jump loop).  Runtime-safe:
+ * a sanitizer runtime maps memory before it has initialised. */
+#define ISHIM_STUB_BODY ISHIM_RUNTIME_SAFE __attribute__((visibility("hidden")))
+ISHIM_STUB_BODY void *ishim_mmap_body(void *addr, size_t len, int prot,
+				      int flags, int fd, off_t off);
+ISHIM_STUB_BODY void *ishim_mmap64_body(void *addr, size_t len, int prot,
+					int flags, int fd, off_t off);
+ISHIM_STUB_BODY int ishim_munmap_body(void *addr, size_t len);
 /* Remember where the stubs are (at start-up). */
 void ishim_hooks_save(void *mmap_fn, void *mmap64_fn, void *munmap_fn);
 /* Undo a program's patch of them (before every device command). */
