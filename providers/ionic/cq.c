@@ -136,6 +136,7 @@ int ionic_vcq_alloc(struct ionic_ctx *ctx,
 	vcq->want_ts = !!(attr->wc_flags & IONIC_CQ_WC_FLAGS_TS);
 	vcq->want_wallclock = !!(attr->wc_flags &
 				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
+	ionic_vcq_init_poll(vcq);
 	*out = vcq;
 	return 0;
 }

@@ -16,9 +16,9 @@
 
 /*
  * One hardware CQ.  Everything here is under 'lock' (CQ before SQ/RQ),
- * except the immutable cqid and ring geometry.  Its size is a multiple of
- * 32 bytes (160), which keeps indexing struct ionic_vcq.cq[] cheap on the
- * poll path: mind that when adding a field.
+ * except the immutable cqid and ring geometry.  q.prod, color, flush and
+ * pending_sq are also read without the lock, to tell an empty poll at
+ * once (ionic_cq_idle(), poll.c): they are stored with relaxed atomics.
  */
 struct ionic_cq {
 	struct ionic_lock lock;
@@ -26,6 +26,7 @@ struct ionic_cq {
 	uint32_t cqid;
 	bool color; /* colour expected at the read position */
 	bool flush; /* some QP on the flush lists has work */
+	bool pending_sq; /* poll_sq is not empty */
 	struct ionic_cq_pub pub; /* credits and doorbells */
 	/* QPs with send completions left over from a full poll (phase A) */
 	struct ionic_list poll_sq;
@@ -37,9 +38,11 @@ struct ionic_cq {
 struct ionic_vcq {
 	struct verbs_cq vcq;
 	struct ionic_ctx *ctx;
+	/* the poll for this vCQ's pipelines and locking (poll.c) */
+	int (*poll)(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc);
 	struct ionic_cq cq[IONIC_MAX_UDMA];
 	uint8_t udma_mask;
-	uint8_t poll_idx; /* pipeline polled first; benign race */
+	uint8_t poll_idx; /* pipeline polled first (relaxed atomic) */
 	bool want_ts; /* a timestamp reader was requested */
 	bool want_wallclock;
 	/* extended polling: the WC being read (single-threaded by contract) */
@@ -59,15 +62,21 @@ static inline struct ionic_vcq *to_ionic_vcq_ex(struct ibv_cq_ex *ibcq)
 }
 
 /*
- * Does the CQE carry the colour the host expects, i.e. has the device
- * written it?  One volatile load: the device (or emulator thread) writes
- * the ring behind the compiler's back.
+ * The word of a CQE that carries its colour, as the device left it (big
+ * endian).  One atomic load, a plain load instruction: the device (or the
+ * emulator's thread) writes the ring behind the compiler's back, and
+ * writes this word last; acquire, so that ThreadSanitizer, which does not
+ * model the fence of ionic_from_device_barrier(), sees that order too.
  */
+static inline __be32 ionic_cqe_qtf_load(const struct ionic_cqe *cqe)
+{
+	return __atomic_load_n(&cqe->qid_type_flags, __ATOMIC_ACQUIRE);
+}
+
+/* Does the CQE carry the colour the host expects (written by the device)? */
 static inline bool ionic_cqe_valid(const struct ionic_cqe *cqe, bool color)
 {
-	uint32_t qtf = *(const volatile __be32 *)&cqe->qid_type_flags;
-
-	return !!(qtf & htobe32(IONIC_CQE_COLOR)) == color;
+	return !!(ionic_cqe_qtf_load(cqe) & htobe32(IONIC_CQE_COLOR)) == color;
 }
 
 /*
@@ -88,8 +97,21 @@ void ionic_vcq_free(struct ionic_vcq *vcq);
  * (docs/device-contract.md §5.8). */
 void ionic_cq_clean(struct ionic_cq *cq, uint32_t qpid);
 
-/* poll.c: poll up to nwc WCs from every pipeline of the vCQ. */
-int ionic_vcq_poll(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc);
+/* poll.c: poll up to nwc (>= 1) WCs from every pipeline of the vCQ. */
+static inline int ionic_vcq_poll(struct ionic_vcq *vcq, int nwc,
+				 struct ibv_wc *wc)
+{
+	return vcq->poll(vcq, nwc, wc);
+}
+
+/* poll.c: choose vcq->poll once its pipelines and locks are set up. */
+void ionic_vcq_init_poll(struct ionic_vcq *vcq);
+
+/* A flag the lock-free idle check reads (struct ionic_cq). */
+static inline void ionic_cq_flag_set(bool *flag, bool v)
+{
+	__atomic_store_n(flag, v, __ATOMIC_RELAXED);
+}
 
 /* poll.c: map a device status code to a work completion status. */
 enum ibv_wc_status ionic_map_status(uint32_t sts);

@@ -291,16 +291,17 @@ void ionic_publish_slow(const struct ionic_pub *pub,
  * express doorbells the device may start as soon as the first WQE's last
  * chunk lands).  Caller holds the queue lock and the CQ lock.
  */
-static inline void ionic_publish(struct ionic_pub *pub,
-				 const struct ionic_queue *q,
-				 struct ionic_cq_pub *cp,
-				 struct ionic_queue *cq_ring)
+/*
+ * ionic_publish() of the WQEs [from, prod) (from = pub->prod_rung, prod =
+ * q->prod, from != prod), for a caller that read both before it took the
+ * CQ lock: they only change under the queue lock, which it holds.
+ */
+static inline void ionic_publish_range(struct ionic_pub *pub,
+				       const struct ionic_queue *q,
+				       uint16_t from, uint16_t prod,
+				       struct ionic_cq_pub *cp,
+				       struct ionic_queue *cq_ring)
 {
-	uint16_t from = pub->prod_rung, prod = q->prod;
-
-	if (prod == from)
-		return;
-
 	ionic_cq_reserve(cp, cq_ring, (prod - from) & q->mask);
 	pub->prod_rung = prod;
 
@@ -310,6 +311,18 @@ static inline void ionic_publish(struct ionic_pub *pub,
 	}
 	ionic_to_device_barrier();
 	ionic_dbell_write(pub->dbreg, ionic_pub_dbell_val(q, prod));
+}
+
+static inline void ionic_publish(struct ionic_pub *pub,
+				 const struct ionic_queue *q,
+				 struct ionic_cq_pub *cp,
+				 struct ionic_queue *cq_ring)
+{
+	uint16_t from = pub->prod_rung, prod = q->prod;
+
+	if (prod == from)
+		return;
+	ionic_publish_range(pub, q, from, prod, cp, cq_ring);
 }
 
 #endif /* IONIC_PUBLISH_H */

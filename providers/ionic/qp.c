@@ -13,6 +13,7 @@
 #include "qp.h"
 #include "qp_priv.h"
 #include "table.h"
+#include "wqe.h"
 
 IBV_DRV_CMD(ionic_cmd_create_qp, ibv_create_qp_ex, ionic_qp_req,
 	    ib_uverbs_ex_create_qp_resp, ionic_qp_resp);
@@ -170,6 +171,9 @@ static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	if (sq->q.stride_log2 > max_stride)
 		return EINVAL;
 
+	sq->trailer64 = sq->expdb &&
+			ionic_queue_stride(&sq->q) == IONIC_WQE_MIN_SIZE;
+	ionic_sq_init_ops(sq, qp->is_ud, ctx->version);
 	sq->max_sge =
 		ionic_send_max_sge(sq->q.stride_log2, sq->spec, sq->expdb);
 	sq->max_inline = ionic_send_max_inline(sq->q.stride_log2, sq->expdb);
@@ -226,6 +230,8 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	if (rq->q.stride_log2 > max_stride)
 		return EINVAL;
 
+	rq->trailer64 = rq->expdb &&
+			ionic_queue_stride(&rq->q) == IONIC_WQE_MIN_SIZE;
 	rq->max_sge =
 		ionic_recv_max_sge(rq->q.stride_log2, rq->spec, rq->expdb);
 
@@ -363,6 +369,7 @@ int ionic_qp_bind(struct ionic_qp *qp, uint32_t qpid, uint8_t udma,
 		       false, false);
 	ionic_pub_init(&qp->rq.pub, &qp->rq.q, ctx->dbpage, ctx->rq_qtype, NULL,
 		       false, false);
+	ionic_qp_init_post(qp);
 	return 0;
 }
 
@@ -568,7 +575,7 @@ static void ionic_qp_reset(struct ionic_qp *qp)
 	ionic_qp_detach_send(qp);
 	sq->q.prod = sq->q.cons = 0;
 	ionic_pub_reset(&sq->pub, &sq->q);
-	sq->msn_prod = sq->msn_cons = 0;
+	sq->msn_prod = sq->msn_cons = sq->msn_rung = 0;
 	sq->color = true;
 	sq->flush = sq->flush_rcvd = sq->flush_req = false;
 	ionic_unlock(&sq->lock);
