@@ -25,10 +25,13 @@ count() { # iterations -> "function inclusive_Ir" lines
 	# context: valgrind must keep every guest register exact at memory
 	# accesses, and under callgrind the reported RIP is only exact with
 	# VEX's IR optimisation off (it does not change guest instruction
-	# counts, only how fast valgrind runs).
+	# counts, only how fast valgrind runs).  One guest instruction per
+	# superblock: callgrind counts a block's instructions as it enters
+	# it, so the instructions after a trapping doorbell store would be
+	# counted again when the block resumes after the signal.
 	"$sim" -- valgrind -q --tool=callgrind \
 		--vex-iropt-register-updates=allregs-at-mem-access \
-		--vex-iropt-level=0 \
+		--vex-iropt-level=0 --vex-guest-max-insns=1 \
 		--callgrind-out-file="$out" "$bench" "$n" 32 >/dev/null
 	# callgrind_annotate lists a function once per source file it has
 	# lines in: code inlined from headers shows up as extra entries of

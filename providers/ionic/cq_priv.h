@@ -7,6 +7,8 @@
 #ifndef IONIC_CQ_PRIV_H
 #define IONIC_CQ_PRIV_H
 
+#include <assert.h>
+
 #include "ionic.h"
 #include "lock.h"
 #include "publish.h"
@@ -24,7 +26,9 @@ struct ionic_cq {
 	struct ionic_lock lock;
 	struct ionic_queue q; /* q.prod = read position, q.cons = reported */
 	uint32_t cqid;
-	bool color; /* colour expected at the read position */
+	/* colour expected at the read position, and as the CQE word has it */
+	uint32_t color_be; /* htobe32(IONIC_CQE_COLOR) or 0 */
+	bool color;
 	bool flush; /* some QP on the flush lists has work */
 	bool pending_sq; /* poll_sq is not empty */
 	struct ionic_cq_pub pub; /* credits and doorbells */
@@ -38,8 +42,10 @@ struct ionic_cq {
 struct ionic_vcq {
 	struct verbs_cq vcq;
 	struct ionic_ctx *ctx;
-	/* the poll for this vCQ's pipelines and locking (poll.c) */
+	const struct ionic_qp_table *qp_table; /* the context's */
+	/* poll and arm for this vCQ's pipelines and locking (poll.c, cq.c) */
 	int (*poll)(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc);
+	void (*arm)(struct ionic_vcq *vcq, bool solicited_only);
 	struct ionic_cq cq[IONIC_MAX_UDMA];
 	uint8_t udma_mask;
 	uint8_t poll_idx; /* pipeline polled first (relaxed atomic) */
@@ -71,6 +77,15 @@ static inline struct ionic_vcq *to_ionic_vcq_ex(struct ibv_cq_ex *ibcq)
 static inline __be32 ionic_cqe_qtf_load(const struct ionic_cqe *cqe)
 {
 	return __atomic_load_n(&cqe->qid_type_flags, __ATOMIC_ACQUIRE);
+}
+
+/* The CQE at the read position of a CQ (CQEs are 32 bytes, stride 5). */
+static inline const struct ionic_cqe *ionic_cq_cqe_at(const struct ionic_cq *cq,
+						      uint16_t pos)
+{
+	static_assert(IONIC_CQE_SIZE == 1 << 5, "CQE stride");
+	return (const struct ionic_cqe *)((const uint8_t *)cq->q.ptr +
+					  ((size_t)pos << 5));
 }
 
 /* Does the CQE carry the colour the host expects (written by the device)? */

@@ -493,16 +493,13 @@ static inline __attribute__((always_inline)) int
 ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		   struct ibv_wc *wc, int nwc)
 {
-	const struct ionic_qp_table *table = vcq->ctx->qp_table;
-	const uint8_t *ring = cq->q.ptr;
+	const struct ionic_qp_table *table = vcq->qp_table;
 	uint16_t prod = cq->q.prod, mask = cq->q.mask;
-	uint32_t color = cq->color ? htobe32(IONIC_CQE_COLOR) : 0;
+	uint32_t color = cq->color_be;
 	int npolled = 0;
 
 	while (npolled < nwc) {
-		const struct ionic_cqe *cqe =
-			(const void *)(ring +
-				       ((size_t)prod << cq->q.stride_log2));
+		const struct ionic_cqe *cqe = ionic_cq_cqe_at(cq, prod);
 		struct ionic_qp *qp;
 		uint32_t qtf, qid, type;
 
@@ -547,7 +544,11 @@ skip:
 	}
 	if (prod != cq->q.prod) {
 		__atomic_store_n(&cq->q.prod, prod, __ATOMIC_RELAXED);
-		ionic_cq_flag_set(&cq->color, !!color);
+		if (unlikely(color != cq->color_be)) {
+			__atomic_store_n(&cq->color_be, color,
+					 __ATOMIC_RELAXED);
+			ionic_cq_flag_set(&cq->color, !!color);
+		}
 	}
 	return npolled;
 }
@@ -663,10 +664,10 @@ static int ionic_poll_phase_c(struct ionic_vcq *vcq, struct ionic_cq *cq,
 static inline bool ionic_cq_idle(const struct ionic_cq *cq)
 {
 	uint16_t prod = __atomic_load_n(&cq->q.prod, __ATOMIC_RELAXED);
-	bool color = __atomic_load_n(&cq->color, __ATOMIC_RELAXED);
-	const struct ionic_cqe *cqe = ionic_queue_at(&cq->q, prod);
+	uint32_t color = __atomic_load_n(&cq->color_be, __ATOMIC_RELAXED);
+	const struct ionic_cqe *cqe = ionic_cq_cqe_at(cq, prod);
 
-	return !ionic_cqe_valid(cqe, color) &&
+	return (ionic_cqe_qtf_load(cqe) & htobe32(IONIC_CQE_COLOR)) != color &&
 	       !__atomic_load_n(&cq->pending_sq, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&cq->flush, __ATOMIC_RELAXED);
 }

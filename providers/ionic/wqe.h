@@ -351,19 +351,13 @@ ionic_prep_send_inl(struct ionic_qp *qp, const struct ibv_send_wr *wr,
 	flags |= (uint16_t)(sq->color * IONIC_WQE_FLAG_COLOR) |
 		 ionic_wqe_sflags[sflags & (IBV_SEND_FENCE | IBV_SEND_SIGNALED |
 					    IBV_SEND_SOLICITED)];
-	ionic_wqe_hdr_set(&wqe->base, prod, IONIC_OPI_FWOP(info), nsge, flags,
-			  key);
 
+	/* everything is computed: now the stores, the byte ones last */
 	meta = &sq->meta[prod];
 	meta->wr_id = wr->wr_id;
 	/* byte_len: the payload; 8 for atomics, 0 for local ops
 	 * (docs/upstream-defects.md D6) */
 	meta->len = len;
-	meta->ibop = IONIC_OPI_WCOP(info);
-	meta->ibsts = IBV_WC_SUCCESS;
-	meta->signal = !!(sflags & IBV_SEND_SIGNALED);
-	meta->local_comp = false;
-	meta->remote = !!(info & IONIC_OPI_REMOTE);
 	if (info & IONIC_OPI_REMOTE) {
 		uint16_t msn = sq->msn_prod;
 
@@ -371,6 +365,16 @@ ionic_prep_send_inl(struct ionic_qp *qp, const struct ibv_send_wr *wr,
 		sq->msn_idx[msn] = prod;
 		sq->msn_prod = ionic_queue_next(&sq->q, msn);
 	}
+	wqe->base.wqe_idx = htole64(prod);
+	wqe->base.flags = htobe16(flags);
+	wqe->base.imm_data_key = key;
+	wqe->base.op = IONIC_OPI_FWOP(info);
+	wqe->base.num_sge_key = nsge;
+	meta->ibop = IONIC_OPI_WCOP(info);
+	meta->ibsts = IBV_WC_SUCCESS;
+	meta->remote = !!(info & IONIC_OPI_REMOTE);
+	meta->signal = !!(sflags & IBV_SEND_SIGNALED);
+	meta->local_comp = false;
 
 	sq->q.prod = ionic_queue_next(&sq->q, prod);
 	/* the colour flips each time the producer wraps to slot 0 */
