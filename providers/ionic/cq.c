@@ -69,6 +69,8 @@ static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_cq *cq,
 	/* a zeroed ring holds no valid CQE while colour 1 is expected */
 	cq->color = true;
 	cq->color_be = htobe32(IONIC_CQE_COLOR);
+	cq->last_qid = UINT32_MAX; /* no 24-bit QP number */
+	cq->last_qp = NULL;
 	ionic_cq_pub_init(&cq->pub, &cq->q, ctx->dbpage, ctx->cq_qtype);
 	ionic_list_init(&cq->poll_sq);
 	ionic_list_init(&cq->flush_sq);

@@ -31,6 +31,9 @@ struct ionic_cq {
 	bool color;
 	bool flush; /* some QP on the flush lists has work */
 	bool pending_sq; /* poll_sq is not empty */
+	/* the QP the last CQE named (poll.c); dropped when it detaches */
+	uint32_t last_qid;
+	struct ionic_qp *last_qp;
 	struct ionic_cq_pub pub; /* credits and doorbells */
 	/* QPs with send completions left over from a full poll (phase A) */
 	struct ionic_list poll_sq;

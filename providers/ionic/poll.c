@@ -214,9 +214,13 @@ static inline void ionic_comp_msn(struct ionic_vcq *vcq, struct ionic_qp *qp,
 	seq = be32toh(cqe->send.msg_msn) & mask;
 	last = (seq - 1) & mask;
 
-	/* the newest covered WQE must be outstanding: progress, not past */
-	if (unlikely(((sq->msn_rung - sq->msn_cons) & mask) <=
-		     ((last - sq->msn_cons) & mask))) {
+	/*
+	 * The newest covered WQE must be outstanding, in [msn_cons,
+	 * msn_rung): progress, not past.  As unsigned, seq - msn_cons - 1 is
+	 * below the outstanding count exactly then (0 wraps to the top).
+	 */
+	if (unlikely((unsigned int)((seq - sq->msn_cons) & mask) - 1 >=
+		     (unsigned int)((sq->msn_rung - sq->msn_cons) & mask))) {
 		verbs_err_datapath(
 			&qp->ctx->vctx,
 			"QP %u: MSN %u outside [%u, %u), CQE skipped", qp->qpid,
@@ -463,9 +467,10 @@ static int ionic_poll_phase_a(struct ionic_vcq *vcq, struct ionic_cq *cq,
 }
 
 /* A SEND_MSN or SEND_NPG CQE of 'qp', then the send WCs it unlocks. */
-static int ionic_poll_send_cqe(struct ionic_vcq *vcq, struct ionic_cq *cq,
-			       struct ionic_qp *qp, const struct ionic_cqe *cqe,
-			       uint32_t qtf, struct ibv_wc *wc, int nwc)
+static inline __attribute__((always_inline)) int
+ionic_poll_send_cqe(struct ionic_vcq *vcq, struct ionic_cq *cq,
+		    struct ionic_qp *qp, const struct ionic_cqe *cqe,
+		    uint32_t qtf, struct ibv_wc *wc, int nwc)
 {
 	uint32_t type = (qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK;
 	bool more;
@@ -496,9 +501,12 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 	const struct ionic_qp_table *table = vcq->qp_table;
 	uint16_t prod = cq->q.prod, mask = cq->q.mask;
 	uint32_t color = cq->color_be;
-	int npolled = 0;
+	/* the QP of the last CQE: the next one is most likely its too */
+	uint32_t last_qid = cq->last_qid;
+	struct ionic_qp *last_qp = cq->last_qp;
+	struct ibv_wc *w = wc, *end = wc + nwc;
 
-	while (npolled < nwc) {
+	while (w < end) {
 		const struct ionic_cqe *cqe = ionic_cq_cqe_at(cq, prod);
 		struct ionic_qp *qp;
 		uint32_t qtf, qid, type;
@@ -512,21 +520,27 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		qtf = be32toh(qtf);
 		qid = (qtf >> IONIC_CQE_QID_SHIFT) & IONIC_CQE_QID_MASK;
 		type = (qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK;
-		qp = ionic_qp_table_lookup(table, qid);
+		if (likely(qid == last_qid)) {
+			qp = last_qp;
+		} else {
+			qp = ionic_qp_table_lookup(table, qid);
+			if (qp) {
+				last_qid = qid;
+				last_qp = qp;
+			}
+		}
 
 		if (likely(type == IONIC_CQE_TYPE_RECV)) {
 			if (unlikely(!qp || qp->recv_cq != cq))
 				goto skip;
-			npolled += ionic_comp_recv(vcq, cq, qp, cqe, qtf,
-						   be32toh(cqe->status_length),
-						   &wc[npolled]);
+			w += ionic_comp_recv(vcq, cq, qp, cqe, qtf,
+					     be32toh(cqe->status_length), w);
 		} else if (type == IONIC_CQE_TYPE_SEND_MSN ||
 			   type == IONIC_CQE_TYPE_SEND_NPG) {
 			if (unlikely(!qp || qp->send_cq != cq))
 				goto skip;
-			npolled += ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf,
-						       wc + npolled,
-						       nwc - npolled);
+			w += ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf, w,
+						 (int)(end - w));
 		} else {
 skip:
 			/* cleaned CQEs (docs/device-contract.md §5.8) are
@@ -549,8 +563,10 @@ skip:
 					 __ATOMIC_RELAXED);
 			ionic_cq_flag_set(&cq->color, !!color);
 		}
+		cq->last_qid = last_qid;
+		cq->last_qp = last_qp;
 	}
-	return npolled;
+	return (int)(w - wc);
 }
 
 /*

@@ -521,11 +521,25 @@ static void ionic_qp_request_flush(struct ionic_qp *qp)
 }
 
 /*
+ * The poller's memo of the last CQE's QP (poll.c) must not outlive the QP.
+ * Called under the CQ lock, after the QP left the table: no later poll
+ * can find it again.
+ */
+static void ionic_cq_forget_qp(struct ionic_cq *cq, struct ionic_qp *qp)
+{
+	if (cq->last_qp == qp) {
+		cq->last_qid = UINT32_MAX;
+		cq->last_qp = NULL;
+	}
+}
+
+/*
  * Drop pending CQEs and work-list entries of the send side.  WQEs still
  * outstanding will never complete: give their CQ credits back.
  */
 static void ionic_qp_detach_send(struct ionic_qp *qp)
 {
+	ionic_cq_forget_qp(qp->send_cq, qp);
 	ionic_cq_credit(&qp->send_cq->pub, ionic_queue_length(&qp->sq.q));
 	ionic_cq_clean(qp->send_cq, qp->qpid);
 	if (ionic_list_linked(&qp->cq_poll_sq))
@@ -536,6 +550,7 @@ static void ionic_qp_detach_send(struct ionic_qp *qp)
 
 static void ionic_qp_detach_recv(struct ionic_qp *qp)
 {
+	ionic_cq_forget_qp(qp->recv_cq, qp);
 	ionic_cq_credit(&qp->recv_cq->pub, ionic_queue_length(&qp->rq.q));
 	ionic_cq_clean(qp->recv_cq, qp->qpid);
 	if (ionic_list_linked(&qp->cq_flush_rq))
