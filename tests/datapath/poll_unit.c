@@ -391,13 +391,13 @@ static void test_idle_poll(void)
 	struct ibv_wc wc[2];
 	uint8_t first = vcq->poll_idx;
 
-	vcq->cq[0].lock.held = 1;
-	vcq->cq[1].lock.held = 1;
+	vcq->cq[0].lock.free = 0;
+	vcq->cq[1].lock.free = 0;
 	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
 	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
 	CHECK_EQ(vcq->poll_idx, first);
-	vcq->cq[0].lock.held = 0;
-	vcq->cq[1].lock.held = 0;
+	vcq->cq[0].lock.free = 1;
+	vcq->cq[1].lock.free = 1;
 
 	CHECK_EQ(unit_post_sends(qp, 1, NULL, 1), 0);
 	unit_cqe_msn(&hw, 0x61, 1, false, 0);
@@ -405,7 +405,8 @@ static void test_idle_poll(void)
 	CHECK_EQ(wc[0].wr_id, 1);
 	CHECK_EQ(vcq->poll_idx, first ^ 1);
 	/* both locks free again after a poll that took them */
-	CHECK(!vcq->cq[0].lock.held && !vcq->cq[1].lock.held);
+	CHECK(!ionic_spin_held(&vcq->cq[0].lock) &&
+	      !ionic_spin_held(&vcq->cq[1].lock));
 
 	unit_qp_destroy(qp);
 	unit_cq_destroy(vcq);
