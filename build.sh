@@ -12,8 +12,11 @@
 #                      each fuzz target for 20 s, and the tsan suite
 #   ./build.sh demo    deps + build + ibv_devinfo and an ibv_rc_pingpong
 #                      exchange on the emulated device (ionic-sim)
-#   ./build.sh bench   deps + build + instructions per data-path verb,
-#                      counted by callgrind (bench/run-callgrind.sh)
+#   ./build.sh bench [--quick]  deps + build + the benchmark report:
+#                      instructions per verb (callgrind), control-path
+#                      cost, memory per object, perftest wall clock under
+#                      ionic-sim; a table, and JSON in build/bench/
+#                      (bench/report.py)
 #   ./build.sh tsan    deps + ThreadSanitizer build in build-tsan/ (preset
 #                      "tsan") + the tests with threads under it
 #   ./build.sh fuzz [SECONDS]
@@ -287,9 +290,8 @@ cmd_demo() {
 cmd_bench() {
 	cmd_deps
 	cmd_build
-	say "instructions per verb (callgrind; set-up and teardown cancel out)"
-	"$ROOT/bench/run-callgrind.sh" "$BUILD/sim/ionic-sim" \
-		"$BUILD/bench/ionic-bench-post-poll"
+	say "benchmark report (bench/report.py; README.md, \"Performance\")"
+	"$ROOT/bench/report.py" "$BUILD" "$@"
 }
 
 # --- ThreadSanitizer (docs/testing.md §6) -----------------------------------
@@ -395,7 +397,10 @@ deps) cmd_deps ;;
 build) cmd_build ;;
 test) cmd_test ;;
 demo) cmd_demo ;;
-bench) cmd_bench ;;
+bench)
+	shift
+	cmd_bench "$@"
+	;;
 tsan) cmd_tsan ;;
 fuzz) cmd_fuzz "${2:-}" ;;
 matrix)

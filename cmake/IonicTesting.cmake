@@ -42,7 +42,7 @@
 # The exit status of a skipped test (tests/common/check.h: CHECK_EXIT_SKIP).
 set(IONIC_TEST_SKIP_CODE 77)
 
-set(IONIC_TEST_SUITES unit sim verbs e2e memcheck packaging doc lint cleanup)
+set(IONIC_TEST_SUITES unit sim verbs e2e memcheck packaging doc lint bench cleanup)
 set(IONIC_TEST_LABELS_verbs verbs sim)
 set(IONIC_TEST_LABELS_e2e e2e sim)
 set(IONIC_TEST_LABELS_memcheck memcheck sim)

@@ -29,6 +29,8 @@ IBV_DRV_CMD(ionic_cmd_create_cq, ibv_create_cq, ionic_cq_req,
 #define IONIC_CQ_CREATE_FLAGS \
 	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
+static void ionic_vcq_init_arm(struct ionic_vcq *vcq);
+
 void ionic_vcq_free(struct ionic_vcq *vcq)
 {
 	int i;
@@ -66,6 +68,9 @@ static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_cq *cq,
 
 	/* a zeroed ring holds no valid CQE while colour 1 is expected */
 	cq->color = true;
+	cq->color_be = htobe32(IONIC_CQE_COLOR);
+	cq->last_qid = UINT32_MAX; /* no 24-bit QP number */
+	cq->last_qp = NULL;
 	ionic_cq_pub_init(&cq->pub, &cq->q, ctx->dbpage, ctx->cq_qtype);
 	ionic_list_init(&cq->poll_sq);
 	ionic_list_init(&cq->flush_sq);
@@ -119,6 +124,7 @@ int ionic_vcq_alloc(struct ionic_ctx *ctx,
 	if (!vcq)
 		return ENOMEM;
 	vcq->ctx = ctx;
+	vcq->qp_table = ctx->qp_table;
 	vcq->udma_mask = 0;
 
 	for (i = 0; i < IONIC_MAX_UDMA; i++) {
@@ -136,6 +142,8 @@ int ionic_vcq_alloc(struct ionic_ctx *ctx,
 	vcq->want_ts = !!(attr->wc_flags & IONIC_CQ_WC_FLAGS_TS);
 	vcq->want_wallclock = !!(attr->wc_flags &
 				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
+	ionic_vcq_init_poll(vcq);
+	ionic_vcq_init_arm(vcq);
 	*out = vcq;
 	return 0;
 }
@@ -256,27 +264,64 @@ int ionic_destroy_cq(struct ibv_cq *ibcq)
 int ionic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct ionic_vcq *vcq = to_ionic_vcq(ibcq);
-	int i;
 
 	/*
 	 * Without a completion channel no event can ever be delivered, so
 	 * the request cannot be satisfied: ENOENT ("no channel"), the same
 	 * value upstream uses but positive as every verb must return.
 	 */
-	if (!ibcq->channel)
+	if (unlikely(!ibcq->channel))
 		return ENOENT;
 
-	for (i = 0; i < IONIC_MAX_UDMA; i++) {
-		struct ionic_cq *cq = &vcq->cq[i];
-
-		if (!(vcq->udma_mask & (1u << i)))
-			continue;
-
-		ionic_lock(&cq->lock);
-		ionic_cq_arm(&cq->pub, &cq->q, solicited_only);
-		ionic_unlock(&cq->lock);
-	}
+	vcq->arm(vcq, !!solicited_only);
 	return 0;
+}
+
+/* One hardware CQ, under its lock unless it has none. */
+static inline __attribute__((always_inline)) void
+ionic_cq_arm_one(struct ionic_cq *cq, bool solicited_only, bool lockfree)
+{
+	if (!lockfree)
+		ionic_spin_lock(&cq->lock);
+	ionic_cq_arm(&cq->pub, &cq->q, solicited_only);
+	if (!lockfree)
+		ionic_spin_unlock(&cq->lock);
+}
+
+/* The variants of vcq->arm: one pipeline or both, locks or none. */
+static void ionic_vcq_arm_one_locked(struct ionic_vcq *vcq, bool sol)
+{
+	ionic_cq_arm_one(&vcq->cq[vcq->poll_idx], sol, false);
+}
+
+static void ionic_vcq_arm_one_nolock(struct ionic_vcq *vcq, bool sol)
+{
+	ionic_cq_arm_one(&vcq->cq[vcq->poll_idx], sol, true);
+}
+
+static void ionic_vcq_arm_two_locked(struct ionic_vcq *vcq, bool sol)
+{
+	ionic_cq_arm_one(&vcq->cq[0], sol, false);
+	ionic_cq_arm_one(&vcq->cq[1], sol, false);
+}
+
+static void ionic_vcq_arm_two_nolock(struct ionic_vcq *vcq, bool sol)
+{
+	ionic_cq_arm_one(&vcq->cq[0], sol, true);
+	ionic_cq_arm_one(&vcq->cq[1], sol, true);
+}
+
+/* After ionic_vcq_init_poll(), which knows the pipeline of a lone one. */
+static void ionic_vcq_init_arm(struct ionic_vcq *vcq)
+{
+	bool lockfree = vcq->cq[vcq->poll_idx].lock.lockfree;
+
+	if (vcq->udma_mask == 0x3)
+		vcq->arm = lockfree ? ionic_vcq_arm_two_nolock :
+				      ionic_vcq_arm_two_locked;
+	else
+		vcq->arm = lockfree ? ionic_vcq_arm_one_nolock :
+				      ionic_vcq_arm_one_locked;
 }
 
 void ionic_cq_clean(struct ionic_cq *cq, uint32_t qpid)

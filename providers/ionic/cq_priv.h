@@ -7,6 +7,8 @@
 #ifndef IONIC_CQ_PRIV_H
 #define IONIC_CQ_PRIV_H
 
+#include <assert.h>
+
 #include "ionic.h"
 #include "lock.h"
 #include "publish.h"
@@ -16,16 +18,22 @@
 
 /*
  * One hardware CQ.  Everything here is under 'lock' (CQ before SQ/RQ),
- * except the immutable cqid and ring geometry.  Its size is a multiple of
- * 32 bytes (160), which keeps indexing struct ionic_vcq.cq[] cheap on the
- * poll path: mind that when adding a field.
+ * except the immutable cqid and ring geometry.  q.prod, color, flush and
+ * pending_sq are also read without the lock, to tell an empty poll at
+ * once (ionic_cq_idle(), poll.c): they are stored with relaxed atomics.
  */
 struct ionic_cq {
 	struct ionic_lock lock;
 	struct ionic_queue q; /* q.prod = read position, q.cons = reported */
 	uint32_t cqid;
-	bool color; /* colour expected at the read position */
+	/* colour expected at the read position, and as the CQE word has it */
+	uint32_t color_be; /* htobe32(IONIC_CQE_COLOR) or 0 */
+	bool color;
 	bool flush; /* some QP on the flush lists has work */
+	bool pending_sq; /* poll_sq is not empty */
+	/* the QP the last CQE named (poll.c); dropped when it detaches */
+	uint32_t last_qid;
+	struct ionic_qp *last_qp;
 	struct ionic_cq_pub pub; /* credits and doorbells */
 	/* QPs with send completions left over from a full poll (phase A) */
 	struct ionic_list poll_sq;
@@ -37,6 +45,10 @@ struct ionic_cq {
 struct ionic_vcq {
 	struct verbs_cq vcq;
 	struct ionic_ctx *ctx;
+	const struct ionic_qp_table *qp_table; /* the context's */
+	/* poll and arm for this vCQ's pipelines and locking (poll.c, cq.c) */
+	int (*poll)(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc);
+	void (*arm)(struct ionic_vcq *vcq, bool solicited_only);
 	struct ionic_cq cq[IONIC_MAX_UDMA];
 	uint8_t udma_mask;
 	uint8_t poll_idx; /* pipeline polled first (relaxed atomic) */
@@ -59,17 +71,31 @@ static inline struct ionic_vcq *to_ionic_vcq_ex(struct ibv_cq_ex *ibcq)
 }
 
 /*
- * Does the CQE carry the colour the host expects, i.e. has the device
- * written it?  One atomic load (a plain load instruction): the device (or
- * emulator thread) writes the ring behind the compiler's back.  Callers
- * issue ionic_from_device_barrier() before reading the rest.
+ * The word of a CQE that carries its colour, as the device left it (big
+ * endian).  One atomic load, a plain load instruction: the device (or the
+ * emulator's thread) writes the ring behind the compiler's back, and
+ * writes this word last; IONIC_FROM_DEVICE_LOAD (publish.h) is acquire where
+ * a tool must see that order (ThreadSanitizer does not model the fence of
+ * ionic_from_device_barrier()), relaxed otherwise.
  */
+static inline __be32 ionic_cqe_qtf_load(const struct ionic_cqe *cqe)
+{
+	return __atomic_load_n(&cqe->qid_type_flags, IONIC_FROM_DEVICE_LOAD);
+}
+
+/* The CQE at the read position of a CQ (CQEs are 32 bytes, stride 5). */
+static inline const struct ionic_cqe *ionic_cq_cqe_at(const struct ionic_cq *cq,
+						      uint16_t pos)
+{
+	static_assert(IONIC_CQE_SIZE == 1 << 5, "CQE stride");
+	return (const struct ionic_cqe *)((const uint8_t *)cq->q.ptr +
+					  ((size_t)pos << 5));
+}
+
+/* Does the CQE carry the colour the host expects (written by the device)? */
 static inline bool ionic_cqe_valid(const struct ionic_cqe *cqe, bool color)
 {
-	uint32_t qtf =
-		__atomic_load_n(&cqe->qid_type_flags, IONIC_FROM_DEVICE_LOAD);
-
-	return !!(qtf & htobe32(IONIC_CQE_COLOR)) == color;
+	return !!(ionic_cqe_qtf_load(cqe) & htobe32(IONIC_CQE_COLOR)) == color;
 }
 
 /*
@@ -90,8 +116,21 @@ void ionic_vcq_free(struct ionic_vcq *vcq);
  * (docs/device-contract.md §5.8). */
 void ionic_cq_clean(struct ionic_cq *cq, uint32_t qpid);
 
-/* poll.c: poll up to nwc WCs from every pipeline of the vCQ. */
-int ionic_vcq_poll(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc);
+/* poll.c: poll up to nwc (>= 1) WCs from every pipeline of the vCQ. */
+static inline int ionic_vcq_poll(struct ionic_vcq *vcq, int nwc,
+				 struct ibv_wc *wc)
+{
+	return vcq->poll(vcq, nwc, wc);
+}
+
+/* poll.c: choose vcq->poll once its pipelines and locks are set up. */
+void ionic_vcq_init_poll(struct ionic_vcq *vcq);
+
+/* A flag the lock-free idle check reads (struct ionic_cq). */
+static inline void ionic_cq_flag_set(bool *flag, bool v)
+{
+	__atomic_store_n(flag, v, __ATOMIC_RELAXED);
+}
 
 /* poll.c: map a device status code to a work completion status. */
 enum ibv_wc_status ionic_map_status(uint32_t sts);

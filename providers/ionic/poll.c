@@ -9,6 +9,14 @@
  *     and SEND_NPG CQEs mark send WQEs done and then drain the SQ in order;
  *  C. software flush of queues on cq->flush_sq / cq->flush_rq.
  * then the reservation step returns credits to the device if needed.
+ * Phases A and B take no SQ or RQ lock: they use only what posters
+ * publish under the CQ lock (qp_priv.h); phase C takes the queue's lock.
+ * A CQ with nothing to do is told without taking its lock or storing
+ * anything (ionic_cq_idle()).
+ *
+ * What is fixed for a vCQ's life (one pipeline or two, locks or a thread
+ * domain) is decided once by ionic_vcq_init_poll(): each combination is
+ * its own copy of the poll loop, from one always-inline template.
  *
  * Exactly one WC per signalled or failed send WQE and per receive WQE;
  * when a queue flushes, exactly one WC per WQE still outstanding.  A CQE
@@ -53,23 +61,29 @@ enum ibv_wc_status ionic_map_status(uint32_t sts)
 
 /* ---- send side ------------------------------------------------------ */
 
-/* Has the WQE at the SQ consumer index completed? */
-static inline bool ionic_sq_head_done(const struct ionic_sq *sq)
+/* WQEs the device was given and the host has not retired yet. */
+static inline uint16_t ionic_sq_outstanding(const struct ionic_sq *sq)
 {
-	const struct ionic_sq_meta *meta = &sq->meta[sq->q.cons];
+	return (sq->pub.prod_rung - sq->q.cons) & sq->q.mask;
+}
 
-	if (ionic_queue_empty(&sq->q))
-		return false;
+/* Has the WQE at SQ slot 'cons' completed?  (Outstanding WQEs only.) */
+static inline bool ionic_sq_slot_done(const struct ionic_sq *sq, uint16_t cons,
+				      uint16_t msn_cons)
+{
+	const struct ionic_sq_meta *meta = &sq->meta[cons];
+
 	/* a remote WQE is acknowledged once the MSN has moved past it */
 	if (meta->remote)
-		return meta->seq != sq->msn_cons;
+		return meta->seq != msn_cons;
 	return meta->local_comp;
 }
 
 /* More send WCs can be produced right now (without new CQEs)? */
 static inline bool ionic_sq_more(const struct ionic_sq *sq)
 {
-	return !sq->flush && ionic_sq_head_done(sq);
+	return !sq->flush && ionic_sq_outstanding(sq) &&
+	       ionic_sq_slot_done(sq, sq->q.cons, sq->msn_cons);
 }
 
 static inline void ionic_send_wc(struct ionic_vcq *vcq, struct ionic_qp *qp,
@@ -98,26 +112,38 @@ static inline void ionic_send_wc(struct ionic_vcq *vcq, struct ionic_qp *qp,
 
 /*
  * Retire completed send WQEs in order; successful unsignalled ones
- * silently.  Returns the number of WCs written (at most nwc).  An error
- * WC puts the SQ into software flush.  Caller holds CQ and SQ locks.
+ * silently.  Returns the number of WCs written (at most nwc); *more says
+ * whether more were ready than fitted (ionic_sq_more() afterwards).  An
+ * error WC puts the SQ into software flush.  Caller holds the CQ lock.
+ * Each WC is written before the consumer index that frees its slot.
  */
-static int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
-			   struct ionic_qp *qp, struct ibv_wc *wc, int nwc)
+static inline __attribute__((always_inline)) int
+ionic_poll_send_inl(struct ionic_vcq *vcq, struct ionic_cq *cq,
+		    struct ionic_qp *qp, struct ibv_wc *wc, int nwc, bool *more)
 {
 	struct ionic_sq *sq = &qp->sq;
-	int npolled = 0;
+	uint16_t cons = sq->q.cons, end = sq->pub.prod_rung;
+	uint16_t msn_cons = sq->msn_cons, mask = sq->q.mask;
+	int npolled = 0, retired = 0;
 
-	while (npolled < nwc && !sq->flush && ionic_sq_head_done(sq)) {
-		const struct ionic_sq_meta *meta = &sq->meta[sq->q.cons];
+	*more = false;
+	if (unlikely(sq->flush))
+		return 0;
 
-		sq->q.cons = ionic_queue_next(&sq->q, sq->q.cons);
-		ionic_cq_credit(&cq->pub, 1);
+	while (cons != end && ionic_sq_slot_done(sq, cons, msn_cons)) {
+		const struct ionic_sq_meta *meta = &sq->meta[cons];
+
+		if (unlikely(npolled == nwc)) {
+			*more = true;
+			break;
+		}
+		cons = (cons + 1) & mask;
+		retired++;
 
 		if (likely(meta->ibsts == IBV_WC_SUCCESS)) {
-			if (!meta->signal)
-				continue;
-			ionic_send_wc(vcq, qp, meta, IBV_WC_SUCCESS,
-				      &wc[npolled++]);
+			if (meta->signal)
+				ionic_send_wc(vcq, qp, meta, IBV_WC_SUCCESS,
+					      &wc[npolled++]);
 			continue;
 		}
 
@@ -125,14 +151,27 @@ static int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		ionic_send_wc(vcq, qp, meta, meta->ibsts, &wc[npolled++]);
 		sq->flush = true;
 		ionic_qp_queue_sq_flush(qp);
+		break;
+	}
+	if (retired) {
+		ionic_cq_credit(&cq->pub, retired);
+		ionic_queue_cons_release(&sq->q, cons);
 	}
 
 	/* the device reported a flush: start once nothing else completes */
-	if (unlikely(sq->flush_rcvd) && !sq->flush && !ionic_sq_head_done(sq)) {
+	if (unlikely(sq->flush_rcvd) && !sq->flush && !*more) {
 		sq->flush = true;
 		ionic_qp_queue_sq_flush(qp);
 	}
 	return npolled;
+}
+
+static int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
+			   struct ionic_qp *qp, struct ibv_wc *wc, int nwc)
+{
+	bool more;
+
+	return ionic_poll_send_inl(vcq, cq, qp, wc, nwc, &more);
 }
 
 /* Flush: one WR_FLUSH_ERR WC for every outstanding WQE, oldest first. */
@@ -161,8 +200,8 @@ static inline uint64_t ionic_cqe_ts(__le64 idx_ts)
 }
 
 /* SEND_MSN CQE: every remote WQE with seq < msg_msn is complete. */
-static void ionic_comp_msn(struct ionic_vcq *vcq, struct ionic_qp *qp,
-			   const struct ionic_cqe *cqe, uint32_t qtf)
+static inline void ionic_comp_msn(struct ionic_vcq *vcq, struct ionic_qp *qp,
+				  const struct ionic_cqe *cqe, uint32_t qtf)
 {
 	struct ionic_sq *sq = &qp->sq;
 	uint16_t mask = sq->q.mask;
@@ -175,13 +214,17 @@ static void ionic_comp_msn(struct ionic_vcq *vcq, struct ionic_qp *qp,
 	seq = be32toh(cqe->send.msg_msn) & mask;
 	last = (seq - 1) & mask;
 
-	/* the newest covered WQE must be outstanding: progress, not past */
-	if (unlikely(((sq->msn_prod - sq->msn_cons) & mask) <=
-		     ((last - sq->msn_cons) & mask))) {
+	/*
+	 * The newest covered WQE must be outstanding, in [msn_cons,
+	 * msn_rung): progress, not past.  As unsigned, seq - msn_cons - 1 is
+	 * below the outstanding count exactly then (0 wraps to the top).
+	 */
+	if (unlikely((unsigned int)((seq - sq->msn_cons) & mask) - 1 >=
+		     (unsigned int)((sq->msn_rung - sq->msn_cons) & mask))) {
 		verbs_err_datapath(
 			&qp->ctx->vctx,
 			"QP %u: MSN %u outside [%u, %u), CQE skipped", qp->qpid,
-			seq, sq->msn_cons, sq->msn_prod);
+			seq, sq->msn_cons, sq->msn_rung);
 		return;
 	}
 
@@ -207,8 +250,8 @@ static void ionic_comp_msn(struct ionic_vcq *vcq, struct ionic_qp *qp,
 }
 
 /* SEND_NPG CQE: exactly one WQE, named by its slot, is complete. */
-static void ionic_comp_npg(struct ionic_vcq *vcq, struct ionic_qp *qp,
-			   const struct ionic_cqe *cqe, uint32_t qtf)
+static inline void ionic_comp_npg(struct ionic_vcq *vcq, struct ionic_qp *qp,
+				  const struct ionic_cqe *cqe, uint32_t qtf)
 {
 	struct ionic_sq *sq = &qp->sq;
 	struct ionic_sq_meta *meta;
@@ -227,7 +270,7 @@ static void ionic_comp_npg(struct ionic_vcq *vcq, struct ionic_qp *qp,
 
 	slot = le64toh(cqe->send.npg_wqe_idx_timestamp) & sq->q.mask;
 	if (unlikely(((slot - sq->q.cons) & sq->q.mask) >=
-		     ionic_queue_length(&sq->q))) {
+		     ionic_sq_outstanding(sq))) {
 		verbs_err_datapath(
 			&qp->ctx->vctx,
 			"QP %u: NPG slot %u not outstanding, CQE skipped",
@@ -268,20 +311,23 @@ static inline void ionic_recv_wc_base(struct ionic_qp *qp, uint64_t wr_id,
 }
 
 /*
- * RECV CQE.  Returns 1 if a WC was written, 0 if the CQE produced none
- * (flush indicator, flushing RQ, or a CQE that breaks the contract).
+ * RECV CQE ('sts' its status_length).  Returns 1 if a WC was written, 0
+ * if the CQE produced none (flush indicator, flushing RQ, or a CQE that
+ * breaks the contract).  The WC is complete before the slot goes back to
+ * the poster.
  */
-static int ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq,
-			   struct ionic_qp *qp, const struct ionic_cqe *cqe,
-			   uint32_t qtf, struct ibv_wc *wc)
+static inline __attribute__((always_inline)) int
+ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq, struct ionic_qp *qp,
+		const struct ionic_cqe *cqe, uint32_t qtf, uint32_t sts,
+		struct ibv_wc *wc)
 {
 	struct ionic_rq *rq = &qp->rq;
 	struct ionic_rq_meta *meta;
-	uint32_t sts = be32toh(cqe->status_length);
+	uint64_t idx_ts;
 	uint32_t src_qpn_op, op;
 	uint16_t slot;
 
-	if (rq->flush)
+	if (unlikely(rq->flush))
 		return 0;
 
 	if (unlikely(qtf & IONIC_CQE_ERROR) &&
@@ -291,9 +337,11 @@ static int ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		return 0;
 	}
 
-	slot = le64toh(cqe->recv.wqe_idx_timestamp) & IONIC_CQE_WQE_IDX_MASK;
-	if (unlikely(slot > rq->q.mask || !rq->meta[slot].posted ||
-		     ionic_queue_empty(&rq->q))) {
+	idx_ts = le64toh(cqe->recv.wqe_idx_timestamp);
+	slot = idx_ts & IONIC_CQE_WQE_IDX_MASK;
+	meta = &rq->meta[slot & rq->q.mask];
+	if (unlikely(slot > rq->q.mask || rq->q.cons == rq->pub.prod_rung ||
+		     !ionic_rq_slot_posted(meta))) {
 		verbs_err_datapath(
 			&qp->ctx->vctx,
 			"QP %u: RECV slot %u not posted, CQE skipped", qp->qpid,
@@ -305,14 +353,13 @@ static int ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq,
 	if (unlikely(slot != rq->q.cons))
 		rq->ooo = true;
 
-	meta = &rq->meta[slot];
-	meta->posted = false;
-	rq->q.cons = ionic_queue_next(&rq->q, rq->q.cons);
-	ionic_cq_credit(&cq->pub, 1);
-
 	ionic_recv_wc_base(qp, meta->wr_id, wc);
 	if (vcq->want_ts)
-		vcq->cur_ts = ionic_cqe_ts(cqe->recv.wqe_idx_timestamp);
+		vcq->cur_ts = idx_ts >> IONIC_CQE_TIMESTAMP_SHIFT;
+
+	ionic_rq_slot_release(meta);
+	ionic_queue_cons_release(&rq->q, ionic_queue_next(&rq->q, rq->q.cons));
+	ionic_cq_credit(&cq->pub, 1);
 
 	if (unlikely(qtf & IONIC_CQE_ERROR)) {
 		wc->status = ionic_map_status(sts);
@@ -328,6 +375,8 @@ static int ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq,
 	wc->src_qp = src_qpn_op & IONIC_CQE_RECV_SRC_QPN_MASK;
 	op = (src_qpn_op >> IONIC_CQE_RECV_OP_SHIFT) & IONIC_CQE_RECV_OP_MASK;
 
+	if (likely(op == IONIC_CQE_RECV_OP_SEND))
+		goto addr;
 	switch (op) {
 	case IONIC_CQE_RECV_OP_RDMA_IMM:
 		wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
@@ -345,6 +394,7 @@ static int ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		break;
 	}
 
+addr:
 	if (qp->is_ud) {
 		/* UD buffers start with the 40-byte GRH area; SL = VLAN PCP */
 		wc->wc_flags |= IBV_WC_GRH;
@@ -405,84 +455,118 @@ static int ionic_poll_phase_a(struct ionic_vcq *vcq, struct ionic_cq *cq,
 						   struct ionic_qp, cq_poll_sq);
 		bool more;
 
-		ionic_lock(&qp->sq.lock);
-		npolled += ionic_poll_send(vcq, cq, qp, wc + npolled,
-					   nwc - npolled);
-		more = ionic_sq_more(&qp->sq);
-		ionic_unlock(&qp->sq.lock);
-
+		npolled += ionic_poll_send_inl(vcq, cq, qp, wc + npolled,
+					       nwc - npolled, &more);
 		if (more)
 			break;
 		ionic_list_del(&qp->cq_poll_sq);
 	}
+	if (ionic_list_empty(&cq->poll_sq))
+		ionic_cq_flag_set(&cq->pending_sq, false);
 	return npolled;
 }
 
-/* Phase B: new CQEs.  Every valid CQE examined is consumed. */
-static int ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
-			      struct ibv_wc *wc, int nwc)
+/* A SEND_MSN or SEND_NPG CQE of 'qp', then the send WCs it unlocks. */
+static inline __attribute__((always_inline)) int
+ionic_poll_send_cqe(struct ionic_vcq *vcq, struct ionic_cq *cq,
+		    struct ionic_qp *qp, const struct ionic_cqe *cqe,
+		    uint32_t qtf, struct ibv_wc *wc, int nwc)
 {
-	struct ionic_ctx *ctx = vcq->ctx;
-	int npolled = 0;
+	uint32_t type = (qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK;
+	bool more;
+	int npolled;
 
-	while (npolled < nwc) {
-		struct ionic_cqe *cqe = ionic_queue_at_prod(&cq->q);
+	if (likely(type == IONIC_CQE_TYPE_SEND_MSN))
+		ionic_comp_msn(vcq, qp, cqe, qtf);
+	else
+		ionic_comp_npg(vcq, qp, cqe, qtf);
+	npolled = ionic_poll_send_inl(vcq, cq, qp, wc, nwc, &more);
+	/* the rest goes out first next time (phase A) */
+	if (unlikely(more)) {
+		ionic_list_add_once(&cq->poll_sq, &qp->cq_poll_sq);
+		ionic_cq_flag_set(&cq->pending_sq, true);
+	}
+	return npolled;
+}
+
+/*
+ * Phase B: new CQEs.  Every valid CQE examined is consumed.  Each CQE
+ * word is loaded once; the read position, colour and credits are kept in
+ * registers and stored once at the end.
+ */
+static inline __attribute__((always_inline)) int
+ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
+		   struct ibv_wc *wc, int nwc)
+{
+	const struct ionic_qp_table *table = vcq->qp_table;
+	uint16_t prod = cq->q.prod, mask = cq->q.mask;
+	uint32_t color = cq->color_be;
+	/* the QP of the last CQE: the next one is most likely its too */
+	uint32_t last_qid = cq->last_qid;
+	struct ionic_qp *last_qp = cq->last_qp;
+	struct ibv_wc *w = wc, *end = wc + nwc;
+
+	while (w < end) {
+		const struct ionic_cqe *cqe = ionic_cq_cqe_at(cq, prod);
 		struct ionic_qp *qp;
 		uint32_t qtf, qid, type;
 
-		if (!ionic_cqe_valid(cqe, cq->color))
+		qtf = ionic_cqe_qtf_load(cqe);
+		if ((qtf & htobe32(IONIC_CQE_COLOR)) != color)
 			break;
 		/* the colour is written last: read the rest only after it */
 		ionic_from_device_barrier();
 
-		qtf = be32toh(cqe->qid_type_flags);
+		qtf = be32toh(qtf);
 		qid = (qtf >> IONIC_CQE_QID_SHIFT) & IONIC_CQE_QID_MASK;
 		type = (qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK;
-		qp = ionic_qp_table_lookup(ctx->qp_table, qid);
+		if (likely(qid == last_qid)) {
+			qp = last_qp;
+		} else {
+			qp = ionic_qp_table_lookup(table, qid);
+			if (qp) {
+				last_qid = qid;
+				last_qp = qp;
+			}
+		}
 
-		switch (type) {
-		case IONIC_CQE_TYPE_RECV:
+		if (likely(type == IONIC_CQE_TYPE_RECV)) {
 			if (unlikely(!qp || qp->recv_cq != cq))
 				goto skip;
-			ionic_lock(&qp->rq.lock);
-			npolled += ionic_comp_recv(vcq, cq, qp, cqe, qtf,
-						   &wc[npolled]);
-			ionic_unlock(&qp->rq.lock);
-			break;
-		case IONIC_CQE_TYPE_SEND_MSN:
-		case IONIC_CQE_TYPE_SEND_NPG:
+			w += ionic_comp_recv(vcq, cq, qp, cqe, qtf,
+					     be32toh(cqe->status_length), w);
+		} else if (type == IONIC_CQE_TYPE_SEND_MSN ||
+			   type == IONIC_CQE_TYPE_SEND_NPG) {
 			if (unlikely(!qp || qp->send_cq != cq))
 				goto skip;
-			ionic_lock(&qp->sq.lock);
-			if (type == IONIC_CQE_TYPE_SEND_MSN)
-				ionic_comp_msn(vcq, qp, cqe, qtf);
-			else
-				ionic_comp_npg(vcq, qp, cqe, qtf);
-			npolled += ionic_poll_send(vcq, cq, qp, wc + npolled,
-						   nwc - npolled);
-			/* the rest goes out first next time (phase A) */
-			if (ionic_sq_more(&qp->sq))
-				ionic_list_add_once(&cq->poll_sq,
-						    &qp->cq_poll_sq);
-			ionic_unlock(&qp->sq.lock);
-			break;
-		default:
+			w += ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf, w,
+						 (int)(end - w));
+		} else {
 skip:
 			/* cleaned CQEs (docs/device-contract.md §5.8) are
 			 * expected; others are not */
 			if (qid != IONIC_CQE_QID_CLEANED)
 				verbs_err_datapath(
-					&ctx->vctx,
+					&vcq->ctx->vctx,
 					"CQ %u: CQE type %u qid %u skipped",
 					cq->cqid, type, qid);
-			break;
 		}
 
-		cq->q.prod = ionic_queue_next(&cq->q, cq->q.prod);
-		if (!cq->q.prod)
-			cq->color = !cq->color;
+		prod = (prod + 1) & mask;
+		if (unlikely(!prod))
+			color ^= htobe32(IONIC_CQE_COLOR);
 	}
-	return npolled;
+	if (prod != cq->q.prod) {
+		__atomic_store_n(&cq->q.prod, prod, __ATOMIC_RELAXED);
+		if (unlikely(color != cq->color_be)) {
+			__atomic_store_n(&cq->color_be, color,
+					 __ATOMIC_RELAXED);
+			ionic_cq_flag_set(&cq->color, !!color);
+		}
+		cq->last_qid = last_qid;
+		cq->last_qp = last_qp;
+	}
+	return (int)(w - wc);
 }
 
 /*
@@ -574,7 +658,7 @@ static int ionic_flush_qps(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		ionic_list_del(pos);
 	}
 	if (pos != head)
-		cq->flush = true;
+		ionic_cq_flag_set(&cq->flush, true);
 	return npolled;
 }
 
@@ -584,21 +668,47 @@ static int ionic_poll_phase_c(struct ionic_vcq *vcq, struct ionic_cq *cq,
 {
 	int npolled;
 
-	cq->flush = false;
+	ionic_cq_flag_set(&cq->flush, false);
 	npolled = ionic_flush_qps(vcq, cq, true, wc, nwc);
 	npolled += ionic_flush_qps(vcq, cq, false, wc + npolled, nwc - npolled);
 	return npolled;
 }
 
-static int ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq,
-			    struct ibv_wc *wc, int nwc)
+/*
+ * Is there nothing to do on this CQ: no valid CQE at the read position,
+ * no leftover send completions, no flush?  Read without the lock: a
+ * thread that polls its own CQ sees its own stores; with several polling
+ * one CQ, a stale answer only means another thread is taking the CQE.
+ * An idle CQ needs no reservation step either: every post and poll ends
+ * with credits left or nothing consumed since the last sync.
+ */
+static inline bool ionic_cq_idle(const struct ionic_cq *cq)
 {
-	int npolled;
+	uint16_t prod = __atomic_load_n(&cq->q.prod, __ATOMIC_RELAXED);
+	uint32_t color = __atomic_load_n(&cq->color_be, __ATOMIC_RELAXED);
+	const struct ionic_cqe *cqe = ionic_cq_cqe_at(cq, prod);
 
-	ionic_lock(&cq->lock);
+	return (ionic_cqe_qtf_load(cqe) & htobe32(IONIC_CQE_COLOR)) != color &&
+	       !__atomic_load_n(&cq->pending_sq, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&cq->flush, __ATOMIC_RELAXED);
+}
 
-	npolled = ionic_poll_phase_a(vcq, cq, wc, nwc);
-	if (npolled < nwc)
+/*
+ * One hardware CQ that is not idle; 'lockfree' is a constant in each of
+ * the two copies below.
+ */
+static inline __attribute__((always_inline)) int
+ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq, struct ibv_wc *wc,
+		 int nwc, bool lockfree)
+{
+	int npolled = 0;
+
+	if (!lockfree)
+		ionic_spin_lock(&cq->lock);
+
+	if (unlikely(cq->pending_sq))
+		npolled = ionic_poll_phase_a(vcq, cq, wc, nwc);
+	if (likely(npolled < nwc))
 		npolled += ionic_poll_phase_b(vcq, cq, wc + npolled,
 					      nwc - npolled);
 	/* only after phase B saw every valid CQE, i.e. output not full */
@@ -607,38 +717,114 @@ static int ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq,
 					      nwc - npolled);
 
 	ionic_cq_reserve(&cq->pub, &cq->q, 0);
-	ionic_unlock(&cq->lock);
+	if (!lockfree)
+		ionic_spin_unlock(&cq->lock);
 	return npolled;
 }
 
-int ionic_vcq_poll(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc)
+static int ionic_poll_hw_cq_locked(struct ionic_vcq *vcq, struct ionic_cq *cq,
+				   struct ibv_wc *wc, int nwc)
 {
-	/*
-	 * Alternate the pipeline polled first so neither starves.  Threads
-	 * polling one vCQ share the hint without a lock: relaxed atomics
-	 * (plain byte loads and stores), since any value is correct.
-	 */
-	unsigned int start = __atomic_load_n(&vcq->poll_idx, __ATOMIC_RELAXED);
-	int i, npolled = 0;
+	return ionic_poll_hw_cq(vcq, cq, wc, nwc, false);
+}
 
-	__atomic_store_n(&vcq->poll_idx,
-			 (uint8_t)(start ^ (vcq->udma_mask == 0x3)),
-			 __ATOMIC_RELAXED);
+static int ionic_poll_hw_cq_nolock(struct ionic_vcq *vcq, struct ionic_cq *cq,
+				   struct ibv_wc *wc, int nwc)
+{
+	return ionic_poll_hw_cq(vcq, cq, wc, nwc, true);
+}
 
-	for (i = 0; i < IONIC_MAX_UDMA && npolled < nwc; i++) {
-		unsigned int idx = i ^ start;
+/* Poll 'cq' unless it is idle. */
+static inline __attribute__((always_inline)) int
+ionic_poll_busy_cq(struct ionic_vcq *vcq, struct ionic_cq *cq,
+		   struct ibv_wc *wc, int nwc, bool lockfree)
+{
+	if (ionic_cq_idle(cq))
+		return 0;
+	return lockfree ? ionic_poll_hw_cq_nolock(vcq, cq, wc, nwc) :
+			  ionic_poll_hw_cq_locked(vcq, cq, wc, nwc);
+}
 
-		if (!(vcq->udma_mask & (1u << idx)))
-			continue;
-		npolled += ionic_poll_hw_cq(vcq, &vcq->cq[idx], wc + npolled,
-					    nwc - npolled);
-	}
+/* A vCQ over one pipeline. */
+static inline __attribute__((always_inline)) int
+ionic_vcq_poll_one(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc,
+		   bool lockfree)
+{
+	return ionic_poll_busy_cq(vcq, &vcq->cq[vcq->poll_idx], wc, nwc,
+				  lockfree);
+}
+
+/*
+ * A vCQ over both: the pipeline polled first alternates after every
+ * call that returned something, so neither starves.  Threads polling one
+ * vCQ share the hint without a lock (relaxed atomics): any value works.
+ */
+static inline __attribute__((always_inline)) int
+ionic_vcq_poll_two(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc,
+		   bool lockfree)
+{
+	unsigned int first = __atomic_load_n(&vcq->poll_idx, __ATOMIC_RELAXED);
+	struct ionic_cq *cq = &vcq->cq[first];
+	struct ionic_cq *other = &vcq->cq[first ^ 1];
+	int npolled;
+
+	npolled = ionic_poll_busy_cq(vcq, cq, wc, nwc, lockfree);
+	if (npolled < nwc)
+		npolled += ionic_poll_busy_cq(vcq, other, wc + npolled,
+					      nwc - npolled, lockfree);
+	if (npolled)
+		__atomic_store_n(&vcq->poll_idx, (uint8_t)(first ^ 1),
+				 __ATOMIC_RELAXED);
 	return npolled;
+}
+
+static int ionic_vcq_poll_one_locked(struct ionic_vcq *vcq, int nwc,
+				     struct ibv_wc *wc)
+{
+	return ionic_vcq_poll_one(vcq, nwc, wc, false);
+}
+
+static int ionic_vcq_poll_one_nolock(struct ionic_vcq *vcq, int nwc,
+				     struct ibv_wc *wc)
+{
+	return ionic_vcq_poll_one(vcq, nwc, wc, true);
+}
+
+static int ionic_vcq_poll_two_locked(struct ionic_vcq *vcq, int nwc,
+				     struct ibv_wc *wc)
+{
+	return ionic_vcq_poll_two(vcq, nwc, wc, false);
+}
+
+static int ionic_vcq_poll_two_nolock(struct ionic_vcq *vcq, int nwc,
+				     struct ibv_wc *wc)
+{
+	return ionic_vcq_poll_two(vcq, nwc, wc, true);
+}
+
+void ionic_vcq_init_poll(struct ionic_vcq *vcq)
+{
+	/* both hardware CQs of a vCQ share the parent domain's locking */
+	unsigned int first = vcq->udma_mask & 1u ? 0 : 1;
+	bool lockfree = vcq->cq[first].lock.lockfree;
+
+	if (vcq->udma_mask == 0x3) {
+		vcq->poll_idx = 0;
+		vcq->poll = lockfree ? ionic_vcq_poll_two_nolock :
+				       ionic_vcq_poll_two_locked;
+	} else {
+		/* the one pipeline there is */
+		vcq->poll_idx = (uint8_t)first;
+		vcq->poll = lockfree ? ionic_vcq_poll_one_nolock :
+				       ionic_vcq_poll_one_locked;
+	}
 }
 
 int ionic_poll_cq(struct ibv_cq *ibcq, int nwc, struct ibv_wc *wc)
 {
+	struct ionic_vcq *vcq = to_ionic_vcq(ibcq);
+
 	if (unlikely(nwc < 1))
 		return 0;
-	return ionic_vcq_poll(to_ionic_vcq(ibcq), nwc, wc);
+	return vcq->poll(vcq, nwc, wc);
 }

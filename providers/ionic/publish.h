@@ -215,22 +215,27 @@ static inline void ionic_cq_credit(struct ionic_cq_pub *cp, int n)
  * Arm for the next completion (any, or solicited only): sync ring 0 first
  * so that the device knows how far the host has read and a CQE already
  * past that point raises the event at once, then ring 1 or 2 with a new
- * arm index.
+ * arm index.  When the device already has the read position (nothing
+ * read since the last sync), that sync would repeat it: only the credits
+ * are banked, no doorbell.
  */
 static inline void ionic_cq_arm(struct ionic_cq_pub *cp,
 				struct ionic_queue *ring, bool solicited_only)
 {
-	uint64_t val;
+	uint16_t *arm_prod = solicited_only ? &cp->arm_sol_prod :
+					      &cp->arm_any_prod;
+	uint64_t val = solicited_only ? IONIC_DBELL_RING_SONLY :
+					IONIC_DBELL_RING_ARM;
+	uint16_t arm = (*arm_prod + 1) & ring->mask;
 
-	ionic_cq_sync(cp, ring);
-	if (solicited_only) {
-		cp->arm_sol_prod = (cp->arm_sol_prod + 1) & ring->mask;
-		val = ring->dbell | IONIC_DBELL_RING_SONLY | cp->arm_sol_prod;
+	if (ring->prod != ring->cons) {
+		ionic_cq_sync(cp, ring);
 	} else {
-		cp->arm_any_prod = (cp->arm_any_prod + 1) & ring->mask;
-		val = ring->dbell | IONIC_DBELL_RING_ARM | cp->arm_any_prod;
+		cp->reserve += cp->reserve_pending;
+		cp->reserve_pending = 0;
 	}
-	ionic_dbell_write(cp->dbreg, val);
+	*arm_prod = arm;
+	ionic_dbell_write(cp->dbreg, ring->dbell | val | arm);
 }
 
 /* ---- SQ and RQ: publishing WQEs ------------------------------------- */
@@ -312,16 +317,17 @@ void ionic_publish_slow(const struct ionic_pub *pub,
  * express doorbells the device may start as soon as the first WQE's last
  * chunk lands).  Caller holds the queue lock and the CQ lock.
  */
-static inline void ionic_publish(struct ionic_pub *pub,
-				 const struct ionic_queue *q,
-				 struct ionic_cq_pub *cp,
-				 struct ionic_queue *cq_ring)
+/*
+ * ionic_publish() of the WQEs [from, prod) (from = pub->prod_rung, prod =
+ * q->prod, from != prod), for a caller that read both before it took the
+ * CQ lock: they only change under the queue lock, which it holds.
+ */
+static inline void ionic_publish_range(struct ionic_pub *pub,
+				       const struct ionic_queue *q,
+				       uint16_t from, uint16_t prod,
+				       struct ionic_cq_pub *cp,
+				       struct ionic_queue *cq_ring)
 {
-	uint16_t from = pub->prod_rung, prod = q->prod;
-
-	if (prod == from)
-		return;
-
 	ionic_cq_reserve(cp, cq_ring, (prod - from) & q->mask);
 	pub->prod_rung = prod;
 
@@ -331,6 +337,18 @@ static inline void ionic_publish(struct ionic_pub *pub,
 	}
 	ionic_to_device_barrier();
 	ionic_dbell_write(pub->dbreg, ionic_pub_dbell_val(q, prod));
+}
+
+static inline void ionic_publish(struct ionic_pub *pub,
+				 const struct ionic_queue *q,
+				 struct ionic_cq_pub *cp,
+				 struct ionic_queue *cq_ring)
+{
+	uint16_t from = pub->prod_rung, prod = q->prod;
+
+	if (prod == from)
+		return;
+	ionic_publish_range(pub, q, from, prod, cp, cq_ring);
 }
 
 #endif /* IONIC_PUBLISH_H */

@@ -13,6 +13,7 @@
 #include "qp.h"
 #include "qp_priv.h"
 #include "table.h"
+#include "wqe.h"
 
 IBV_DRV_CMD(ionic_cmd_create_qp, ibv_create_qp_ex, ionic_qp_req,
 	    ib_uverbs_ex_create_qp_resp, ionic_qp_resp);
@@ -170,6 +171,9 @@ static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	if (sq->q.stride_log2 > max_stride)
 		return EINVAL;
 
+	sq->trailer64 = sq->expdb &&
+			ionic_queue_stride(&sq->q) == IONIC_WQE_MIN_SIZE;
+	ionic_sq_init_ops(sq, qp->is_ud, ctx->version);
 	sq->max_sge =
 		ionic_send_max_sge(sq->q.stride_log2, sq->spec, sq->expdb);
 	sq->max_inline = ionic_send_max_inline(sq->q.stride_log2, sq->expdb);
@@ -226,6 +230,8 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	if (rq->q.stride_log2 > max_stride)
 		return EINVAL;
 
+	rq->trailer64 = rq->expdb &&
+			ionic_queue_stride(&rq->q) == IONIC_WQE_MIN_SIZE;
 	rq->max_sge =
 		ionic_recv_max_sge(rq->q.stride_log2, rq->spec, rq->expdb);
 
@@ -363,6 +369,7 @@ int ionic_qp_bind(struct ionic_qp *qp, uint32_t qpid, uint8_t udma,
 		       false, false);
 	ionic_pub_init(&qp->rq.pub, &qp->rq.q, ctx->dbpage, ctx->rq_qtype, NULL,
 		       false, false);
+	ionic_qp_init_post(qp);
 	return 0;
 }
 
@@ -514,11 +521,25 @@ static void ionic_qp_request_flush(struct ionic_qp *qp)
 }
 
 /*
+ * The poller's memo of the last CQE's QP (poll.c) must not outlive the QP.
+ * Called under the CQ lock, after the QP left the table: no later poll
+ * can find it again.
+ */
+static void ionic_cq_forget_qp(struct ionic_cq *cq, struct ionic_qp *qp)
+{
+	if (cq->last_qp == qp) {
+		cq->last_qid = UINT32_MAX;
+		cq->last_qp = NULL;
+	}
+}
+
+/*
  * Drop pending CQEs and work-list entries of the send side.  WQEs still
  * outstanding will never complete: give their CQ credits back.
  */
 static void ionic_qp_detach_send(struct ionic_qp *qp)
 {
+	ionic_cq_forget_qp(qp->send_cq, qp);
 	ionic_cq_credit(&qp->send_cq->pub, ionic_queue_length(&qp->sq.q));
 	ionic_cq_clean(qp->send_cq, qp->qpid);
 	if (ionic_list_linked(&qp->cq_poll_sq))
@@ -529,6 +550,7 @@ static void ionic_qp_detach_send(struct ionic_qp *qp)
 
 static void ionic_qp_detach_recv(struct ionic_qp *qp)
 {
+	ionic_cq_forget_qp(qp->recv_cq, qp);
 	ionic_cq_credit(&qp->recv_cq->pub, ionic_queue_length(&qp->rq.q));
 	ionic_cq_clean(qp->recv_cq, qp->qpid);
 	if (ionic_list_linked(&qp->cq_flush_rq))
@@ -568,7 +590,7 @@ static void ionic_qp_reset(struct ionic_qp *qp)
 	ionic_qp_detach_send(qp);
 	sq->q.prod = sq->q.cons = 0;
 	ionic_pub_reset(&sq->pub, &sq->q);
-	sq->msn_prod = sq->msn_cons = 0;
+	sq->msn_prod = sq->msn_cons = sq->msn_rung = 0;
 	sq->color = true;
 	sq->flush = sq->flush_rcvd = sq->flush_req = false;
 	ionic_unlock(&sq->lock);

@@ -42,6 +42,9 @@
 	(IONIC_DV_CREATE_QP_TYPE_RCCL | IONIC_DV_CREATE_QP_RCCL_DATA | \
 	 IONIC_DV_CREATE_QP_RCCL_RDFENCE | IONIC_DV_CREATE_QP_RCCL_RX_OFFLOAD)
 
+/* The send opcodes a WQE can have: up to IBV_WR_SEND_WITH_INV (wqe.h). */
+#define IONIC_SQ_NUM_OPS (IBV_WR_SEND_WITH_INV + 1)
+
 /* Per-SQ-slot metadata: what the WC of that WQE reports. */
 struct ionic_sq_meta {
 	uint64_t wr_id;
@@ -62,8 +65,23 @@ struct ionic_sq_meta {
  */
 struct ionic_rq_meta {
 	uint64_t wr_id;
-	bool posted;
+	bool posted; /* cleared by the poller: ionic_rq_slot_release() */
 };
+
+/*
+ * 'posted' goes false when the poller completes the slot, without the RQ
+ * lock: release there, acquire in the poster's check, so the poster never
+ * overwrites wr_id before the poller has read it.
+ */
+static inline bool ionic_rq_slot_posted(const struct ionic_rq_meta *meta)
+{
+	return __atomic_load_n(&meta->posted, __ATOMIC_ACQUIRE);
+}
+
+static inline void ionic_rq_slot_release(struct ionic_rq_meta *meta)
+{
+	__atomic_store_n(&meta->posted, false, __ATOMIC_RELEASE);
+}
 
 struct ionic_sq {
 	struct ionic_lock lock;
@@ -72,9 +90,13 @@ struct ionic_sq {
 	uint16_t *msn_idx; /* MSN -> ring slot of that remote WQE */
 	uint16_t msn_prod; /* next MSN to assign */
 	uint16_t msn_cons; /* MSNs acknowledged so far */
+	uint16_t msn_rung; /* msn_prod when the SQ was last published */
 	uint8_t spec;
 	bool color; /* COLOR flag of the next WQE */
 	bool expdb; /* WQE layout keeps the express-doorbell trailer */
+	bool trailer64; /* ... and the slot is 64 bytes: it ends the WQE */
+	/* per ibv_wr_opcode, for this QP type and firmware (wqe.h) */
+	uint32_t opinfo[IONIC_SQ_NUM_OPS];
 	/*
 	 * How new WQEs reach the device (host ring, or a copy to controller
 	 * memory with or without express doorbells): publish.h.  In CMB
@@ -94,6 +116,7 @@ struct ionic_rq {
 	struct ionic_rq_meta *meta;
 	uint8_t spec;
 	bool expdb;
+	bool trailer64;
 	struct ionic_pub pub;
 	bool flush;
 	bool flush_req;
@@ -112,9 +135,26 @@ struct ionic_wrx {
 	bool start_color;
 };
 
+/*
+ * Who touches what (docs/device-contract.md §16.4, §16.7):
+ *  - posters hold the queue lock while they prepare WQEs, and the CQ lock
+ *    as well while they publish them (pub.prod_rung, msn_rung, credits);
+ *  - pollers hold the CQ lock only (phase C, the software flush, takes
+ *    the queue lock too).  They look at no slot at or past pub.prod_rung
+ *    and no MSN at or past msn_rung, so a WQE being built, or a whole
+ *    ibv_wr_* batch, is invisible to them; the consumer index and RQ
+ *    slots they hand back to the poster go through release/acquire
+ *    (ionic_queue_cons_release, ionic_rq_slot_release).
+ */
 struct ionic_qp {
 	struct verbs_qp vqp;
 	struct ionic_ctx *ctx;
+	/* ibv_post_send / ibv_post_recv for this QP's type and locking
+	 * (post.c, chosen by ionic_qp_bind) */
+	int (*post_send)(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
 	/* hardware CQs of the QP's pipeline in its send and receive vCQs */
 	struct ionic_cq *send_cq;
 	struct ionic_cq *recv_cq;
@@ -193,6 +233,9 @@ int ionic_prep_send(struct ionic_qp *qp, const struct ibv_send_wr *wr);
  */
 int ionic_prep_recv(struct ionic_qp *qp, const struct ibv_recv_wr *wr);
 
+/* ---- post.c: the ibv_post_send / ibv_post_recv variant of a QP ------ */
+void ionic_qp_init_post(struct ionic_qp *qp);
+
 /* ---- wr.c: install the ibv_wr_* callbacks (VERBS_QP_EX) ------------- */
 void ionic_qp_init_wr(struct ionic_qp *qp);
 
@@ -205,13 +248,13 @@ void ionic_qp_init_wr(struct ionic_qp *qp);
 static inline void ionic_qp_queue_sq_flush(struct ionic_qp *qp)
 {
 	ionic_list_add_once(&qp->send_cq->flush_sq, &qp->cq_flush_sq);
-	qp->send_cq->flush = true;
+	ionic_cq_flag_set(&qp->send_cq->flush, true);
 }
 
 static inline void ionic_qp_queue_rq_flush(struct ionic_qp *qp)
 {
 	ionic_list_add_once(&qp->recv_cq->flush_rq, &qp->cq_flush_rq);
-	qp->recv_cq->flush = true;
+	ionic_cq_flag_set(&qp->recv_cq->flush, true);
 }
 
 /* ---- shared by post.c and wr.c -------------------------------------- */
@@ -241,6 +284,7 @@ static inline void ionic_sq_publish(struct ionic_qp *qp)
 {
 	struct ionic_sq *sq = &qp->sq;
 
+	sq->msn_rung = sq->msn_prod;
 	ionic_publish(&sq->pub, &sq->q, &qp->send_cq->pub, &qp->send_cq->q);
 	if (unlikely(sq->flush))
 		ionic_qp_queue_sq_flush(qp);

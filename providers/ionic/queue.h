@@ -105,6 +105,27 @@ static inline bool ionic_queue_full(const struct ionic_queue *q)
 	return ionic_queue_length(q) == q->mask;
 }
 
+/*
+ * The consumer index of an SQ or RQ is advanced by the CQ's poller, which
+ * does not hold the queue's lock, and read by the poster, which does:
+ * the poller stores it with release once it is done with the slots it
+ * retired, the poster loads it with acquire before reusing them (plain
+ * moves on x86-64).
+ */
+static inline void ionic_queue_cons_release(struct ionic_queue *q,
+					    uint16_t cons)
+{
+	__atomic_store_n(&q->cons, cons, __ATOMIC_RELEASE);
+}
+
+/* ionic_queue_full() for the poster, as the poller left the queue. */
+static inline bool ionic_queue_full_acquire(const struct ionic_queue *q)
+{
+	uint16_t cons = __atomic_load_n(&q->cons, __ATOMIC_ACQUIRE);
+
+	return ((q->prod - cons) & q->mask) == q->mask;
+}
+
 static inline size_t ionic_queue_stride(const struct ionic_queue *q)
 {
 	return (size_t)1 << q->stride_log2;

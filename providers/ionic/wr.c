@@ -6,8 +6,11 @@
  * preparer applies the same per-opcode rules as ibv_post_send, so an RC-only
  * opcode on a UD QP fails the batch with EINVAL.
  *
- * wr_start takes the send CQ lock then the SQ lock (the CQ -> SQ order)
- * and holds both until wr_complete / wr_abort.  A builder records a WR
+ * wr_start takes the SQ lock and holds it until wr_complete / wr_abort;
+ * wr_complete takes the send CQ lock as well to publish the batch (as
+ * ibv_post_send does), so a poller of that CQ never waits for a batch
+ * being built: the WQEs it builds are past the published producer index,
+ * which pollers do not look beyond (qp_priv.h).  A builder records a WR
  * template; the data setter completes it and prepares the WQE at once
  * through the same preparer as ibv_post_send.  The first error is sticky
  * and returned by wr_complete, which then discards the whole batch.
@@ -58,7 +61,6 @@ static void ionic_wr_start(struct ibv_qp_ex *qpx)
 	struct ionic_qp *qp = qpx_to_qp(qpx);
 	struct ionic_sq *sq = &qp->sq;
 
-	ionic_lock(&qp->send_cq->lock);
 	ionic_lock(&sq->lock);
 
 	qp->wrx.err = qp->vqp.qp.state < IBV_QPS_RTS ? EINVAL : 0;
@@ -87,13 +89,15 @@ static int ionic_wr_complete(struct ibv_qp_ex *qpx)
 	if (!err && qp->wrx.pending)
 		err = EINVAL;
 
-	if (err)
+	if (err) {
 		ionic_wr_rollback(qp);
-	else
+	} else if (qp->sq.q.prod != qp->sq.pub.prod_rung) {
+		ionic_lock_cq_held(qp->send_cq, &qp->sq.lock);
 		ionic_sq_publish(qp);
+		ionic_unlock(&qp->send_cq->lock);
+	}
 
 	ionic_unlock(&qp->sq.lock);
-	ionic_unlock(&qp->send_cq->lock);
 	return err;
 }
 
@@ -103,7 +107,6 @@ static void ionic_wr_abort(struct ibv_qp_ex *qpx)
 
 	ionic_wr_rollback(qp);
 	ionic_unlock(&qp->sq.lock);
-	ionic_unlock(&qp->send_cq->lock);
 }
 
 /* Start a WR template for opcode 'op' (builders). */
@@ -180,7 +183,7 @@ static void ionic_wr_finish(struct ionic_qp *qp, const struct ibv_sge *sgl,
 		ionic_wr_fail(qp, EINVAL);
 		return;
 	}
-	if (ionic_queue_full(&qp->sq.q)) {
+	if (ionic_queue_full_acquire(&qp->sq.q)) {
 		ionic_wr_fail(qp, ENOMEM);
 		return;
 	}

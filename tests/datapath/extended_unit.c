@@ -158,12 +158,51 @@ static void test_wr_api(void)
 	unit_cq_destroy(vcq);
 }
 
+/*
+ * An open ibv_wr_* batch holds the SQ lock only: its CQ can be polled
+ * meanwhile, even from the thread building it, and the batch's WQEs are
+ * invisible to the poller until wr_complete publishes them, even to a
+ * CQE that claims them (docs/device-contract.md §16.5, §16.7).
+ */
+static void test_wr_batch_poll(void)
+{
+	struct ionic_vcq *vcq = unit_cq_create(dev, 64);
+	struct ionic_qp *qp = unit_qp(dev, vcq, false, 0x50, 8);
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(&qp->vqp.qp);
+	struct unit_cq_dev hw = unit_cq_dev(&vcq->cq[0]);
+	struct ibv_wc wc[4];
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 7;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 5, 0x1000, 64);
+	/* the CQ lock is free: a poll returns at once, with nothing */
+	CHECK(!ionic_spin_held(&vcq->cq[0].lock));
+	CHECK_EQ(unit_poll(vcq, wc, 4), 0);
+	/* an MSN CQE covering the unpublished WQE breaks the contract */
+	unit_cqe_msn(&hw, 0x50, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 4), 0);
+	CHECK_EQ(qp->sq.q.cons, 0);
+	CHECK_EQ(ibv_wr_complete(qpx), 0);
+	CHECK_EQ(dev->dbpage[UNIT_SQ_QTYPE], 0x50000001ull);
+	/* published, the device's CQE completes it */
+	unit_cqe_msn(&hw, 0x50, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 4), 1);
+	CHECK_EQ(wc[0].wr_id, 7);
+	CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+
+	unit_qp_destroy(qp);
+	unit_cq_destroy(vcq);
+}
+
 int main(void)
 {
 	dev = unit_dev_create(NULL);
 
 	test_cq_ex();
 	test_wr_api();
+	test_wr_batch_poll();
 
 	unit_dev_destroy(dev);
 	return check_finish();

@@ -419,6 +419,79 @@ static void test_golden_cqes(void)
 	unit_cq_destroy(vcq);
 }
 
+/*
+ * A poll of a CQ with nothing to do takes no lock and stores nothing
+ * (docs/device-contract.md §16.7): with both hardware CQs locked by
+ * someone else it still returns at once, and the pipeline polled first
+ * only alternates after a call that returned something.
+ */
+static void test_idle_poll(void)
+{
+	struct unit_dev_opts two = { .udma_count = 2 };
+	struct unit_dev *dev2 = unit_dev_create(&two);
+	struct ionic_vcq *vcq = unit_cq_create(dev2, 64);
+	struct ionic_qp *qp = unit_qp(dev2, vcq, false, 0x61, 8);
+	struct unit_cq_dev hw = unit_cq_dev(&vcq->cq[0]);
+	struct ibv_wc wc[2];
+	uint8_t first = vcq->poll_idx;
+
+	vcq->cq[0].lock.free = 0;
+	vcq->cq[1].lock.free = 0;
+	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
+	CHECK_EQ(vcq->poll_idx, first);
+	vcq->cq[0].lock.free = 1;
+	vcq->cq[1].lock.free = 1;
+
+	CHECK_EQ(unit_post_sends(qp, 1, NULL, 1), 0);
+	unit_cqe_msn(&hw, 0x61, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 1);
+	CHECK_EQ(wc[0].wr_id, 1);
+	CHECK_EQ(vcq->poll_idx, first ^ 1);
+	/* both locks free again after a poll that took them */
+	CHECK(!ionic_spin_held(&vcq->cq[0].lock) &&
+	      !ionic_spin_held(&vcq->cq[1].lock));
+
+	unit_qp_destroy(qp);
+	unit_cq_destroy(vcq);
+	unit_dev_destroy(dev2);
+}
+
+/*
+ * The poller remembers the QP of the last CQE; a destroyed QP must not
+ * be found that way (under ASan a stale pointer would be a
+ * use-after-free): its number's CQEs are then skipped, and a new QP that
+ * gets the number is the one they complete.
+ */
+static void test_qp_memo(void)
+{
+	struct ionic_vcq *vcq = unit_cq_create(dev, 64);
+	struct ionic_qp *qp = unit_qp(dev, vcq, false, 0x62, 8);
+	struct unit_cq_dev hw = unit_cq_dev(&vcq->cq[0]);
+	struct ibv_wc wc[2];
+
+	CHECK_EQ(unit_post_sends(qp, 1, NULL, 1), 0);
+	unit_cqe_msn(&hw, 0x62, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 1);
+	CHECK(vcq->cq[0].last_qp == qp);
+	unit_qp_destroy(qp);
+	CHECK(vcq->cq[0].last_qp == NULL);
+
+	unit_cqe_msn(&hw, 0x62, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
+	CHECK_EQ(vcq->cq[0].q.prod, hw.pos);
+
+	qp = unit_qp(dev, vcq, false, 0x62, 8);
+	CHECK_EQ(unit_post_sends(qp, 1, NULL, 2), 0);
+	unit_cqe_msn(&hw, 0x62, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 1);
+	CHECK_EQ(wc[0].wr_id, 2);
+	CHECK(vcq->cq[0].last_qp == qp);
+
+	unit_qp_destroy(qp);
+	unit_cq_destroy(vcq);
+}
+
 int main(void)
 {
 	dev = unit_dev_create(NULL);
@@ -431,6 +504,8 @@ int main(void)
 	test_ud_npg();
 	test_flush_indicator();
 	test_golden_cqes();
+	test_idle_poll();
+	test_qp_memo();
 
 	unit_dev_destroy(dev);
 	return check_finish();

@@ -265,8 +265,10 @@ static void test_cmb(void)
 	CHECK_EQ(le64toh(v), 0x0003000123580000ull);
 	free(ex.ptr);
 
-	/* express doorbell: no register write, trailers travel along */
+	/* express doorbell: no register write, trailers travel along (the
+	 * WQE layout of a 64-byte slot then ends before the trailer) */
 	qp->sq.expdb = true;
+	qp->sq.trailer64 = stride == IONIC_WQE_MIN_SIZE;
 	ionic_pub_init(&qp->sq.pub, q, dev->ctx.dbpage, UNIT_SQ_QTYPE, win,
 		       true, true);
 	CHECK_EQ(qp->sq.pub.mode, IONIC_PUB_EXPDB);

@@ -111,6 +111,9 @@ int unit_post_recv(struct ionic_qp *qp, uint64_t wr_id, uint32_t len);
 /* ionic_poll_cq on 'vcq'. */
 int unit_poll(struct ionic_vcq *vcq, struct ibv_wc *wc, int n);
 
+/* The byte unit_lone_qp() fills its SQ ring with. */
+#define UNIT_SQ_JUNK 0xa5
+
 /* Compare 'len' bytes with the expected ones; the first difference fails. */
 #define unit_check_bytes(what, got, want, len) \
 	unit_check_bytes_at(__FILE__, __LINE__, what, got, want, len)

@@ -136,7 +136,7 @@ struct ionic_qp *unit_qp(struct unit_dev *dev, struct ionic_vcq *vcq, bool ud,
 
 static void unit_qp_dirty_rings(struct ionic_qp *qp)
 {
-	memset(qp->sq.q.ptr, 0xa5, qp->sq.q.size);
+	memset(qp->sq.q.ptr, UNIT_SQ_JUNK, qp->sq.q.size);
 	memset(qp->rq.q.ptr, 0x5a, qp->rq.q.size);
 	for (unsigned int i = 0; i <= qp->rq.q.mask; i++) {
 		struct ionic_wqe *w = ionic_queue_at(&qp->rq.q, (uint16_t)i);
