@@ -83,8 +83,6 @@ ISHIM_HIDDEN void *ishim_mmap_body(void *addr, size_t len, int prot, int flags,
 ISHIM_HIDDEN void *ishim_mmap64_body(void *addr, size_t len, int prot,
 				     int flags, int fd, off_t off);
 ISHIM_HIDDEN int ishim_munmap_body(void *addr, size_t len);
-/* Remember where the stubs are (at start-up). */
-void ishim_hooks_save(void *mmap_fn, void *mmap64_fn, void *munmap_fn);
 /* Undo a program's patch of them (before every device command). */
 void ishim_hooks_heal(void);
 /* The hook a healed patch jumped to (0 mmap, 1 mmap64, 2 munmap), which
