@@ -30,16 +30,26 @@
  * The exported mmap, mmap64 and munmap are 16-byte stubs that jump to
  * the interposers (hooks_io.c).  Their bytes are known, whatever ran
  * before us: a program's constructor may patch them before ours runs.
+ * Each also has a hidden name, ishim_stub_<name>, for the table below:
+ * the exported name may resolve elsewhere (a sanitizer runtime preloaded
+ * ahead of us intercepts mmap too).
  */
-#define STUB(name, body)              \
-	".globl " #name "\n"          \
-	".type " #name ",@function\n" \
-	".p2align 4\n" #name ":\n"    \
-	"	jmp " #body "\n"      \
-	"	.fill 11,1,0xcc\n"          \
+#define STUB(name, body)                 \
+	".globl " #name "\n"             \
+	".type " #name ",@function\n"    \
+	".globl ishim_stub_" #name "\n"  \
+	".hidden ishim_stub_" #name "\n" \
+	".p2align 4\n" #name ":\n"       \
+	"ishim_stub_" #name ":\n"        \
+	"	jmp " #body "\n"         \
+	"	.fill 11,1,0xcc\n"             \
 	".size " #name ",.-" #name "\n"
 __asm__(".text\n" STUB(mmap, ishim_mmap_body) STUB(mmap64, ishim_mmap64_body)
 		STUB(munmap, ishim_munmap_body));
+
+extern uint8_t ishim_stub_mmap[] ISHIM_HIDDEN;
+extern uint8_t ishim_stub_mmap64[] ISHIM_HIDDEN;
+extern uint8_t ishim_stub_munmap[] ISHIM_HIDDEN;
 
 struct healed {
 	const char *name;
@@ -49,26 +59,14 @@ struct healed {
 };
 
 static struct healed fns[] = {
-	{ .name = "mmap" },
-	{ .name = "mmap64" },
-	{ .name = "munmap" },
+	{ "mmap", ishim_stub_mmap, (void *)ishim_mmap_body, NULL },
+	{ "mmap64", ishim_stub_mmap64, (void *)ishim_mmap64_body, NULL },
+	{ "munmap", ishim_stub_munmap, (void *)ishim_munmap_body, NULL },
 };
 
 #define NFNS (sizeof(fns) / sizeof(fns[0]))
 
 static pthread_mutex_t heal_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void ishim_hooks_save(void *mmap_fn, void *mmap64_fn, void *munmap_fn)
-{
-	void *stub[NFNS] = { mmap_fn, mmap64_fn, munmap_fn };
-	void *body[NFNS] = { (void *)ishim_mmap_body, (void *)ishim_mmap64_body,
-			     (void *)ishim_munmap_body };
-
-	for (size_t i = 0; i < NFNS; i++) {
-		fns[i].fn = stub[i];
-		fns[i].body = body[i];
-	}
-}
 
 /* The stub's bytes as built: jmp rel32 to its body, int3 padding. */
 static void stub_bytes(const struct healed *h, uint8_t out[PROLOGUE])
@@ -133,8 +131,6 @@ void ishim_hooks_heal(void)
 		uint8_t good[PROLOGUE];
 		void *target;
 
-		if (!h->fn)
-			continue;
 		stub_bytes(h, good);
 		if (!memcmp(h->fn, good, PROLOGUE))
 			continue;

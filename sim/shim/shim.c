@@ -75,8 +75,6 @@ static void atfork_child(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	/* our interposers as built, to notice a program patching them */
-	ishim_hooks_save((void *)mmap, (void *)mmap64, (void *)munmap);
 }
 
 /* ---- SIGSEGV as the application sees it --------------------------------- */

@@ -89,14 +89,13 @@ void ishim_fd_atfork_child(void);
  * the stub's bytes would not name the body and hookheal.c would take
  * its own PLT slot for a program's hook (a jump loop).  Runtime-safe:
  * a sanitizer runtime maps memory before it has initialised. */
-#define ISHIM_STUB_BODY ISHIM_RUNTIME_SAFE __attribute__((visibility("hidden")))
+#define ISHIM_HIDDEN __attribute__((visibility("hidden")))
+#define ISHIM_STUB_BODY ISHIM_RUNTIME_SAFE ISHIM_HIDDEN
 ISHIM_STUB_BODY void *ishim_mmap_body(void *addr, size_t len, int prot,
 				      int flags, int fd, off_t off);
 ISHIM_STUB_BODY void *ishim_mmap64_body(void *addr, size_t len, int prot,
 					int flags, int fd, off_t off);
 ISHIM_STUB_BODY int ishim_munmap_body(void *addr, size_t len);
-/* Remember where the stubs are (at start-up). */
-void ishim_hooks_save(void *mmap_fn, void *mmap64_fn, void *munmap_fn);
 /* Undo a program's patch of them (before every device command). */
 void ishim_hooks_heal(void);
 /* The hook a healed patch jumped to (0 mmap, 1 mmap64, 2 munmap), which
@@ -106,8 +105,10 @@ void *ishim_hooks_chain(unsigned int which);
 /* ---- /sys redirection (sysredir.c) ---------------------------------- */
 
 /* 'path' under /sys/class/{infiniband,infiniband_verbs,net/<our netdev>}
- * rewritten into $SYSFS_PATH in 'buf'; any other path as it is. */
-const char *ishim_sys_redirect(const char *path, char *buf, size_t len);
+ * rewritten into $SYSFS_PATH (in a per-thread buffer, valid until this
+ * thread's next call); any other path as it is.  Safe to call before a
+ * sanitizer runtime is initialised. */
+const char *ishim_sys_redirect(const char *path);
 
 /* ---- the network interface (hooks_netdev.c) ------------------------- */
 
