@@ -235,6 +235,11 @@ int ik_nic_dev_create(struct ik_nic *nic)
 		.ops = &dev_ops,
 		.host = nic,
 		.mmio = ik_plat->mmio,
+		/* the CMB is the device's memory (cmb.c made it first) */
+		.cmb = nic->cmb_base,
+		.cmb_size = nic->cmb_base ? (uint64_t)nic->prof.cmb_pages *
+						    IK_PAGE_SIZE :
+					    0,
 	};
 
 	return idev_create(&cfg, &nic->dev);
