@@ -42,6 +42,8 @@ CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
       procps shellcheck
+      # the capture test (ionic-sim --pcap decoded by tshark)
+      tshark
       # rdma-core releases built from source (./build.sh matrix)
       libnl-3-dev libnl-route-3-dev xz-utils
       # packages and their tests (packaging/)

@@ -8,6 +8,7 @@
  * says "not determinable" the choice is ours and is documented next to the
  * value.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -348,14 +349,33 @@ void isim_node_gid(uint32_t node, unsigned int index, uint8_t gid[16])
 		gid[14] = mac[4];
 		gid[15] = mac[5];
 	} else if (index == 1) {
-		/* ::ffff:198.18.hi.lo (RFC 2544 benchmarking range) */
 		gid[10] = 0xff;
 		gid[11] = 0xff;
-		gid[12] = 198;
-		gid[13] = 18;
-		gid[14] = (node >> 8) & 0xff;
-		gid[15] = node & 0xff;
+		isim_node_ipv4(node, gid + 12);
 	}
+}
+
+void isim_node_ipv4(uint32_t node, uint8_t ip[4])
+{
+	const char *a = getenv(ISIM_ENV_ADDR);
+	struct in_addr in;
+
+	if (a && *a && inet_pton(AF_INET, a, &in) == 1) {
+		memcpy(ip, &in, 4);
+		return;
+	}
+	ip[0] = 198;
+	ip[1] = 18;
+	ip[2] = (node >> 8) & 0xff;
+	ip[3] = node & 0xff;
+}
+
+void isim_gid_mac(const uint8_t gid[16], uint8_t mac[6])
+{
+	mac[0] = 0x02;
+	mac[1] = 0x1d;
+	mac[2] = 0xd8;
+	memcpy(mac + 3, gid + 13, 3);
 }
 
 uint32_t isim_gid_to_node(const uint8_t gid[16])

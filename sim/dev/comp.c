@@ -129,11 +129,10 @@ static void comp_ack(struct idev_qp *d, uint32_t psn)
 	idev_comp_retire(d);
 }
 
-static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt)
+static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt, int kind)
 {
 	struct idev_req *r = &d->req;
-	uint32_t psn = ifab_pkt_psn(pkt);
-	uint8_t kind = ifab_pkt_hdr(pkt)->nak;
+	uint32_t psn = pkt->psn;
 	uint16_t slot;
 
 	if (ifab_psn_diff(psn, r->una_psn) < 0 ||
@@ -161,8 +160,8 @@ static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt)
 		}
 		idev_req_go_back(d, psn);
 		r->rnr_wait = true;
-		r->deadline = idev_now_ns() +
-			      idev_rnr_delay_ns(ifab_pkt_hdr(pkt)->rnr_timer);
+		r->deadline =
+			idev_now_ns() + idev_rnr_delay_ns(pkt->syndrome & 0x1f);
 		break;
 	case IFAB_NAK_SEQ:
 		if (!r->retry_left) {
@@ -218,8 +217,8 @@ static struct idev_swqe *comp_resp_target(struct idev_qp *d, uint32_t psn,
 
 static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	uint32_t psn = ifab_pkt_psn(pkt), mtu = idev_qp_mtu(d);
-	uint32_t mask = ifab_pkt_opmask(ifab_pkt_opcode(pkt));
+	uint32_t psn = pkt->psn, mtu = idev_qp_mtu(d);
+	uint32_t mask = ifab_pkt_opmask(pkt->opcode);
 	struct idev_swqe *s;
 	enum ionic_status st;
 	uint32_t rel, nrel, want;
@@ -235,13 +234,12 @@ static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
 	want = s->w.length - off < mtu ? s->w.length - off : mtu;
 	if (!!(mask & IFAB_PKT_M_FIRST) != (rel == 0) ||
 	    !!(mask & IFAB_PKT_M_LAST) != (rel + 1 == nrel) ||
-	    ifab_pkt_paylen(pkt) != want) {
+	    pkt->paylen != want) {
 		idev_req_fail(d, (uint16_t)(s - d->swqe),
 			      IONIC_STS_BAD_RESP_ERR);
 		return;
 	}
-	st = idev_mem_scatter(d->dev, d->pdid, &s->w, off,
-			      ifab_pkt_payload(pkt), want);
+	st = idev_mem_scatter(d->dev, d->pdid, &s->w, off, pkt->payload, want);
 	if (st) {
 		idev_req_fail(d, (uint16_t)(s - d->swqe), st);
 		return;
@@ -256,8 +254,8 @@ static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
 
 static void comp_atomic_ack(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	uint32_t psn = ifab_pkt_psn(pkt);
-	uint64_t orig = ifab_pkt_swap_add(pkt);
+	uint32_t psn = pkt->psn;
+	uint64_t orig = pkt->orig;
 	struct idev_swqe *s;
 	enum ionic_status st;
 	uint8_t *host;
@@ -282,22 +280,29 @@ static void comp_atomic_ack(struct idev_qp *d, struct ifab_pkt *pkt)
 
 void idev_comp_rx(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	uint8_t op = ifab_pkt_opcode(pkt);
+	uint8_t op = pkt->opcode;
+	int kind;
 
+	/* RoCEv2 names no source QP for RC: the path's GID is the check. */
 	if (d->type != IBV_QPT_RC || !d->swqe ||
 	    (d->state != IBV_QPS_RTS && d->state != IBV_QPS_SQD) ||
-	    ifab_pkt_src_node(pkt) != d->peer_node ||
-	    ifab_pkt_src_qpn(pkt) != d->dest_qpn) {
+	    !idev_qp_from_peer(d, pkt)) {
 		d->cnt.drops++;
 		return;
 	}
 	switch (op) {
 	case IFAB_OP_RC_ACK:
-		comp_ack(d, ifab_pkt_psn(pkt));
+		kind = ifab_aeth_kind(pkt->syndrome);
+		if (kind < 0) {
+			d->cnt.drops++; /* reserved syndrome */
+			return;
+		}
+		if (kind != IFAB_NAK_NONE) {
+			comp_nak(d, pkt, kind);
+			return;
+		}
+		comp_ack(d, pkt->psn);
 		break;
-	case IFAB_OP_RC_NAK:
-		comp_nak(d, pkt);
-		return;
 	case IFAB_OP_RC_ATOMIC_ACK:
 		comp_atomic_ack(d, pkt);
 		break;

@@ -270,6 +270,13 @@ void idev_doorbell(struct idev *dev, uint32_t dbid, uint32_t offset,
  * windows alike. */
 void idev_mmio_store(struct idev *dev, const struct isim_mmio_store *st);
 
+/* One frame from the fabric on the endpoint of QP 'qpn' (what the engine
+ * does with every packet it receives; cfg->lock held): a frame that is
+ * malformed (sim/fabric/pkt.h: lengths, checksums, the ICRC) or not
+ * addressed to that QP is counted as a drop, any other is executed.
+ * Whatever a peer sends, this returns. */
+void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len);
+
 /* What the device holds, for tests and debugging. */
 struct idev_stats {
 	uint32_t qps, cqs, mrs, ahs; /* live objects */

@@ -11,10 +11,12 @@
 
 #include "../common/profile.h"
 #include "fabric.h"
+#include "pcap.h"
 
 struct ifab_pend {
 	struct ifab_pend *next;
-	uint32_t node, qpn;
+	uint8_t gid[16];
+	uint32_t qpn;
 	size_t len;
 	uint8_t data[];
 };
@@ -29,37 +31,37 @@ const char *ifab_name(void)
 int ifab_open(struct ifab_ep *ep, const struct ifab_transport *tp,
 	      uint32_t node, uint32_t qpn)
 {
-	int fd;
+	int rc;
 
 	memset(ep, 0, sizeof(*ep));
 	ep->fd = -1;
+	ep->txfd = -1;
 	ep->tp = tp ? tp : &ifab_unix_transport;
-	fd = ep->tp->bind(node, qpn);
-	if (fd < 0)
-		return fd;
-	ep->fd = fd;
 	ep->node = node;
 	ep->qpn = qpn;
-	return 0;
+	rc = ep->tp->bind(ep, node, qpn);
+	if (rc)
+		ep->fd = ep->txfd = -1;
+	return rc;
 }
 
 void ifab_close(struct ifab_ep *ep)
 {
 	ifab_drop_backlog(ep);
-	if (ep->fd >= 0)
-		close(ep->fd);
-	ep->fd = -1;
+	if (ep->fd >= 0 && ep->tp)
+		ep->tp->close(ep);
+	ep->fd = ep->txfd = -1;
 	ep->connected = false;
 	ep->want_peer = false;
 }
 
-void ifab_set_peer(struct ifab_ep *ep, uint32_t node, uint32_t qpn)
+void ifab_set_peer(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn)
 {
-	if (ifab_is_peer(ep, node, qpn))
+	if (ifab_is_peer(ep, gid, qpn))
 		return;
 	ep->tp->unpeer(ep);
 	ep->want_peer = true;
-	ep->peer_node = node;
+	memcpy(ep->peer_gid, gid, 16);
 	ep->peer_qpn = qpn;
 }
 
@@ -69,15 +71,15 @@ void ifab_clear_peer(struct ifab_ep *ep)
 	ep->want_peer = false;
 }
 
-static int fab_xmit(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
+static int fab_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 		    const void *buf, size_t len)
 {
 	if (ep->fd < 0)
 		return -EBADF;
-	return ep->tp->xmit(ep, node, qpn, buf, len);
+	return ep->tp->xmit(ep, gid, qpn, buf, len);
 }
 
-static bool fab_enqueue(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
+static bool fab_enqueue(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 			const void *buf, size_t len)
 {
 	struct ifab_pend *p;
@@ -88,7 +90,7 @@ static bool fab_enqueue(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
 	if (!p)
 		return false;
 	p->next = NULL;
-	p->node = node;
+	memcpy(p->gid, gid, 16);
 	p->qpn = qpn;
 	p->len = len;
 	memcpy(p->data, buf, len);
@@ -101,15 +103,16 @@ static bool fab_enqueue(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
 	return true;
 }
 
-enum ifab_result ifab_send(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
-			   const void *buf, size_t len)
+enum ifab_result ifab_send(struct ifab_ep *ep, const uint8_t gid[16],
+			   uint32_t qpn, const void *buf, size_t len)
 {
 	int rc;
 
+	ifab_pcap_frame(buf, len); /* what the NIC sent, faults or not */
 	/* Anything already waiting goes first: the fabric keeps order. */
 	if (ep->head && !ifab_flush(ep))
 		goto queue;
-	rc = fab_xmit(ep, node, qpn, buf, len);
+	rc = fab_xmit(ep, gid, qpn, buf, len);
 	if (rc == 0) {
 		ep->tx_pkts++;
 		return IFAB_SENT;
@@ -119,7 +122,7 @@ enum ifab_result ifab_send(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
 		return IFAB_LOST;
 	}
 queue:
-	if (!fab_enqueue(ep, node, qpn, buf, len)) {
+	if (!fab_enqueue(ep, gid, qpn, buf, len)) {
 		ep->tx_dropped++;
 		return IFAB_LOST;
 	}
@@ -133,7 +136,7 @@ bool ifab_flush(struct ifab_ep *ep)
 	int rc;
 
 	while ((p = ep->head)) {
-		rc = fab_xmit(ep, p->node, p->qpn, p->data, p->len);
+		rc = fab_xmit(ep, p->gid, p->qpn, p->data, p->len);
 		if (rc == -EAGAIN)
 			return false;
 		if (rc == 0)
@@ -170,6 +173,7 @@ ssize_t ifab_recv(struct ifab_ep *ep, void *buf, size_t len)
 	n = ep->tp->recv(ep, buf, len);
 	if (n >= 0) {
 		ep->rx_pkts++;
+		ifab_pcap_rx(ep, buf, (size_t)n < len ? (size_t)n : len);
 		return n;
 	}
 	return n == -EAGAIN ? 0 : n;

@@ -20,12 +20,14 @@
 #include <unistd.h>
 
 #include "../common/trace.h"
+#include "../fabric/pcap.h"
 #include "launcher.h"
 #include "paths.h"
 
 struct opts {
 	struct isim_profile prof;
 	const char *trace;
+	const char *pcap;
 	const char *fabric;
 	const char *provider;
 	const char *preload;
@@ -46,6 +48,8 @@ static void usage(FILE *out)
 		"  --fabric NAME          fabric to join (default \"default\"); runs on the\n"
 		"                         same fabric can reach each other, others cannot\n"
 		"  --trace FILE           append a decoded event trace of every process\n"
+		"  --pcap FILE            capture every frame the NIC sends and receives\n"
+		"                         (Ethernet + IPv4/IPv6 + UDP + RoCEv2, pcap)\n"
 		"  --provider PATH        use this build of the provider (libionic" ILAUNCH_PROVIDER_SUFFIX
 		",\n"
 		"                         its prefix .../libionic, or its directory)\n"
@@ -172,6 +176,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			o->fabric = val;
 		} else if (!strcmp(name, "trace")) {
 			o->trace = val;
+		} else if (!strcmp(name, "pcap")) {
+			o->pcap = val;
 		} else if (!strcmp(name, "provider")) {
 			o->provider = val;
 		} else if (!strcmp(name, "preload")) {
@@ -365,6 +371,20 @@ static int setup_env(const struct opts *o, const char *rundir,
 			return -errno;
 	} else {
 		unsetenv(ISIM_ENV_TRACE);
+	}
+	if (o->pcap) {
+		int rc = ifab_pcap_create(o->pcap);
+
+		if (rc || !realpath(o->pcap, buf)) {
+			fprintf(stderr,
+				"ionic-sim: cannot create capture file %s: %s\n",
+				o->pcap, strerror(rc ? -rc : errno));
+			return rc ? rc : -errno;
+		}
+		if (setenv(IFAB_ENV_PCAP, buf, 1))
+			return -errno;
+	} else {
+		unsetenv(IFAB_ENV_PCAP);
 	}
 	return 0;
 }

@@ -387,6 +387,7 @@ void bring_up(struct hqp *h, uint32_t peer, uint8_t retry, uint8_t rnr_retry,
 	a->sq_psn = 0xfffffe; /* wraps during the tests */
 	a->rq_psn = 0xfffffe;
 	isim_node_gid(FX_NODE, 1, a->av.dgid);
+	a->av.sgid_index = 1; /* an IPv4 GID to an IPv4 GID */
 	modify_attrs(h, IBV_QPS_INIT, IBV_QP_QKEY | IBV_QP_ACCESS_FLAGS);
 	modify_attrs(h, IBV_QPS_RTR,
 		     IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
