@@ -111,6 +111,23 @@ static const struct field fields[] = {
 	    "netdev MTU (active_mtu derives from it)"),
 	FLD(port_up, F_BOOL, 0, 1, "port ACTIVE (1) or DOWN (0)"),
 	FLD(abi_version, F_U32, 0, 1000, "uverbs driver ABI in sysfs"),
+	FLD(loss_ppm, F_U32, 0, 1000000,
+	    "fault: frames lost, per million (20000 = 2%)"),
+	FLD(dup_ppm, F_U32, 0, 1000000,
+	    "fault: frames duplicated, per million"),
+	FLD(reorder_ppm, F_U32, 0, 1000000,
+	    "fault: frames held back 0.2-2 ms (reordered), per million"),
+	FLD(corrupt_ppm, F_U32, 0, 1000000,
+	    "fault: frames with a flipped bit (dropped by the ICRC), per million"),
+	FLD(delay_us, F_U32, 0, 10000000, "fault: every frame delayed (us)"),
+	FLD(link_down_after, F_U32, 0, UINT32_MAX,
+	    "fault: the link goes down after this many frames sent (0 never)"),
+	FLD(link_down_ms, F_U32, 0, UINT32_MAX,
+	    "fault: ... for this long, then up again (0: for good)"),
+	FLD(mute_after, F_U32, 0, UINT32_MAX,
+	    "fault: the NIC stops answering after this many frames received"),
+	FLD(fault_seed, F_U32, 0, UINT32_MAX,
+	    "fault decisions' seed (0: the launcher picks and prints one)"),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -303,6 +320,12 @@ void isim_profile_usage(void *stdio_file)
  * qid's bit 'shift' is the UDMA, the low bits the index inside the group
  * and the group number moves up by one bit.
  */
+bool isim_profile_faults(const struct isim_profile *p)
+{
+	return p->loss_ppm || p->dup_ppm || p->reorder_ppm || p->corrupt_ppm ||
+	       p->delay_us || p->link_down_after || p->mute_after;
+}
+
 uint32_t isim_profile_qid(const struct isim_profile *p, unsigned int udma,
 			  uint32_t idx)
 {

@@ -55,7 +55,18 @@ struct isim_profile {
 	bool port_up;
 	/* uverbs driver ABI reported in sysfs (ionic: 1) */
 	uint32_t abi_version;
+	/* faults on the NIC's wire (sim/fabric/fault.c): rates in frames
+	 * per million, all 0 by default */
+	uint32_t loss_ppm, dup_ppm, reorder_ppm, corrupt_ppm;
+	uint32_t delay_us;
+	uint32_t link_down_after,
+		link_down_ms; /* frames sent; 0 ms: for good */
+	uint32_t mute_after; /* frames received before it stops answering */
+	uint32_t fault_seed; /* 0: the launcher picks one */
 };
+
+/* Does the profile ask for any fault? */
+bool isim_profile_faults(const struct isim_profile *p);
 
 /* Pollara-class defaults, as far as the reference knows. */
 void isim_profile_defaults(struct isim_profile *p);

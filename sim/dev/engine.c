@@ -180,13 +180,28 @@ static int engine_rx(struct idev_engine *eng, uint32_t qpn, uint32_t events)
 	return i;
 }
 
+/* Tell the host when the link went down or came back (fault injection). */
+static void engine_link(struct idev *dev)
+{
+	bool up = ifab_link_up();
+
+	if (up == dev->link_up)
+		return;
+	dev->link_up = up;
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_EVENT, "link %s", up ? "up" : "down");
+	if (dev->cfg.ops && dev->cfg.ops->link)
+		dev->cfg.ops->link(dev->cfg.host, up);
+}
+
 /* Run expired timers and busy backlogs; return the epoll timeout (ms). */
 static int engine_timers(struct idev_engine *eng)
 {
-	uint64_t now = idev_now_ns(), next = 0;
+	uint64_t now = idev_now_ns(), next = 0, due;
 	struct idev_qp *d;
 	int64_t ms;
 
+	engine_link(eng->dev);
 	for (d = eng->qps; d; d = d->eng_next) {
 		if (d->req.deadline && d->req.deadline <= now) {
 			/*
@@ -202,17 +217,22 @@ static int engine_timers(struct idev_engine *eng)
 			if (d->req.deadline && d->req.deadline <= now)
 				idev_req_timer(d);
 		}
-		if (ifab_backlogged(&d->ep))
+		if (ifab_pending(&d->ep))
 			ifab_flush(&d->ep);
 	}
 	if (eng->db_more)
 		return 0;
+	next = ifab_link_next_change();
 	for (d = eng->qps; d; d = d->eng_next) {
 		if (d->req.deadline && (!next || d->req.deadline < next))
 			next = d->req.deadline;
 		if (ifab_backlogged(&d->ep) &&
 		    (!next || now + ENGINE_BACKLOG_MS * 1000000ull < next))
 			next = now + ENGINE_BACKLOG_MS * 1000000ull;
+		/* frames a fault holds back (both clocks are monotonic) */
+		due = ifab_fault_next_due(&d->ep);
+		if (due && (!next || due < next))
+			next = due;
 	}
 	if (!next)
 		return -1;

@@ -81,6 +81,10 @@ struct idev_host_ops {
 	 * engine thread or from inside an admin command; must not call
 	 * back into the device. */
 	void (*event)(void *host, const struct idev_eqe *eqe);
+	/* The Ethernet link went down or came up (the carrier the NIC's
+	 * netdev reports; the RDMA driver raises no EQE for it, IB core
+	 * turns it into PORT_ERR / PORT_ACTIVE).  Optional; same rules. */
+	void (*link)(void *host, bool up);
 };
 
 /* ---- device memory names on the MMIO port -------------------------------- */

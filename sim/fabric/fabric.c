@@ -11,15 +11,8 @@
 
 #include "../common/profile.h"
 #include "fabric.h"
+#include "fabric_priv.h"
 #include "pcap.h"
-
-struct ifab_pend {
-	struct ifab_pend *next;
-	uint8_t gid[16];
-	uint32_t qpn;
-	size_t len;
-	uint8_t data[];
-};
 
 const char *ifab_name(void)
 {
@@ -48,6 +41,7 @@ int ifab_open(struct ifab_ep *ep, const struct ifab_transport *tp,
 void ifab_close(struct ifab_ep *ep)
 {
 	ifab_drop_backlog(ep);
+	ifab_fault_drop_held(ep);
 	if (ep->fd >= 0 && ep->tp)
 		ep->tp->close(ep);
 	ep->fd = ep->txfd = -1;
@@ -79,6 +73,22 @@ static int fab_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	return ep->tp->xmit(ep, gid, qpn, buf, len);
 }
 
+struct ifab_pend *ifab_pend_new(const uint8_t gid[16], uint32_t qpn,
+				const void *buf, size_t len)
+{
+	struct ifab_pend *p = malloc(sizeof(*p) + len);
+
+	if (!p)
+		return NULL;
+	p->next = NULL;
+	memcpy(p->gid, gid, 16);
+	p->qpn = qpn;
+	p->due = 0;
+	p->len = len;
+	memcpy(p->data, buf, len);
+	return p;
+}
+
 static bool fab_enqueue(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 			const void *buf, size_t len)
 {
@@ -86,14 +96,9 @@ static bool fab_enqueue(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 
 	if (ep->nbacklog >= IFAB_BACKLOG_MAX)
 		return false;
-	p = malloc(sizeof(*p) + len);
+	p = ifab_pend_new(gid, qpn, buf, len);
 	if (!p)
 		return false;
-	p->next = NULL;
-	memcpy(p->gid, gid, 16);
-	p->qpn = qpn;
-	p->len = len;
-	memcpy(p->data, buf, len);
 	if (ep->tail)
 		ep->tail->next = p;
 	else
@@ -106,11 +111,21 @@ static bool fab_enqueue(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 enum ifab_result ifab_send(struct ifab_ep *ep, const uint8_t gid[16],
 			   uint32_t qpn, const void *buf, size_t len)
 {
+	ifab_pcap_frame(buf, len); /* what the NIC sent, faults or not */
+	if (ifab_faults_active())
+		return ifab_fault_tx(ep, gid, qpn, buf, len);
+	return ifab_send_wire(ep, gid, qpn, buf, len);
+}
+
+static bool backlog_flush(struct ifab_ep *ep);
+
+enum ifab_result ifab_send_wire(struct ifab_ep *ep, const uint8_t gid[16],
+				uint32_t qpn, const void *buf, size_t len)
+{
 	int rc;
 
-	ifab_pcap_frame(buf, len); /* what the NIC sent, faults or not */
 	/* Anything already waiting goes first: the fabric keeps order. */
-	if (ep->head && !ifab_flush(ep))
+	if (ep->head && !backlog_flush(ep))
 		goto queue;
 	rc = fab_xmit(ep, gid, qpn, buf, len);
 	if (rc == 0) {
@@ -131,6 +146,12 @@ queue:
 }
 
 bool ifab_flush(struct ifab_ep *ep)
+{
+	ifab_fault_release(ep);
+	return backlog_flush(ep);
+}
+
+static bool backlog_flush(struct ifab_ep *ep)
 {
 	struct ifab_pend *p;
 	int rc;
@@ -170,11 +191,14 @@ ssize_t ifab_recv(struct ifab_ep *ep, void *buf, size_t len)
 
 	if (ep->fd < 0)
 		return -EBADF;
-	n = ep->tp->recv(ep, buf, len);
-	if (n >= 0) {
+	for (;;) {
+		n = ep->tp->recv(ep, buf, len);
+		if (n < 0)
+			return n == -EAGAIN ? 0 : n;
 		ep->rx_pkts++;
 		ifab_pcap_rx(ep, buf, (size_t)n < len ? (size_t)n : len);
-		return n;
+		/* a link that is down, a NIC that no longer answers */
+		if (!ifab_fault_rx_drop(ep))
+			return n;
 	}
-	return n == -EAGAIN ? 0 : n;
 }

@@ -82,9 +82,42 @@ struct ifab_ep {
 	uint32_t peer_qpn;
 	struct ifab_pend *head, *tail; /* backlog, oldest first */
 	unsigned int nbacklog;
+	struct ifab_pend *held; /* held back by a fault, by due time */
+	uint64_t rng; /* fault decisions (fault.c) */
 	/* counters */
 	uint64_t tx_pkts, rx_pkts, tx_lost, tx_queued, tx_dropped;
+	uint64_t tx_fault_drop, tx_fault_dup, tx_fault_reorder;
+	uint64_t tx_fault_corrupt, rx_fault_drop;
 };
+
+/*
+ * Faults on demand (fault.c), for the whole process' NIC.  Rates are in
+ * frames per million.  Zero everywhere: a perfect wire.
+ */
+struct ifab_faults {
+	uint32_t loss_ppm; /* frames lost */
+	uint32_t dup_ppm; /* frames sent twice */
+	uint32_t reorder_ppm; /* frames held back 0.2..2 ms (overtaken) */
+	uint32_t corrupt_ppm; /* frames with one bit flipped */
+	uint32_t delay_us; /* every frame held back this long */
+	/* the link goes down after this many frames sent (0: never), for
+	 * link_down_ms (0: for good); while down nothing passes */
+	uint32_t link_down_after;
+	uint32_t link_down_ms;
+	/* the NIC stops answering: every frame after this many received
+	 * is dropped (0: never) */
+	uint32_t mute_after;
+	uint64_t seed; /* of the decisions */
+};
+
+void ifab_faults_set(const struct ifab_faults *f);
+/* Is the NIC's link up (link_down_after)?  When it comes up again (ns,
+ * CLOCK_MONOTONIC), or 0 if it is up or down for good. */
+bool ifab_link_up(void);
+uint64_t ifab_link_next_change(void);
+/* When the endpoint's next held frame is due (ns, CLOCK_MONOTONIC), or 0
+ * for none: ifab_flush() then sends it. */
+uint64_t ifab_fault_next_due(const struct ifab_ep *ep);
 
 /* Most packets a backlog holds; beyond it packets are dropped as by a
  * congested switch (RC retransmits, UD loses them). */
@@ -118,7 +151,8 @@ void ifab_clear_peer(struct ifab_ep *ep);
  * in the order they were passed here. */
 enum ifab_result ifab_send(struct ifab_ep *ep, const uint8_t gid[16],
 			   uint32_t qpn, const void *buf, size_t len);
-/* Retry the backlog; true when it is empty afterwards. */
+/* Send held frames that are due, retry the backlog; true when the
+ * backlog is empty afterwards. */
 bool ifab_flush(struct ifab_ep *ep);
 /* Throw the backlog away (go-back-N retransmit, reset, error). */
 void ifab_drop_backlog(struct ifab_ep *ep);
@@ -126,6 +160,12 @@ void ifab_drop_backlog(struct ifab_ep *ep);
 static inline bool ifab_backlogged(const struct ifab_ep *ep)
 {
 	return ep->head != NULL;
+}
+
+/* Frames waiting on the endpoint: backlog or held by a fault. */
+static inline bool ifab_pending(const struct ifab_ep *ep)
+{
+	return ep->head != NULL || ep->held != NULL;
 }
 
 /* Receive one datagram: its length (may exceed len: truncated), 0 if none

@@ -197,6 +197,7 @@ struct ik_file {
 	struct ik_uobj **handles; /* handle -> object, NULL when free */
 	uint32_t nhandles;
 	struct ik_mmap_entry *mmaps;
+	uint32_t port_events_reported; /* PORT_ERR / PORT_ACTIVE records */
 	struct ik_file *next; /* nic->files */
 };
 
@@ -224,6 +225,7 @@ struct ik_nic {
 	uint8_t *cmb_base;
 	int cmb_memfd;
 	uint64_t *cmb_bits; /* one bit per CMB page, set = in use */
+	bool link_down; /* the device's Ethernet link (fault injection) */
 };
 
 /* The one NIC of this process (created by ik_model_init). */

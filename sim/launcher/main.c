@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/trace.h"
@@ -480,6 +481,11 @@ int main(int argc, char **argv)
 	rc = parse_args(&o, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : 2;
+	/* Faults without a seed: pick one, so a failure can be replayed
+	 * (the same seed makes the same decisions, sim/fabric/fault.c). */
+	if (isim_profile_faults(&o.prof) && !o.prof.fault_seed)
+		o.prof.fault_seed = ((uint32_t)time(NULL) * 2654435761u) ^
+				    (uint32_t)getpid() ^ 1;
 
 	node = ilaunch_node_claim(o.fabric, &node_fd);
 	if (!node) {
@@ -510,6 +516,12 @@ int main(int argc, char **argv)
 		status = run(o.cmd);
 		if (isim_trace_enabled())
 			isim_trace("RUN", "exit status=%d", status);
+		if (status && isim_profile_faults(&o.prof))
+			fprintf(stderr,
+				"ionic-sim: %s failed with faults injected, "
+				"fault_seed=%u (--fault-seed %u repeats the "
+				"decisions)\n",
+				o.cmd[0], o.prof.fault_seed, o.prof.fault_seed);
 	}
 	if (!o.keep_rundir && ilaunch_rundir_remove(rundir))
 		fprintf(stderr, "ionic-sim: cannot remove %s\n", rundir);
