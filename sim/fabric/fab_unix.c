@@ -30,7 +30,7 @@
  * fits, so a connected pair rarely sees EAGAIN.  Capped by wmem_max. */
 #define FAB_UNIX_SNDBUF (1 << 20)
 
-static socklen_t unix_addr(struct sockaddr_un *sun, uint32_t node, uint32_t qpn)
+socklen_t ifab_unix_addr(struct sockaddr_un *sun, uint32_t node, uint32_t qpn)
 {
 	int n;
 
@@ -54,7 +54,7 @@ static uint16_t qp_sport(uint32_t qpn)
 int ifab_unix_bind_fd(uint32_t node, uint32_t qpn)
 {
 	struct sockaddr_un sun;
-	socklen_t len = unix_addr(&sun, node, qpn);
+	socklen_t len = ifab_unix_addr(&sun, node, qpn);
 	int sndbuf = FAB_UNIX_SNDBUF;
 	int fd, err;
 
@@ -109,7 +109,7 @@ static void unix_try_connect(struct ifab_ep *ep)
 	node = isim_gid_to_node(ep->peer_gid);
 	if (!node)
 		return;
-	len = unix_addr(&sun, node, ep->peer_qpn);
+	len = ifab_unix_addr(&sun, node, ep->peer_qpn);
 	if (connect(ep->fd, (struct sockaddr *)&sun, len) == 0)
 		ep->connected = true;
 }
@@ -131,7 +131,7 @@ static int unix_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 			goto out;
 		}
 	}
-	alen = unix_addr(&sun, node, qpn);
+	alen = ifab_unix_addr(&sun, node, qpn);
 	n = sendto(ep->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL,
 		   (struct sockaddr *)&sun, alen);
 out:
@@ -144,7 +144,7 @@ out:
 	return -errno;
 }
 
-static ssize_t unix_recv(struct ifab_ep *ep, void *buf, size_t len)
+ssize_t ifab_unix_recv(struct ifab_ep *ep, void *buf, size_t len)
 {
 	ssize_t n = recv(ep->fd, buf, len, MSG_DONTWAIT | MSG_TRUNC);
 
@@ -161,5 +161,5 @@ const struct ifab_transport ifab_unix_transport = {
 	.close = unix_close,
 	.xmit = unix_xmit,
 	.unpeer = unix_unpeer,
-	.recv = unix_recv,
+	.recv = ifab_unix_recv,
 };

@@ -21,6 +21,17 @@ const char *ifab_name(void)
 	return name && *name ? name : "default";
 }
 
+const struct ifab_transport *ifab_default_transport(void)
+{
+	const char *t = getenv(ISIM_ENV_TRANSPORT);
+
+	if (!t || !*t || !strcmp(t, "unix"))
+		return &ifab_unix_transport;
+	if (!strcmp(t, "udp"))
+		return &ifab_udp_transport;
+	return NULL;
+}
+
 int ifab_open(struct ifab_ep *ep, const struct ifab_transport *tp,
 	      uint32_t node, uint32_t qpn)
 {
@@ -29,7 +40,9 @@ int ifab_open(struct ifab_ep *ep, const struct ifab_transport *tp,
 	memset(ep, 0, sizeof(*ep));
 	ep->fd = -1;
 	ep->txfd = -1;
-	ep->tp = tp ? tp : &ifab_unix_transport;
+	ep->tp = tp ? tp : ifab_default_transport();
+	if (!ep->tp)
+		return -EINVAL; /* a transport this build does not know */
 	ep->node = node;
 	ep->qpn = qpn;
 	rc = ep->tp->bind(ep, node, qpn);

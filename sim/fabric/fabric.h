@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 struct ifab_ep;
@@ -66,8 +67,24 @@ struct ifab_transport {
 /* The abstract unix datagram socket transport (fab_unix.c). */
 extern const struct ifab_transport ifab_unix_transport;
 /* Its endpoint socket for (node, qpn), bound: a descriptor or a negative
- * errno.  The UDP transport receives on the same sockets. */
+ * errno; and that socket's address.  The UDP transport receives on the
+ * same sockets. */
+struct sockaddr_un;
 int ifab_unix_bind_fd(uint32_t node, uint32_t qpn);
+socklen_t ifab_unix_addr(struct sockaddr_un *sun, uint32_t node, uint32_t qpn);
+ssize_t ifab_unix_recv(struct ifab_ep *ep, void *buf, size_t len);
+
+/* RoCEv2 over UDP sockets to port 4791 (fab_udp.c), IPv4-mapped GIDs
+ * only; its receiving half is the launcher's relay (udp_relay.c). */
+extern const struct ifab_transport ifab_udp_transport;
+struct ifab_relay;
+/* Own UDP port 4791 of node's address and feed its endpoints: 0 or a
+ * negative errno (-EADDRINUSE: another NIC has that address). */
+int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out);
+void ifab_udp_relay_stop(struct ifab_relay *r);
+/* The transport of this process: $IONIC_SIM_TRANSPORT ("unix", the
+ * default, or "udp"); NULL for an unknown name. */
+const struct ifab_transport *ifab_default_transport(void);
 
 struct ifab_ep {
 	const struct ifab_transport *tp;

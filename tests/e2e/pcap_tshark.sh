@@ -5,8 +5,8 @@
 # pcap_scenario.c: SEND, RDMA WRITE WITH IMM, RDMA READ, FETCH_AND_ADD, a
 # SEND met by RNR NAKs and retransmitted) is decoded by Debian's tshark as
 # RoCEv2 with no warning or error, in the expected order of opcodes, PSNs
-# and ACK syndromes, and every frame's ICRC is right (checked here with
-# Python's zlib CRC-32, an implementation independent of the emulator's).
+# and ACK syndromes, and every frame's ICRC is right (tests/e2e/
+# roce_icrc.py: Python's zlib CRC-32, independent of the emulator's).
 #
 # usage: pcap_tshark.sh <ionic-sim> <pcap-scenario>
 set -u
@@ -38,40 +38,12 @@ fi
 tshark -r "$cap" -T fields -E separator=, -e infiniband.bth.opcode \
 	-e infiniband.bth.psn -e infiniband.aeth.syndrome 2>/dev/null >"$work/fields.csv"
 
-python3 - "$cap" "$work/fields.csv" <<'PY' || fail=1
-import struct, sys, zlib
+python3 "$(dirname "$(readlink -f "$0")")/roce_icrc.py" "$cap" || fail=1
+python3 - "$work/fields.csv" <<'PY' || fail=1
+import sys
 
-cap, fields = sys.argv[1], sys.argv[2]
+fields = sys.argv[1]
 bad = []
-
-# ICRC of every frame: CRC-32 over 8 bytes of ones, the IP/UDP/BTH headers
-# with their variant fields masked, and the rest; little-endian at the end.
-data = open(cap, 'rb').read()
-magic, = struct.unpack_from('<I', data, 0)
-assert magic == 0xa1b23c4d, 'not a nanosecond pcap'
-off, n = 24, 0
-while off < len(data):
-    _, _, caplen, length = struct.unpack_from('<IIII', data, off)
-    f = bytearray(data[off + 16:off + 16 + caplen])
-    off += 16 + caplen
-    n += 1
-    l3 = 18 if f[12:14] == b'\x81\x00' else 14
-    v4 = f[l3] >> 4 == 4
-    iph = 20 if v4 else 40
-    m = bytearray(f[l3:l3 + iph + 8 + 12])
-    if v4:
-        m[1] = m[8] = m[10] = m[11] = 0xff
-    else:
-        m[0] |= 0x0f
-        m[1] = m[2] = m[3] = m[7] = 0xff
-    m[iph + 6] = m[iph + 7] = 0xff
-    m[iph + 8 + 4] = 0xff
-    end = len(f) - 4
-    want = zlib.crc32(b'\xff' * 8 + bytes(m) + bytes(f[l3 + len(m):end]))
-    got, = struct.unpack_from('<I', f, end)
-    if want != got:
-        bad.append('frame %d: ICRC 0x%08x, want 0x%08x' % (n, got, want))
-print('%d frames, ICRCs checked' % n)
 
 rows = [l.strip().split(',') for l in open(fields) if l.strip()]
 ops = [(int(r[0]), int(r[1]), int(r[2]) if len(r) > 2 and r[2] else None)
