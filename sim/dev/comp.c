@@ -75,6 +75,7 @@ static uint16_t comp_find(const struct idev_qp *d, uint32_t psn)
 /* Progress: the retry budgets are per unacknowledged request (IBTA). */
 static void comp_progress(struct idev_qp *d)
 {
+	d->req.retrying = false;
 	d->req.retry_left = d->retry_cnt;
 	d->req.rnr_left = d->rnr_retry;
 	if (ifab_psn_diff(d->req.snd_psn, d->req.una_psn) < 0)
@@ -104,13 +105,17 @@ static void comp_ack(struct idev_qp *d, uint32_t psn)
 			expect = ifab_psn_add(s->first_psn, s->rcvd);
 			if (ifab_psn_diff(psn, expect) >= 0) {
 				/* The responder is past responses we never
-				 * got: ask again (an implied NAK). */
+				 * got: ask again (an implied NAK), once. */
+				if (r->retrying && r->retry_psn == expect)
+					return;
 				if (!r->retry_left) {
 					idev_req_fail(d, slot,
 						      IONIC_STS_RETRY_EXCEEDED);
 					return;
 				}
 				r->retry_left--;
+				r->retrying = true;
+				r->retry_psn = expect;
 				r->una_psn = expect;
 				idev_req_go_back(d, expect);
 				idev_comp_retire(d);
@@ -150,6 +155,9 @@ static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt, int kind)
 	switch (kind) {
 	case IFAB_NAK_RNR:
 		d->cnt.rnr_naks_rx++;
+		/* already waiting: a copy, or a NAK to a packet sent before */
+		if (r->rnr_wait)
+			break;
 		if (d->rnr_retry != 7) { /* 7: retry forever */
 			if (!r->rnr_left) {
 				idev_req_fail(d, slot,
@@ -164,11 +172,16 @@ static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt, int kind)
 			idev_now_ns() + idev_rnr_delay_ns(pkt->syndrome & 0x1f);
 		break;
 	case IFAB_NAK_SEQ:
+		/* a copy of the NAK we are already acting on */
+		if (r->retrying && r->retry_psn == psn)
+			break;
 		if (!r->retry_left) {
 			idev_req_fail(d, slot, IONIC_STS_RETRY_EXCEEDED);
 			return;
 		}
 		r->retry_left--;
+		r->retrying = true;
+		r->retry_psn = psn;
 		idev_req_go_back(d, psn);
 		idev_req_xmit(d);
 		break;
@@ -221,19 +234,24 @@ static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
 	uint32_t mask = ifab_pkt_opmask(pkt->opcode);
 	struct idev_swqe *s;
 	enum ionic_status st;
-	uint32_t rel, nrel, want;
+	uint32_t want;
 	uint64_t off;
 
 	s = comp_resp_target(d, psn, IDEV_WR_RDMA_READ, IDEV_WR_RDMA_READ);
 	if (!s)
 		return;
-	/* Responses to a (re)issued request run FIRST .. LAST again. */
-	rel = s->rcvd - s->rd_base;
-	nrel = s->npkts - s->rd_base;
+	/*
+	 * Responses to a (re)issued request run FIRST .. LAST again, and on a
+	 * wire that duplicates and reorders, responses to an earlier request
+	 * for the same PSNs may still come: the data of a PSN is the same
+	 * whichever request it answers.  So a response is right when it
+	 * carries the bytes of its PSN and says LAST exactly at the last
+	 * PSN; only the message's first packet must say FIRST.
+	 */
 	off = (uint64_t)s->rcvd * mtu;
 	want = s->w.length - off < mtu ? s->w.length - off : mtu;
-	if (!!(mask & IFAB_PKT_M_FIRST) != (rel == 0) ||
-	    !!(mask & IFAB_PKT_M_LAST) != (rel + 1 == nrel) ||
+	if ((s->rcvd == 0 && !(mask & IFAB_PKT_M_FIRST)) ||
+	    !!(mask & IFAB_PKT_M_LAST) != (s->rcvd + 1 == s->npkts) ||
 	    pkt->paylen != want) {
 		idev_req_fail(d, (uint16_t)(s - d->swqe),
 			      IONIC_STS_BAD_RESP_ERR);

@@ -150,7 +150,9 @@ void idev_atfork_child(struct idev *dev)
 	for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
 		if (d->ep.fd >= 0)
 			close(d->ep.fd);
-		d->ep.fd = -1;
+		if (d->ep.txfd >= 0)
+			close(d->ep.txfd); /* the UDP transport's socket */
+		d->ep.fd = d->ep.txfd = -1;
 	}
 	if (dev->engine)
 		idev_engine_atfork_child(dev->engine);

@@ -49,6 +49,12 @@ struct idev_req {
 	uint32_t msn_next; /* seq of the next remote WQE fetched */
 	uint32_t msn_done; /* remote WQEs completed (CQE msg_msn) */
 	uint8_t retry_left; /* transport retries left (retry_cnt) */
+	/* a go-back to retry_psn was asked for by a sequence NAK or an
+	 * implied one and nothing has progressed since: copies of that NAK
+	 * and responses that still imply it are old news (a duplicating,
+	 * reordering wire), not new retries */
+	bool retrying;
+	uint32_t retry_psn;
 	uint8_t rnr_left; /* RNR retries left (rnr_retry, 7 = inf) */
 	bool rnr_wait; /* paused until deadline by an RNR NAK */
 	uint64_t deadline; /* ns: RNR wait end or ACK timeout; 0 none */

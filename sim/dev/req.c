@@ -479,6 +479,10 @@ void idev_req_timer(struct idev_qp *d)
 		return;
 	}
 	r->retry_left--;
+	/* a sequence NAK for this PSN, answering what was sent before the
+	 * timeout, asks for this same go-back: not another retry */
+	r->retrying = true;
+	r->retry_psn = r->una_psn;
 	if (isim_trace_enabled())
 		isim_trace(
 			ISIM_TR_PKT,

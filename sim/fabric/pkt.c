@@ -128,8 +128,9 @@ uint16_t ifab_ip_csum(const uint8_t *hdr, size_t len)
 	return (uint16_t)~sum;
 }
 
-/* CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320). */
-static uint32_t crc_table[256];
+/* CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), eight bytes at a
+ * time ("slicing by 8": table k advances a byte k positions further). */
+static uint32_t crc_table[8][256];
 
 static void crc_init(void)
 {
@@ -138,14 +139,31 @@ static void crc_init(void)
 
 		for (int k = 0; k < 8; k++)
 			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
+		crc_table[0][i] = c;
 	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_table[t][i] =
+				crc_table[0][crc_table[t - 1][i] & 0xff] ^
+				(crc_table[t - 1][i] >> 8);
 }
 
 static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
 {
+	while (n >= 8) {
+		uint32_t lo = crc ^
+			      ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+
+		crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+		      crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
+		      crc_table[3][p[4]] ^ crc_table[2][p[5]] ^
+		      crc_table[1][p[6]] ^ crc_table[0][p[7]];
+		p += 8;
+		n -= 8;
+	}
 	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+		crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return crc;
 }
 

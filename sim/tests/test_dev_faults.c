@@ -8,7 +8,9 @@
  *   - RC through loss, duplication, reordering and corruption: every
  *     message arrives exactly once, in order, intact, and the MSN counts
  *     them all; the corrupted frames were dropped by the receiver's
- *     checks and retransmitted.
+ *     checks and retransmitted;
+ *   - RDMA READs and FETCH_ADDs through the same: every READ returns the
+ *     source, every atomic executes exactly once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -169,11 +171,73 @@ static void test_rc_faults(void)
 	destroy_cq(cq_b);
 }
 
+/* READs and atomics through the same faults: responses lost, repeated
+ * and overtaken; every READ returns the source, every FETCH_ADD executes
+ * exactly once (the results are a permutation of 0..n-1). */
+#define RDMA_ROUNDS 60
+static uint8_t rsrc[16384], rdst[2][4096];
+static uint64_t counter, fa_res[2];
+
+static void test_rc_rdma_faults(void)
+{
+	struct hcq *cq_a = make_cq(6), *cq_b = make_cq(7);
+	struct hqp *a = make_qp(12, IBV_QPT_RC, cq_a, cq_a);
+	struct hqp *b = make_qp(13, IBV_QPT_RC, cq_b, cq_b);
+	uint32_t ldst = mr_key(rdst, sizeof(rdst), IBV_ACCESS_LOCAL_WRITE);
+	uint32_t lres = mr_key(fa_res, sizeof(fa_res), IBV_ACCESS_LOCAL_WRITE);
+	uint32_t rread = mr_key(rsrc, sizeof(rsrc), IBV_ACCESS_REMOTE_READ);
+	uint32_t ratom =
+		mr_key(&counter, sizeof(counter), IBV_ACCESS_REMOTE_ATOMIC);
+	enum ionic_status st = IONIC_STS_OK;
+	uint8_t seen[2 * RDMA_ROUNDS] = { 0 };
+	uint32_t msn = 0;
+
+	for (size_t i = 0; i < sizeof(rsrc); i++)
+		rsrc[i] = (uint8_t)(i * 31 + 7);
+	counter = 0;
+	a->attr.max_rd_atomic = 4;
+	bring_up(a, 13, 7, 7, 1);
+	bring_up(b, 12, 7, 7, 1);
+	faults(100000, 100000, 100000, 50000, 7);
+	for (int r = 0; r < RDMA_ROUNDS; r++) {
+		size_t off[2] = { (size_t)r * 97 % 12000,
+				  (size_t)r * 211 % 12000 };
+
+		memset(rdst, 0, sizeof(rdst));
+		/* two 3-packet READs and two FETCH_ADDs in flight */
+		for (int k = 0; k < 2; k++) {
+			post_rdma(a, IONIC_V2_OP_RDMA_READ, rdst[k], 3000, ldst,
+				  rsrc + off[k], rread, 0);
+			post_atomic(a, IONIC_V2_OP_ATOMIC_FA, &fa_res[k], lres,
+				    &counter, ratom, 1, 0);
+		}
+		msn += 4;
+		if (!wait_msn(cq_a, msn, &st) || st != IONIC_STS_OK) {
+			CHECK(0 && "READ/atomic round did not complete");
+			break;
+		}
+		for (int k = 0; k < 2; k++) {
+			CHECK(!memcmp(rdst[k], rsrc + off[k], 3000));
+			if (fa_res[k] < 2 * RDMA_ROUNDS && !seen[fa_res[k]])
+				seen[fa_res[k]] = 1;
+			else
+				CHECK(0 && "a FETCH_ADD result twice or wild");
+		}
+	}
+	CHECK(counter == 2 * RDMA_ROUNDS);
+	faults(0, 0, 0, 0, 0);
+	destroy_qp(a);
+	destroy_qp(b);
+	destroy_cq(cq_a);
+	destroy_cq(cq_b);
+}
+
 int main(void)
 {
 	if (fx_start())
 		return 1;
 	test_ud_losses();
 	test_rc_faults();
+	test_rc_rdma_faults();
 	return fx_stop();
 }
