@@ -10,6 +10,8 @@
 #
 # usage: pcap_tshark.sh <ionic-sim> <pcap-scenario>
 set -u
+# tshark and Python are not ours: no sanitizer runtime preloaded into them
+notours() { env -u LD_PRELOAD "$@"; }
 sim=$1 scenario=$2
 command -v tshark >/dev/null || { echo "SKIP: no tshark (./build.sh deps installs it)"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pcap-tshark.XXXXXX") || exit 1
@@ -22,24 +24,24 @@ if ! "$sim" --fabric "${IONIC_TEST_FABRIC:-pcap-test}" --pcap "$cap" -- "$scenar
 	exit 1
 fi
 # tshark warns when run as root; its own diagnostics go to stderr
-tshark -r "$cap" >"$work/summary.txt" 2>/dev/null || { echo "FAIL: tshark cannot read the capture"; exit 1; }
+notours tshark -r "$cap" >"$work/summary.txt" 2>/dev/null || { echo "FAIL: tshark cannot read the capture"; exit 1; }
 cat "$work/summary.txt"
-tshark -r "$cap" -q -z expert 2>/dev/null >"$work/expert.txt"
+notours tshark -r "$cap" -q -z expert 2>/dev/null >"$work/expert.txt"
 fail=0
 if grep -E -q '^(Errors|Warns) \(' "$work/expert.txt"; then
 	cat "$work/expert.txt"
 	echo "FAIL: tshark reports warnings or errors"
 	fail=1
 fi
-if [ -n "$(tshark -r "$cap" -Y '!infiniband || !udp.dstport == 4791' 2>/dev/null)" ]; then
+if [ -n "$(notours tshark -r "$cap" -Y '!infiniband || !udp.dstport == 4791' 2>/dev/null)" ]; then
 	echo "FAIL: frames tshark does not decode as InfiniBand over UDP port 4791"
 	fail=1
 fi
-tshark -r "$cap" -T fields -E separator=, -e infiniband.bth.opcode \
+notours tshark -r "$cap" -T fields -E separator=, -e infiniband.bth.opcode \
 	-e infiniband.bth.psn -e infiniband.aeth.syndrome 2>/dev/null >"$work/fields.csv"
 
-python3 "$(dirname "$(readlink -f "$0")")/roce_icrc.py" "$cap" || fail=1
-python3 - "$work/fields.csv" <<'PY' || fail=1
+notours python3 "$(dirname "$(readlink -f "$0")")/roce_icrc.py" "$cap" || fail=1
+notours python3 - "$work/fields.csv" <<'PY' || fail=1
 import sys
 
 fields = sys.argv[1]
