@@ -12,10 +12,16 @@
  * it.  Anything not RoCEv2 is left to the device's parser, which drops
  * it.
  *
- * One connected unix socket per destination QP keeps the receiver's
- * datagram-queue limit out of the way (as the unix transport's RC
- * endpoints do); a receiver that stays full for a while loses the frame,
- * as a congested NIC would.
+ * One connected unix socket per destination QP.  The receiving socket
+ * holds only a few datagrams (net.unix.max_dgram_qlen, often 10), and a
+ * loaded host may not run the receiving engine for tens of milliseconds:
+ * frames for a full receiver wait in a queue of their own, in order, sent
+ * on as it drains (poll for POLLOUT), without holding up the frames for
+ * other QPs.  Dropping them instead turned a slow engine into a lossy
+ * link: its peer's go-back-N retransmissions filled the same small queue
+ * again and an RC QP ran out of retries with no fault configured (seen
+ * in verbs-stress-udp on a loaded machine).  Only a queue past
+ * RELAY_QUEUE_BYTES loses frames, as a congested switch would.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,62 +42,141 @@
 
 #define RELAY_HDR (IFAB_ETH_HLEN + IFAB_IPV4_HLEN + IFAB_UDP_HLEN)
 #define RELAY_SLOTS 256 /* connected sockets, by destination QP */
-#define RELAY_WAIT_MS 10 /* how long a full receiver may hold us up */
+/* frames held for one full receiver: a few RC windows of MTU packets */
+#define RELAY_QUEUE_BYTES (4u << 20)
+
+struct relay_frame {
+	struct relay_frame *next;
+	size_t len;
+	uint8_t b[];
+};
+
+struct relay_slot {
+	uint32_t qpn; /* + 1; 0: free */
+	int fd;
+	struct relay_frame *head, **tail; /* waiting for the receiver */
+	size_t queued; /* bytes */
+};
 
 struct ifab_relay {
 	pthread_t thread;
 	int udp, stop;
 	uint32_t node;
 	uint8_t ip[4], mac[6];
-	struct {
-		uint32_t qpn; /* + 1; 0: free */
-		int fd;
-	} slot[RELAY_SLOTS];
+	unsigned int backlogged; /* slots with a queue */
+	struct relay_slot slot[RELAY_SLOTS];
+	struct pollfd p[2 + RELAY_SLOTS];
+	struct relay_slot *polled[RELAY_SLOTS]; /* p[2 + i] is theirs */
 	uint8_t buf[RELAY_HDR + 65536];
 };
 
-static int relay_conn(struct ifab_relay *r, uint32_t qpn, bool fresh)
+static void relay_drop_queue(struct ifab_relay *r, struct relay_slot *s)
 {
-	unsigned int h = (qpn * 2654435761u) % RELAY_SLOTS;
+	struct relay_frame *f;
+
+	if (s->head)
+		r->backlogged--;
+	while ((f = s->head)) {
+		s->head = f->next;
+		free(f);
+	}
+	s->tail = &s->head;
+	s->queued = 0;
+}
+
+static void relay_close(struct ifab_relay *r, struct relay_slot *s)
+{
+	relay_drop_queue(r, s);
+	if (s->qpn)
+		close(s->fd);
+	s->qpn = 0;
+}
+
+/* The slot of a destination QP, connected; NULL: no such QP here. */
+static struct relay_slot *relay_conn(struct ifab_relay *r, uint32_t qpn,
+				     bool fresh)
+{
+	struct relay_slot *s = &r->slot[(qpn * 2654435761u) % RELAY_SLOTS];
 	struct sockaddr_un sun;
 	socklen_t len;
 	int fd;
 
-	if (r->slot[h].qpn == qpn + 1 && !fresh)
-		return r->slot[h].fd;
-	if (r->slot[h].qpn)
-		close(r->slot[h].fd);
-	r->slot[h].qpn = 0;
+	if (s->qpn == qpn + 1 && !fresh)
+		return s;
+	relay_close(r, s);
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
+		return NULL;
 	len = ifab_unix_addr(&sun, r->node, qpn);
 	if (connect(fd, (struct sockaddr *)&sun, len) < 0) {
 		close(fd);
-		return -1; /* no such QP on this node: the frame is lost */
+		return NULL; /* no such QP on this node: the frame is lost */
 	}
-	r->slot[h].qpn = qpn + 1;
-	r->slot[h].fd = fd;
-	return fd;
+	s->qpn = qpn + 1;
+	s->fd = fd;
+	return s;
+}
+
+static void relay_enqueue(struct ifab_relay *r, struct relay_slot *s,
+			  size_t len)
+{
+	struct relay_frame *f;
+
+	if (s->queued + len > RELAY_QUEUE_BYTES)
+		return; /* congested: lost */
+	f = malloc(sizeof(*f) + len);
+	if (!f)
+		return;
+	f->next = NULL;
+	f->len = len;
+	memcpy(f->b, r->buf, len);
+	if (!s->head)
+		r->backlogged++;
+	*s->tail = f;
+	s->tail = &f->next;
+	s->queued += len;
+}
+
+/* Send what waits for a receiver that has drained. */
+static void relay_flush(struct ifab_relay *r, struct relay_slot *s)
+{
+	struct relay_frame *f;
+
+	while ((f = s->head)) {
+		if (send(s->fd, f->b, f->len, MSG_DONTWAIT | MSG_NOSIGNAL) <
+		    0) {
+			if (errno == EAGAIN)
+				return;
+			/* the endpoint went away: so did its frames */
+			relay_close(r, s);
+			return;
+		}
+		s->head = f->next;
+		s->queued -= f->len;
+		free(f);
+	}
+	s->tail = &s->head;
+	r->backlogged--;
 }
 
 static void relay_deliver(struct ifab_relay *r, uint32_t qpn, size_t len)
 {
-	struct pollfd p = { .events = POLLOUT };
+	struct relay_slot *s;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		p.fd = relay_conn(r, qpn, attempt > 0);
-		if (p.fd < 0)
+		s = relay_conn(r, qpn, attempt > 0);
+		if (!s)
 			return;
-		for (;;) {
-			if (send(p.fd, r->buf, len,
-				 MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
-				return;
-			if (errno != EAGAIN || poll(&p, 1, RELAY_WAIT_MS) != 1)
-				break;
+		if (s->head) { /* behind the frames already waiting */
+			relay_enqueue(r, s, len);
+			return;
 		}
-		if (errno == EAGAIN)
-			return; /* still full: lost */
+		if (send(s->fd, r->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+			return;
+		if (errno == EAGAIN) {
+			relay_enqueue(r, s, len);
+			return;
+		}
 		/* the endpoint went away, or another took its name */
 	}
 }
@@ -134,7 +219,8 @@ static void relay_frame(struct ifab_relay *r, const struct sockaddr_in *from,
 	udp[6] = udp[7] = 0;
 }
 
-static void relay_one(struct ifab_relay *r)
+/* Relay one datagram; false: none was waiting. */
+static bool relay_one(struct ifab_relay *r)
 {
 	union {
 		char b[CMSG_SPACE(sizeof(int)) * 4];
@@ -153,8 +239,10 @@ static void relay_one(struct ifab_relay *r)
 	const uint8_t *bth = r->buf + RELAY_HDR;
 	ssize_t n = recvmsg(r->udp, &m, MSG_DONTWAIT);
 
+	if (n < 0)
+		return false;
 	if (n < IFAB_BTH_LEN || (m.msg_flags & MSG_TRUNC))
-		return;
+		return true;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 		if (c->cmsg_level != IPPROTO_IP)
 			continue;
@@ -167,22 +255,40 @@ static void relay_one(struct ifab_relay *r)
 	relay_deliver(r,
 		      (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7],
 		      RELAY_HDR + (size_t)n);
+	return true;
 }
 
 static void *relay_main(void *arg)
 {
 	struct ifab_relay *r = arg;
-	struct pollfd p[2] = { { .fd = r->udp, .events = POLLIN },
-			       { .fd = r->stop, .events = POLLIN } };
+	struct pollfd *p = r->p;
+	nfds_t n;
 
+	p[0] = (struct pollfd){ .fd = r->udp, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = r->stop, .events = POLLIN };
 	for (;;) {
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		n = 2;
+		for (int i = 0; r->backlogged && i < RELAY_SLOTS; i++) {
+			if (!r->slot[i].head)
+				continue;
+			r->polled[n - 2] = &r->slot[i];
+			p[n++] = (struct pollfd){ .fd = r->slot[i].fd,
+						  .events = POLLOUT };
+		}
+		if (poll(p, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
+		}
 		if (p[1].revents)
 			break;
+		/* receivers that drained first: their frames are older */
+		for (nfds_t i = 2; i < n; i++)
+			if (p[i].revents && r->polled[i - 2]->head)
+				relay_flush(r, r->polled[i - 2]);
 		if (p[0].revents & POLLIN)
-			for (int i = 0; i < 64; i++)
-				relay_one(r);
+			for (int i = 0; i < 64 && relay_one(r); i++)
+				;
 	}
 	return NULL;
 }
@@ -199,6 +305,8 @@ int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out)
 		return -ENOMEM;
 	r->node = node;
 	r->udp = r->stop = -1;
+	for (int i = 0; i < RELAY_SLOTS; i++)
+		r->slot[i].tail = &r->slot[i].head;
 	isim_node_ipv4(node, r->ip);
 	isim_node_mac(node, r->mac);
 	memcpy(&sin.sin_addr, r->ip, 4);
@@ -239,8 +347,7 @@ void ifab_udp_relay_stop(struct ifab_relay *r)
 	if (write(r->stop, &one, sizeof(one)) == sizeof(one))
 		pthread_join(r->thread, NULL);
 	for (int i = 0; i < RELAY_SLOTS; i++)
-		if (r->slot[i].qpn)
-			close(r->slot[i].fd);
+		relay_close(r, &r->slot[i]);
 	close(r->udp);
 	close(r->stop);
 	free(r);

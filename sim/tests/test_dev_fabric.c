@@ -2,9 +2,14 @@
 /*
  * ionic-sim fabric: the RoCEv2 frame layout, parser and ICRC, endpoint
  * naming, QPN coordination (EADDRINUSE), ordered delivery, loss on a
- * vanished peer, and the EAGAIN backlog.
+ * vanished peer, the EAGAIN backlog, and the UDP relay holding frames for
+ * a receiver that does not drain for a while.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +249,72 @@ static void test_endpoints(void)
 	ifab_close(&a);
 }
 
+/*
+ * The launcher's UDP relay (udp_relay.c) in front of an endpoint whose
+ * engine is busy elsewhere for 50 ms: far more datagrams than the unix
+ * receive queue holds (max_dgram_qlen) wait in the relay and all arrive,
+ * whole and in order, once the endpoint reads.  Loopback only: the relay
+ * owns port 4791 of a free 127.18.255.N.
+ */
+static void test_udp_relay(void)
+{
+	enum { NODE = 9, QPN = 102, N = 200 };
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(IFAB_ROCE_PORT) };
+	struct timespec pause = { 0, 2000000 }, idle = { 0, 50000000 };
+	struct ifab_relay *relay = NULL;
+	struct ifab_ep ep;
+	uint8_t dgram[IFAB_BTH_LEN + 4] = { 0 }, buf[256];
+	char addr[32];
+	int fd, want = 0, rounds = 0, rc = -EADDRINUSE;
+
+	for (int i = 0; i < 64 && rc == -EADDRINUSE; i++) {
+		snprintf(addr, sizeof(addr), "127.18.255.%d",
+			 (int)((getpid() + i) % 250) + 1);
+		setenv("IONIC_SIM_ADDR", addr, 1);
+		rc = ifab_udp_relay_start(NODE, &relay);
+	}
+	CHECK(rc == 0);
+	if (rc)
+		return;
+	CHECK(ifab_open(&ep, NULL, NODE, QPN) == 0);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK(fd >= 0 && inet_pton(AF_INET, addr, &to.sin_addr) == 1);
+	dgram[5] = (QPN >> 16) & 0xff; /* BTH destination QP */
+	dgram[6] = (QPN >> 8) & 0xff;
+	dgram[7] = QPN & 0xff;
+	for (int i = 0; i < N; i++) {
+		memcpy(dgram + IFAB_BTH_LEN, &i, sizeof(i));
+		CHECK(sendto(fd, dgram, sizeof(dgram), 0,
+			     (struct sockaddr *)&to,
+			     sizeof(to)) == (ssize_t)sizeof(dgram));
+		if (i % 20 ==
+		    19) /* a pace the relay's UDP socket keeps up with */
+			nanosleep(&pause, NULL);
+	}
+	nanosleep(&idle, NULL);
+	while (want < N && rounds++ < 2000) {
+		ssize_t n = ifab_recv(&ep, buf, sizeof(buf));
+		int got;
+
+		if (n <= 0) {
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		/* Ethernet, IPv4, UDP to 4791, then the datagram */
+		CHECK(n == IFAB_ETH_HLEN + IFAB_IPV4_HLEN + IFAB_UDP_HLEN +
+				   (ssize_t)sizeof(dgram));
+		memcpy(&got, buf + n - sizeof(got), sizeof(got));
+		CHECK(got == want);
+		want = got + 1;
+	}
+	CHECK(want == N);
+	close(fd);
+	ifab_close(&ep);
+	ifab_udp_relay_stop(relay);
+	unsetenv("IONIC_SIM_ADDR");
+}
+
 int main(void)
 {
 	char name[64];
@@ -254,6 +325,7 @@ int main(void)
 	test_frame_layout();
 	test_psn();
 	test_endpoints();
+	test_udp_relay();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;
