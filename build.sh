@@ -59,6 +59,8 @@ DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       clang libclang-rt-14-dev
       # UCX and Open MPI over the emulated NIC (tests/e2e/ucx.sh, mpi.sh)
       ucx-utils openmpi-bin netpipe-openmpi
+      # the capture test (ionic-sim --pcap decoded by tshark)
+      tshark
       # rdma-core releases built from source (./build.sh matrix)
       libnl-3-dev libnl-route-3-dev xz-utils
       # packages and their tests (packaging/)

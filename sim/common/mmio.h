@@ -4,8 +4,10 @@
  * platform captures them and the device consumes them.  The platform (the
  * shim's doorbell trap) plays the PCIe bus: it knows pages and stores,
  * nothing about queues.  The kernel model maps each page with a tag (the
- * doorbell page's dbid, the BAR page the real driver would map) and hands
- * the port to the device when it creates it.
+ * doorbell page's dbid, the BAR page the real driver would map; for an
+ * express-doorbell window of controller memory, the tag the device gives
+ * that window, sim/dev/idev.h) and hands the port to the device when it
+ * creates it.
  */
 #ifndef ISIM_MMIO_H
 #define ISIM_MMIO_H
@@ -13,13 +15,24 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Largest single store the bus carries: a 64-byte direct store
+ * (MOVDIR64B), the way a WQE chunk reaches an express-doorbell window. */
+#define ISIM_MMIO_MAX_STORE 64
+
 struct isim_mmio_store {
 	uint64_t page; /* tag of the page, as mapped */
-	uint32_t offset; /* byte offset of the store inside the page */
-	uint32_t size; /* 1, 2, 4, 8 or 16 bytes */
-	uint64_t value; /* low 8 bytes of the stored value */
-	uint64_t value_hi; /* high 8 bytes of a 16-byte store */
+	uint32_t offset; /* byte offset of the store inside the mapping */
+	uint32_t size; /* 1, 2, 4, 8, 16, 32 or 64 bytes */
 	pid_t tid; /* storing thread, for tracing */
+	union {
+		/* the stored bytes in address order; value is the first
+		 * eight as a little-endian number (a doorbell) */
+		uint8_t data[ISIM_MMIO_MAX_STORE];
+		struct {
+			uint64_t value; /* bytes 0..7 */
+			uint64_t value_hi; /* bytes 8..15 */
+		};
+	};
 };
 
 /* Where a device reads its stores from, in capture order (program order

@@ -8,6 +8,7 @@
  * says "not determinable" the choice is ours and is documented next to the
  * value.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -113,6 +114,23 @@ static const struct field fields[] = {
 	FLD(abi_version, F_U32, 0, 1000, "uverbs driver ABI in sysfs"),
 	FLD(netlink, F_BOOL, 0, 1,
 	    "answer RDMA netlink (0: sysfs-only device discovery)"),
+	FLD(loss_ppm, F_U32, 0, 1000000,
+	    "fault: frames lost, per million (20000 = 2%)"),
+	FLD(dup_ppm, F_U32, 0, 1000000,
+	    "fault: frames duplicated, per million"),
+	FLD(reorder_ppm, F_U32, 0, 1000000,
+	    "fault: frames held back 0.2-2 ms (reordered), per million"),
+	FLD(corrupt_ppm, F_U32, 0, 1000000,
+	    "fault: frames with a flipped bit (dropped by the ICRC), per million"),
+	FLD(delay_us, F_U32, 0, 10000000, "fault: every frame delayed (us)"),
+	FLD(link_down_after, F_U32, 0, UINT32_MAX,
+	    "fault: the link goes down after this many frames sent (0 never)"),
+	FLD(link_down_ms, F_U32, 0, UINT32_MAX,
+	    "fault: ... for this long, then up again (0: for good)"),
+	FLD(mute_after, F_U32, 0, UINT32_MAX,
+	    "fault: the NIC stops answering after this many frames received"),
+	FLD(fault_seed, F_U32, 0, UINT32_MAX,
+	    "fault decisions' seed (0: the launcher picks and prints one)"),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -305,6 +323,12 @@ void isim_profile_usage(void *stdio_file)
  * qid's bit 'shift' is the UDMA, the low bits the index inside the group
  * and the group number moves up by one bit.
  */
+bool isim_profile_faults(const struct isim_profile *p)
+{
+	return p->loss_ppm || p->dup_ppm || p->reorder_ppm || p->corrupt_ppm ||
+	       p->delay_us || p->link_down_after || p->mute_after;
+}
+
 uint32_t isim_profile_qid(const struct isim_profile *p, unsigned int udma,
 			  uint32_t idx)
 {
@@ -351,14 +375,33 @@ void isim_node_gid(uint32_t node, unsigned int index, uint8_t gid[16])
 		gid[14] = mac[4];
 		gid[15] = mac[5];
 	} else if (index == 1) {
-		/* ::ffff:198.18.hi.lo (RFC 2544 benchmarking range) */
 		gid[10] = 0xff;
 		gid[11] = 0xff;
-		gid[12] = 198;
-		gid[13] = 18;
-		gid[14] = (node >> 8) & 0xff;
-		gid[15] = node & 0xff;
+		isim_node_ipv4(node, gid + 12);
 	}
+}
+
+void isim_node_ipv4(uint32_t node, uint8_t ip[4])
+{
+	const char *a = getenv(ISIM_ENV_ADDR);
+	struct in_addr in;
+
+	if (a && *a && inet_pton(AF_INET, a, &in) == 1) {
+		memcpy(ip, &in, 4);
+		return;
+	}
+	ip[0] = 198;
+	ip[1] = 18;
+	ip[2] = (node >> 8) & 0xff;
+	ip[3] = node & 0xff;
+}
+
+void isim_gid_mac(const uint8_t gid[16], uint8_t mac[6])
+{
+	mac[0] = 0x02;
+	mac[1] = 0x1d;
+	mac[2] = 0xd8;
+	memcpy(mac + 3, gid + 13, 3);
 }
 
 uint32_t isim_gid_to_node(const uint8_t gid[16])

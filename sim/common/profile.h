@@ -18,6 +18,11 @@
 #define ISIM_ENV_FABRIC "IONIC_SIM_FABRIC" /* fabric name (isolation) */
 #define ISIM_ENV_TRACE "IONIC_SIM_TRACE" /* trace file path, optional */
 #define ISIM_ENV_RUNDIR "IONIC_SIM_RUNDIR" /* launcher's private directory */
+/* IPv4 address of the NIC (dotted quad), when the launcher gave it one
+ * (--addr, the UDP fabric); else the node's 198.18.hi.lo */
+#define ISIM_ENV_ADDR "IONIC_SIM_ADDR"
+/* fabric transport: "unix" (default) or "udp" */
+#define ISIM_ENV_TRANSPORT "IONIC_SIM_TRANSPORT"
 
 struct isim_profile {
 	/* GET_CONTEXT (ionic_ctx_resp) */
@@ -53,7 +58,18 @@ struct isim_profile {
 	/* answer RDMA netlink (false: socket(NETLINK_RDMA) fails and
 	 * libibverbs discovers the device through sysfs alone) */
 	bool netlink;
+	/* faults on the NIC's wire (sim/fabric/fault.c): rates in frames
+	 * per million, all 0 by default */
+	uint32_t loss_ppm, dup_ppm, reorder_ppm, corrupt_ppm;
+	uint32_t delay_us;
+	uint32_t link_down_after,
+		link_down_ms; /* frames sent; 0 ms: for good */
+	uint32_t mute_after; /* frames received before it stops answering */
+	uint32_t fault_seed; /* 0: the launcher picks one */
 };
+
+/* Does the profile ask for any fault? */
+bool isim_profile_faults(const struct isim_profile *p);
 
 /* Pollara-class defaults, as far as the reference knows. */
 void isim_profile_defaults(struct isim_profile *p);
@@ -75,9 +91,17 @@ uint32_t isim_profile_qid(const struct isim_profile *p, unsigned int udma,
 uint32_t isim_profile_qid_index(const struct isim_profile *p, uint32_t qid);
 
 /* Identity of fabric node 'node' (>= 1): MAC 02:1d:d8:00:hi:lo, GID 0 the
- * IPv6 link-local address from its EUI-64, GID 1 ::ffff:198.18.hi.lo. */
+ * IPv6 link-local address from its EUI-64, GID 1 its IPv4 address
+ * (isim_node_ipv4) IPv4-mapped. */
 void isim_node_mac(uint32_t node, uint8_t mac[6]);
 void isim_node_gid(uint32_t node, unsigned int index, uint8_t gid[16]);
+/* The IPv4 address of this process' NIC, node 'node': $IONIC_SIM_ADDR if
+ * set (the one place the address comes from), else 198.18.hi.lo (RFC
+ * 2544 benchmarking range). */
+void isim_node_ipv4(uint32_t node, uint8_t ip[4]);
+/* A MAC for a GID that is no node of this host's fabric (a NIC behind a
+ * UDP fabric): 02:1d:d8 and the GID's last three bytes. */
+void isim_gid_mac(const uint8_t gid[16], uint8_t mac[6]);
 /* Inverse: the node a destination GID belongs to, or 0 if none. */
 uint32_t isim_gid_to_node(const uint8_t gid[16]);
 

@@ -75,6 +75,7 @@ static uint16_t comp_find(const struct idev_qp *d, uint32_t psn)
 /* Progress: the retry budgets are per unacknowledged request (IBTA). */
 static void comp_progress(struct idev_qp *d)
 {
+	d->req.retrying = false;
 	d->req.retry_left = d->retry_cnt;
 	d->req.rnr_left = d->rnr_retry;
 	if (ifab_psn_diff(d->req.snd_psn, d->req.una_psn) < 0)
@@ -104,13 +105,17 @@ static void comp_ack(struct idev_qp *d, uint32_t psn)
 			expect = ifab_psn_add(s->first_psn, s->rcvd);
 			if (ifab_psn_diff(psn, expect) >= 0) {
 				/* The responder is past responses we never
-				 * got: ask again (an implied NAK). */
+				 * got: ask again (an implied NAK), once. */
+				if (r->retrying && r->retry_psn == expect)
+					return;
 				if (!r->retry_left) {
 					idev_req_fail(d, slot,
 						      IONIC_STS_RETRY_EXCEEDED);
 					return;
 				}
 				r->retry_left--;
+				r->retrying = true;
+				r->retry_psn = expect;
 				r->una_psn = expect;
 				idev_req_go_back(d, expect);
 				idev_comp_retire(d);
@@ -129,11 +134,10 @@ static void comp_ack(struct idev_qp *d, uint32_t psn)
 	idev_comp_retire(d);
 }
 
-static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt)
+static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt, int kind)
 {
 	struct idev_req *r = &d->req;
-	uint32_t psn = ifab_pkt_psn(pkt);
-	uint8_t kind = ifab_pkt_hdr(pkt)->nak;
+	uint32_t psn = pkt->psn;
 	uint16_t slot;
 
 	if (ifab_psn_diff(psn, r->una_psn) < 0 ||
@@ -151,6 +155,9 @@ static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt)
 	switch (kind) {
 	case IFAB_NAK_RNR:
 		d->cnt.rnr_naks_rx++;
+		/* already waiting: a copy, or a NAK to a packet sent before */
+		if (r->rnr_wait)
+			break;
 		if (d->rnr_retry != 7) { /* 7: retry forever */
 			if (!r->rnr_left) {
 				idev_req_fail(d, slot,
@@ -161,15 +168,20 @@ static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt)
 		}
 		idev_req_go_back(d, psn);
 		r->rnr_wait = true;
-		r->deadline = idev_now_ns() +
-			      idev_rnr_delay_ns(ifab_pkt_hdr(pkt)->rnr_timer);
+		r->deadline =
+			idev_now_ns() + idev_rnr_delay_ns(pkt->syndrome & 0x1f);
 		break;
 	case IFAB_NAK_SEQ:
+		/* a copy of the NAK we are already acting on */
+		if (r->retrying && r->retry_psn == psn)
+			break;
 		if (!r->retry_left) {
 			idev_req_fail(d, slot, IONIC_STS_RETRY_EXCEEDED);
 			return;
 		}
 		r->retry_left--;
+		r->retrying = true;
+		r->retry_psn = psn;
 		idev_req_go_back(d, psn);
 		idev_req_xmit(d);
 		break;
@@ -218,30 +230,34 @@ static struct idev_swqe *comp_resp_target(struct idev_qp *d, uint32_t psn,
 
 static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	uint32_t psn = ifab_pkt_psn(pkt), mtu = idev_qp_mtu(d);
-	uint32_t mask = ifab_pkt_opmask(ifab_pkt_opcode(pkt));
+	uint32_t psn = pkt->psn, mtu = idev_qp_mtu(d);
+	uint32_t mask = ifab_pkt_opmask(pkt->opcode);
 	struct idev_swqe *s;
 	enum ionic_status st;
-	uint32_t rel, nrel, want;
+	uint32_t want;
 	uint64_t off;
 
 	s = comp_resp_target(d, psn, IDEV_WR_RDMA_READ, IDEV_WR_RDMA_READ);
 	if (!s)
 		return;
-	/* Responses to a (re)issued request run FIRST .. LAST again. */
-	rel = s->rcvd - s->rd_base;
-	nrel = s->npkts - s->rd_base;
+	/*
+	 * Responses to a (re)issued request run FIRST .. LAST again, and on a
+	 * wire that duplicates and reorders, responses to an earlier request
+	 * for the same PSNs may still come: the data of a PSN is the same
+	 * whichever request it answers.  So a response is right when it
+	 * carries the bytes of its PSN and says LAST exactly at the last
+	 * PSN; only the message's first packet must say FIRST.
+	 */
 	off = (uint64_t)s->rcvd * mtu;
 	want = s->w.length - off < mtu ? s->w.length - off : mtu;
-	if (!!(mask & IFAB_PKT_M_FIRST) != (rel == 0) ||
-	    !!(mask & IFAB_PKT_M_LAST) != (rel + 1 == nrel) ||
-	    ifab_pkt_paylen(pkt) != want) {
+	if ((s->rcvd == 0 && !(mask & IFAB_PKT_M_FIRST)) ||
+	    !!(mask & IFAB_PKT_M_LAST) != (s->rcvd + 1 == s->npkts) ||
+	    pkt->paylen != want) {
 		idev_req_fail(d, (uint16_t)(s - d->swqe),
 			      IONIC_STS_BAD_RESP_ERR);
 		return;
 	}
-	st = idev_mem_scatter(d->dev, d->pdid, &s->w, off,
-			      ifab_pkt_payload(pkt), want);
+	st = idev_mem_scatter(d->dev, d->pdid, &s->w, off, pkt->payload, want);
 	if (st) {
 		idev_req_fail(d, (uint16_t)(s - d->swqe), st);
 		return;
@@ -256,8 +272,8 @@ static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
 
 static void comp_atomic_ack(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	uint32_t psn = ifab_pkt_psn(pkt);
-	uint64_t orig = ifab_pkt_swap_add(pkt);
+	uint32_t psn = pkt->psn;
+	uint64_t orig = pkt->orig;
 	struct idev_swqe *s;
 	enum ionic_status st;
 	uint8_t *host;
@@ -282,22 +298,29 @@ static void comp_atomic_ack(struct idev_qp *d, struct ifab_pkt *pkt)
 
 void idev_comp_rx(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	uint8_t op = ifab_pkt_opcode(pkt);
+	uint8_t op = pkt->opcode;
+	int kind;
 
+	/* RoCEv2 names no source QP for RC: the path's GID is the check. */
 	if (d->type != IBV_QPT_RC || !d->swqe ||
 	    (d->state != IBV_QPS_RTS && d->state != IBV_QPS_SQD) ||
-	    ifab_pkt_src_node(pkt) != d->peer_node ||
-	    ifab_pkt_src_qpn(pkt) != d->dest_qpn) {
+	    !idev_qp_from_peer(d, pkt)) {
 		d->cnt.drops++;
 		return;
 	}
 	switch (op) {
 	case IFAB_OP_RC_ACK:
-		comp_ack(d, ifab_pkt_psn(pkt));
+		kind = ifab_aeth_kind(pkt->syndrome);
+		if (kind < 0) {
+			d->cnt.drops++; /* reserved syndrome */
+			return;
+		}
+		if (kind != IFAB_NAK_NONE) {
+			comp_nak(d, pkt, kind);
+			return;
+		}
+		comp_ack(d, pkt->psn);
 		break;
-	case IFAB_OP_RC_NAK:
-		comp_nak(d, pkt);
-		return;
 	case IFAB_OP_RC_ATOMIC_ACK:
 		comp_atomic_ack(d, pkt);
 		break;

@@ -60,6 +60,7 @@ struct idev {
 	struct idev_ah **ahs; /* by ahid, prof->nahs entries */
 	struct idev_qp *qp_list; /* every live QP */
 	struct idev_engine *engine; /* NULL until idev_start() */
+	bool link_up; /* as last reported to the host */
 	uint32_t nlive_qps, nlive_cqs, nlive_mrs, nlive_ahs;
 };
 

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/trace.h"
 #include "cqe.h"
 #include "qp.h"
 
@@ -55,6 +56,32 @@ static uint32_t qid_table_size(const struct isim_profile *p, uint32_t count)
 	return (a > b ? a : b) + 1;
 }
 
+/* The wire's faults, as the profile asks (docs/device-contract.md §17). */
+static void device_faults(const struct isim_profile *p)
+{
+	struct ifab_faults f = {
+		.loss_ppm = p->loss_ppm,
+		.dup_ppm = p->dup_ppm,
+		.reorder_ppm = p->reorder_ppm,
+		.corrupt_ppm = p->corrupt_ppm,
+		.delay_us = p->delay_us,
+		.link_down_after = p->link_down_after,
+		.link_down_ms = p->link_down_ms,
+		.mute_after = p->mute_after,
+		.seed = p->fault_seed,
+	};
+
+	ifab_faults_set(&f);
+	if (isim_profile_faults(p) && isim_trace_enabled())
+		isim_trace(ISIM_TR_PKT,
+			   "faults: loss %u dup %u reorder %u corrupt %u ppm, "
+			   "delay %u us, link down after %u for %u ms, mute "
+			   "after %u, seed %u",
+			   p->loss_ppm, p->dup_ppm, p->reorder_ppm,
+			   p->corrupt_ppm, p->delay_us, p->link_down_after,
+			   p->link_down_ms, p->mute_after, p->fault_seed);
+}
+
 int idev_create(const struct idev_config *cfg, struct idev **out)
 {
 	struct idev *dev;
@@ -68,6 +95,8 @@ int idev_create(const struct idev_config *cfg, struct idev **out)
 	dev->prof = &dev->cfg.prof;
 	isim_node_gid(cfg->node, 0, dev->gid[0]);
 	isim_node_gid(cfg->node, 1, dev->gid[1]);
+	device_faults(dev->prof);
+	dev->link_up = true;
 	dev->nqps = qid_table_size(dev->prof, dev->prof->qp_count);
 	dev->ncqs = qid_table_size(dev->prof, dev->prof->cq_count);
 	dev->qps = calloc(dev->nqps, sizeof(*dev->qps));
@@ -121,7 +150,9 @@ void idev_atfork_child(struct idev *dev)
 	for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
 		if (d->ep.fd >= 0)
 			close(d->ep.fd);
-		d->ep.fd = -1;
+		if (d->ep.txfd >= 0)
+			close(d->ep.txfd); /* the UDP transport's socket */
+		d->ep.fd = d->ep.txfd = -1;
 	}
 	if (dev->engine)
 		idev_engine_atfork_child(dev->engine);

@@ -125,27 +125,35 @@ static int engine_doorbells(struct idev_engine *eng)
 void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
 {
 	struct idev_qp *d = idev_qp_lookup(dev, qpn);
-	struct ifab_pkt pkt = { .buf = buf, .len = len };
+	struct ifab_pkt pkt;
+	int kind;
 
 	if (!d)
 		return;
-	if (!ifab_pkt_valid(&pkt) || ifab_pkt_dst_qpn(&pkt) != qpn) {
+	if (ifab_pkt_parse(&pkt, buf, len) || pkt.dqpn != qpn) {
 		d->cnt.drops++;
 		if (isim_trace_enabled())
 			isim_trace(
 				ISIM_TR_PKT,
-				"rx qp %u: malformed datagram (%zu bytes) dropped",
+				"rx qp %u: malformed frame (%zu bytes) dropped",
 				qpn, len);
 		return;
 	}
-	if (isim_trace_enabled())
+	if (isim_trace_enabled()) {
+		/* RC names no source QP: the one it is connected to */
+		kind = ifab_pkt_opmask(pkt.opcode) & IFAB_PKT_M_AETH ?
+			       ifab_aeth_kind(pkt.syndrome) :
+			       0;
 		isim_trace(ISIM_TR_PKT,
-			   "rx %s qp %u <- %u/%u psn %u msn %u len %u nak %u",
-			   ifab_pkt_opname(ifab_pkt_opcode(&pkt)), qpn,
-			   ifab_pkt_src_node(&pkt), ifab_pkt_src_qpn(&pkt),
-			   ifab_pkt_psn(&pkt), ifab_pkt_msn(&pkt),
-			   ifab_pkt_paylen(&pkt), ifab_pkt_hdr(&pkt)->nak);
-	if (ifab_pkt_opmask(ifab_pkt_opcode(&pkt)) & IFAB_PKT_M_REQ)
+			   "rx %s qp %u <- %u/%u psn %u msn %u len %u nak %d",
+			   ifab_pkt_opname(pkt.opcode), qpn,
+			   isim_gid_to_node(pkt.sgid),
+			   ifab_pkt_opmask(pkt.opcode) & IFAB_PKT_M_UD ?
+				   pkt.src_qpn :
+				   d->dest_qpn,
+			   pkt.psn, pkt.msn, pkt.paylen, kind);
+	}
+	if (ifab_pkt_opmask(pkt.opcode) & IFAB_PKT_M_REQ)
 		idev_resp_rx(d, &pkt);
 	else
 		idev_comp_rx(d, &pkt);
@@ -155,7 +163,7 @@ void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
 /* Receive up to ENGINE_RX_BATCH packets of one QP; returns how many. */
 static int engine_rx(struct idev_engine *eng, uint32_t qpn, uint32_t events)
 {
-	static __thread uint8_t buf[IFAB_PKT_MAX_SIZE + 64] IFAB_PKT_ALIGN;
+	static __thread uint8_t buf[IFAB_PKT_MAX_SIZE + 64];
 	struct idev_qp *d = idev_qp_lookup(eng->dev, qpn);
 	ssize_t n;
 	int i;
@@ -166,20 +174,34 @@ static int engine_rx(struct idev_engine *eng, uint32_t qpn, uint32_t events)
 		n = ifab_recv(&d->ep, buf, sizeof(buf));
 		if (n <= 0)
 			break;
-		/* a datagram longer than the buffer was truncated */
-		idev_rx(eng->dev, qpn, buf,
-			(size_t)n > sizeof(buf) ? 0 : (size_t)n);
+		/* a frame longer than the buffer was truncated */
+		idev_rx(eng->dev, qpn, buf, (size_t)n > sizeof(buf) ? 0 : n);
 	}
 	return i;
+}
+
+/* Tell the host when the link went down or came back (fault injection). */
+static void engine_link(struct idev *dev)
+{
+	bool up = ifab_link_up();
+
+	if (up == dev->link_up)
+		return;
+	dev->link_up = up;
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_EVENT, "link %s", up ? "up" : "down");
+	if (dev->cfg.ops && dev->cfg.ops->link)
+		dev->cfg.ops->link(dev->cfg.host, up);
 }
 
 /* Run expired timers and busy backlogs; return the epoll timeout (ms). */
 static int engine_timers(struct idev_engine *eng)
 {
-	uint64_t now = idev_now_ns(), next = 0;
+	uint64_t now = idev_now_ns(), next = 0, due;
 	struct idev_qp *d;
 	int64_t ms;
 
+	engine_link(eng->dev);
 	for (d = eng->qps; d; d = d->eng_next) {
 		if (d->req.deadline && d->req.deadline <= now) {
 			/*
@@ -195,17 +217,22 @@ static int engine_timers(struct idev_engine *eng)
 			if (d->req.deadline && d->req.deadline <= now)
 				idev_req_timer(d);
 		}
-		if (ifab_backlogged(&d->ep))
+		if (ifab_pending(&d->ep))
 			ifab_flush(&d->ep);
 	}
 	if (eng->db_more)
 		return 0;
+	next = ifab_link_next_change();
 	for (d = eng->qps; d; d = d->eng_next) {
 		if (d->req.deadline && (!next || d->req.deadline < next))
 			next = d->req.deadline;
 		if (ifab_backlogged(&d->ep) &&
 		    (!next || now + ENGINE_BACKLOG_MS * 1000000ull < next))
 			next = now + ENGINE_BACKLOG_MS * 1000000ull;
+		/* frames a fault holds back (both clocks are monotonic) */
+		due = ifab_fault_next_due(&d->ep);
+		if (due && (!next || due < next))
+			next = due;
 	}
 	if (!next)
 		return -1;

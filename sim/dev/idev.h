@@ -81,7 +81,29 @@ struct idev_host_ops {
 	 * engine thread or from inside an admin command; must not call
 	 * back into the device. */
 	void (*event)(void *host, const struct idev_eqe *eqe);
+	/* The Ethernet link went down or came up (the carrier the NIC's
+	 * netdev reports; the RDMA driver raises no EQE for it, IB core
+	 * turns it into PORT_ERR / PORT_ACTIVE).  Optional; same rules. */
+	void (*link)(void *host, bool up);
 };
+
+/* ---- device memory names on the MMIO port -------------------------------- */
+
+/*
+ * The MMIO port names the page a store went to by the tag it was mapped
+ * with.  Doorbell pages carry their dbid.  An express-doorbell window of
+ * controller memory (docs/device-contract.md §11.2) carries the name below:
+ * the window for WQEs of 2^stride_log2 bytes (6..9), starting at CMB page
+ * 'pgid'; the store's offset is relative to that page.  Stores there are
+ * written into the CMB, and the one that completes a WQE is its doorbell.
+ */
+#define IDEV_CMB_PAGE 4096u
+#define IDEV_TAG_EXPDB (1ull << 63)
+
+static inline uint64_t idev_expdb_tag(unsigned int stride_log2, uint32_t pgid)
+{
+	return IDEV_TAG_EXPDB | (uint64_t)(stride_log2 & 0xff) << 32 | pgid;
+}
 
 /* ---- creation ------------------------------------------------------------ */
 
@@ -93,6 +115,10 @@ struct idev_config {
 	void *host; /* first argument of every host op */
 	struct isim_mmio_port mmio; /* doorbell stores; pop NULL: none */
 	const struct ifab_transport *fabric; /* NULL: the unix sockets */
+	/* Controller memory (CMB): cmb_size bytes the device owns, in pages
+	 * of IDEV_CMB_PAGE; NULL/0: none.  CMB rings point into it. */
+	uint8_t *cmb;
+	uint64_t cmb_size;
 	/* The oscillator of the device clock in ns; NULL: CLOCK_MONOTONIC.
 	 * (Tests freeze it.) */
 	uint64_t (*clock_ns)(void);
@@ -244,6 +270,16 @@ void idev_sync_doorbells(struct idev *dev);
  * */
 void idev_doorbell(struct idev *dev, uint32_t dbid, uint32_t offset,
 		   uint64_t value);
+/* Any store the MMIO port delivers: doorbell pages and express-doorbell
+ * windows alike. */
+void idev_mmio_store(struct idev *dev, const struct isim_mmio_store *st);
+
+/* One frame from the fabric on the endpoint of QP 'qpn' (what the engine
+ * does with every packet it receives; cfg->lock held): a frame that is
+ * malformed (sim/fabric/pkt.h: lengths, checksums, the ICRC) or not
+ * addressed to that QP is counted as a drop, any other is executed.
+ * Whatever a peer sends, this returns. */
+void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len);
 
 /* One datagram from the fabric on the endpoint of QP 'qpn' (what the
  * engine does with every packet it receives; cfg->lock held): a packet

@@ -34,19 +34,48 @@ uint32_t idev_qp_mtu(const struct idev_qp *qp)
 	return 1024;
 }
 
-void idev_qp_xmit(struct idev_qp *d, uint32_t node, uint32_t qpn,
-		  struct ifab_pkt *pkt)
+void idev_qp_pkt_start(const struct idev_qp *d, struct ifab_pkt *pkt,
+		       uint8_t *buf, uint8_t opcode, const struct idev_av *av,
+		       uint32_t dqpn)
 {
-	enum ifab_result r;
+	const struct idev *dev = d->dev;
+	uint32_t node;
 
-	ifab_pkt_set_paylen(pkt, pkt->len - IFAB_PKT_HDR_SIZE);
-	r = ifab_send(&d->ep, node, qpn, pkt->buf, pkt->len);
+	ifab_pkt_init(pkt, buf, opcode);
+	isim_node_mac(dev->cfg.node, pkt->smac);
+	/* The next hop: the NIC that owns the GID on this host's fabric, or
+	 * the address's own derivation (isim_addr_mac) beyond it. */
+	node = isim_gid_to_node(av->dgid);
+	if (node)
+		isim_node_mac(node, pkt->dmac);
+	else
+		isim_gid_mac(av->dgid, pkt->dmac);
+	memcpy(pkt->sgid, dev->gid[av->sgid_index < 2 ? av->sgid_index : 0],
+	       16);
+	memcpy(pkt->dgid, av->dgid, 16);
+	pkt->tclass = av->traffic_class;
+	pkt->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	pkt->flow_label = av->flow_label;
+	pkt->pcp = av->sl & 7; /* the SL travels as the 802.1Q priority */
+	pkt->sport = d->ep.sport;
+	pkt->dqpn = dqpn & IFAB_PSN_MASK;
+}
+
+void idev_qp_xmit(struct idev_qp *d, struct ifab_pkt *pkt)
+{
+	enum ifab_result r = IFAB_LOST;
+
+	if (ifab_pkt_build(pkt) == 0)
+		r = ifab_send(&d->ep, pkt->dgid, pkt->dqpn, pkt->buf, pkt->len);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_PKT,
-			   "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %u%s",
-			   ifab_pkt_opname(ifab_pkt_opcode(pkt)), d->qpn, node,
-			   qpn, ifab_pkt_psn(pkt), ifab_pkt_msn(pkt),
-			   ifab_pkt_paylen(pkt), ifab_pkt_hdr(pkt)->nak,
+			   "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %d%s",
+			   ifab_pkt_opname(pkt->opcode), d->qpn,
+			   isim_gid_to_node(pkt->dgid), pkt->dqpn, pkt->psn,
+			   pkt->msn, pkt->paylen,
+			   ifab_pkt_opmask(pkt->opcode) & IFAB_PKT_M_AETH ?
+				   ifab_aeth_kind(pkt->syndrome) :
+				   0,
 			   r == IFAB_LOST   ? " LOST" :
 			   r == IFAB_QUEUED ? " queued" :
 					      "");
@@ -130,7 +159,7 @@ static void qp_reset(struct idev_qp *d)
 {
 	qp_quiesce(d);
 	ifab_clear_peer(&d->ep);
-	d->peer_node = 0;
+	d->has_path = false;
 	d->sq.cons = d->sq.db_prod = 0;
 	d->rq.cons = d->rq.db_prod = 0;
 	idev_req_reset(d);
@@ -206,6 +235,7 @@ int idev_qp_create(struct idev *dev, const struct idev_qp_create *c)
 		free(d);
 		return rc;
 	}
+	isim_node_mac(dev->cfg.node, d->ep.mac);
 	if (d->sq.ring && d->sq.stride_log2) {
 		slots = (uint32_t)d->sq.mask + 1;
 		d->sq_stride = wq_stride(&d->sq);
@@ -315,11 +345,9 @@ static void qp_transition(struct idev_qp *d, enum ibv_qp_state old)
 		break;
 	case IBV_QPS_RTR:
 		if (d->type == IBV_QPT_RC && old != IBV_QPS_RTR) {
-			/* The connected peer: node from the path's GID. */
-			d->peer_node = isim_gid_to_node(d->av.dgid);
-			if (d->peer_node)
-				ifab_set_peer(&d->ep, d->peer_node,
-					      d->dest_qpn);
+			/* The connected peer: the path's GID. */
+			d->has_path = true;
+			ifab_set_peer(&d->ep, d->av.dgid, d->dest_qpn);
 			d->resp.epsn = d->rq_psn & IFAB_PSN_MASK;
 		}
 		break;

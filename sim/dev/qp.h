@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../fabric/fabric.h"
 #include "../fabric/pkt.h"
@@ -48,6 +49,12 @@ struct idev_req {
 	uint32_t msn_next; /* seq of the next remote WQE fetched */
 	uint32_t msn_done; /* remote WQEs completed (CQE msg_msn) */
 	uint8_t retry_left; /* transport retries left (retry_cnt) */
+	/* a go-back to retry_psn was asked for by a sequence NAK or an
+	 * implied one and nothing has progressed since: copies of that NAK
+	 * and responses that still imply it are old news (a duplicating,
+	 * reordering wire), not new retries */
+	bool retrying;
+	uint32_t retry_psn;
 	uint8_t rnr_left; /* RNR retries left (rnr_retry, 7 = inf) */
 	bool rnr_wait; /* paused until deadline by an RNR NAK */
 	uint64_t deadline; /* ns: RNR wait end or ACK timeout; 0 none */
@@ -109,7 +116,7 @@ struct idev_qp {
 	struct idev_av av; /* RC: the path */
 	/* the engine's */
 	struct ifab_ep ep; /* fabric endpoint "<node>/<qpn>" */
-	uint32_t peer_node; /* RC: from av.dgid at RTR; 0 = none */
+	bool has_path; /* RC: av set at RTR (the peer is av.dgid) */
 	uint32_t sq_stride, rq_stride;
 	uint8_t *sq_copy; /* WQE snapshots, one stride per slot */
 	struct idev_swqe *swqe; /* per SQ slot */
@@ -128,9 +135,20 @@ uint32_t idev_qp_mtu(const struct idev_qp *qp);
 /* Release a QP: table entry, fabric endpoint, memory (destroy, device
  * destroy). */
 void idev_qp_free(struct idev_qp *d);
-/* Send a packet from this QP, with tracing; lost packets are fine. */
-void idev_qp_xmit(struct idev_qp *d, uint32_t node, uint32_t qpn,
-		  struct ifab_pkt *pkt);
+/* Start a packet of this QP in 'buf' to the QP 'dqpn' behind 'av' (the
+ * RC path, or a UD AH): the GIDs, traffic class, hop limit, SL and UDP
+ * source port.  Build with ifab_pkt_build() after the payload. */
+void idev_qp_pkt_start(const struct idev_qp *d, struct ifab_pkt *pkt,
+		       uint8_t *buf, uint8_t opcode, const struct idev_av *av,
+		       uint32_t dqpn);
+/* Build the frame and send it, with tracing; lost packets are fine. */
+void idev_qp_xmit(struct idev_qp *d, struct ifab_pkt *pkt);
+/* Is this packet from the RC peer (the path's GID)? */
+static inline bool idev_qp_from_peer(const struct idev_qp *d,
+				     const struct ifab_pkt *pkt)
+{
+	return d->has_path && !memcmp(pkt->sgid, d->av.dgid, 16);
+}
 /* The device moves the QP to ERR (device-detected error).  'code' is the
  * async event to raise (IDEV_EQE_QP_ERR_*), or 0 for none. */
 void idev_qp_error(struct idev_qp *d, enum idev_eqe_code code);

@@ -265,7 +265,6 @@ static uint8_t seg_opcode(bool first, bool last, const struct idev_wqe *w)
 static enum ionic_status req_build_seg(struct idev_qp *d, struct idev_swqe *s,
 				       uint32_t idx, struct ifab_pkt *pkt)
 {
-	struct ifab_pkt_hdr *h = ifab_pkt_hdr(pkt);
 	uint32_t mtu = idev_qp_mtu(d);
 	uint64_t off = (uint64_t)idx * mtu;
 	uint32_t len = s->w.length - off < mtu ? s->w.length - off : mtu;
@@ -275,27 +274,27 @@ static enum ionic_status req_build_seg(struct idev_qp *d, struct idev_swqe *s,
 		     s->w.op->op == IDEV_WR_RDMA_WRITE_IMM;
 	enum ionic_status st;
 
-	h->opcode = seg_opcode(first, last, &s->w);
+	pkt->opcode = seg_opcode(first, last, &s->w);
 	if (write && first) { /* RETH */
-		ifab_pkt_set_va(pkt, s->w.remote_va);
-		ifab_pkt_set_rkey(pkt, s->w.rkey);
-		ifab_pkt_set_dmalen(pkt, s->w.length);
+		pkt->va = s->w.remote_va;
+		pkt->rkey = s->w.rkey;
+		pkt->dmalen = s->w.length;
 	}
 	if (last && (s->w.op->flags & IDEV_WRF_INV)) /* IETH */
-		ifab_pkt_set_rkey(pkt, s->w.key);
+		pkt->inv_rkey = s->w.key;
 	if (last) {
-		h->flags |= IFAB_PKT_F_ACKREQ;
+		pkt->flags |= IFAB_PKT_F_ACKREQ;
 		if (s->w.flags & IONIC_WQE_FLAG_SOL)
-			h->flags |= IFAB_PKT_F_SOL;
+			pkt->flags |= IFAB_PKT_F_SOL;
 		if (imm)
-			h->imm = s->w.imm_raw;
+			pkt->imm_raw = s->w.imm_raw;
 	}
 	if (idx % IDEV_REQ_ACKREQ_EVERY == IDEV_REQ_ACKREQ_EVERY - 1)
-		h->flags |= IFAB_PKT_F_ACKREQ;
-	st = idev_mem_gather(d->dev, d->pdid, &s->w, off, ifab_pkt_payload(pkt),
-			     len);
+		pkt->flags |= IFAB_PKT_F_ACKREQ;
+	pkt->payload = ifab_pkt_payload_at(pkt);
+	st = idev_mem_gather(d->dev, d->pdid, &s->w, off, pkt->payload, len);
 	if (!st)
-		pkt->len += len;
+		pkt->paylen = len;
 	return st;
 }
 
@@ -305,25 +304,23 @@ static void req_build_read(struct idev_qp *d, struct idev_swqe *s, uint32_t idx,
 {
 	uint64_t off = (uint64_t)idx * idev_qp_mtu(d);
 
-	ifab_pkt_hdr(pkt)->opcode = IFAB_OP_RC_READ_REQ;
-	ifab_pkt_hdr(pkt)->flags |= IFAB_PKT_F_ACKREQ;
-	ifab_pkt_set_va(pkt, s->w.remote_va + off);
-	ifab_pkt_set_rkey(pkt, s->w.rkey);
-	ifab_pkt_set_dmalen(pkt, s->w.length - off);
+	pkt->opcode = IFAB_OP_RC_READ_REQ;
+	pkt->flags |= IFAB_PKT_F_ACKREQ;
+	pkt->va = s->w.remote_va + off;
+	pkt->rkey = s->w.rkey;
+	pkt->dmalen = (uint32_t)(s->w.length - off);
 	s->rd_base = idx;
 }
 
 static void req_build_atomic(struct idev_swqe *s, struct ifab_pkt *pkt)
 {
-	ifab_pkt_hdr(pkt)->opcode = s->w.op->op == IDEV_WR_ATOMIC_CS ?
-					    IFAB_OP_RC_CMP_SWAP :
-					    IFAB_OP_RC_FETCH_ADD;
-	ifab_pkt_hdr(pkt)->flags |= IFAB_PKT_F_ACKREQ;
-	ifab_pkt_set_va(pkt, s->w.remote_va);
-	ifab_pkt_set_rkey(pkt, s->w.rkey);
-	ifab_pkt_set_dmalen(pkt, IDEV_ATOMIC_SIZE);
-	ifab_pkt_set_swap_add(pkt, s->w.swap_add);
-	ifab_pkt_set_compare(pkt, s->w.compare);
+	pkt->opcode = s->w.op->op == IDEV_WR_ATOMIC_CS ? IFAB_OP_RC_CMP_SWAP :
+							 IFAB_OP_RC_FETCH_ADD;
+	pkt->flags |= IFAB_PKT_F_ACKREQ;
+	pkt->va = s->w.remote_va;
+	pkt->rkey = s->w.rkey;
+	pkt->swap_add = s->w.swap_add;
+	pkt->compare = s->w.compare;
 }
 
 /* Build and send the packet at the send position; returns the PSNs it
@@ -331,13 +328,13 @@ static void req_build_atomic(struct idev_swqe *s, struct ifab_pkt *pkt)
 static uint32_t req_send_one(struct idev_qp *d, struct idev_swqe *s,
 			     enum ionic_status *st)
 {
-	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
-	struct ifab_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_MAX_SIZE];
+	struct ifab_pkt pkt;
 	struct idev_req *r = &d->req;
 	uint32_t used = 1;
 
-	ifab_pkt_init(&pkt, 0, d->dev->cfg.node, d->qpn, d->dest_qpn);
-	ifab_pkt_set_psn(&pkt, r->snd_psn);
+	idev_qp_pkt_start(d, &pkt, buf, 0, &d->av, d->dest_qpn);
+	pkt.psn = r->snd_psn;
 	*st = IONIC_STS_OK;
 	switch (s->w.op->op) {
 	case IDEV_WR_RDMA_READ:
@@ -356,10 +353,9 @@ static uint32_t req_send_one(struct idev_qp *d, struct idev_swqe *s,
 	}
 	if (ifab_psn_diff(ifab_psn_add(r->snd_psn, used), r->una_psn) >=
 	    IDEV_REQ_WINDOW)
-		ifab_pkt_hdr(&pkt)->flags |= IFAB_PKT_F_ACKREQ;
-	if (d->peer_node)
-		idev_qp_xmit(d, d->peer_node, d->dest_qpn, &pkt);
-	/* else: no route to the peer's GID, the packet is lost. */
+		pkt.flags |= IFAB_PKT_F_ACKREQ;
+	if (d->has_path)
+		idev_qp_xmit(d, &pkt);
 	return used;
 }
 
@@ -483,6 +479,10 @@ void idev_req_timer(struct idev_qp *d)
 		return;
 	}
 	r->retry_left--;
+	/* a sequence NAK for this PSN, answering what was sent before the
+	 * timeout, asks for this same go-back: not another retry */
+	r->retrying = true;
+	r->retry_psn = r->una_psn;
 	if (isim_trace_enabled())
 		isim_trace(
 			ISIM_TR_PKT,
@@ -496,14 +496,12 @@ void idev_req_timer(struct idev_qp *d)
 
 static enum ionic_status req_send_ud(struct idev_qp *d, struct idev_swqe *s)
 {
-	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
-	struct ifab_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_MAX_SIZE];
+	struct ifab_pkt pkt;
 	struct idev *dev = d->dev;
 	bool imm = s->w.op->flags & IDEV_WRF_IMM;
-	struct ifab_pkt_hdr *h;
 	enum ionic_status st;
 	struct idev_ah *ah;
-	uint32_t node;
 
 	ah = idev_ah_lookup(dev, s->w.ah_id);
 	if (!ah || ah->av.sgid_index >= 2)
@@ -513,33 +511,24 @@ static enum ionic_status req_send_ud(struct idev_qp *d, struct idev_swqe *s)
 	if (s->w.length > idev_port_mtu(dev))
 		return IONIC_STS_LOCAL_LEN_ERR;
 
-	ifab_pkt_init(&pkt,
-		      imm ? IFAB_OP_UD_SEND_ONLY_IMM : IFAB_OP_UD_SEND_ONLY,
-		      dev->cfg.node, d->qpn, s->w.dest_qpn & 0xffffff);
-	h = ifab_pkt_hdr(&pkt);
-	ifab_pkt_set_psn(&pkt, d->req.next_psn);
+	idev_qp_pkt_start(d, &pkt, buf,
+			  imm ? IFAB_OP_UD_SEND_ONLY_IMM : IFAB_OP_UD_SEND_ONLY,
+			  &ah->av, s->w.dest_qpn);
+	pkt.psn = d->req.next_psn;
 	d->req.next_psn = ifab_psn_add(d->req.next_psn, 1);
 	/* A "privileged" qkey (bit 31) means: use the QP's own (IBTA). */
-	ifab_pkt_set_qkey(&pkt, s->w.dest_qkey & 0x80000000u ? d->qkey :
-							       s->w.dest_qkey);
+	pkt.qkey = s->w.dest_qkey & 0x80000000u ? d->qkey : s->w.dest_qkey;
+	pkt.src_qpn = d->qpn;
 	if (s->w.flags & IONIC_WQE_FLAG_SOL)
-		h->flags |= IFAB_PKT_F_SOL;
+		pkt.flags |= IFAB_PKT_F_SOL;
 	if (imm)
-		h->imm = s->w.imm_raw;
-	ifab_pkt_set_flow_label(&pkt, ah->av.flow_label);
-	h->tclass = ah->av.traffic_class;
-	h->hop_limit = ah->av.hop_limit;
-	h->sl = ah->av.sl;
-	memcpy(h->sgid, dev->gid[ah->av.sgid_index], 16);
-	memcpy(h->dgid, ah->av.dgid, 16);
-	st = idev_mem_gather(dev, d->pdid, &s->w, 0, ifab_pkt_payload(&pkt),
-			     s->w.length);
+		pkt.imm_raw = s->w.imm_raw;
+	pkt.payload = ifab_pkt_payload_at(&pkt);
+	st = idev_mem_gather(dev, d->pdid, &s->w, 0, pkt.payload, s->w.length);
 	if (st)
 		return st;
-	pkt.len += s->w.length;
-	node = isim_gid_to_node(ah->av.dgid);
-	if (node)
-		idev_qp_xmit(d, node, s->w.dest_qpn & 0xffffff, &pkt);
+	pkt.paylen = s->w.length;
+	idev_qp_xmit(d, &pkt);
 	/* Sent or lost, a UD send is complete once it left the QP. */
 	return IONIC_STS_OK;
 }

@@ -29,13 +29,6 @@
 
 #define IDEV_GRH_SIZE 40
 
-/* Wire overheads a RoCEv2 receiver would count into the IP lengths. */
-#define ROCE_UDP 8
-#define ROCE_BTH 12
-#define ROCE_DETH 8
-#define ROCE_IMMDT 4
-#define ROCE_ICRC 4
-
 void idev_resp_reset(struct idev_qp *d)
 {
 	uint8_t *copy = d->resp.copy;
@@ -84,38 +77,42 @@ static void resp_fail_wqe(struct idev_qp *d, enum ionic_status st)
 
 /* ---- RC ------------------------------------------------------------------ */
 
-/* Start a response packet (ACK, NAK, READ response, atomic ACK). */
-static void resp_pkt(struct idev_qp *d, struct ifab_pkt *pkt, uint8_t opcode,
-		     uint32_t psn)
+/* Start a response packet (ACK, NAK, READ response, atomic ACK) to the
+ * peer: the AETH (if the opcode has one) says ACK with the message
+ * count. */
+static void resp_pkt(struct idev_qp *d, struct ifab_pkt *pkt, uint8_t *buf,
+		     uint8_t opcode, uint32_t psn)
 {
-	ifab_pkt_init(pkt, opcode, d->dev->cfg.node, d->qpn, d->dest_qpn);
-	ifab_pkt_set_psn(pkt, psn);
-	ifab_pkt_set_msn(pkt, d->resp.msn);
+	idev_qp_pkt_start(d, pkt, buf, opcode, &d->av, d->dest_qpn);
+	pkt->psn = psn;
+	pkt->msn = d->resp.msn & IFAB_PSN_MASK;
+	pkt->syndrome = ifab_aeth_nak(IFAB_NAK_NONE, 0);
 }
 
 static void resp_send(struct idev_qp *d, struct ifab_pkt *pkt)
 {
-	idev_qp_xmit(d, d->peer_node, d->dest_qpn, pkt);
+	idev_qp_xmit(d, pkt);
 }
+
+/* Headers-only packets: an ACK, a NAK, an atomic ACK. */
+#define RESP_SMALL (IFAB_PKT_MAX_HDR + IFAB_ICRC_LEN)
 
 static void resp_ack(struct idev_qp *d, uint32_t psn)
 {
-	uint8_t buf[IFAB_PKT_HDR_SIZE] IFAB_PKT_ALIGN;
-	struct ifab_pkt pkt = { .buf = buf };
+	uint8_t buf[RESP_SMALL];
+	struct ifab_pkt pkt;
 
-	resp_pkt(d, &pkt, IFAB_OP_RC_ACK, psn);
+	resp_pkt(d, &pkt, buf, IFAB_OP_RC_ACK, psn);
 	resp_send(d, &pkt);
 }
 
 static void resp_nak(struct idev_qp *d, enum ifab_nak kind, uint32_t psn)
 {
-	uint8_t buf[IFAB_PKT_HDR_SIZE] IFAB_PKT_ALIGN;
-	struct ifab_pkt pkt = { .buf = buf };
+	uint8_t buf[RESP_SMALL];
+	struct ifab_pkt pkt;
 
-	resp_pkt(d, &pkt, IFAB_OP_RC_NAK, psn);
-	ifab_pkt_hdr(&pkt)->nak = kind;
-	if (kind == IFAB_NAK_RNR)
-		ifab_pkt_hdr(&pkt)->rnr_timer = d->min_rnr_timer & 31;
+	resp_pkt(d, &pkt, buf, IFAB_OP_RC_ACK, psn);
+	pkt.syndrome = ifab_aeth_nak(kind, d->min_rnr_timer);
 	resp_send(d, &pkt);
 }
 
@@ -158,11 +155,10 @@ static enum ionic_status resp_resolve(struct idev_qp *d, uint32_t rkey,
 static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
 {
 	struct idev_resp *r = &d->resp;
-	uint32_t psn = ifab_pkt_psn(pkt);
-	uint32_t len = ifab_pkt_paylen(pkt);
+	uint32_t psn = pkt->psn;
+	uint32_t len = pkt->paylen;
 	struct ionic_cqe cqe;
 	enum ionic_status st;
-	uint8_t src_mac[6];
 
 	if (mask & IFAB_PKT_M_FIRST) {
 		if (!resp_take_wqe(d)) {
@@ -178,7 +174,7 @@ static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
 	st = r->wst;
 	if (!st)
 		st = idev_mem_scatter(d->dev, d->pdid, &r->w, r->msg_off,
-				      ifab_pkt_payload(pkt), len);
+				      pkt->payload, len);
 	if (st) {
 		/* The WQE completes in error here, the requester's with the
 		 * matching remote status: a message longer than the buffer
@@ -204,25 +200,24 @@ static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
 			 * not invalidate is the requester's invalid request (as
 			 * rxe). */
 			if (idev_mw_remote_inv(d->dev, d->pdid,
-					       ifab_pkt_rkey(pkt))) {
+					       pkt->inv_rkey)) {
 				resp_fail_wqe(d, IONIC_STS_REMOTE_INV_REQ_ERR);
 				resp_rc_error(d, IFAB_NAK_INV_REQ, psn, 0);
 				return;
 			}
 			op = IONIC_CQE_RECV_OP_SEND_INV;
-			imm = htobe32(ifab_pkt_rkey(pkt));
+			imm = htobe32(pkt->inv_rkey);
 		} else if (mask & IFAB_PKT_M_IMM) {
 			op = IONIC_CQE_RECV_OP_SEND_IMM;
-			imm = ifab_pkt_imm_raw(pkt);
+			imm = pkt->imm_raw;
 		}
-		isim_node_mac(ifab_pkt_src_node(pkt), src_mac);
+		/* RC carries no source QP: the connected one sent it */
 		idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, r->msg_off,
-			      ifab_pkt_src_qpn(pkt), op, imm, src_mac, 0);
-		resp_complete(d, &cqe,
-			      ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_SOL);
+			      d->dest_qpn, op, imm, pkt->smac, 0);
+		resp_complete(d, &cqe, pkt->flags & IFAB_PKT_F_SOL);
 		r->msn++;
 		resp_ack(d, psn);
-	} else if (ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_ACKREQ) {
+	} else if (pkt->flags & IFAB_PKT_F_ACKREQ) {
 		resp_ack(d, psn);
 	}
 }
@@ -233,18 +228,16 @@ static void resp_rc_write(struct idev_qp *d, struct ifab_pkt *pkt,
 			  uint32_t mask)
 {
 	struct idev_resp *r = &d->resp;
-	uint32_t psn = ifab_pkt_psn(pkt);
-	uint32_t len = ifab_pkt_paylen(pkt);
+	uint32_t psn = pkt->psn;
+	uint32_t len = pkt->paylen;
 	bool imm = mask & IFAB_PKT_M_IMM;
 	struct ionic_cqe cqe;
 	enum ionic_status st;
-	uint8_t src_mac[6];
 
 	if (mask & IFAB_PKT_M_FIRST) {
-		r->wr_len = ifab_pkt_dmalen(pkt);
-		st = resp_resolve(d, ifab_pkt_rkey(pkt), ifab_pkt_va(pkt),
-				  r->wr_len, IBV_ACCESS_REMOTE_WRITE,
-				  &r->wr_host);
+		r->wr_len = pkt->dmalen;
+		st = resp_resolve(d, pkt->rkey, pkt->va, r->wr_len,
+				  IBV_ACCESS_REMOTE_WRITE, &r->wr_host);
 		if (st) {
 			resp_rc_error(d, IFAB_NAK_REM_ACC, psn,
 				      IDEV_EQE_QP_ERR_ACCESS);
@@ -270,11 +263,11 @@ static void resp_rc_write(struct idev_qp *d, struct ifab_pkt *pkt,
 		return;
 	}
 	if (len)
-		memcpy(r->wr_host + r->msg_off, ifab_pkt_payload(pkt), len);
+		memcpy(r->wr_host + r->msg_off, pkt->payload, len);
 	r->msg_off += len;
 	r->epsn = ifab_psn_add(r->epsn, 1);
 	if (!(mask & IFAB_PKT_M_LAST)) {
-		if (ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_ACKREQ)
+		if (pkt->flags & IFAB_PKT_F_ACKREQ)
 			resp_ack(d, psn);
 		return;
 	}
@@ -286,12 +279,10 @@ static void resp_rc_write(struct idev_qp *d, struct ifab_pkt *pkt,
 			resp_rc_error(d, IFAB_NAK_REM_OP, psn, 0);
 			return;
 		}
-		isim_node_mac(ifab_pkt_src_node(pkt), src_mac);
 		idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, r->wr_len,
-			      ifab_pkt_src_qpn(pkt), IONIC_CQE_RECV_OP_RDMA_IMM,
-			      ifab_pkt_imm_raw(pkt), src_mac, 0);
-		resp_complete(d, &cqe,
-			      ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_SOL);
+			      d->dest_qpn, IONIC_CQE_RECV_OP_RDMA_IMM,
+			      pkt->imm_raw, pkt->smac, 0);
+		resp_complete(d, &cqe, pkt->flags & IFAB_PKT_F_SOL);
 	}
 	resp_ack(d, psn);
 }
@@ -304,18 +295,18 @@ static void resp_rc_write(struct idev_qp *d, struct ifab_pkt *pkt,
  */
 static void resp_rc_read(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 {
-	uint8_t buf[IFAB_PKT_MAX_SIZE] IFAB_PKT_ALIGN;
-	struct ifab_pkt rsp = { .buf = buf };
+	uint8_t buf[IFAB_PKT_MAX_SIZE];
+	struct ifab_pkt rsp;
 	struct idev_resp *r = &d->resp;
-	uint32_t psn = ifab_pkt_psn(pkt), mtu = idev_qp_mtu(d);
-	uint64_t len = ifab_pkt_dmalen(pkt), off;
+	uint32_t psn = pkt->psn, mtu = idev_qp_mtu(d);
+	uint64_t len = pkt->dmalen, off;
 	uint32_t n = len ? (uint32_t)((len + mtu - 1) / mtu) : 1, i, chunk;
 	enum ionic_status st;
 	uint8_t *host;
 	uint8_t op;
 
-	st = resp_resolve(d, ifab_pkt_rkey(pkt), ifab_pkt_va(pkt), len,
-			  IBV_ACCESS_REMOTE_READ, &host);
+	st = resp_resolve(d, pkt->rkey, pkt->va, len, IBV_ACCESS_REMOTE_READ,
+			  &host);
 	if (st) {
 		if (!dup)
 			resp_rc_error(d, IFAB_NAK_REM_ACC, psn,
@@ -334,21 +325,22 @@ static void resp_rc_read(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 				  IFAB_OP_RC_READ_RESP_MIDDLE;
 		off = (uint64_t)i * mtu;
 		chunk = len - off < mtu ? (uint32_t)(len - off) : mtu;
-		resp_pkt(d, &rsp, op, ifab_psn_add(psn, i));
+		resp_pkt(d, &rsp, buf, op, ifab_psn_add(psn, i));
+		rsp.payload = ifab_pkt_payload_at(&rsp);
 		if (chunk)
-			memcpy(ifab_pkt_payload(&rsp), host + off, chunk);
-		rsp.len += chunk;
+			memcpy(rsp.payload, host + off, chunk);
+		rsp.paylen = chunk;
 		resp_send(d, &rsp);
 	}
 }
 
 static void resp_atomic_ack(struct idev_qp *d, uint32_t psn, uint64_t orig)
 {
-	uint8_t buf[IFAB_PKT_HDR_SIZE] IFAB_PKT_ALIGN;
-	struct ifab_pkt pkt = { .buf = buf };
+	uint8_t buf[RESP_SMALL];
+	struct ifab_pkt pkt;
 
-	resp_pkt(d, &pkt, IFAB_OP_RC_ATOMIC_ACK, psn);
-	ifab_pkt_set_swap_add(&pkt, orig);
+	resp_pkt(d, &pkt, buf, IFAB_OP_RC_ATOMIC_ACK, psn);
+	pkt.orig = orig;
 	resp_send(d, &pkt);
 }
 
@@ -356,8 +348,8 @@ static void resp_atomic_ack(struct idev_qp *d, uint32_t psn, uint64_t orig)
 static void resp_rc_atomic(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 {
 	struct idev_resp *r = &d->resp;
-	uint32_t psn = ifab_pkt_psn(pkt);
-	uint64_t va = ifab_pkt_va(pkt), orig;
+	uint32_t psn = pkt->psn;
+	uint64_t va = pkt->va, orig;
 	struct idev_atomic_res *a;
 	enum ionic_status st;
 	uint64_t *p;
@@ -377,7 +369,7 @@ static void resp_rc_atomic(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 			      IDEV_EQE_QP_ERR_REQUEST);
 		return;
 	}
-	st = resp_resolve(d, ifab_pkt_rkey(pkt), va, IDEV_ATOMIC_SIZE,
+	st = resp_resolve(d, pkt->rkey, va, IDEV_ATOMIC_SIZE,
 			  IBV_ACCESS_REMOTE_ATOMIC, &host);
 	if (st) {
 		resp_rc_error(d, IFAB_NAK_REM_ACC, psn, IDEV_EQE_QP_ERR_ACCESS);
@@ -385,14 +377,12 @@ static void resp_rc_atomic(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 	}
 	/* The application may use the same memory concurrently. */
 	p = (uint64_t *)host;
-	if (ifab_pkt_opcode(pkt) == IFAB_OP_RC_CMP_SWAP) {
-		orig = ifab_pkt_compare(pkt);
-		__atomic_compare_exchange_n(p, &orig, ifab_pkt_swap_add(pkt),
-					    false, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
+	if (pkt->opcode == IFAB_OP_RC_CMP_SWAP) {
+		orig = pkt->compare;
+		__atomic_compare_exchange_n(p, &orig, pkt->swap_add, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	} else {
-		orig = __atomic_fetch_add(p, ifab_pkt_swap_add(pkt),
-					  __ATOMIC_SEQ_CST);
+		orig = __atomic_fetch_add(p, pkt->swap_add, __ATOMIC_SEQ_CST);
 	}
 	a = &r->atomics[r->atomic_next++ % IDEV_ATOMIC_CACHE];
 	a->valid = true;
@@ -407,13 +397,13 @@ static void resp_rc_atomic(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 static void resp_rc(struct idev_qp *d, struct ifab_pkt *pkt)
 {
 	struct idev_resp *r = &d->resp;
-	uint32_t mask = ifab_pkt_opmask(ifab_pkt_opcode(pkt));
-	uint32_t psn = ifab_pkt_psn(pkt);
+	uint32_t mask = ifab_pkt_opmask(pkt->opcode);
+	uint32_t psn = pkt->psn;
 	int32_t diff;
 
-	/* An RC QP talks to its one peer only. */
-	if (ifab_pkt_src_node(pkt) != d->peer_node ||
-	    ifab_pkt_src_qpn(pkt) != d->dest_qpn || !(mask & IFAB_PKT_M_RC)) {
+	/* An RC QP talks to its one peer only: the path's GID (RoCEv2 names
+	 * no source QP for RC). */
+	if (!idev_qp_from_peer(d, pkt) || !(mask & IFAB_PKT_M_RC)) {
 		d->cnt.drops++;
 		return;
 	}
@@ -461,84 +451,37 @@ static void resp_rc(struct idev_qp *d, struct ifab_pkt *pkt)
 
 /* ---- UD ------------------------------------------------------------------ */
 
-static bool gid_is_v4mapped(const uint8_t gid[16])
-{
-	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0,    0,
-					    0, 0, 0, 0, 0xff, 0xff };
-
-	return !memcmp(gid, prefix, sizeof(prefix));
-}
-
-static uint16_t ip_csum(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
-
 /*
  * The 40-byte GRH area of a UD receive.  RoCEv2 has no GRH on the wire;
  * like Linux (rxe, mlx5) the device writes the packet's IP header there:
- * an IPv6 header for IPv6 GIDs, or, for IPv4-mapped GIDs, 20 zero bytes
- * followed by the 20-byte IPv4 header (ibv_wc's GRH convention for RoCEv2,
- * where applications read sgid/dgid with ibv_init_ah_from_wc).
+ * an IPv6 header as it came, or 20 zero bytes followed by the 20-byte
+ * IPv4 header (ibv_wc's GRH convention for RoCEv2, where applications
+ * read sgid/dgid with ibv_init_ah_from_wc).
  */
 static void resp_build_grh(uint8_t grh[IDEV_GRH_SIZE],
-			   const struct ifab_pkt *pkt, bool imm)
+			   const struct ifab_pkt *pkt)
 {
-	const struct ifab_pkt_hdr *h = ifab_pkt_hdr(pkt);
-	uint32_t l4 = ROCE_UDP + ROCE_BTH + ROCE_DETH + (imm ? ROCE_IMMDT : 0) +
-		      ifab_pkt_paylen(pkt) + ROCE_ICRC;
-	uint32_t fl = ifab_pkt_flow_label(pkt) & 0xfffff;
-	uint8_t *ip;
-	uint16_t c;
+	const uint8_t *ip =
+		pkt->buf + IFAB_ETH_HLEN + (pkt->vlan ? IFAB_VLAN_HLEN : 0);
 
 	memset(grh, 0, IDEV_GRH_SIZE);
-	if (gid_is_v4mapped(h->sgid)) {
-		ip = grh + 20;
-		ip[0] = 0x45; /* version 4, 5 words */
-		ip[1] = h->tclass; /* DSCP/ECN */
-		ip[2] = (20 + l4) >> 8;
-		ip[3] = (20 + l4) & 0xff;
-		ip[6] = 0x40; /* DF */
-		ip[8] = h->hop_limit; /* TTL */
-		ip[9] = 17; /* UDP */
-		memcpy(ip + 12, h->sgid + 12, 4);
-		memcpy(ip + 16, h->dgid + 12, 4);
-		c = ip_csum(ip, 20);
-		ip[10] = c >> 8;
-		ip[11] = c & 0xff;
-		return;
-	}
-	grh[0] = 0x60 | (h->tclass >> 4);
-	grh[1] = (h->tclass << 4) | ((fl >> 16) & 0xf);
-	grh[2] = (fl >> 8) & 0xff;
-	grh[3] = fl & 0xff;
-	grh[4] = l4 >> 8; /* payload length */
-	grh[5] = l4 & 0xff;
-	grh[6] = 17; /* next header: UDP */
-	grh[7] = h->hop_limit;
-	memcpy(grh + 8, h->sgid, 16);
-	memcpy(grh + 24, h->dgid, 16);
+	if ((ip[0] >> 4) == 4)
+		memcpy(grh + 20, ip, IFAB_IPV4_HLEN);
+	else
+		memcpy(grh, ip, IFAB_IPV6_HLEN);
 }
 
 static void resp_ud(struct idev_qp *d, struct ifab_pkt *pkt)
 {
 	struct idev_resp *r = &d->resp;
-	uint32_t mask = ifab_pkt_opmask(ifab_pkt_opcode(pkt));
-	uint32_t len = ifab_pkt_paylen(pkt);
+	uint32_t mask = ifab_pkt_opmask(pkt->opcode);
+	uint32_t len = pkt->paylen;
 	bool imm = mask & IFAB_PKT_M_IMM;
 	uint8_t grh[IDEV_GRH_SIZE];
 	struct ionic_cqe cqe;
 	enum ionic_status st;
-	uint8_t src_mac[6];
 
-	if (!(mask & IFAB_PKT_M_UD) || ifab_pkt_qkey(pkt) != d->qkey ||
+	if (!(mask & IFAB_PKT_M_UD) || pkt->qkey != d->qkey ||
 	    !resp_take_wqe(d)) {
 		d->cnt.drops++;
 		return;
@@ -547,28 +490,26 @@ static void resp_ud(struct idev_qp *d, struct ifab_pkt *pkt)
 	if (!st && (uint64_t)IDEV_GRH_SIZE + len > r->w.length)
 		st = IONIC_STS_LOCAL_LEN_ERR;
 	if (!st) {
-		resp_build_grh(grh, pkt, imm);
+		resp_build_grh(grh, pkt);
 		st = idev_mem_scatter(d->dev, d->pdid, &r->w, 0, grh,
 				      IDEV_GRH_SIZE);
 	}
 	if (!st)
 		st = idev_mem_scatter(d->dev, d->pdid, &r->w, IDEV_GRH_SIZE,
-				      ifab_pkt_payload(pkt), len);
+				      pkt->payload, len);
 	if (st) {
 		resp_fail_wqe(d, st);
 		idev_qp_error(d, 0);
 		return;
 	}
-	isim_node_mac(ifab_pkt_src_node(pkt), src_mac);
-	/* No VLAN on the emulated wire; the tag still carries the SL in its
-	 * PCP bits, which is where the host reads wc.sl from
-	 * (docs/device-contract.md §7.1). */
+	/* The SL came as the 802.1Q priority, which is where the host reads
+	 * wc.sl from (docs/device-contract.md §7.1); VLAN ids are not used. */
 	idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, IDEV_GRH_SIZE + len,
-		      ifab_pkt_src_qpn(pkt),
+		      pkt->src_qpn,
 		      imm ? IONIC_CQE_RECV_OP_SEND_IMM : IONIC_CQE_RECV_OP_SEND,
-		      imm ? ifab_pkt_imm_raw(pkt) : 0, src_mac,
-		      (uint16_t)((ifab_pkt_hdr(pkt)->sl & 7) << 13));
-	resp_complete(d, &cqe, ifab_pkt_hdr(pkt)->flags & IFAB_PKT_F_SOL);
+		      imm ? pkt->imm_raw : 0, pkt->smac,
+		      (uint16_t)((pkt->pcp & 7) << 13));
+	resp_complete(d, &cqe, pkt->flags & IFAB_PKT_F_SOL);
 }
 
 void idev_resp_rx(struct idev_qp *d, struct ifab_pkt *pkt)

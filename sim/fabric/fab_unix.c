@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim fabric transport over abstract unix datagram sockets.
+ * ionic-sim fabric transport over abstract unix datagram sockets: one
+ * host, one network namespace.
  *
  * The endpoint (node, qpn) is the socket named
- * "\0ionic-sim/<fabric>/<node>/<qpn>".  Abstract names leave nothing in
+ * "\0ionic-sim/<fabric>/<node>/<qpn>"; a frame for (GID, qpn) goes to the
+ * node the GID belongs to (isim_gid_to_node), whole, as one datagram.  Abstract names leave nothing in
  * the file system and vanish with the last descriptor, so a process that
  * exits simply disappears from the fabric: its peers see ECONNREFUSED and
  * treat the packet as lost.  Unix datagrams are reliable and ordered per
@@ -21,13 +23,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/profile.h"
 #include "fabric.h"
 
 /* Send buffer we ask for: a full RC window of 4 KiB packets plus headers
  * fits, so a connected pair rarely sees EAGAIN.  Capped by wmem_max. */
 #define FAB_UNIX_SNDBUF (1 << 20)
 
-static socklen_t unix_addr(struct sockaddr_un *sun, uint32_t node, uint32_t qpn)
+socklen_t ifab_unix_addr(struct sockaddr_un *sun, uint32_t node, uint32_t qpn)
 {
 	int n;
 
@@ -41,10 +44,17 @@ static socklen_t unix_addr(struct sockaddr_un *sun, uint32_t node, uint32_t qpn)
 	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
 }
 
-static int unix_bind(uint32_t node, uint32_t qpn)
+/* Flow entropy for the UDP source port, as RoCEv2 NICs derive it from
+ * the QP: 0xc000 | the low 14 bits of the QPN. */
+static uint16_t qp_sport(uint32_t qpn)
+{
+	return (uint16_t)(0xc000 | (qpn & 0x3fff));
+}
+
+int ifab_unix_bind_fd(uint32_t node, uint32_t qpn)
 {
 	struct sockaddr_un sun;
-	socklen_t len = unix_addr(&sun, node, qpn);
+	socklen_t len = ifab_unix_addr(&sun, node, qpn);
 	int sndbuf = FAB_UNIX_SNDBUF;
 	int fd, err;
 
@@ -61,6 +71,22 @@ static int unix_bind(uint32_t node, uint32_t qpn)
 	return fd;
 }
 
+static int unix_bind(struct ifab_ep *ep, uint32_t node, uint32_t qpn)
+{
+	int fd = ifab_unix_bind_fd(node, qpn);
+
+	if (fd < 0)
+		return fd;
+	ep->fd = fd;
+	ep->sport = qp_sport(qpn);
+	return 0;
+}
+
+static void unix_close(struct ifab_ep *ep)
+{
+	close(ep->fd);
+}
+
 static void unix_unpeer(struct ifab_ep *ep)
 {
 	struct sockaddr sa = { .sa_family = AF_UNSPEC };
@@ -75,30 +101,37 @@ static void unix_unpeer(struct ifab_ep *ep)
 static void unix_try_connect(struct ifab_ep *ep)
 {
 	struct sockaddr_un sun;
+	uint32_t node;
 	socklen_t len;
 
 	if (ep->connected || !ep->want_peer)
 		return;
-	len = unix_addr(&sun, ep->peer_node, ep->peer_qpn);
+	node = isim_gid_to_node(ep->peer_gid);
+	if (!node)
+		return;
+	len = ifab_unix_addr(&sun, node, ep->peer_qpn);
 	if (connect(ep->fd, (struct sockaddr *)&sun, len) == 0)
 		ep->connected = true;
 }
 
-static int unix_xmit(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
+static int unix_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 		     const void *buf, size_t len)
 {
+	uint32_t node = isim_gid_to_node(gid);
 	struct sockaddr_un sun;
 	socklen_t alen;
 	ssize_t n;
 
-	if (ifab_is_peer(ep, node, qpn)) {
+	if (!node)
+		return -EHOSTUNREACH; /* no NIC has that address */
+	if (ifab_is_peer(ep, gid, qpn)) {
 		unix_try_connect(ep);
 		if (ep->connected) {
 			n = send(ep->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 			goto out;
 		}
 	}
-	alen = unix_addr(&sun, node, qpn);
+	alen = ifab_unix_addr(&sun, node, qpn);
 	n = sendto(ep->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL,
 		   (struct sockaddr *)&sun, alen);
 out:
@@ -111,7 +144,7 @@ out:
 	return -errno;
 }
 
-static ssize_t unix_recv(struct ifab_ep *ep, void *buf, size_t len)
+ssize_t ifab_unix_recv(struct ifab_ep *ep, void *buf, size_t len)
 {
 	ssize_t n = recv(ep->fd, buf, len, MSG_DONTWAIT | MSG_TRUNC);
 
@@ -125,7 +158,8 @@ static ssize_t unix_recv(struct ifab_ep *ep, void *buf, size_t len)
 const struct ifab_transport ifab_unix_transport = {
 	.name = "unix",
 	.bind = unix_bind,
+	.close = unix_close,
 	.xmit = unix_xmit,
 	.unpeer = unix_unpeer,
-	.recv = unix_recv,
+	.recv = ifab_unix_recv,
 };

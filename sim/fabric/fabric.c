@@ -11,13 +11,8 @@
 
 #include "../common/profile.h"
 #include "fabric.h"
-
-struct ifab_pend {
-	struct ifab_pend *next;
-	uint32_t node, qpn;
-	size_t len;
-	uint8_t data[];
-};
+#include "fabric_priv.h"
+#include "pcap.h"
 
 const char *ifab_name(void)
 {
@@ -26,40 +21,54 @@ const char *ifab_name(void)
 	return name && *name ? name : "default";
 }
 
+const struct ifab_transport *ifab_default_transport(void)
+{
+	const char *t = getenv(ISIM_ENV_TRANSPORT);
+
+	if (!t || !*t || !strcmp(t, "unix"))
+		return &ifab_unix_transport;
+	if (!strcmp(t, "udp"))
+		return &ifab_udp_transport;
+	return NULL;
+}
+
 int ifab_open(struct ifab_ep *ep, const struct ifab_transport *tp,
 	      uint32_t node, uint32_t qpn)
 {
-	int fd;
+	int rc;
 
 	memset(ep, 0, sizeof(*ep));
 	ep->fd = -1;
-	ep->tp = tp ? tp : &ifab_unix_transport;
-	fd = ep->tp->bind(node, qpn);
-	if (fd < 0)
-		return fd;
-	ep->fd = fd;
+	ep->txfd = -1;
+	ep->tp = tp ? tp : ifab_default_transport();
+	if (!ep->tp)
+		return -EINVAL; /* a transport this build does not know */
 	ep->node = node;
 	ep->qpn = qpn;
-	return 0;
+	rc = ep->tp->bind(ep, node, qpn);
+	if (rc)
+		ep->fd = ep->txfd = -1;
+	return rc;
 }
 
 void ifab_close(struct ifab_ep *ep)
 {
 	ifab_drop_backlog(ep);
-	if (ep->fd >= 0)
-		close(ep->fd);
-	ep->fd = -1;
+	ifab_fault_drop_held(ep);
+	if (ep->fd >= 0 && ep->tp)
+		ep->tp->close(ep);
+	ep->fd = ep->txfd = -1;
 	ep->connected = false;
 	ep->want_peer = false;
 }
 
-void ifab_set_peer(struct ifab_ep *ep, uint32_t node, uint32_t qpn)
+void ifab_set_peer(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn)
 {
-	if (ifab_is_peer(ep, node, qpn))
+	if (ifab_is_peer(ep, gid, qpn))
 		return;
 	ep->tp->unpeer(ep);
 	ep->want_peer = true;
-	ep->peer_node = node;
+	memcpy(ep->peer_gid, gid, 16);
 	ep->peer_qpn = qpn;
 }
 
@@ -69,29 +78,40 @@ void ifab_clear_peer(struct ifab_ep *ep)
 	ep->want_peer = false;
 }
 
-static int fab_xmit(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
+static int fab_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 		    const void *buf, size_t len)
 {
 	if (ep->fd < 0)
 		return -EBADF;
-	return ep->tp->xmit(ep, node, qpn, buf, len);
+	return ep->tp->xmit(ep, gid, qpn, buf, len);
 }
 
-static bool fab_enqueue(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
+struct ifab_pend *ifab_pend_new(const uint8_t gid[16], uint32_t qpn,
+				const void *buf, size_t len)
+{
+	struct ifab_pend *p = malloc(sizeof(*p) + len);
+
+	if (!p)
+		return NULL;
+	p->next = NULL;
+	memcpy(p->gid, gid, 16);
+	p->qpn = qpn;
+	p->due = 0;
+	p->len = len;
+	memcpy(p->data, buf, len);
+	return p;
+}
+
+static bool fab_enqueue(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 			const void *buf, size_t len)
 {
 	struct ifab_pend *p;
 
 	if (ep->nbacklog >= IFAB_BACKLOG_MAX)
 		return false;
-	p = malloc(sizeof(*p) + len);
+	p = ifab_pend_new(gid, qpn, buf, len);
 	if (!p)
 		return false;
-	p->next = NULL;
-	p->node = node;
-	p->qpn = qpn;
-	p->len = len;
-	memcpy(p->data, buf, len);
 	if (ep->tail)
 		ep->tail->next = p;
 	else
@@ -101,15 +121,26 @@ static bool fab_enqueue(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
 	return true;
 }
 
-enum ifab_result ifab_send(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
-			   const void *buf, size_t len)
+enum ifab_result ifab_send(struct ifab_ep *ep, const uint8_t gid[16],
+			   uint32_t qpn, const void *buf, size_t len)
+{
+	ifab_pcap_frame(buf, len); /* what the NIC sent, faults or not */
+	if (ifab_faults_active())
+		return ifab_fault_tx(ep, gid, qpn, buf, len);
+	return ifab_send_wire(ep, gid, qpn, buf, len);
+}
+
+static bool backlog_flush(struct ifab_ep *ep);
+
+enum ifab_result ifab_send_wire(struct ifab_ep *ep, const uint8_t gid[16],
+				uint32_t qpn, const void *buf, size_t len)
 {
 	int rc;
 
 	/* Anything already waiting goes first: the fabric keeps order. */
-	if (ep->head && !ifab_flush(ep))
+	if (ep->head && !backlog_flush(ep))
 		goto queue;
-	rc = fab_xmit(ep, node, qpn, buf, len);
+	rc = fab_xmit(ep, gid, qpn, buf, len);
 	if (rc == 0) {
 		ep->tx_pkts++;
 		return IFAB_SENT;
@@ -119,7 +150,7 @@ enum ifab_result ifab_send(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
 		return IFAB_LOST;
 	}
 queue:
-	if (!fab_enqueue(ep, node, qpn, buf, len)) {
+	if (!fab_enqueue(ep, gid, qpn, buf, len)) {
 		ep->tx_dropped++;
 		return IFAB_LOST;
 	}
@@ -129,11 +160,17 @@ queue:
 
 bool ifab_flush(struct ifab_ep *ep)
 {
+	ifab_fault_release(ep);
+	return backlog_flush(ep);
+}
+
+static bool backlog_flush(struct ifab_ep *ep)
+{
 	struct ifab_pend *p;
 	int rc;
 
 	while ((p = ep->head)) {
-		rc = fab_xmit(ep, p->node, p->qpn, p->data, p->len);
+		rc = fab_xmit(ep, p->gid, p->qpn, p->data, p->len);
 		if (rc == -EAGAIN)
 			return false;
 		if (rc == 0)
@@ -167,10 +204,14 @@ ssize_t ifab_recv(struct ifab_ep *ep, void *buf, size_t len)
 
 	if (ep->fd < 0)
 		return -EBADF;
-	n = ep->tp->recv(ep, buf, len);
-	if (n >= 0) {
+	for (;;) {
+		n = ep->tp->recv(ep, buf, len);
+		if (n < 0)
+			return n == -EAGAIN ? 0 : n;
 		ep->rx_pkts++;
-		return n;
+		ifab_pcap_rx(ep, buf, (size_t)n < len ? (size_t)n : len);
+		/* a link that is down, a NIC that no longer answers */
+		if (!ifab_fault_rx_drop(ep))
+			return n;
 	}
-	return n == -EAGAIN ? 0 : n;
 }

@@ -4,9 +4,13 @@
  * many.  The lowest layer of the emulator: it knows endpoints and
  * datagrams, nothing about QPs, devices or the kernel model.
  *
- * Every QP of a device owns one endpoint, addressed (node, qpn).  Binding
- * the address is also how processes that share a node id agree on QP
- * numbers: a second bind of the same address fails with EADDRINUSE.
+ * Every QP of a device owns one endpoint, bound as (node, qpn): node is
+ * the NIC's id on this host (processes of one launcher share it), and
+ * binding is also how those processes agree on QP numbers: a second bind
+ * of the same address fails with EADDRINUSE.  Packets are RoCEv2 frames
+ * (pkt.h) sent to (destination GID, destination QP): the transport turns
+ * the GID into its own kind of address (a node's socket name, an IPv4
+ * address and UDP port 4791).
  *
  * The fabric core (fabric.c) keeps what every transport needs: the order
  * of packets per endpoint, the backlog of packets the transport could not
@@ -33,43 +37,104 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 struct ifab_ep;
 struct ifab_pend;
 
-/* One way of moving datagrams between endpoints. */
+/* One way of moving frames between endpoints. */
 struct ifab_transport {
 	const char *name;
-	/* Bind (node, qpn): a descriptor, readable while datagrams wait,
-	 * or a negative errno (-EADDRINUSE: the address is held). */
-	int (*bind)(uint32_t node, uint32_t qpn);
+	/* Bind (node, qpn): set ep->fd (readable while frames wait) and
+	 * ep->sport; 0 or a negative errno (-EADDRINUSE: the address is
+	 * held). */
+	int (*bind)(struct ifab_ep *ep, uint32_t node, uint32_t qpn);
+	/* Release what bind set up (ep->fd included). */
+	void (*close)(struct ifab_ep *ep);
 	/* One send attempt, never blocking: 0 sent, -EAGAIN busy (keep it
 	 * and retry), any other negative errno: lost. */
-	int (*xmit)(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
+	int (*xmit)(struct ifab_ep *ep, const uint8_t dgid[16], uint32_t qpn,
 		    const void *buf, size_t len);
 	/* The peer of ep changed (or went away): drop any connected path. */
 	void (*unpeer)(struct ifab_ep *ep);
-	/* One datagram: its length (may exceed len: truncated), -EAGAIN if
+	/* One frame: its length (may exceed len: truncated), -EAGAIN if
 	 * none is waiting, or another negative errno. */
 	ssize_t (*recv)(struct ifab_ep *ep, void *buf, size_t len);
 };
 
 /* The abstract unix datagram socket transport (fab_unix.c). */
 extern const struct ifab_transport ifab_unix_transport;
+/* Its endpoint socket for (node, qpn), bound: a descriptor or a negative
+ * errno; and that socket's address.  The UDP transport receives on the
+ * same sockets. */
+struct sockaddr_un;
+int ifab_unix_bind_fd(uint32_t node, uint32_t qpn);
+socklen_t ifab_unix_addr(struct sockaddr_un *sun, uint32_t node, uint32_t qpn);
+ssize_t ifab_unix_recv(struct ifab_ep *ep, void *buf, size_t len);
+
+/* RoCEv2 over UDP sockets to port 4791 (fab_udp.c), IPv4-mapped GIDs
+ * only; its receiving half is the launcher's relay (udp_relay.c). */
+extern const struct ifab_transport ifab_udp_transport;
+struct ifab_relay;
+/* Own UDP port 4791 of node's address and feed its endpoints: 0 or a
+ * negative errno (-EADDRINUSE: another NIC has that address). */
+int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out);
+void ifab_udp_relay_stop(struct ifab_relay *r);
+/* The transport of this process: $IONIC_SIM_TRANSPORT ("unix", the
+ * default, or "udp"); NULL for an unknown name. */
+const struct ifab_transport *ifab_default_transport(void);
 
 struct ifab_ep {
 	const struct ifab_transport *tp;
 	int fd; /* -1 when closed; the device engine polls it */
+	int txfd; /* transport's sending socket, -1 if it has none */
 	uint32_t node, qpn; /* our own address */
-	bool want_peer; /* RC: talk to peer_node/peer_qpn */
+	uint8_t mac[6]; /* the NIC's, set by its owner (capture) */
+	uint16_t sport; /* UDP source port of our frames */
+	bool want_peer; /* RC: talk to peer_gid/peer_qpn */
 	bool connected; /* transport state of the peer path */
-	uint32_t peer_node, peer_qpn;
+	uint8_t peer_gid[16];
+	uint32_t peer_qpn;
 	struct ifab_pend *head, *tail; /* backlog, oldest first */
 	unsigned int nbacklog;
+	struct ifab_pend *held; /* held back by a fault, by due time */
+	uint64_t rng; /* fault decisions (fault.c) */
 	/* counters */
 	uint64_t tx_pkts, rx_pkts, tx_lost, tx_queued, tx_dropped;
+	uint64_t tx_fault_drop, tx_fault_dup, tx_fault_reorder;
+	uint64_t tx_fault_corrupt, rx_fault_drop;
 };
+
+/*
+ * Faults on demand (fault.c), for the whole process' NIC.  Rates are in
+ * frames per million.  Zero everywhere: a perfect wire.
+ */
+struct ifab_faults {
+	uint32_t loss_ppm; /* frames lost */
+	uint32_t dup_ppm; /* frames sent twice */
+	uint32_t reorder_ppm; /* frames held back 0.2..2 ms (overtaken) */
+	uint32_t corrupt_ppm; /* frames with one bit flipped */
+	uint32_t delay_us; /* every frame held back this long */
+	/* the link goes down after this many frames sent (0: never), for
+	 * link_down_ms (0: for good); while down nothing passes */
+	uint32_t link_down_after;
+	uint32_t link_down_ms;
+	/* the NIC stops answering: every frame after this many received
+	 * is dropped (0: never) */
+	uint32_t mute_after;
+	uint64_t seed; /* of the decisions */
+};
+
+void ifab_faults_set(const struct ifab_faults *f);
+/* Is the NIC's link up (link_down_after)?  When it comes up again (ns,
+ * CLOCK_MONOTONIC), or 0 if it is up or down for good. */
+bool ifab_link_up(void);
+uint64_t ifab_link_next_change(void);
+/* When the endpoint's next held frame is due (ns, CLOCK_MONOTONIC), or 0
+ * for none: ifab_flush() then sends it. */
+uint64_t ifab_fault_next_due(const struct ifab_ep *ep);
 
 /* Most packets a backlog holds; beyond it packets are dropped as by a
  * congested switch (RC retransmits, UD loses them). */
@@ -93,17 +158,18 @@ int ifab_open(struct ifab_ep *ep, const struct ifab_transport *tp,
 /* Close the endpoint and drop the backlog.  Safe on a closed endpoint. */
 void ifab_close(struct ifab_ep *ep);
 
-/* RC: from now on talk to (node, qpn).  A peer that does not exist yet is
+/* RC: from now on talk to (gid, qpn).  A peer that does not exist yet is
  * retried at the next send. */
-void ifab_set_peer(struct ifab_ep *ep, uint32_t node, uint32_t qpn);
+void ifab_set_peer(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn);
 /* Forget the peer (QP reset). */
 void ifab_clear_peer(struct ifab_ep *ep);
 
-/* Send one packet to (node, qpn), never blocking.  Packets are delivered
+/* Send one frame to (gid, qpn), never blocking.  Frames are delivered
  * in the order they were passed here. */
-enum ifab_result ifab_send(struct ifab_ep *ep, uint32_t node, uint32_t qpn,
-			   const void *buf, size_t len);
-/* Retry the backlog; true when it is empty afterwards. */
+enum ifab_result ifab_send(struct ifab_ep *ep, const uint8_t gid[16],
+			   uint32_t qpn, const void *buf, size_t len);
+/* Send held frames that are due, retry the backlog; true when the
+ * backlog is empty afterwards. */
 bool ifab_flush(struct ifab_ep *ep);
 /* Throw the backlog away (go-back-N retransmit, reset, error). */
 void ifab_drop_backlog(struct ifab_ep *ep);
@@ -113,15 +179,22 @@ static inline bool ifab_backlogged(const struct ifab_ep *ep)
 	return ep->head != NULL;
 }
 
+/* Frames waiting on the endpoint: backlog or held by a fault. */
+static inline bool ifab_pending(const struct ifab_ep *ep)
+{
+	return ep->head != NULL || ep->held != NULL;
+}
+
 /* Receive one datagram: its length (may exceed len: truncated), 0 if none
  * is waiting, or a negative errno. */
 ssize_t ifab_recv(struct ifab_ep *ep, void *buf, size_t len);
 
-/* Is (node, qpn) the peer this endpoint talks to? */
-static inline bool ifab_is_peer(const struct ifab_ep *ep, uint32_t node,
+/* Is (gid, qpn) the peer this endpoint talks to? */
+static inline bool ifab_is_peer(const struct ifab_ep *ep, const uint8_t gid[16],
 				uint32_t qpn)
 {
-	return ep->want_peer && ep->peer_node == node && ep->peer_qpn == qpn;
+	return ep->want_peer && ep->peer_qpn == qpn &&
+	       !memcmp(ep->peer_gid, gid, 16);
 }
 
 #endif /* IFAB_FABRIC_H */

@@ -1,125 +1,123 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * ionic-sim fabric packets: the one header every emulated NIC puts on the
- * wire (an abstract unix datagram, see fabric.h), followed by the payload.
+ * ionic-sim fabric packets: RoCEv2 frames, as an ionic NIC puts them on
+ * Ethernet.  Every packet an emulated NIC sends is a whole frame:
  *
- * The header folds what RoCEv2 spreads over IP/UDP/BTH/DETH/RETH/AETH into
- * one fixed-width, big-endian block: it is our wire format, so it is
- * pinned by static assertions and read only through the accessors below
- * (rxe_hdr.h style: __ifab_pkt_x() works on a raw header, ifab_pkt_x() on
- * a struct ifab_pkt).  Byte order is converted inside the accessors, never
- * at the call site.
+ *   Ethernet (optional 802.1Q priority tag carrying the SL in its PCP)
+ *   IPv4 (both GIDs IPv4-mapped) or IPv6, protocol UDP
+ *   UDP, destination port 4791, checksum 0
+ *   BTH and the extension headers its opcode calls for, in IBTA order:
+ *     DETH (UD), RETH (RDMA WRITE first/only, READ request), AtomicETH,
+ *     AETH (ACK/NAK, READ responses but the middle ones, atomic ACK),
+ *     AtomicAckETH, ImmDt, IETH
+ *   payload, padded to a multiple of 4 bytes (BTH pad count)
+ *   ICRC (the invariant CRC: CRC-32 over the frame from the IP header on
+ *   with the variant fields masked, RoCEv2 annex; little-endian)
  *
- * Opcodes reuse the IBTA BTH numbering (transport in bits 7..5, operation
- * in bits 4..0) so traces read like IB captures.  NAKs get an opcode of
- * their own instead of an AETH syndrome; the kind says which NAK.
+ * The unix-socket transport carries these frames as they are; the UDP
+ * transport sends what follows the UDP header over a real UDP socket and
+ * rebuilds the rest on the receiving side; a capture writes them as they
+ * are (pcap.c).  Fields are converted to and from the wire only here:
+ * the device works on struct ifab_pkt, a decoded packet, and calls
+ * ifab_pkt_build() to serialise one and ifab_pkt_parse() to check and
+ * decode one.  The receive path takes any bytes (a peer, a corrupted
+ * wire, a fuzzer): ifab_pkt_parse() validates every length and the ICRC
+ * before anything else looks at them.
+ *
+ * Opcodes are the IBTA ones (transport in bits 7..5, operation in 4..0).
+ * A NAK is an ACKNOWLEDGE whose AETH syndrome says NAK (RNR, sequence
+ * error, invalid request, remote access, remote operational).
  */
 #ifndef IFAB_PKT_H
 #define IFAB_PKT_H
 
-#include <assert.h>
-#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
-#define IFAB_PKT_MAGIC 0x4953494du /* "ISIM" */
-#define IFAB_PKT_VERSION 1
+#define IFAB_ROCE_PORT 4791
 #define IFAB_PKT_MAX_PAYLOAD 4096 /* largest path MTU */
 #define IFAB_PSN_MASK 0xffffffu
 
+/* Header sizes on the wire. */
+#define IFAB_ETH_HLEN 14
+#define IFAB_VLAN_HLEN 4
+#define IFAB_IPV4_HLEN 20
+#define IFAB_IPV6_HLEN 40
+#define IFAB_UDP_HLEN 8
+#define IFAB_BTH_LEN 12
+#define IFAB_DETH_LEN 8
+#define IFAB_RETH_LEN 16
+#define IFAB_ATOMIC_ETH_LEN 28
+#define IFAB_AETH_LEN 4
+#define IFAB_ATOMIC_ACK_LEN 8
+#define IFAB_IMMDT_LEN 4
+#define IFAB_IETH_LEN 4
+#define IFAB_ICRC_LEN 4
+
+#define IFAB_ETHERTYPE_IPV4 0x0800
+#define IFAB_ETHERTYPE_IPV6 0x86dd
+#define IFAB_ETHERTYPE_VLAN 0x8100
+
+/* Longest headers any packet has (IPv6, VLAN, RETH + ImmDt). */
+#define IFAB_PKT_MAX_HDR                                                   \
+	(IFAB_ETH_HLEN + IFAB_VLAN_HLEN + IFAB_IPV6_HLEN + IFAB_UDP_HLEN + \
+	 IFAB_BTH_LEN + IFAB_ATOMIC_ETH_LEN + IFAB_IMMDT_LEN)
+#define IFAB_PKT_MAX_SIZE \
+	(IFAB_PKT_MAX_HDR + IFAB_PKT_MAX_PAYLOAD + 3 + IFAB_ICRC_LEN)
+
 enum ifab_pkt_op {
-	/* RC requests (IBTA RC opcodes) */
+	/* RC requests */
 	IFAB_OP_RC_SEND_FIRST = 0x00,
 	IFAB_OP_RC_SEND_MIDDLE = 0x01,
 	IFAB_OP_RC_SEND_LAST = 0x02,
 	IFAB_OP_RC_SEND_LAST_IMM = 0x03,
 	IFAB_OP_RC_SEND_ONLY = 0x04,
 	IFAB_OP_RC_SEND_ONLY_IMM = 0x05,
-	IFAB_OP_RC_WRITE_FIRST = 0x06, /* reserved for RDMA WRITE */
+	IFAB_OP_RC_WRITE_FIRST = 0x06,
 	IFAB_OP_RC_WRITE_MIDDLE = 0x07,
 	IFAB_OP_RC_WRITE_LAST = 0x08,
 	IFAB_OP_RC_WRITE_LAST_IMM = 0x09,
 	IFAB_OP_RC_WRITE_ONLY = 0x0a,
 	IFAB_OP_RC_WRITE_ONLY_IMM = 0x0b,
-	IFAB_OP_RC_READ_REQ = 0x0c, /* reserved for RDMA READ */
+	IFAB_OP_RC_READ_REQ = 0x0c,
+	/* RC responses */
 	IFAB_OP_RC_READ_RESP_FIRST = 0x0d,
 	IFAB_OP_RC_READ_RESP_MIDDLE = 0x0e,
 	IFAB_OP_RC_READ_RESP_LAST = 0x0f,
 	IFAB_OP_RC_READ_RESP_ONLY = 0x10,
-	/* RC responses */
-	IFAB_OP_RC_ACK = 0x11,
-	IFAB_OP_RC_ATOMIC_ACK = 0x12, /* reserved for atomics */
+	IFAB_OP_RC_ACK = 0x11, /* ACK or NAK, by the AETH syndrome */
+	IFAB_OP_RC_ATOMIC_ACK = 0x12,
+	/* RC requests */
 	IFAB_OP_RC_CMP_SWAP = 0x13,
 	IFAB_OP_RC_FETCH_ADD = 0x14,
-	IFAB_OP_RC_SEND_LAST_INV = 0x16, /* reserved for SEND_INV */
+	IFAB_OP_RC_SEND_LAST_INV = 0x16,
 	IFAB_OP_RC_SEND_ONLY_INV = 0x17,
-	IFAB_OP_RC_NAK = 0x1f, /* emulator: NAK with a kind */
 	/* UD */
 	IFAB_OP_UD_SEND_ONLY = 0x64,
 	IFAB_OP_UD_SEND_ONLY_IMM = 0x65,
 };
 
-/* NAK kinds (IFAB_OP_RC_NAK) and the requester status they map to. */
+/* NAK kinds and the AETH syndromes that carry them (IBTA 9.7.5.2.9). */
 enum ifab_nak {
-	IFAB_NAK_NONE = 0,
-	IFAB_NAK_RNR = 1, /* no receive WQE; retry after rnr_timer */
-	IFAB_NAK_SEQ = 2, /* PSN sequence error; go back to psn */
+	IFAB_NAK_NONE = 0, /* an ACK */
+	IFAB_NAK_RNR = 1, /* no receive WQE; retry after the RNR timer */
+	IFAB_NAK_SEQ = 2, /* PSN sequence error; go back to the PSN */
 	IFAB_NAK_INV_REQ = 3, /* -> IONIC_STS_REMOTE_INV_REQ_ERR */
 	IFAB_NAK_REM_ACC = 4, /* -> IONIC_STS_REMOTE_ACC_ERR */
 	IFAB_NAK_REM_OP = 5, /* -> IONIC_STS_REMOTE_OPER_ERR */
 };
 
-/* Header flags */
-#define IFAB_PKT_F_SOL 0x01 /* solicited event (BTH SE) */
-#define IFAB_PKT_F_ACKREQ 0x02 /* requester wants an ACK (BTH A) */
+#define IFAB_AETH_ACK 0x00 /* 000 + credit count */
+#define IFAB_AETH_RNR 0x20 /* 001 + timer */
+#define IFAB_AETH_NAK 0x60 /* 011 + code */
+#define IFAB_AETH_CREDITS_INVALID 0x1f /* end-to-end credits not used */
 
-struct ifab_pkt_hdr {
-	uint32_t magic; /* BE IFAB_PKT_MAGIC */
-	uint8_t version;
-	uint8_t opcode; /* enum ifab_pkt_op */
-	uint8_t flags; /* IFAB_PKT_F_* */
-	uint8_t nak; /* enum ifab_nak, NAK only */
-	uint32_t src_node;
-	uint32_t src_qpn;
-	uint32_t dst_qpn;
-	uint32_t psn; /* 24 bits */
-	uint32_t msn; /* ACK/NAK: responder's message count */
-	uint32_t imm; /* raw bytes, network order as posted */
-	uint32_t qkey; /* UD */
-	uint32_t paylen; /* payload bytes after the header */
-	uint32_t flow_label;
-	uint8_t tclass;
-	uint8_t hop_limit;
-	uint8_t sl;
-	uint8_t rnr_timer; /* RNR NAK: responder's min_rnr_timer code */
-	uint8_t sgid[16]; /* sender's GID (UD: for the GRH) */
-	uint8_t dgid[16];
-	/* RETH / AtomicETH, reserved for RDMA and atomics */
-	uint64_t va;
-	uint32_t rkey;
-	uint32_t dmalen;
-	uint64_t swap_add;
-	uint64_t compare;
-};
+/* Packet flags (BTH) */
+#define IFAB_PKT_F_SOL 0x01 /* solicited event (SE) */
+#define IFAB_PKT_F_ACKREQ 0x02 /* acknowledge request (A) */
 
-static_assert(sizeof(struct ifab_pkt_hdr) == 112, "ifab_pkt_hdr size");
-static_assert(offsetof(struct ifab_pkt_hdr, opcode) == 5, "opcode");
-static_assert(offsetof(struct ifab_pkt_hdr, src_node) == 8, "src_node");
-static_assert(offsetof(struct ifab_pkt_hdr, psn) == 20, "psn");
-static_assert(offsetof(struct ifab_pkt_hdr, imm) == 28, "imm");
-static_assert(offsetof(struct ifab_pkt_hdr, paylen) == 36, "paylen");
-static_assert(offsetof(struct ifab_pkt_hdr, tclass) == 44, "tclass");
-static_assert(offsetof(struct ifab_pkt_hdr, sgid) == 48, "sgid");
-static_assert(offsetof(struct ifab_pkt_hdr, dgid) == 64, "dgid");
-static_assert(offsetof(struct ifab_pkt_hdr, va) == 80, "va");
-static_assert(offsetof(struct ifab_pkt_hdr, compare) == 104, "compare");
-
-#define IFAB_PKT_HDR_SIZE sizeof(struct ifab_pkt_hdr)
-#define IFAB_PKT_MAX_SIZE (IFAB_PKT_HDR_SIZE + IFAB_PKT_MAX_PAYLOAD)
-
-/* Opcode properties: code asks masks, not lists of opcodes (rxe_opcode). */
+/* Opcode properties: code asks masks, not lists of opcodes. */
 #define IFAB_PKT_M_REQ 0x0001 /* request (to the responder) */
 #define IFAB_PKT_M_RESP 0x0002 /* ACK/NAK/read response (to the requester) */
 #define IFAB_PKT_M_SEND 0x0004
@@ -130,13 +128,17 @@ static_assert(offsetof(struct ifab_pkt_hdr, compare) == 104, "compare");
 #define IFAB_PKT_M_MIDDLE 0x0080
 #define IFAB_PKT_M_LAST 0x0100
 #define IFAB_PKT_M_ONLY (IFAB_PKT_M_FIRST | IFAB_PKT_M_LAST)
-#define IFAB_PKT_M_IMM 0x0200
-#define IFAB_PKT_M_INV 0x0400
+#define IFAB_PKT_M_IMM 0x0200 /* ImmDt */
+#define IFAB_PKT_M_INV 0x0400 /* IETH */
 #define IFAB_PKT_M_PAYLOAD 0x0800
 #define IFAB_PKT_M_RC 0x1000
-#define IFAB_PKT_M_UD 0x2000
+#define IFAB_PKT_M_UD 0x2000 /* DETH */
 #define IFAB_PKT_M_ACK 0x4000
-#define IFAB_PKT_M_NAK 0x8000
+/* extension headers (besides ImmDt, IETH and DETH above) */
+#define IFAB_PKT_M_RETH 0x10000
+#define IFAB_PKT_M_ATOMIC_ETH 0x20000
+#define IFAB_PKT_M_AETH 0x40000
+#define IFAB_PKT_M_ATOMIC_ACK 0x80000
 
 struct ifab_pkt_opinfo {
 	const char *name; /* NULL: not a valid opcode */
@@ -155,128 +157,119 @@ static inline const char *ifab_pkt_opname(uint8_t op)
 	return ifab_pkt_opinfo[op].name ? ifab_pkt_opinfo[op].name : "?";
 }
 
-/* Packet buffers must be aligned for the header's 64-bit fields. */
-#define IFAB_PKT_ALIGN __attribute__((aligned(8)))
-
-/* A packet in a buffer: header at buf, payload right after it. */
+/*
+ * A packet, decoded.  The device fills one and builds the frame from it,
+ * or parses a received frame into one.  Multi-byte fields are host order
+ * except imm_raw (the four bytes as the WQE and the CQE carry them).
+ */
 struct ifab_pkt {
-	uint8_t *buf;
-	size_t len; /* bytes valid in buf */
+	uint8_t *buf; /* the frame */
+	size_t len; /* its length, ICRC included (after build/parse) */
+	/* Ethernet */
+	uint8_t dmac[6], smac[6];
+	bool vlan; /* 802.1Q tag present (sent when pcp != 0) */
+	uint8_t pcp; /* priority: the SL */
+	/* IP: IPv4 when both GIDs are IPv4-mapped, IPv6 otherwise */
+	uint8_t sgid[16], dgid[16];
+	uint8_t tclass; /* IPv4 TOS / IPv6 traffic class */
+	uint8_t hop_limit; /* TTL */
+	uint32_t flow_label; /* IPv6 only */
+	uint16_t sport; /* UDP source port (flow entropy) */
+	/* BTH */
+	uint8_t opcode;
+	uint8_t flags; /* IFAB_PKT_F_* */
+	uint16_t pkey;
+	uint32_t dqpn, psn; /* 24 bits each */
+	/* RETH; AtomicETH uses va and rkey too */
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t dmalen;
+	uint64_t swap_add, compare; /* AtomicETH */
+	uint8_t syndrome; /* AETH */
+	uint32_t msn; /* AETH, 24 bits */
+	uint64_t orig; /* AtomicAckETH */
+	uint32_t imm_raw; /* ImmDt */
+	uint32_t inv_rkey; /* IETH */
+	uint32_t qkey, src_qpn; /* DETH */
+	uint8_t *payload; /* inside buf */
+	uint32_t paylen;
 };
 
-static inline struct ifab_pkt_hdr *ifab_pkt_hdr(const struct ifab_pkt *pkt)
-{
-	return (struct ifab_pkt_hdr *)pkt->buf;
-}
+/* Start a packet with opcode 'op' in 'buf' (IFAB_PKT_MAX_SIZE bytes):
+ * every field zero but pkey 0xffff and hop limit 64. */
+void ifab_pkt_init(struct ifab_pkt *p, uint8_t *buf, uint8_t op);
+/* Where the payload goes for the packet as set up so far (addresses,
+ * opcode, pcp): gather it there, set paylen, then build. */
+uint8_t *ifab_pkt_payload_at(const struct ifab_pkt *p);
+/* Serialise: headers, pad, ICRC; sets len.  -EINVAL if the GIDs are of
+ * different families or the payload is too long. */
+int ifab_pkt_build(struct ifab_pkt *p);
+/* Check and decode 'len' bytes at 'buf' (the frame stays there; payload
+ * points into it).  0, or -EBADMSG for anything a NIC would drop:
+ * truncated or inconsistent headers, not RoCEv2, unknown opcode, bad
+ * IPv4 checksum, bad ICRC. */
+int ifab_pkt_parse(struct ifab_pkt *p, uint8_t *buf, size_t len);
 
-static inline uint8_t *ifab_pkt_payload(const struct ifab_pkt *pkt)
-{
-	return pkt->buf + IFAB_PKT_HDR_SIZE;
-}
+/* The invariant CRC of a frame of 'len' bytes (ICRC excluded) whose IP
+ * header starts at 'l3'. */
+uint32_t ifab_icrc(const uint8_t *frame, size_t l3, size_t len);
+/* The Internet checksum of an IPv4 header. */
+uint16_t ifab_ip_csum(const uint8_t *hdr, size_t len);
 
-/* Raw-header accessors (big endian on the wire). */
-#define IFAB_PKT_U32(field)                                                 \
-	static inline uint32_t __ifab_pkt_##field(const void *hdr)          \
-	{                                                                   \
-		return be32toh(((const struct ifab_pkt_hdr *)hdr)->field);  \
-	}                                                                   \
-	static inline void __ifab_pkt_set_##field(void *hdr, uint32_t v)    \
-	{                                                                   \
-		((struct ifab_pkt_hdr *)hdr)->field = htobe32(v);           \
-	}                                                                   \
-	static inline uint32_t ifab_pkt_##field(const struct ifab_pkt *pkt) \
-	{                                                                   \
-		return __ifab_pkt_##field(pkt->buf);                        \
-	}                                                                   \
-	static inline void ifab_pkt_set_##field(struct ifab_pkt *pkt,       \
-						uint32_t v)                 \
-	{                                                                   \
-		__ifab_pkt_set_##field(pkt->buf, v);                        \
+/* AETH syndromes. */
+static inline uint8_t ifab_aeth_nak(enum ifab_nak kind, uint8_t rnr_timer)
+{
+	switch (kind) {
+	case IFAB_NAK_RNR:
+		return IFAB_AETH_RNR | (rnr_timer & 0x1f);
+	case IFAB_NAK_SEQ:
+		return IFAB_AETH_NAK | 0;
+	case IFAB_NAK_INV_REQ:
+		return IFAB_AETH_NAK | 1;
+	case IFAB_NAK_REM_ACC:
+		return IFAB_AETH_NAK | 2;
+	case IFAB_NAK_REM_OP:
+		return IFAB_AETH_NAK | 3;
+	default:
+		return IFAB_AETH_ACK | IFAB_AETH_CREDITS_INVALID;
 	}
+}
 
-IFAB_PKT_U32(magic)
-IFAB_PKT_U32(src_node)
-IFAB_PKT_U32(src_qpn)
-IFAB_PKT_U32(dst_qpn)
-IFAB_PKT_U32(msn)
-IFAB_PKT_U32(qkey)
-IFAB_PKT_U32(paylen)
-IFAB_PKT_U32(flow_label)
-IFAB_PKT_U32(rkey)
-IFAB_PKT_U32(dmalen)
-#undef IFAB_PKT_U32
-
-/* RETH / AtomicETH: 64-bit fields.  ATOMIC_ACK returns the original
- * value in swap_add (AtomicAckETH). */
-#define IFAB_PKT_U64(field)                                                 \
-	static inline uint64_t ifab_pkt_##field(const struct ifab_pkt *pkt) \
-	{                                                                   \
-		uint64_t v;                                                 \
-		memcpy(&v, &((const struct ifab_pkt_hdr *)pkt->buf)->field, \
-		       8);                                                  \
-		return be64toh(v);                                          \
-	}                                                                   \
-	static inline void ifab_pkt_set_##field(struct ifab_pkt *pkt,       \
-						uint64_t v)                 \
-	{                                                                   \
-		v = htobe64(v);                                             \
-		memcpy(&((struct ifab_pkt_hdr *)pkt->buf)->field, &v, 8);   \
+/* What an AETH syndrome says; an unknown NAK code reads as an invalid
+ * request, reserved syndromes as nothing (-1). */
+static inline int ifab_aeth_kind(uint8_t syndrome)
+{
+	switch (syndrome & 0xe0) {
+	case IFAB_AETH_ACK:
+		return IFAB_NAK_NONE;
+	case IFAB_AETH_RNR:
+		return IFAB_NAK_RNR;
+	case IFAB_AETH_NAK:
+		switch (syndrome & 0x1f) {
+		case 0:
+			return IFAB_NAK_SEQ;
+		case 2:
+			return IFAB_NAK_REM_ACC;
+		case 3:
+			return IFAB_NAK_REM_OP;
+		default:
+			return IFAB_NAK_INV_REQ;
+		}
+	default:
+		return -1;
 	}
-
-IFAB_PKT_U64(va)
-IFAB_PKT_U64(swap_add)
-IFAB_PKT_U64(compare)
-#undef IFAB_PKT_U64
-
-static inline uint32_t __ifab_pkt_psn(const void *hdr)
-{
-	return be32toh(((const struct ifab_pkt_hdr *)hdr)->psn) & IFAB_PSN_MASK;
 }
 
-static inline uint32_t ifab_pkt_psn(const struct ifab_pkt *pkt)
+static inline bool ifab_gid_is_v4(const uint8_t gid[16])
 {
-	return __ifab_pkt_psn(pkt->buf);
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0,    0,
+					    0, 0, 0, 0, 0xff, 0xff };
+
+	for (int i = 0; i < 12; i++)
+		if (gid[i] != prefix[i])
+			return false;
+	return true;
 }
-
-static inline void ifab_pkt_set_psn(struct ifab_pkt *pkt, uint32_t psn)
-{
-	ifab_pkt_hdr(pkt)->psn = htobe32(psn & IFAB_PSN_MASK);
-}
-
-/* The immediate travels as the raw 4 bytes the WQE carried. */
-static inline uint32_t ifab_pkt_imm_raw(const struct ifab_pkt *pkt)
-{
-	return ifab_pkt_hdr(pkt)->imm;
-}
-
-static inline uint8_t ifab_pkt_opcode(const struct ifab_pkt *pkt)
-{
-	return ifab_pkt_hdr(pkt)->opcode;
-}
-
-/* Start a packet: zero the header, set magic, version, opcode, addresses. */
-static inline void ifab_pkt_init(struct ifab_pkt *pkt, uint8_t opcode,
-				 uint32_t src_node, uint32_t src_qpn,
-				 uint32_t dst_qpn)
-{
-	struct ifab_pkt_hdr *h = ifab_pkt_hdr(pkt);
-
-	memset(h, 0, IFAB_PKT_HDR_SIZE);
-	h->magic = htobe32(IFAB_PKT_MAGIC);
-	h->version = IFAB_PKT_VERSION;
-	h->opcode = opcode;
-	h->src_node = htobe32(src_node);
-	h->src_qpn = htobe32(src_qpn);
-	h->dst_qpn = htobe32(dst_qpn);
-	pkt->len = IFAB_PKT_HDR_SIZE;
-}
-
-/*
- * Check a received datagram: magic, version, a known opcode, and a payload
- * length that matches the datagram.  Returns false for anything a NIC
- * would drop as malformed.
- */
-bool ifab_pkt_valid(const struct ifab_pkt *pkt);
 
 /* 24-bit PSN arithmetic: signed distance a - b in (-2^23, 2^23]. */
 static inline int32_t ifab_psn_diff(uint32_t a, uint32_t b)

@@ -2,12 +2,18 @@
 /*
  * ionic-sim kernel layer: send queues in controller memory (CMB,
  * docs/kernel-contract.md §9.3).  The CMB is a memfd of profile cmb_pages
- * pages: the device reads the SQ ring through the model's mapping, the
- * application writes WQEs through its own mapping of the QP's window.
+ * pages, the device's memory (handed to it at creation): the device reads
+ * the SQ ring there, the application writes WQEs through its own mapping
+ * of the QP's window.
  *
- * Express doorbells through the CMB alias windows are not emulated: an
- * EXPDB request is treated as one the window cannot serve (dropped, or no
- * CMB at all with REQUIRE), which is one of the outcomes the driver has.
+ * Express doorbells (docs/device-contract.md §11.2, §11.3): the driver
+ * grants EXPDB when the device offers it for SQs (expdb_qtypes) and has an
+ * express-doorbell window for the SQ's WQE size (expdb_mask, 64..512
+ * bytes).  The window the application then maps aliases the same pages,
+ * but its stores go to the device instead of the memory: it is mapped
+ * through the platform's trap (window_map), tagged with the device's name
+ * for that window (idev_expdb_tag), and the device writes each store into
+ * its memory and treats a WQE's last chunk as the doorbell.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -92,6 +98,21 @@ static int64_t cmb_get(struct ik_nic *nic, unsigned int order)
 	return -ENOMEM;
 }
 
+bool ik_cmb_expdb_ok(const struct ik_nic *nic, unsigned int stride_log2)
+{
+	const struct isim_profile *p = &nic->prof;
+
+	/* the lif offers express doorbells on its SQs, and a window for
+	 * WQEs of this size (64 B -> bit 0 ... 512 B -> bit 3) exists */
+	return (p->expdb_qtypes & IONIC_EXPDB_SQ) && stride_log2 >= 6 &&
+	       stride_log2 <= 9 && (p->expdb_mask & (1u << (stride_log2 - 6)));
+}
+
+uint64_t ik_cmb_expdb_tag(const struct ik_qp *qp)
+{
+	return idev_expdb_tag(qp->sq.desc.stride_log2, qp->sq_cmb_pgid);
+}
+
 /*
  * Place the SQ of 'qp' in CMB if asked and possible.  Never fails the
  * create for lack of CMB (REQUIRE only turns a partial grant into none);
@@ -115,8 +136,8 @@ int ik_cmb_sq_setup(struct ik_file *f, struct ik_qp *qp, uint8_t req,
 			return 0;
 		req &= IK_CMB_KNOWN;
 	}
-	if (req & IONIC_CMB_EXPDB) {
-		/* no alias window can serve it here (see above) */
+	if ((req & IONIC_CMB_EXPDB) &&
+	    !ik_cmb_expdb_ok(nic, qp->sq.desc.stride_log2)) {
 		if (req & IONIC_CMB_REQUIRE)
 			return 0;
 		req &= ~IONIC_CMB_EXPDB;
@@ -167,15 +188,24 @@ void ik_cmb_sq_release(struct ik_file *f, struct ik_qp *qp)
 	 * again while old mappings may exist, and new mmaps of it fail */
 	if (qp->sq_cmb_entry)
 		qp->sq_cmb_entry->qp = NULL;
+	if (qp->sq.cmb & IONIC_CMB_EXPDB) {
+		/* stores to a window still mapped must not reach the pages'
+		 * next owner: cut them off, then let the device apply what
+		 * was captured before */
+		ik_plat->dbpage_revoke(ik_cmb_expdb_tag(qp));
+		idev_sync_doorbells(f->nic->dev);
+	}
 	cmb_range_set(f->nic, qp->sq_cmb_pgid, 1u << qp->sq_cmb_order, false);
 	qp->sq_in_cmb = false;
 }
 
 /* Byte offset in the CMB memfd of the window an entry names, or -EINVAL
- * when its QP is gone. */
-int64_t ik_cmb_window(const struct ik_mmap_entry *e)
+ * when its QP is gone; *tag: the express-doorbell tag, 0 for a plain
+ * window. */
+int64_t ik_cmb_window(const struct ik_mmap_entry *e, uint64_t *tag)
 {
 	if (!e->qp || !e->qp->sq_in_cmb)
 		return -EINVAL;
+	*tag = e->qp->sq.cmb & IONIC_CMB_EXPDB ? ik_cmb_expdb_tag(e->qp) : 0;
 	return (int64_t)e->qp->sq_cmb_pgid * IK_PAGE_SIZE;
 }

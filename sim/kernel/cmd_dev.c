@@ -209,7 +209,7 @@ int ik_cmd_query_port(struct ik_cmd *c)
 	r->pkey_tbl_len = 1;
 	r->lid = 0;
 	r->sm_lid = 0;
-	if (p->port_up) {
+	if (p->port_up && !c->nic->link_down) {
 		r->state = IBV_PORT_ACTIVE;
 		r->phys_state = 5; /* LINK_UP */
 	} else {

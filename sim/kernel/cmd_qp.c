@@ -55,9 +55,12 @@ static void qp_caps(const struct ik_qp *qp, uint32_t *swr, uint32_t *rwr,
 {
 	*swr = qp->sq.desc.mask;
 	*rwr = qp->rq.desc.mask;
-	*ssge = wqe_max_sge(qp->sq.desc.stride_log2, qp->sq.spec, false);
+	/* an express-doorbell SQ gives its last 8 bytes to the doorbell */
+	bool expdb = qp->sq.cmb & IONIC_CMB_EXPDB;
+
+	*ssge = wqe_max_sge(qp->sq.desc.stride_log2, qp->sq.spec, expdb);
 	*rsge = wqe_max_sge(qp->rq.desc.stride_log2, qp->rq.spec, false);
-	*inl = wqe_max_data(qp->sq.desc.stride_log2, false);
+	*inl = wqe_max_data(qp->sq.desc.stride_log2, expdb);
 }
 
 void ik_qp_free(struct ik_file *f, struct ik_qp *qp)
@@ -240,9 +243,6 @@ static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 	/* the RQ is never placed in CMB (IONIC_RQCMB_ORDER 0) */
 	qp->sq.cmb = 0;
 	qp->rq.cmb = 0;
-	qp_caps(qp, &qp->sq.max_wr, &qp->rq.max_wr, &qp->sq.max_sge,
-		&qp->rq.max_sge, &qp->sq.max_inline);
-	qp->rq.max_inline = 0;
 	if (qp->type == IBV_QPT_RC) {
 		/* RC QPs own a header template slot for their path */
 		int64_t ahid = ik_ida_alloc(&nic->ah_ida);
@@ -263,6 +263,10 @@ static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 		free(qp);
 		return rc;
 	}
+	/* caps once the placement (express doorbell or not) is known */
+	qp_caps(qp, &qp->sq.max_wr, &qp->rq.max_wr, &qp->sq.max_sge,
+		&qp->rq.max_sge, &qp->sq.max_inline);
+	qp->rq.max_inline = 0;
 	qp->pd = pd;
 	qp->send_cq = scq;
 	qp->recv_cq = rcq;

@@ -222,8 +222,24 @@ static void dev_event(void *host, const struct idev_eqe *e)
 	}
 }
 
+/* The NIC's Ethernet link went down or came up: what IB core does with
+ * the netdev's carrier change (docs/kernel-contract.md §13): port 1 DOWN
+ * or ACTIVE in query_port, and IBV_EVENT_PORT_ERR / PORT_ACTIVE to every
+ * context, the port number as the element. */
+static void dev_link(void *host, bool up)
+{
+	struct ik_nic *nic = host;
+
+	nic->link_down = !up;
+	for (struct ik_file *f = nic->files; f; f = f->next)
+		post_async(f, 1,
+			   up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR,
+			   &f->port_events_reported);
+}
+
 static const struct idev_host_ops dev_ops = {
 	.event = dev_event,
+	.link = dev_link,
 };
 
 int ik_nic_dev_create(struct ik_nic *nic)
@@ -235,6 +251,11 @@ int ik_nic_dev_create(struct ik_nic *nic)
 		.ops = &dev_ops,
 		.host = nic,
 		.mmio = ik_plat->mmio,
+		/* the CMB is the device's memory (cmb.c made it first) */
+		.cmb = nic->cmb_base,
+		.cmb_size = nic->cmb_base ? (uint64_t)nic->prof.cmb_pages *
+						    IK_PAGE_SIZE :
+					    0,
 	};
 
 	return idev_create(&cfg, &nic->dev);

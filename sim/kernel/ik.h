@@ -32,12 +32,18 @@
  * drains; mmio.eventfd is readable whenever stores are pending.
  * dbpage_revoke(): from now on stores to the pages mapped with 'tag' are
  * dropped (the context behind them is gone; its tag may be reused).
+ * window_map() is dbpage_map() over existing memory: 'len' bytes of 'fd'
+ * from 'off', readable as that memory, whose stores are trapped and
+ * captured the same way instead of being applied (the device applies
+ * them: an express-doorbell window of controller memory).
  *
  * The model calls the platform only through this table, handed to it at
  * initialisation: it references no symbol of the platform.
  */
 struct ik_platform {
 	void *(*dbpage_map)(uint64_t tag, void *addr, size_t len, int *err);
+	void *(*window_map)(uint64_t tag, void *addr, size_t len, int fd,
+			    off_t off, int *err);
 	void (*dbpage_revoke)(uint64_t tag);
 	struct isim_mmio_port mmio;
 };

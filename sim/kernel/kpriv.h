@@ -225,7 +225,11 @@ int ik_cmb_init(struct ik_nic *nic);
 int ik_cmb_sq_setup(struct ik_file *f, struct ik_qp *qp, uint8_t req,
 		    uint8_t *resp, uint64_t *offset);
 void ik_cmb_sq_release(struct ik_file *f, struct ik_qp *qp);
-int64_t ik_cmb_window(const struct ik_mmap_entry *e);
+int64_t ik_cmb_window(const struct ik_mmap_entry *e, uint64_t *tag);
+/* Does the device serve express doorbells for SQ WQEs of this size? */
+bool ik_cmb_expdb_ok(const struct ik_nic *nic, unsigned int stride_log2);
+/* The device's tag of an express-doorbell SQ's window. */
+uint64_t ik_cmb_expdb_tag(const struct ik_qp *qp);
 
 /* mmap table (mmap.c) */
 int ik_mmap_insert(struct ik_file *f, enum ik_mmap_kind kind, uint64_t npages,

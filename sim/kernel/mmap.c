@@ -57,7 +57,8 @@ static const char *kind_name(enum ik_mmap_kind k)
 
 /* Find the entry an mmap names and check the request against it. */
 static int mmap_lookup(struct ik_file *f, size_t len, int prot, int flags,
-		       off_t off, enum ik_mmap_kind *kind, int64_t *cmb_off)
+		       off_t off, enum ik_mmap_kind *kind, int64_t *cmb_off,
+		       uint64_t *cmb_tag)
 {
 	struct ik_mmap_entry *e;
 	uint64_t pgoff;
@@ -77,7 +78,7 @@ static int mmap_lookup(struct ik_file *f, size_t len, int prot, int flags,
 	if (e->kind == IK_MMAP_PHC && (prot & (PROT_WRITE | PROT_EXEC)))
 		return -EPERM;
 	if (e->kind == IK_MMAP_CMB) {
-		*cmb_off = ik_cmb_window(e);
+		*cmb_off = ik_cmb_window(e, cmb_tag);
 		if (*cmb_off < 0)
 			return (int)*cmb_off; /* removed with its QP */
 	}
@@ -88,6 +89,7 @@ void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 		   int flags, off_t off, int *err)
 {
 	enum ik_mmap_kind kind = 0;
+	uint64_t cmb_tag = 0;
 	int64_t cmb_off = 0;
 	void *p = NULL;
 
@@ -99,12 +101,17 @@ void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 	}
 	pthread_mutex_lock(&f->nic->lock);
 	*err = f->dead ? -EIO :
-			 mmap_lookup(f, len, prot, flags, off, &kind, &cmb_off);
+			 mmap_lookup(f, len, prot, flags, off, &kind, &cmb_off,
+				     &cmb_tag);
 	pthread_mutex_unlock(&f->nic->lock);
 	/* map outside the NIC lock: the doorbell trap has locks of its own
 	 * that the engine holds while it takes the NIC lock */
 	if (!*err && kind == IK_MMAP_DBELL) {
 		p = ik_plat->dbpage_map(f->dbid, addr, len, err);
+	} else if (!*err && kind == IK_MMAP_CMB && cmb_tag) {
+		/* express doorbell: the stores go to the device */
+		p = ik_plat->window_map(cmb_tag, addr, len, f->nic->cmb_memfd,
+					cmb_off, err);
 	} else if (!*err && kind == IK_MMAP_CMB) {
 		p = (void *)syscall(SYS_mmap, addr, len, prot,
 				    MAP_SHARED | (flags & MAP_FIXED),

@@ -263,6 +263,9 @@ static int nic_create(struct ik_nic **out)
 	rc = nic_ids_init(nic);
 	if (rc)
 		goto err;
+	rc = ik_cmb_init(nic);
+	if (rc)
+		goto err;
 	rc = ik_nic_dev_create(nic);
 	if (rc)
 		goto err;
@@ -271,9 +274,6 @@ static int nic_create(struct ik_nic **out)
 		if (rc)
 			goto err;
 	}
-	rc = ik_cmb_init(nic);
-	if (rc)
-		goto err;
 	rc = idev_start(nic->dev);
 	if (rc)
 		goto err;

@@ -199,6 +199,7 @@ struct ik_file {
 	uint32_t nhandles;
 	struct ik_mmap_entry *mmaps;
 	int32_t res_slot1; /* the context's restrack record + 1 */
+	uint32_t port_events_reported; /* PORT_ERR / PORT_ACTIVE records */
 	struct ik_file *next; /* nic->files */
 };
 
@@ -226,6 +227,7 @@ struct ik_nic {
 	uint8_t *cmb_base;
 	int cmb_memfd;
 	uint64_t *cmb_bits; /* one bit per CMB page, set = in use */
+	bool link_down; /* the device's Ethernet link (fault injection) */
 };
 
 /* The one NIC of this process (created by ik_model_init). */

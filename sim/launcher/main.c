@@ -7,6 +7,7 @@
  * libibverbs at it and at our provider, preloads the emulator, and cleans
  * everything up however the command ends.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,16 +18,22 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/trace.h"
+#include "../fabric/fabric.h"
+#include "../fabric/pcap.h"
 #include "launcher.h"
 #include "paths.h"
 
 struct opts {
 	struct isim_profile prof;
 	const char *trace;
+	const char *pcap;
 	const char *fabric;
+	const char *transport; /* "unix" or "udp" */
+	const char *addr; /* the NIC's IPv4 address (udp) */
 	const char *provider;
 	const char *preload;
 	bool installed_provider;
@@ -46,6 +53,15 @@ static void usage(FILE *out)
 		"  --fabric NAME          fabric to join (default \"default\"); runs on the\n"
 		"                         same fabric can reach each other, others cannot\n"
 		"  --trace FILE           append a decoded event trace of every process\n"
+		"  --pcap FILE            capture every frame the NIC sends and receives\n"
+		"                         (Ethernet + IPv4/IPv6 + UDP + RoCEv2, pcap)\n"
+		"  --transport unix|udp   how frames travel: abstract unix sockets on this\n"
+		"                         host (default), or RoCEv2 in UDP datagrams to\n"
+		"                         port 4791 (other network namespaces and hosts)\n"
+		"  --addr A.B.C.D         the NIC's IPv4 address (GID 1) with --transport\n"
+		"                         udp: an address of this host or namespace\n"
+		"                         (default: the first of 127.18.0.1, .2, ...\n"
+		"                         whose UDP port 4791 is free)\n"
 		"  --provider PATH        use this build of the provider (libionic" ILAUNCH_PROVIDER_SUFFIX
 		",\n"
 		"                         its prefix .../libionic, or its directory)\n"
@@ -68,7 +84,8 @@ static void usage(FILE *out)
 		"\n"
 		"Environment given to COMMAND: SYSFS_PATH, LD_PRELOAD, RDMAV_DRIVERS,\n"
 		"IONIC_SIM_PROFILE, IONIC_SIM_NODE, IONIC_SIM_FABRIC, IONIC_SIM_RUNDIR,\n"
-		"IONIC_SIM_TRACE.  Exit status: COMMAND's, or 128+N if signal N killed it.\n");
+		"IONIC_SIM_TRACE, IONIC_SIM_PCAP, IONIC_SIM_TRANSPORT, IONIC_SIM_ADDR.\n"
+		"Exit status: COMMAND's, or 128+N if signal N killed it.\n");
 }
 
 static int set_key(struct opts *o, const char *key, const char *val)
@@ -178,6 +195,24 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			o->fabric = val;
 		} else if (!strcmp(name, "trace")) {
 			o->trace = val;
+		} else if (!strcmp(name, "pcap")) {
+			o->pcap = val;
+		} else if (!strcmp(name, "transport")) {
+			if (strcmp(val, "unix") && strcmp(val, "udp")) {
+				fprintf(stderr,
+					"ionic-sim: --transport unix or udp\n");
+				return -1;
+			}
+			o->transport = val;
+		} else if (!strcmp(name, "addr")) {
+			struct in_addr in;
+
+			if (inet_pton(AF_INET, val, &in) != 1) {
+				fprintf(stderr,
+					"ionic-sim: --addr needs an IPv4 address\n");
+				return -1;
+			}
+			o->addr = val;
 		} else if (!strcmp(name, "provider")) {
 			o->provider = val;
 		} else if (!strcmp(name, "preload")) {
@@ -204,6 +239,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	}
 	if (i >= argc) {
 		fprintf(stderr, "ionic-sim: no command given (try --help)\n");
+		return -1;
+	}
+	if (o->addr && !o->transport)
+		o->transport = "udp";
+	if (o->addr && strcmp(o->transport, "udp")) {
+		fprintf(stderr, "ionic-sim: --addr is for --transport udp\n");
 		return -1;
 	}
 	if (!fabric_name_ok(o->fabric)) {
@@ -372,6 +413,20 @@ static int setup_env(const struct opts *o, const char *rundir,
 	} else {
 		unsetenv(ISIM_ENV_TRACE);
 	}
+	if (o->pcap) {
+		int rc = ifab_pcap_create(o->pcap);
+
+		if (rc || !realpath(o->pcap, buf)) {
+			fprintf(stderr,
+				"ionic-sim: cannot create capture file %s: %s\n",
+				o->pcap, strerror(rc ? -rc : errno));
+			return rc ? rc : -errno;
+		}
+		if (setenv(IFAB_ENV_PCAP, buf, 1))
+			return -errno;
+	} else {
+		unsetenv(IFAB_ENV_PCAP);
+	}
 	return 0;
 }
 
@@ -455,10 +510,51 @@ static int run(char **cmd)
 	return 127;
 }
 
+/*
+ * IONIC_SIM_TRANSPORT and IONIC_SIM_ADDR for the run (never inherited from
+ * an outer run), and with UDP the relay that owns port 4791 of the
+ * address.  Without --addr the address is the first of 127.18.0.1,
+ * 127.18.0.2, ... whose port 4791 is free: on one host the addresses, not
+ * the fabric names, keep UDP runs apart.
+ */
+static int set_transport(const struct opts *o, uint32_t node,
+			 struct ifab_relay **relay)
+{
+	char addr[32];
+	int rc = -EADDRINUSE;
+
+	(void)node;
+	if (!o->transport || !strcmp(o->transport, "unix")) {
+		unsetenv(ISIM_ENV_TRANSPORT);
+		unsetenv(ISIM_ENV_ADDR);
+		return 0;
+	}
+	if (setenv(ISIM_ENV_TRANSPORT, "udp", 1))
+		return -errno;
+	for (uint32_t n = 1; rc == -EADDRINUSE && n < 0xfffe; n++) {
+		if (o->addr)
+			snprintf(addr, sizeof(addr), "%s", o->addr);
+		else
+			snprintf(addr, sizeof(addr), "127.18.%u.%u", n >> 8,
+				 n & 0xff);
+		if (setenv(ISIM_ENV_ADDR, addr, 1))
+			return -errno;
+		rc = ifab_udp_relay_start(node, relay);
+		if (o->addr)
+			break;
+	}
+	if (rc)
+		fprintf(stderr,
+			"ionic-sim: cannot own UDP port 4791 of %s: %s\n", addr,
+			strerror(-rc));
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	char rundir[PATH_MAX], sysfs[PATH_MAX + 8];
 	struct opts o = { 0 };
+	struct ifab_relay *relay = NULL;
 	int node_fd = -1, rc, status;
 	uint32_t node;
 
@@ -466,11 +562,21 @@ int main(int argc, char **argv)
 	rc = parse_args(&o, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : 2;
+	/* Faults without a seed: pick one, so a failure can be replayed
+	 * (the same seed makes the same decisions, sim/fabric/fault.c). */
+	if (isim_profile_faults(&o.prof) && !o.prof.fault_seed)
+		o.prof.fault_seed = ((uint32_t)time(NULL) * 2654435761u) ^
+				    (uint32_t)getpid() ^ 1;
 
 	node = ilaunch_node_claim(o.fabric, &node_fd);
 	if (!node) {
 		fprintf(stderr, "ionic-sim: no free node id on fabric %s: %s\n",
 			o.fabric, strerror(errno));
+		return 125;
+	}
+	/* the NIC's address decides GID 1 (sysfs, kernel, device) */
+	if (set_transport(&o, node, &relay)) {
+		close(node_fd);
 		return 125;
 	}
 	rc = ilaunch_rundir_create(rundir, sizeof(rundir));
@@ -496,7 +602,14 @@ int main(int argc, char **argv)
 		status = run(o.cmd);
 		if (isim_trace_enabled())
 			isim_trace("RUN", "exit status=%d", status);
+		if (status && isim_profile_faults(&o.prof))
+			fprintf(stderr,
+				"ionic-sim: %s failed with faults injected, "
+				"fault_seed=%u (--fault-seed %u repeats the "
+				"decisions)\n",
+				o.cmd[0], o.prof.fault_seed, o.prof.fault_seed);
 	}
+	ifab_udp_relay_stop(relay);
 	if (!o.keep_rundir && ilaunch_rundir_remove(rundir))
 		fprintf(stderr, "ionic-sim: cannot remove %s\n", rundir);
 	close(node_fd);

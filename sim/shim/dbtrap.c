@@ -200,6 +200,38 @@ static struct trap_ent *trap_find(uintptr_t a)
 	return NULL;
 }
 
+/*
+ * The upper halves of the YMM registers in the signal frame: the frame's
+ * FP area is an XSAVE area (standard format) when its software-reserved
+ * bytes carry FP_XSTATE_MAGIC1; the AVX component sits at the offset
+ * CPUID leaf 0xD sub-leaf 2 gives (576 on every x86-64 so far), present
+ * unless XSTATE_BV says it is in its initial (zero) state.
+ */
+#define XSAVE_SW_BYTES 464 /* struct _fpx_sw_bytes in the FXSAVE area */
+#define XSAVE_MAGIC1 0x46505853u
+#define XSAVE_HDR 512 /* XSTATE_BV */
+#define XFEATURE_YMM (1ull << 2)
+
+static uint32_t ymm_offset = 576;
+
+static const uint8_t (*frame_ymmh(const void *fp))[16]
+{
+	const uint8_t *b = fp;
+	uint32_t magic;
+	uint64_t features, bv;
+
+	if (!fp)
+		return NULL;
+	memcpy(&magic, b + XSAVE_SW_BYTES, 4);
+	memcpy(&features, b + XSAVE_SW_BYTES + 8, 8);
+	if (magic != XSAVE_MAGIC1 || !(features & XFEATURE_YMM))
+		return NULL;
+	memcpy(&bv, b + XSAVE_HDR, 8);
+	if (!(bv & XFEATURE_YMM))
+		return NULL;
+	return (const uint8_t(*)[16])(b + ymm_offset);
+}
+
 static void fill_regs(const ucontext_t *uc, struct ishim_x86_regs *r)
 {
 	const greg_t *g = uc->uc_mcontext.gregs;
@@ -224,6 +256,7 @@ static void fill_regs(const ucontext_t *uc, struct ishim_x86_regs *r)
 	r->xmm = uc->uc_mcontext.fpregs ?
 			 (const uint8_t(*)[16])uc->uc_mcontext.fpregs->_xmm :
 			 NULL;
+	r->ymmh = frame_ymmh(uc->uc_mcontext.fpregs);
 }
 
 static void die(const char *msg)
@@ -260,7 +293,10 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	/* fs:/gs: addressing: trust the kernel's address instead. */
 	if (st.seg_base)
 		st.addr = fault;
-	if (st.addr != fault || st.addr + st.size > e->end)
+	/* A wide store faults at its first byte in a read-only page, which
+	 * for one that straddles two trapped pages is not its start. */
+	if (fault < st.addr || fault >= st.addr + st.size ||
+	    st.addr < atomic_load(&e->start) || st.addr + st.size > e->end)
 		goto not_ours;
 
 	if (atomic_load_explicit(&e->revoked, memory_order_relaxed))
@@ -268,8 +304,11 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 	rec.page = e->tag;
 	rec.offset = st.addr - atomic_load(&e->start);
 	rec.size = st.size;
-	rec.value = st.value;
-	rec.value_hi = st.value_hi;
+	memset(rec.data, 0, sizeof(rec.data));
+	if (st.src) /* movdir64b: the source is ordinary readable memory */
+		memcpy(rec.data, (const void *)(uintptr_t)st.src, 64);
+	else
+		memcpy(rec.data, st.data, st.size);
 	rec.tid = cur_tid();
 	while (!ring_push(&rec)) {
 		/* Full: the engine drains it, unless this IS the engine, which
@@ -294,6 +333,17 @@ not_ours:
 	errno = saved_errno;
 }
 
+/* Where XSAVE puts the AVX state (outside the handler: CPUID is slow
+ * under some hypervisors). */
+static void ymm_offset_probe(void)
+{
+	uint32_t a = 0xd, b = 0, c = 2, d = 0;
+
+	asm volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	if (a >= 256 && b >= 576)
+		ymm_offset = b;
+}
+
 /* Caller holds trap_lock. */
 static int arm_locked(void)
 {
@@ -306,6 +356,7 @@ static int arm_locked(void)
 	}
 	if (armed)
 		return 0;
+	ymm_offset_probe();
 	memset(&ours, 0, sizeof(ours));
 	ours.sa_sigaction = trap_handler;
 	ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
@@ -341,7 +392,9 @@ ISHIM_RUNTIME_SAFE int ishim_dbtrap_app_sigaction(const struct sigaction *act,
 
 /* ---- the platform of kernel/ik.h (struct ik_platform, shim.c) ---------- */
 
-void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
+/* Trapped pages: anonymous (fd < 0) or a read-only shared view of fd. */
+static void *trap_map(uint64_t tag, void *addr, size_t len, int fd, off_t off,
+		      int *err)
 {
 	size_t pg = sysconf(_SC_PAGESIZE);
 	struct trap_ent *slot = NULL;
@@ -366,8 +419,13 @@ void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
 		return NULL;
 	}
 	/* A non-NULL addr means the application asked for MAP_FIXED. */
-	p = mmap(addr, len, PROT_READ,
-		 MAP_PRIVATE | MAP_ANONYMOUS | (addr ? MAP_FIXED : 0), -1, 0);
+	if (fd < 0)
+		p = mmap(addr, len, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | (addr ? MAP_FIXED : 0),
+			 -1, 0);
+	else
+		p = mmap(addr, len, PROT_READ,
+			 MAP_SHARED | (addr ? MAP_FIXED : 0), fd, off);
 	if (p == MAP_FAILED) {
 		pthread_mutex_unlock(&trap_lock);
 		*err = -errno;
@@ -379,6 +437,17 @@ void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
 	atomic_store_explicit(&slot->start, (uintptr_t)p, memory_order_release);
 	pthread_mutex_unlock(&trap_lock);
 	return p;
+}
+
+void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
+{
+	return trap_map(tag, addr, len, -1, 0, err);
+}
+
+void *ishim_window_map(uint64_t tag, void *addr, size_t len, int fd, off_t off,
+		       int *err)
+{
+	return trap_map(tag, addr, len, fd, off, err);
 }
 
 static void untrack_locked(uintptr_t a, uintptr_t end)

@@ -20,6 +20,7 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 /* What the model may ask of the platform: the doorbell trap. */
 static const struct ik_platform shim_platform = {
 	.dbpage_map = ishim_dbpage_map,
+	.window_map = ishim_window_map,
 	.dbpage_revoke = ishim_dbpage_revoke,
 	.mmio = { .eventfd = ishim_dbtrap_eventfd, .pop = ishim_dbtrap_pop },
 };

@@ -45,6 +45,8 @@ ISHIM_RUNTIME_SAFE int ishim_dbtrap_app_sigaction(const struct sigaction *act,
 						  struct sigaction *old);
 /* The platform half of sim/isim.h (struct ik_platform). */
 void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err);
+void *ishim_window_map(uint64_t tag, void *addr, size_t len, int fd, off_t off,
+		       int *err);
 void ishim_dbpage_revoke(uint64_t tag);
 int ishim_dbtrap_eventfd(void);
 /* Pop the oldest store; returns 0 if the FIFO is empty. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * x86-64 store decoder for the doorbell trap.  Only what compilers emit
- * for a volatile store (and the SSE forms of memcpy-like copies) is
- * understood; anything else is refused so the fault goes to the next
+ * for a volatile store, the SSE and AVX forms of memcpy-like copies, and
+ * the 64-byte direct store (MOVDIR64B) a WQE copy to an express-doorbell
+ * window may use, are understood; anything else is refused so the fault goes to the next
  * SIGSEGV handler instead of being mis-emulated.
  *
  * Runs inside a signal handler: no libc calls, no allocation.
@@ -49,6 +50,7 @@ struct modrm {
 	unsigned int reg; /* ModRM.reg extended by REX.R */
 	uint64_t addr; /* memory operand, RIP-relative not yet resolved */
 	bool riprel;
+	bool src_riprel; /* movdir64b: the source operand was RIP-relative */
 };
 
 /* Memory operand of a ModRM byte (mod 00/01/10); mod 11 is refused. */
@@ -124,7 +126,41 @@ static uint64_t trunc_to(uint64_t v, unsigned int size)
 	return size >= 8 ? v : v & ((1ull << (8 * size)) - 1);
 }
 
-/* Two-byte opcodes 0F xx: movnti and the SSE stores. */
+/* The upper 16 bytes of YMM 'idx' (zero in their initial state). */
+static void ymmh_value(const struct ishim_x86_regs *r, unsigned int idx,
+		       struct ishim_x86_store *out)
+{
+	if (r->ymmh)
+		memcpy(out->data + 16, r->ymmh[idx], 16);
+	else
+		memset(out->data + 16, 0, 16);
+}
+
+/*
+ * 66 0F 38 F8 /r: movdir64b r64, m512.  The destination address is in the
+ * register operand, the 64 bytes come from the memory operand (its
+ * address is returned in 'src'; the caller copies them).
+ */
+static int decode_movdir64b(struct cursor *c, uint8_t rex, bool opsize,
+			    uint8_t rep, const struct ishim_x86_regs *r,
+			    struct modrm *m, struct ishim_x86_store *out)
+{
+	uint8_t op;
+
+	if (next(c, &op) || op != 0xF8 || !opsize || rep ||
+	    decode_modrm(c, rex, r, m))
+		return -1;
+	out->size = 64;
+	out->src = m->addr; /* RIP-relative resolved by the caller */
+	m->src_riprel = m->riprel;
+	m->addr = r->gpr[m->reg];
+	m->riprel = false;
+	/* Misaligned destinations fault (#GP) on hardware. */
+	return m->addr % 64 ? -1 : 1;
+}
+
+/* Two-byte opcodes 0F xx: movnti, the SSE stores and movdir64b.  Returns
+ * 0 for an ordinary store, 1 for movdir64b, -1 for anything else. */
 static int decode_0f(struct cursor *c, uint8_t rex, bool opsize, uint8_t rep,
 		     const struct ishim_x86_regs *r, struct modrm *m,
 		     struct ishim_x86_store *out)
@@ -134,6 +170,8 @@ static int decode_0f(struct cursor *c, uint8_t rex, bool opsize, uint8_t rep,
 	if (next(c, &op))
 		return -1;
 	switch (op) {
+	case 0x38:
+		return decode_movdir64b(c, rex, opsize, rep, r, m, out);
 	case 0xC3: /* movnti m32/m64, r32/r64 */
 		if (opsize || rep || decode_modrm(c, rex, r, m))
 			return -1;
@@ -188,6 +226,92 @@ static int decode_0f(struct cursor *c, uint8_t rex, bool opsize, uint8_t rep,
 	return 0;
 }
 
+/*
+ * VEX-encoded stores (C5: two-byte VEX, C4: three-byte VEX, map 0F only):
+ * the AVX forms of the SSE stores above, 16 or 32 bytes with VEX.L.  In
+ * 64-bit mode C4/C5 are always VEX.  vvvv must be unused (1111b), as the
+ * store forms require.  'b' is the C4/C5 byte already read.
+ */
+static int decode_vex(struct cursor *c, uint8_t b,
+		      const struct ishim_x86_regs *r, struct modrm *m,
+		      struct ishim_x86_store *out)
+{
+	uint8_t v1, v2, op, rex = 0x40;
+	unsigned int pp, vvvv, l, map = 1;
+	bool w = false;
+
+	if (next(c, &v1))
+		return -1;
+	if (b == 0xC5) {
+		/* R vvvv L pp; R inverted */
+		if (!(v1 & 0x80))
+			rex |= 4;
+		v2 = v1;
+	} else {
+		/* R X B mmmmm, then W vvvv L pp; RXB inverted */
+		if (next(c, &v2))
+			return -1;
+		if (!(v1 & 0x80))
+			rex |= 4;
+		if (!(v1 & 0x40))
+			rex |= 2;
+		if (!(v1 & 0x20))
+			rex |= 1;
+		map = v1 & 0x1f;
+		w = v2 & 0x80;
+		if (w)
+			rex |= 8;
+	}
+	vvvv = (~v2 >> 3) & 0xf;
+	l = (v2 >> 2) & 1;
+	pp = v2 & 3; /* 0 none, 1 66, 2 F3, 3 F2 */
+	if (map != 1 || vvvv || next(c, &op))
+		return -1;
+	switch (op) {
+	case 0x11: /* vmovups/vmovupd; F3 vmovss; F2 vmovsd */
+		if (decode_modrm(c, rex, r, m))
+			return -1;
+		out->size = pp == 2 ? 4 : pp == 3 ? 8 : 16 << l;
+		break;
+	case 0x29: /* vmovaps/vmovapd */
+	case 0x2B: /* vmovntps/vmovntpd */
+		if (pp > 1 || decode_modrm(c, rex, r, m))
+			return -1;
+		out->size = 16 << l;
+		break;
+	case 0x7F: /* 66 vmovdqa, F3 vmovdqu */
+		if ((pp != 1 && pp != 2) || decode_modrm(c, rex, r, m))
+			return -1;
+		out->size = 16 << l;
+		break;
+	case 0xE7: /* 66 vmovntdq */
+		if (pp != 1 || decode_modrm(c, rex, r, m))
+			return -1;
+		out->size = 16 << l;
+		break;
+	case 0xD6: /* 66 vmovq m64, xmm */
+		if (pp != 1 || l || decode_modrm(c, rex, r, m))
+			return -1;
+		out->size = 8;
+		break;
+	case 0x7E: /* 66 vmovd m32, xmm; W: vmovq m64, xmm */
+		if (pp != 1 || l || decode_modrm(c, rex, r, m))
+			return -1;
+		out->size = w ? 8 : 4;
+		break;
+	default:
+		return -1;
+	}
+	xmm_value(r, m->reg, out);
+	if (out->size == 32)
+		ymmh_value(r, m->reg, out);
+	if (out->size < 16)
+		out->value_hi = 0;
+	if (out->size < 8)
+		out->value = trunc_to(out->value, out->size);
+	return 0;
+}
+
 int ishim_x86_decode_store(const uint8_t *code, unsigned int avail,
 			   const struct ishim_x86_regs *r,
 			   struct ishim_x86_store *out)
@@ -197,6 +321,7 @@ int ishim_x86_decode_store(const uint8_t *code, unsigned int avail,
 	struct modrm m = { 0 };
 	uint8_t b, rex = 0, rep = 0;
 	uint64_t imm;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	for (;;) { /* legacy prefixes */
@@ -214,6 +339,12 @@ int ishim_x86_decode_store(const uint8_t *code, unsigned int avail,
 			return -1; /* address size, LOCK: unsupported */
 		else
 			break;
+	}
+	if (b == 0xC4 || b == 0xC5) {
+		/* no legacy SIMD prefix or REX may precede a VEX prefix */
+		if (opsize || rep || decode_vex(&c, b, r, &m, out))
+			return -1;
+		goto done;
 	}
 	if ((b & 0xF0) == 0x40) { /* REX must come right before the opcode */
 		rex = b;
@@ -260,12 +391,16 @@ int ishim_x86_decode_store(const uint8_t *code, unsigned int avail,
 		out->value = trunc_to(r->gpr[X86_RAX], out->size);
 		break;
 	case 0x0F:
-		if (decode_0f(&c, rex, opsize, rep, r, &m, out))
+		rc = decode_0f(&c, rex, opsize, rep, r, &m, out);
+		if (rc < 0)
 			return -1;
+		if (rc == 1 && m.src_riprel)
+			out->src += r->rip + c.pos;
 		break;
 	default:
 		return -1;
 	}
+done:
 	out->len = c.pos;
 	out->addr = m.riprel ? r->rip + c.pos + m.addr : m.addr;
 	out->seg_base = seg;

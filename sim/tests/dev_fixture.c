@@ -82,26 +82,36 @@ static int db_pop(struct isim_mmio_store *st)
 	return got;
 }
 
-static void db_store(uint32_t offset, uint64_t value)
+void fx_mmio_store(uint64_t tag, uint32_t offset, const void *data,
+		   uint32_t size)
 {
+	struct isim_mmio_store st = {
+		.page = tag,
+		.offset = offset,
+		.size = size,
+	};
 	uint64_t one = 1;
 
+	memcpy(st.data, data, size);
 	pthread_mutex_lock(&db_lock);
 	while (db_tail - db_head >= DB_FIFO) {
 		pthread_mutex_unlock(&db_lock);
 		usleep(100);
 		pthread_mutex_lock(&db_lock);
 	}
-	db_fifo[db_tail++ % DB_FIFO] = (struct isim_mmio_store){
-		.page = FX_DBID,
-		.offset = offset,
-		.size = 8,
-		.value = value,
-	};
+	db_fifo[db_tail++ % DB_FIFO] = st;
 	pthread_mutex_unlock(&db_lock);
 	if (write(db_efd, &one, sizeof(one)) < 0)
 		abort();
 }
+
+static void db_store(uint32_t offset, uint64_t value)
+{
+	fx_mmio_store(FX_DBID, offset, &value, 8);
+}
+
+/* The device's controller memory: FX_CMB_PAGES pages. */
+uint8_t fx_cmb[FX_CMB_PAGES * IDEV_CMB_PAGE] __attribute__((aligned(4096)));
 
 int fx_start(void)
 {
@@ -110,6 +120,8 @@ int fx_start(void)
 		.lock = &dev_lock,
 		.ops = &sink_ops,
 		.mmio = { .eventfd = db_eventfd, .pop = db_pop },
+		.cmb = fx_cmb,
+		.cmb_size = sizeof(fx_cmb),
 	};
 	char name[64];
 	int rc;
@@ -279,8 +291,37 @@ uint32_t make_mw(uint8_t type)
 			  NULL, 0, 0);
 }
 
+static struct hqp *make_qp_at(uint32_t qpn, enum ibv_qp_type type,
+			      struct hcq *scq, struct hcq *rcq,
+			      uint8_t *sq_window, uint64_t tag,
+			      unsigned int chunk);
+
+const struct isim_profile *fx_profile(void)
+{
+	static struct isim_profile p;
+
+	if (!p.version)
+		isim_profile_defaults(&p);
+	return &p;
+}
+
+struct hqp *make_qp_expdb(uint32_t qpn, enum ibv_qp_type type, struct hcq *scq,
+			  struct hcq *rcq, uint32_t pgid, unsigned int chunk)
+{
+	return make_qp_at(qpn, type, scq, rcq, fx_cmb + pgid * IDEV_CMB_PAGE,
+			  idev_expdb_tag(6, pgid), chunk);
+}
+
 struct hqp *make_qp(uint32_t qpn, enum ibv_qp_type type, struct hcq *scq,
 		    struct hcq *rcq)
+{
+	return make_qp_at(qpn, type, scq, rcq, NULL, 0, 0);
+}
+
+static struct hqp *make_qp_at(uint32_t qpn, enum ibv_qp_type type,
+			      struct hcq *scq, struct hcq *rcq,
+			      uint8_t *sq_window, uint64_t tag,
+			      unsigned int chunk)
 {
 	struct hqp *h = calloc(1, sizeof(*h));
 	struct idev_qp_create c = {
@@ -298,7 +339,10 @@ struct hqp *make_qp(uint32_t qpn, enum ibv_qp_type type, struct hcq *scq,
 	h->mask = 63;
 	h->sq = zalloc_pages(64 * 64);
 	h->rq = zalloc_pages(64 * 64);
-	c.sq.addr = h->sq;
+	/* a CMB SQ: the device reads the window, the host stages in h->sq */
+	c.sq.addr = sq_window ? sq_window : h->sq;
+	h->expdb_tag = tag;
+	h->expdb_chunk = chunk;
 	c.rq = c.sq;
 	c.rq.addr = h->rq;
 	h->attr.qpn = qpn;
@@ -343,6 +387,7 @@ void bring_up(struct hqp *h, uint32_t peer, uint8_t retry, uint8_t rnr_retry,
 	a->sq_psn = 0xfffffe; /* wraps during the tests */
 	a->rq_psn = 0xfffffe;
 	isim_node_gid(FX_NODE, 1, a->av.dgid);
+	a->av.sgid_index = 1; /* an IPv4 GID to an IPv4 GID */
 	modify_attrs(h, IBV_QPS_INIT, IBV_QP_QKEY | IBV_QP_ACCESS_FLAGS);
 	modify_attrs(h, IBV_QPS_RTR,
 		     IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -398,10 +443,35 @@ static struct ionic_wqe *sq_slot(struct hqp *h, uint8_t v2op, uint8_t nsge,
 	return w;
 }
 
+/*
+ * An express-doorbell SQ: write the slot's trailer, then copy the slot
+ * into the window in ascending address order, in chunks of h->expdb_chunk
+ * bytes (8: plain stores, 64: MOVDIR64B-style).  No doorbell register.
+ */
+static void sq_express(struct hqp *h, uint16_t slot)
+{
+	const struct isim_profile *p = fx_profile();
+	uint8_t *wqe = h->sq + slot * 64;
+	uint64_t tr = htole64((uint64_t)p->sq_qtype << IONIC_DBELL_QTYPE_SHIFT |
+			      ionic_dbell_val(h->qpn, 0, h->sq_prod) |
+			      IONIC_DBELL_EXPDB_SCHED
+				      << IONIC_DBELL_EXPDB_SCHED_SHIFT);
+
+	memcpy(wqe + 64 - IONIC_EXP_DBELL_SZ, &tr, sizeof(tr));
+	for (uint32_t off = 0; off < 64; off += h->expdb_chunk)
+		fx_mmio_store(h->expdb_tag, slot * 64 + off, wqe + off,
+			      h->expdb_chunk);
+}
+
 static void sq_ring(struct hqp *h)
 {
+	uint16_t slot = h->sq_prod;
+
 	h->sq_prod = (h->sq_prod + 1) & h->mask;
-	ring_db(h, true);
+	if (h->expdb_tag)
+		sq_express(h, slot);
+	else
+		ring_db(h, true);
 }
 
 static void set_sge(struct ionic_sge *sge, void *buf, uint32_t len,

@@ -66,6 +66,9 @@ struct hqp {
 	uint32_t qpn;
 	enum ibv_qp_type type;
 	uint8_t *sq, *rq; /* 64 slots of 64 bytes each */
+	/* express-doorbell SQ in CMB: the window's tag, the store size */
+	uint64_t expdb_tag;
+	unsigned int expdb_chunk;
 	uint16_t mask;
 	uint16_t sq_prod, rq_prod;
 	/* the attributes bring_up() and modify() program */
@@ -93,6 +96,18 @@ uint32_t make_mw(uint8_t type);
 /* A QP (admin CREATE_QP) with remote write/read/atomic enabled. */
 struct hqp *make_qp(uint32_t qpn, enum ibv_qp_type type, struct hcq *scq,
 		    struct hcq *rcq);
+/* The same with its SQ in controller memory from page 'pgid' on, posted
+ * through the express-doorbell window in stores of 'chunk' bytes (8 or
+ * 64) that end with each WQE's trailer. */
+struct hqp *make_qp_expdb(uint32_t qpn, enum ibv_qp_type type, struct hcq *scq,
+			  struct hcq *rcq, uint32_t pgid, unsigned int chunk);
+
+/* The device's controller memory and a raw store to the MMIO port. */
+#define FX_CMB_PAGES 16
+extern uint8_t fx_cmb[];
+void fx_mmio_store(uint64_t tag, uint32_t offset, const void *data,
+		   uint32_t size);
+const struct isim_profile *fx_profile(void);
 /* Admin MODIFY_QP to 'st' with the attributes 'mask' names (besides the
  * state) from h->attr. */
 void modify_attrs(struct hqp *h, enum ibv_qp_state st, uint32_t mask);

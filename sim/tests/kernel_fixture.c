@@ -30,6 +30,21 @@ static void *dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
 	return p;
 }
 
+/* The express-doorbell window as plain shared memory: its stores are not
+ * seen by the device here either. */
+static void *window_map(uint64_t tag, void *addr, size_t len, int fd, off_t off,
+			int *err)
+{
+	void *p = mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+
+	(void)tag;
+	if (p == MAP_FAILED) {
+		*err = -errno;
+		return NULL;
+	}
+	return p;
+}
+
 uint64_t kx_revoked;
 
 static void dbpage_revoke(uint64_t tag)
@@ -40,6 +55,7 @@ static void dbpage_revoke(uint64_t tag)
 /* No stores are captured: the device's MMIO port has nothing to pop. */
 static const struct ik_platform plain_memory = {
 	.dbpage_map = dbpage_map,
+	.window_map = window_map,
 	.dbpage_revoke = dbpage_revoke,
 };
 

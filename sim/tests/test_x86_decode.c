@@ -153,6 +153,26 @@ static void run_decode_cases(void)
 		  G(X86_RCX), 4, xlo(4) & 0xffffffff, 0 },
 		{ "movsd %xmm4,(%rcx)", { 0xf2, 0x0f, 0x11, 0x21 }, 4,
 		  G(X86_RCX), 8, xlo(4), 0 },
+		{ "vmovdqu %xmm0,(%rcx) C5", { 0xc5, 0xfa, 0x7f, 0x01 }, 4,
+		  G(X86_RCX), 16, xlo(0), xhi(0) },
+		{ "vmovdqa %xmm9,0x40(%rdx) C4 R", { 0xc4, 0x61, 0x79, 0x7f, 0x4a, 0x40 }, 6,
+		  G(X86_RDX) + 0x40, 16, xlo(9), xhi(9) },
+		{ "vmovups %xmm1,(%r8,%r9,2) C4 XB", { 0xc4, 0x81, 0x78, 0x11, 0x0c, 0x48 }, 6,
+		  G(X86_R8) + G(X86_R9) * 2, 16, xlo(1), xhi(1) },
+		{ "vmovss %xmm4,(%rcx)", { 0xc5, 0xfa, 0x11, 0x21 }, 4,
+		  G(X86_RCX), 4, xlo(4) & 0xffffffff, 0 },
+		{ "vmovsd %xmm4,(%rcx)", { 0xc5, 0xfb, 0x11, 0x21 }, 4,
+		  G(X86_RCX), 8, xlo(4), 0 },
+		{ "vmovq %xmm2,(%rcx)", { 0xc5, 0xf9, 0xd6, 0x11 }, 4,
+		  G(X86_RCX), 8, xlo(2), 0 },
+		{ "vmovd %xmm2,(%rcx)", { 0xc5, 0xf9, 0x7e, 0x11 }, 4,
+		  G(X86_RCX), 4, xlo(2) & 0xffffffff, 0 },
+		{ "vmovq %xmm2,(%rcx) C4 W 7E", { 0xc4, 0xe1, 0xf9, 0x7e, 0x11 }, 5,
+		  G(X86_RCX), 8, xlo(2), 0 },
+		{ "vmovntdq %xmm3,(%rcx)", { 0xc5, 0xf9, 0xe7, 0x19 }, 4,
+		  G(X86_RCX), 16, xlo(3), xhi(3) },
+		{ "vmovaps %xmm5,0x10(%rip)", { 0xc5, 0xf8, 0x29, 0x2d, 0x10, 0, 0, 0 }, 8,
+		  0x400000 + 8 + 0x10, 16, xlo(5), xhi(5) },
 		{ "mov %rax,0x10(%rip)", { 0x48, 0x89, 0x05, 0x10, 0, 0, 0 }, 7,
 		  0x400000 + 7 + 0x10, 8, G(X86_RAX), 0 },
 		{ "movl $1,-0x10(%rip) imm after disp", { 0xc7, 0x05, 0xf0, 0xff, 0xff, 0xff, 1, 0, 0, 0 }, 10,
@@ -199,8 +219,24 @@ static void run_refusals(void)
 		{ "lock add %rax,(%rcx)", { 0xf0, 0x48, 0x01, 0x01 }, 4 },
 		{ "xchg %rax,(%rcx)", { 0x48, 0x87, 0x01 }, 3 },
 		{ "addr32 mov %eax,(%ecx)", { 0x67, 0x89, 0x01 }, 3 },
-		{ "vmovdqu %xmm0,(%rcx) VEX", { 0xc5, 0xfa, 0x7f, 0x01 }, 4 },
-		{ "movdir64b (%rcx),%rax", { 0x66, 0x0f, 0x38, 0xf8, 0x01 }, 5 },
+		{ "vmovdqu (%rcx),%xmm0 VEX load",
+		  { 0xc5, 0xfa, 0x6f, 0x01 },
+		  4 },
+		{ "vmovdqu %xmm0,(%rcx) vvvv used",
+		  { 0xc5, 0xf2, 0x7f, 0x01 },
+		  4 },
+		{ "vmovdqu %xmm0,(%rcx) map 0F38",
+		  { 0xc4, 0xe2, 0x7a, 0x7f, 0x01 },
+		  5 },
+		{ "66 VEX", { 0x66, 0xc5, 0xfa, 0x7f, 0x01 }, 5 },
+		{ "EVEX vmovdqu64", { 0x62, 0xf1, 0xfe, 0x48, 0x7f, 0x01 }, 6 },
+		{ "movdir64b (%rcx),%rax misaligned",
+		  { 0x66, 0x0f, 0x38, 0xf8, 0x01 },
+		  5 },
+		{ "movdir64b without 66", { 0x0f, 0x38, 0xf8, 0x01 }, 4 },
+		{ "movdir64b register source",
+		  { 0x66, 0x0f, 0x38, 0xf8, 0xc1 },
+		  5 },
 		{ "rep stosq", { 0xf3, 0x48, 0xab }, 3 },
 		{ "mov (%rcx),%rax (load)", { 0x48, 0x8b, 0x01 }, 3 },
 		{ "movq %mm0,(%rcx) MMX", { 0x0f, 0x7f, 0x01 }, 3 },
@@ -212,6 +248,47 @@ static void run_refusals(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK(ishim_x86_decode_store(bad[i].b, bad[i].n, &R, &st) != 0,
 		      "%s: accepted", bad[i].name);
+
+	/* VEX.256: the upper half comes from the YMM state, zero without */
+	{
+		static const uint8_t b[] = { 0xc5, 0xfe, 0x7f, 0x19 };
+		uint8_t ymmh[16][16];
+
+		CHECK(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
+			      st.size == 32 && st.addr == G(X86_RCX) &&
+			      !memcmp(st.data, XMM[3], 16) &&
+			      st.data[16] == 0 && st.data[31] == 0,
+		      "vmovdqu %%ymm3,(%%rcx) without YMM state");
+		for (int i = 0; i < 16; i++)
+			memset(ymmh[i], 0xa0 + i, 16);
+		R.ymmh = (const uint8_t(*)[16])ymmh;
+		CHECK(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
+			      st.size == 32 && !memcmp(st.data, XMM[3], 16) &&
+			      st.data[16] == 0xa3 && st.data[31] == 0xa3,
+		      "vmovdqu %%ymm3,(%%rcx) with YMM state");
+		R.ymmh = NULL;
+	}
+	/* movdir64b: destination in the register, source in memory */
+	{
+		static const uint8_t b[] = { 0x66, 0x0f, 0x38, 0xf8, 0x0a };
+		static const uint8_t rip[] = { 0x66, 0x44, 0x0f, 0x38, 0xf8,
+					       0x05, 0x40, 0,	 0,    0 };
+		uint64_t rcx = R.gpr[X86_RCX];
+
+		R.gpr[X86_RCX] = 0x7000040;
+		CHECK(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
+			      st.size == 64 && st.len == 5 &&
+			      st.addr == 0x7000040 && st.src == G(X86_RDX),
+		      "movdir64b (%%rdx),%%rcx");
+		R.gpr[X86_RCX] = rcx;
+		R.gpr[X86_R8] = 0x9000000;
+		CHECK(ishim_x86_decode_store(rip, sizeof(rip), &R, &st) == 0 &&
+			      st.size == 64 && st.len == 10 &&
+			      st.addr == 0x9000000 &&
+			      st.src == 0x400000 + 10 + 0x40,
+		      "movdir64b 0x40(%%rip),%%r8");
+		R.gpr[X86_R8] = 0x1000000ull * 9 + 0x11ull * 9;
+	}
 
 	/* fs:/gs: are accepted but flagged: the trap uses si_addr then */
 	static const uint8_t fs[] = { 0x64, 0x48, 0x89, 0x01 };
@@ -392,6 +469,57 @@ static void run_trap_cases(void)
 			"c"(page + 0x630)
 			: "xmm1", "memory");
 		expect("movntdq %xmm1,(%rcx)", 0x630, 16, src[0], src[1]);
+	}
+
+	/* AVX: a 32-byte VEX store captures both halves of the YMM register
+	 * (the upper one from the signal frame's XSAVE area) */
+	if (__builtin_cpu_supports("avx")) {
+		static const uint8_t src32[32] __attribute__((aligned(
+			32))) = { 1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+				  12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+				  23, 24, 25, 26, 27, 28, 29, 30, 31, 32 };
+		struct isim_mmio_store r;
+
+		asm volatile(
+			"vmovdqu (%0), %%ymm2\n .byte 0xc5, 0xfe, 0x7f, 0x11\n"
+			"vzeroupper" ::"r"(src32),
+			"c"(page + 0x700)
+			: "xmm2", "memory");
+		CHECK(pop(&r) == 1 && r.offset == 0x700 && r.size == 32 &&
+			      !memcmp(r.data, src32, 32),
+		      "vmovdqu %%ymm2,(%%rcx): size %u data[16] %u", r.size,
+		      r.data[16]);
+		asm volatile(
+			"vmovdqu (%0), %%xmm3\n .byte 0xc5, 0xf9, 0xe7, 0x19" ::
+				"r"(src32),
+			"c"(page + 0x720)
+			: "xmm3", "memory");
+		CHECK(pop(&r) == 1 && r.offset == 0x720 && r.size == 16 &&
+			      !memcmp(r.data, src32, 16) && !r.data[16],
+		      "vmovntdq %%xmm3,(%%rcx)");
+	}
+	/* MOVDIR64B where the CPU has it (CPUID.7.0:ECX bit 28) */
+	{
+		uint32_t a = 7, b, c = 0, d;
+
+		asm volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+		if (c & (1u << 28)) {
+			static uint8_t src64[64] __attribute__((aligned(64)));
+			struct isim_mmio_store r;
+
+			for (int i = 0; i < 64; i++)
+				src64[i] = (uint8_t)(0x40 + i);
+			asm volatile(".byte 0x66, 0x0f, 0x38, 0xf8, 0x0a" ::"c"(
+					     page + 0x740),
+				     "d"(src64)
+				     : "memory");
+			CHECK(pop(&r) == 1 && r.offset == 0x740 &&
+				      r.size == 64 &&
+				      !memcmp(r.data, src64, 64),
+			      "movdir64b (%%rdx),%%rcx");
+		} else {
+			printf("note: no MOVDIR64B on this CPU; decoded only\n");
+		}
 	}
 
 	/* a plain C volatile store, whatever the compiler picked */

@@ -18,19 +18,21 @@ command -v "$prog" >/dev/null || { echo "$prog not installed"; exit 1; }
 
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
+# launcher options of both sides (the UDP fabric: --transport udp)
+read -r -a simargs <<<"${IONIC_E2E_SIM_ARGS:-}"
 e2e_setup pt
 
 # -F: no CPU-frequency warnings (VMs); -x 1: the RoCEv2 IPv4 GID;
 # short runs unless the caller asks otherwise.
 args=(-d ionic_0 -i 1 -x 1 -F -n 200 -p "$port" "$@")
 
-timeout 50 "$sim" --fabric "$fabric" -- "$prog" "${args[@]}" \
+timeout 50 "$sim" --fabric "$fabric" "${simargs[@]}" -- "$prog" "${args[@]}" \
 	>"$work/server.out" 2>&1 &
 server_pid=$!
 
 e2e_wait_listen
 
-timeout 50 "$sim" --fabric "$fabric" -- "$prog" "${args[@]}" 127.0.0.1 \
+timeout 50 "$sim" --fabric "$fabric" "${simargs[@]}" -- "$prog" "${args[@]}" 127.0.0.1 \
 	>"$work/client.out" 2>&1
 client_rc=$?
 wait "$server_pid"

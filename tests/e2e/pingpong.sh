@@ -20,15 +20,17 @@ esac
 
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
+# launcher options of both sides (the UDP fabric: --transport udp)
+read -r -a simargs <<<"${IONIC_E2E_SIM_ARGS:-}"
 e2e_setup pp
 
-timeout 60 "$sim" --fabric "$fabric" -- "$prog" -p "$port" "$@" \
+timeout 60 "$sim" --fabric "$fabric" "${simargs[@]}" -- "$prog" -p "$port" "$@" \
 	>"$work/server.out" 2>&1 &
 server_pid=$!
 
 e2e_wait_listen
 
-timeout 60 "$sim" --fabric "$fabric" -- "$prog" -p "$port" "$@" 127.0.0.1 \
+timeout 60 "$sim" --fabric "$fabric" "${simargs[@]}" -- "$prog" -p "$port" "$@" 127.0.0.1 \
 	>"$work/client.out" 2>&1
 client_rc=$?
 wait "$server_pid"

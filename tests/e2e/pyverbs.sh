@@ -71,7 +71,9 @@ if [ $# -eq 0 ]; then
 fi
 
 cd "$work" || exit 1
-timeout 900 "$sim" --fabric "${IONIC_TEST_FABRIC:-default}" -- /usr/bin/python3 run_tests.py --dev ionic_0 --port 1 --gid 1 -v "$@" \
+# launcher options (the UDP fabric: --transport udp)
+read -r -a simargs <<<"${IONIC_E2E_SIM_ARGS:-}"
+timeout 900 "$sim" --fabric "${IONIC_TEST_FABRIC:-default}" "${simargs[@]}" -- /usr/bin/python3 run_tests.py --dev ionic_0 --port 1 --gid 1 -v "$@" \
 	>"$work/log.txt" 2>&1
 rc=$?
 cat "$work/log.txt"

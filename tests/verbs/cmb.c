@@ -5,15 +5,17 @@
  *
  *   verbs-cmb --cmb [--expdb]  the run's device has CMB (--cmb-pages 64),
  *                              with --expdb also SQ express doorbells
- *                              (expdb_qtypes bit 0; not modelled, so the
- *                              emulated kernel never grants one)
+ *                              (expdb_qtypes bit 0): every SQ the kernel
+ *                              puts in CMB then rings by its WQEs' trailers
  *   verbs-cmb --no-cmb         the default device: no CMB
  *
  * Placement is observed from the application side: the emulator's CMB is
  * a memfd named "ionic-sim-cmb", so every window the provider maps shows
  * up in /proc/self/maps under that name, with the ring's size (next to
  * the emulated device's own mapping of the whole CMB, counted once at the
- * start as the base).
+ * start as the base).  An express-doorbell window is the emulator's
+ * trapped view of the same pages: mapped read-only ("r--s"), where the
+ * provider's own write-only mapping of a plain window reads "-w-s".
  */
 #include <infiniband/ionic_dv.h>
 
@@ -49,6 +51,24 @@ static int cmb_maps(size_t *bytes)
 			*bytes += hi - lo;
 		n++;
 	}
+	fclose(f);
+	return n;
+}
+
+/* Express-doorbell windows mapped in this process. */
+static int express_maps(void)
+{
+	char line[512], perms[8];
+	unsigned long lo, hi;
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	REQUIRE(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "ionic-sim-cmb") &&
+		    sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 &&
+		    !strcmp(perms, "r--s"))
+			n++;
 	fclose(f);
 	return n;
 }
@@ -149,10 +169,10 @@ static void traffic(struct fx_pair *p, int count, int batch)
  * 'send_wr' SQ entries: 'want' CMB windows appear (SQs only), and
  * traffic through it arrives intact, also across ring wrap-around.
  */
-static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
-		       uint32_t send_wr, int want)
+static void pair_check_x(enum ibv_qp_type type, struct ibv_pd *pd,
+			 uint32_t send_wr, int want, int want_express)
 {
-	int before = cmb_maps(NULL);
+	int before = cmb_maps(NULL), before_x = express_maps();
 	size_t bytes;
 	struct fx_qp_opts o;
 	struct fx_pair p;
@@ -163,6 +183,7 @@ static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
 	o.max_inline = MSG;
 	fx_pair_create(&p, ctx, pd, &o, BUF);
 	CHECK_EQ(cmb_maps(&bytes) - before, want);
+	CHECK_EQ(express_maps() - before_x, want_express);
 	if (want && before == base_n)
 		CHECK(bytes > base_bytes &&
 		      bytes - base_bytes <= 2 * 16 * 4096);
@@ -177,6 +198,15 @@ static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
 	fx_pair_destroy(&p);
 	/* destroy unmaps the windows */
 	CHECK_EQ(cmb_maps(NULL), before);
+	CHECK_EQ(express_maps(), before_x);
+}
+
+/* Plain windows: the pairs' WQEs (300 bytes inline) are larger than the
+ * 64 bytes a PD allows express doorbells for by default. */
+static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
+		       uint32_t send_wr, int want)
+{
+	pair_check_x(type, pd, send_wr, want, 0);
 }
 
 /* One QP on 'pd' with SQ depth 'send_wr': NULL with errno, or the QP. */
@@ -283,7 +313,7 @@ int main(int argc, char **argv)
 	SECTION("REQUIRE with an express doorbell");
 	if (have_expdb) {
 		struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-		int before = cmb_maps(NULL);
+		int before = cmb_maps(NULL), before_x = express_maps();
 		struct ibv_qp *qp;
 
 		REQUIRE(cq);
@@ -292,8 +322,7 @@ int main(int argc, char **argv)
 		 * 64-byte WQEs (128 with firmware version 1, whose atomic
 		 * WQE leaves no room for the trailer) qualify for an express
 		 * doorbell once the PD allows their size, so it is asked
-		 * for; the emulated kernel cannot give one, and with REQUIRE
-		 * gives no CMB at all: the provider fails creation.
+		 * for, and the kernel grants it: an express window.
 		 */
 		CHECK_RC(ionic_dv_pd_set_expdb_mask(
 				 pd, IONIC_EXPDB_64 | IONIC_EXPDB_128),
@@ -306,14 +335,25 @@ int main(int argc, char **argv)
 							.max_recv_wr = 16,
 							.max_send_sge = 1,
 							.max_recv_sge = 1 } });
-		CHECK(!qp);
-		CHECK_EQ(errno, EOPNOTSUPP);
-		CHECK_EQ(cmb_maps(NULL), before);
+		CHECK(qp);
+		CHECK_EQ(cmb_maps(NULL), before + 1);
+		CHECK_EQ(express_maps(), before_x + 1);
 		if (qp)
-			ibv_destroy_qp(qp);
-		/* without REQUIRE the wish is dropped: regular CMB */
+			CHECK_RC(ibv_destroy_qp(qp), 0);
+		CHECK_EQ(cmb_maps(NULL), before);
+		/* traffic through express windows: the pair's SQs, once
+		 * the PD allows their WQE size too */
+		CHECK_RC(ionic_dv_pd_set_expdb_mask(
+				 pd, IONIC_EXPDB_64 | IONIC_EXPDB_128 |
+					     IONIC_EXPDB_256 | IONIC_EXPDB_512),
+			 0);
+		pair_check_x(IBV_QPT_RC, pd, 64, 2, 2);
+		pair_check_x(IBV_QPT_UD, pd, 64, 2, 2);
+		pair_check_x(IBV_QPT_RC, pd, 7, 2, 2);
+		/* a size the PD does not allow: a plain window */
+		CHECK_RC(ionic_dv_pd_set_expdb_mask(pd, IONIC_EXPDB_64), 0);
 		CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, true, false), 0);
-		pair_check(IBV_QPT_RC, pd, 64, 2);
+		pair_check_x(IBV_QPT_RC, pd, 64, 2, 0);
 		CHECK_RC(ibv_destroy_cq(cq), 0);
 	} else {
 		CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, true, true), EINVAL);

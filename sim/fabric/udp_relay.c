@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim fabric: the receiving half of the UDP transport (fab_udp.c),
+ * run by the launcher for its node.  It owns UDP port 4791 of the NIC's
+ * address and turns every datagram into the frame a NIC would have
+ * received: Ethernet (to our MAC, from the sender's: our own for our own
+ * address, else isim_gid_mac), IPv4 (the datagram's addresses, TOS and
+ * TTL, identification 0, DF, as the sender's frame had them), UDP (its
+ * ports, checksum 0: the ICRC does not cover it) and the datagram.  The
+ * frame goes to the endpoint the BTH's destination QP names, the abstract
+ * unix socket of (node, qpn), as the unix transport would have delivered
+ * it.  Anything not RoCEv2 is left to the device's parser, which drops
+ * it.
+ *
+ * One connected unix socket per destination QP.  The receiving socket
+ * holds only a few datagrams (net.unix.max_dgram_qlen, often 10), and a
+ * loaded host may not run the receiving engine for tens of milliseconds:
+ * frames for a full receiver wait in a queue of their own, in order, sent
+ * on as it drains (poll for POLLOUT), without holding up the frames for
+ * other QPs.  Dropping them instead turned a slow engine into a lossy
+ * link: its peer's go-back-N retransmissions filled the same small queue
+ * again and an RC QP ran out of retries with no fault configured (seen
+ * in verbs-stress-udp on a loaded machine).  Only a queue past
+ * RELAY_QUEUE_BYTES loses frames, as a congested switch would.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../common/profile.h"
+#include "fabric.h"
+#include "pkt.h"
+
+#define RELAY_HDR (IFAB_ETH_HLEN + IFAB_IPV4_HLEN + IFAB_UDP_HLEN)
+#define RELAY_SLOTS 256 /* connected sockets, by destination QP */
+/* frames held for one full receiver: a few RC windows of MTU packets */
+#define RELAY_QUEUE_BYTES (4u << 20)
+
+struct relay_frame {
+	struct relay_frame *next;
+	size_t len;
+	uint8_t b[];
+};
+
+struct relay_slot {
+	uint32_t qpn; /* + 1; 0: free */
+	int fd;
+	struct relay_frame *head, **tail; /* waiting for the receiver */
+	size_t queued; /* bytes */
+};
+
+struct ifab_relay {
+	pthread_t thread;
+	int udp, stop;
+	uint32_t node;
+	uint8_t ip[4], mac[6];
+	unsigned int backlogged; /* slots with a queue */
+	struct relay_slot slot[RELAY_SLOTS];
+	struct pollfd p[2 + RELAY_SLOTS];
+	struct relay_slot *polled[RELAY_SLOTS]; /* p[2 + i] is theirs */
+	uint8_t buf[RELAY_HDR + 65536];
+};
+
+static void relay_drop_queue(struct ifab_relay *r, struct relay_slot *s)
+{
+	struct relay_frame *f;
+
+	if (s->head)
+		r->backlogged--;
+	while ((f = s->head)) {
+		s->head = f->next;
+		free(f);
+	}
+	s->tail = &s->head;
+	s->queued = 0;
+}
+
+static void relay_close(struct ifab_relay *r, struct relay_slot *s)
+{
+	relay_drop_queue(r, s);
+	if (s->qpn)
+		close(s->fd);
+	s->qpn = 0;
+}
+
+/* The slot of a destination QP, connected; NULL: no such QP here. */
+static struct relay_slot *relay_conn(struct ifab_relay *r, uint32_t qpn,
+				     bool fresh)
+{
+	struct relay_slot *s = &r->slot[(qpn * 2654435761u) % RELAY_SLOTS];
+	struct sockaddr_un sun;
+	socklen_t len;
+	int fd;
+
+	if (s->qpn == qpn + 1 && !fresh)
+		return s;
+	relay_close(r, s);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	len = ifab_unix_addr(&sun, r->node, qpn);
+	if (connect(fd, (struct sockaddr *)&sun, len) < 0) {
+		close(fd);
+		return NULL; /* no such QP on this node: the frame is lost */
+	}
+	s->qpn = qpn + 1;
+	s->fd = fd;
+	return s;
+}
+
+static void relay_enqueue(struct ifab_relay *r, struct relay_slot *s,
+			  size_t len)
+{
+	struct relay_frame *f;
+
+	if (s->queued + len > RELAY_QUEUE_BYTES)
+		return; /* congested: lost */
+	f = malloc(sizeof(*f) + len);
+	if (!f)
+		return;
+	f->next = NULL;
+	f->len = len;
+	memcpy(f->b, r->buf, len);
+	if (!s->head)
+		r->backlogged++;
+	*s->tail = f;
+	s->tail = &f->next;
+	s->queued += len;
+}
+
+/* Send what waits for a receiver that has drained. */
+static void relay_flush(struct ifab_relay *r, struct relay_slot *s)
+{
+	struct relay_frame *f;
+
+	while ((f = s->head)) {
+		if (send(s->fd, f->b, f->len, MSG_DONTWAIT | MSG_NOSIGNAL) <
+		    0) {
+			if (errno == EAGAIN)
+				return;
+			/* the endpoint went away: so did its frames */
+			relay_close(r, s);
+			return;
+		}
+		s->head = f->next;
+		s->queued -= f->len;
+		free(f);
+	}
+	s->tail = &s->head;
+	r->backlogged--;
+}
+
+static void relay_deliver(struct ifab_relay *r, uint32_t qpn, size_t len)
+{
+	struct relay_slot *s;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		s = relay_conn(r, qpn, attempt > 0);
+		if (!s)
+			return;
+		if (s->head) { /* behind the frames already waiting */
+			relay_enqueue(r, s, len);
+			return;
+		}
+		if (send(s->fd, r->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+			return;
+		if (errno == EAGAIN) {
+			relay_enqueue(r, s, len);
+			return;
+		}
+		/* the endpoint went away, or another took its name */
+	}
+}
+
+/* Rebuild the headers in front of a datagram of 'n' bytes from 'from'. */
+static void relay_frame(struct ifab_relay *r, const struct sockaddr_in *from,
+			int tos, int ttl, size_t n)
+{
+	uint8_t *b = r->buf, *ip = b + IFAB_ETH_HLEN,
+		*udp = ip + IFAB_IPV4_HLEN;
+	uint8_t sgid[16] = { [10] = 0xff, [11] = 0xff };
+	uint16_t tot = (uint16_t)(IFAB_IPV4_HLEN + IFAB_UDP_HLEN + n), c;
+
+	memcpy(sgid + 12, &from->sin_addr, 4);
+	memcpy(b, r->mac, 6);
+	if (!memcmp(&from->sin_addr, r->ip, 4))
+		memcpy(b + 6, r->mac, 6);
+	else
+		isim_gid_mac(sgid, b + 6);
+	b[12] = IFAB_ETHERTYPE_IPV4 >> 8;
+	b[13] = IFAB_ETHERTYPE_IPV4 & 0xff;
+	memset(ip, 0, IFAB_IPV4_HLEN);
+	ip[0] = 0x45;
+	ip[1] = (uint8_t)tos;
+	ip[2] = tot >> 8;
+	ip[3] = tot & 0xff;
+	ip[6] = 0x40; /* DF */
+	ip[8] = (uint8_t)ttl;
+	ip[9] = 17;
+	memcpy(ip + 12, &from->sin_addr, 4);
+	memcpy(ip + 16, r->ip, 4);
+	c = ifab_ip_csum(ip, IFAB_IPV4_HLEN);
+	ip[10] = c >> 8;
+	ip[11] = c & 0xff;
+	memcpy(udp, &from->sin_port, 2);
+	udp[2] = IFAB_ROCE_PORT >> 8;
+	udp[3] = IFAB_ROCE_PORT & 0xff;
+	udp[4] = (uint8_t)((IFAB_UDP_HLEN + n) >> 8);
+	udp[5] = (uint8_t)(IFAB_UDP_HLEN + n);
+	udp[6] = udp[7] = 0;
+}
+
+/* Relay one datagram; false: none was waiting. */
+static bool relay_one(struct ifab_relay *r)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int)) * 4];
+		struct cmsghdr align;
+	} ctl;
+	struct sockaddr_in from;
+	struct iovec iov = { .iov_base = r->buf + RELAY_HDR,
+			     .iov_len = sizeof(r->buf) - RELAY_HDR };
+	struct msghdr m = { .msg_name = &from,
+			    .msg_namelen = sizeof(from),
+			    .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.b,
+			    .msg_controllen = sizeof(ctl.b) };
+	int tos = 0, ttl = 64;
+	const uint8_t *bth = r->buf + RELAY_HDR;
+	ssize_t n = recvmsg(r->udp, &m, MSG_DONTWAIT);
+
+	if (n < 0)
+		return false;
+	if (n < IFAB_BTH_LEN || (m.msg_flags & MSG_TRUNC))
+		return true;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != IPPROTO_IP)
+			continue;
+		if (c->cmsg_type == IP_TOS)
+			tos = *(const uint8_t *)CMSG_DATA(c);
+		else if (c->cmsg_type == IP_TTL)
+			memcpy(&ttl, CMSG_DATA(c), sizeof(ttl));
+	}
+	relay_frame(r, &from, tos, ttl, (size_t)n);
+	relay_deliver(r,
+		      (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7],
+		      RELAY_HDR + (size_t)n);
+	return true;
+}
+
+static void *relay_main(void *arg)
+{
+	struct ifab_relay *r = arg;
+	struct pollfd *p = r->p;
+	nfds_t n;
+
+	p[0] = (struct pollfd){ .fd = r->udp, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = r->stop, .events = POLLIN };
+	for (;;) {
+		n = 2;
+		for (int i = 0; r->backlogged && i < RELAY_SLOTS; i++) {
+			if (!r->slot[i].head)
+				continue;
+			r->polled[n - 2] = &r->slot[i];
+			p[n++] = (struct pollfd){ .fd = r->slot[i].fd,
+						  .events = POLLOUT };
+		}
+		if (poll(p, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		/* receivers that drained first: their frames are older */
+		for (nfds_t i = 2; i < n; i++)
+			if (p[i].revents && r->polled[i - 2]->head)
+				relay_flush(r, r->polled[i - 2]);
+		if (p[0].revents & POLLIN)
+			for (int i = 0; i < 64 && relay_one(r); i++)
+				;
+	}
+	return NULL;
+}
+
+int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out)
+{
+	struct ifab_relay *r = calloc(1, sizeof(*r));
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(IFAB_ROCE_PORT) };
+	int one = 1, rcvbuf = 4 << 20, rc;
+	sigset_t all, old;
+
+	if (!r)
+		return -ENOMEM;
+	r->node = node;
+	r->udp = r->stop = -1;
+	for (int i = 0; i < RELAY_SLOTS; i++)
+		r->slot[i].tail = &r->slot[i].head;
+	isim_node_ipv4(node, r->ip);
+	isim_node_mac(node, r->mac);
+	memcpy(&sin.sin_addr, r->ip, 4);
+	r->udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	r->stop = eventfd(0, EFD_CLOEXEC);
+	if (r->udp < 0 || r->stop < 0 ||
+	    setsockopt(r->udp, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)) ||
+	    setsockopt(r->udp, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one)) ||
+	    bind(r->udp, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		rc = -errno;
+		goto err;
+	}
+	setsockopt(r->udp, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* the launcher's signals are not the relay's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&r->thread, NULL, relay_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		goto err;
+	*out = r;
+	return 0;
+err:
+	if (r->udp >= 0)
+		close(r->udp);
+	if (r->stop >= 0)
+		close(r->stop);
+	free(r);
+	return rc;
+}
+
+void ifab_udp_relay_stop(struct ifab_relay *r)
+{
+	uint64_t one = 1;
+
+	if (!r)
+		return;
+	if (write(r->stop, &one, sizeof(one)) == sizeof(one))
+		pthread_join(r->thread, NULL);
+	for (int i = 0; i < RELAY_SLOTS; i++)
+		relay_close(r, &r->slot[i]);
+	close(r->udp);
+	close(r->stop);
+	free(r);
+}

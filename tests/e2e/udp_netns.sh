@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# Two ionic-sim NICs in two network namespaces, joined by a veth pair,
+# talk RoCEv2 over UDP (--transport udp): an unmodified client runs with
+# its server in one namespace and its client in the other, and checks its
+# data.  tshark captures the veth meanwhile: the frames on it are real
+# RoCEv2 (UDP port 4791) with right ICRCs (tests/e2e/roce_icrc.py).
+#
+# The namespaces, the veth pair and their addresses (198.19.N.1 and .2,
+# in the RFC 2544 benchmarking range 198.18.0.0/15) are made here and
+# removed on every exit; no traffic leaves them.
+#
+# usage: udp_netns.sh <ionic-sim> rc|ud|write-bw [program args...]
+set -u
+# tshark and Python are not ours: no sanitizer runtime preloaded into them
+notours() { env -u LD_PRELOAD "$@"; }
+sim=$1 kind=$2
+shift 2
+here=$(dirname "$(readlink -f "$0")")
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP: no ip (iproute2)"; exit 77; }
+
+tag=$$
+nsa=isim-$tag-a nsb=isim-$tag-b
+va=isv$tag-a vb=isv$tag-b
+x=$(( tag % 250 + 1 ))
+a=198.19.$x.1 b=198.19.$x.2
+port=$(( 20000 + tag % 20000 ))
+work=$(mktemp -d "${TMPDIR:-/tmp}/udp-netns.XXXXXX") || exit 1
+pids=()
+# shellcheck disable=SC2317 # called by the trap
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	ip netns del "$nsa" 2>/dev/null
+	ip netns del "$nsb" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! { ip netns add "$nsa" && ip netns add "$nsb" &&
+	ip link add "$va" netns "$nsa" type veth peer name "$vb" netns "$nsb" &&
+	ip -n "$nsa" addr add "$a/24" dev "$va" &&
+	ip -n "$nsb" addr add "$b/24" dev "$vb" &&
+	ip -n "$nsa" link set "$va" up && ip -n "$nsb" link set "$vb" up &&
+	ip -n "$nsa" link set lo up && ip -n "$nsb" link set lo up; }; then
+	echo "SKIP: cannot make network namespaces here"
+	exit 77
+fi
+
+case $kind in
+rc) prog=(ibv_rc_pingpong -g 1 -p "$port" "$@") ok='bytes in .* seconds' ;;
+ud) prog=(ibv_ud_pingpong -g 1 -p "$port" "$@") ok='bytes in .* seconds' ;;
+write-bw) prog=(ib_write_bw -d ionic_0 -i 1 -x 1 -F -n 200 -p "$port" "$@")
+	ok='^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+' ;;
+*) echo "unknown kind $kind" >&2; exit 2 ;;
+esac
+fabric=${IONIC_TEST_FABRIC:-udp-netns}
+
+capture=no
+if command -v tshark >/dev/null; then
+	ip netns exec "$nsa" env -u LD_PRELOAD tshark -q -i "$va" -F pcap -w "$work/veth.pcap" \
+		-f 'udp port 4791' -a duration:60 -c 200 >/dev/null 2>&1 &
+	pids+=($!)
+	capture=yes
+	sleep 2 # tshark starts slowly
+fi
+
+ip netns exec "$nsa" timeout 90 "$sim" --fabric "$fabric" --transport udp \
+	--addr "$a" -- "${prog[@]}" >"$work/server.out" 2>&1 &
+server=$!
+pids+=("$server")
+# the server listens on TCP for the connection data
+for _ in $(seq 100); do
+	ip netns exec "$nsa" ss -ltn 2>/dev/null | grep -q ":$port " && break
+	sleep 0.1
+done
+ip netns exec "$nsb" timeout 90 "$sim" --fabric "$fabric" --transport udp \
+	--addr "$b" -- "${prog[@]}" "$a" >"$work/client.out" 2>&1
+client_rc=$?
+wait "$server"
+server_rc=$?
+
+fail=0
+for side in server client; do
+	echo "---- $side ----"
+	cat "$work/$side.out"
+	grep -E -q "$ok" "$work/$side.out" || { echo "FAIL: $side printed no result"; fail=1; }
+	if grep -q 'invalid data' "$work/$side.out"; then echo "FAIL: $side saw corrupted data"; fail=1; fi
+done
+[ "$client_rc" -eq 0 ] || { echo "FAIL: client exit $client_rc"; fail=1; }
+[ "$server_rc" -eq 0 ] || { echo "FAIL: server exit $server_rc"; fail=1; }
+# GID 1 of each NIC is its namespace's address
+grep -q "GID ::ffff:$b" "$work/server.out" 2>/dev/null || [ "$kind" = write-bw ] ||
+	{ echo "FAIL: the server did not see the client's GID ::ffff:$b"; fail=1; }
+
+if [ "$capture" = yes ]; then
+	sleep 1
+	kill "${pids[0]}" 2>/dev/null
+	wait "${pids[0]}" 2>/dev/null
+	echo "---- the veth ----"
+	notours tshark -r "$work/veth.pcap" 2>/dev/null | head -8
+	n=$(notours tshark -r "$work/veth.pcap" -Y "infiniband && ip.src == $b && ip.dst == $a" 2>/dev/null | wc -l)
+	[ "$n" -gt 0 ] || { echo "FAIL: no RoCEv2 from $b to $a on the veth"; fail=1; }
+	notours python3 "$here/roce_icrc.py" "$work/veth.pcap" || fail=1
+fi
+[ $fail -eq 0 ] && echo PASS
+exit $fail
