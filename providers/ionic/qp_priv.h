@@ -132,6 +132,9 @@ struct ionic_qp {
 	struct ionic_list cq_flush_sq;
 	struct ionic_list cq_flush_rq;
 	struct ionic_wrx wrx;
+	/* read-queue depths as modify_qp set them, for query_qp */
+	uint8_t rd_atomic, dest_rd_atomic;
+	bool rd_atomic_set, dest_rd_atomic_set;
 };
 
 static inline struct ionic_qp *to_ionic_qp(struct ibv_qp *ibqp)

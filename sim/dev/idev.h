@@ -56,7 +56,7 @@ enum idev_eqe_type {
 
 enum idev_eqe_code {
 	IDEV_EQE_CQ_NOTIFY = 0, /* an armed CQ got a qualifying CQE */
-	IDEV_EQE_CQ_ERR = 8, /* CQ overrun: no more CQEs are written */
+	IDEV_EQE_CQ_ERR = 8, /* CQ overrun: a CQE was dropped */
 	IDEV_EQE_QP_SQ_DRAIN = 1, /* SQD: nothing fetched is outstanding */
 	IDEV_EQE_QP_COMM_EST = 2,
 	IDEV_EQE_QP_LAST_WQE = 3,

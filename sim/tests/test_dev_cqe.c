@@ -172,15 +172,23 @@ static void test_colour_and_credits(void)
 	CHECK(idev_cq_outstanding(hw) == 7);
 	CHECK(cq_err_events == 0);
 
-	/* One more would overrun unread CQEs: CQ_ERR, nothing written, and
-	 * the CQ stays in error even after credits come back. */
+	/* One more would overrun unread CQEs: CQ_ERR, nothing written; CQ_ERR
+	 * once per overrun, and CQEs are taken again once the host makes
+	 * room (the overrun's QPs then write their flush indicators). */
 	post_npg(hw, 12, -ENOSPC);
+	CHECK(cq_err_events == 1);
+	post_npg(hw, 13, -ENOSPC);
 	CHECK(cq_err_events == 1);
 	/* slot 4 still holds its unread first-pass CQE (colour 1) */
 	CHECK(qtf_at(4) == 0x00004561);
 	idev_cq_doorbell(hw, 0, 4);
-	post_npg(hw, 13, -ENOSPC);
-	CHECK(cq_err_events == 1);
+	CHECK(!hw->overflowed);
+	post_npg(hw, 14, 0);
+	CHECK(qtf_at(4) == 0x00004560 && cq_err_events == 1);
+	for (i = 15; i < 21; i++)
+		post_npg(hw, i, 0);
+	post_npg(hw, 21, -ENOSPC);
+	CHECK(cq_err_events == 2);
 
 	/* Colour flips again on the third pass. */
 	hw = new_cq();

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * verbs-misuse: the misuse cases that need more than one errno to check.
+ *
+ *  - CQ overrun (issue 13): a CQ of one entry under 200 signalled work
+ *    requests.  The CQ reports IBV_EVENT_CQ_ERR, the QP whose completion
+ *    was lost IBV_EVENT_QP_FATAL and goes to ERR, and every work request
+ *    still completes exactly once, the first ones successfully, the rest
+ *    flushed; a post afterwards completes as flushed too.  Nothing waits
+ *    forever (docs/device-contract.md §8.1).
+ *  - query_qp reports the max_rd_atomic / max_dest_rd_atomic that were set
+ *    (the kernel's own decoding reads 2 back as 1, 16 as 15).
+ *  - max_send_sge / max_recv_sge 0 grant one, and such QPs carry data.
+ */
+#include <poll.h>
+
+#include "misuse.h"
+
+#define OVERRUN_WRS 200
+
+struct overrun {
+	struct ibv_cq *small; /* 1 entry: the sender's send CQ */
+	struct ibv_qp *qp[2]; /* [0] sends to [1] */
+	struct ibv_ah *ah;
+};
+
+static void overrun_setup(struct mu_env *e, struct overrun *o,
+			  enum ibv_qp_type type)
+{
+	struct fx_qp_opts opts;
+	int i;
+
+	fx_qp_opts_default(&opts, type);
+	memset(o, 0, sizeof(*o));
+	o->small = ibv_create_cq(e->ctx, 1, NULL, NULL, 0);
+	REQUIRE(o->small);
+	for (i = 0; i < 2; i++) {
+		struct ibv_qp_init_attr ia = {
+			.send_cq = i ? e->cq : o->small,
+			.recv_cq = e->cq,
+			.qp_type = type,
+			.sq_sig_all = 1,
+			.cap = { 2 * OVERRUN_WRS, 4, 1, 1, 0 },
+		};
+
+		o->qp[i] = ibv_create_qp(e->pd, &ia);
+		REQUIRE(o->qp[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		if (type == IBV_QPT_UD) {
+			REQUIRE_EQ(fx_ud_to_rts(o->qp[i], opts.qkey), 0);
+			continue;
+		}
+		REQUIRE_EQ(fx_rc_to_init(o->qp[i]), 0);
+		REQUIRE_EQ(fx_rc_to_rtr(o->qp[i], &e->gid, o->qp[!i]->qp_num,
+					&opts),
+			   0);
+		REQUIRE_EQ(fx_rc_to_rts(o->qp[i], &opts), 0);
+	}
+	if (type == IBV_QPT_UD) {
+		o->ah = fx_make_ah(e->pd, &e->gid);
+		REQUIRE(o->ah);
+	}
+}
+
+static int overrun_post(struct mu_env *e, struct overrun *o, uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + 8 * wr_id, 8, e->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = o->ah ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (o->ah) {
+		wr.wr.ud.ah = o->ah;
+		wr.wr.ud.remote_qpn = o->qp[1]->qp_num;
+		wr.wr.ud.remote_qkey = 0x11111111;
+	} else {
+		/* into the upper half of the same region */
+		wr.wr.rdma.remote_addr =
+			(uintptr_t)e->buf + e->len / 2 + 8 * wr_id;
+		wr.wr.rdma.rkey = e->mr->rkey;
+	}
+	return ibv_post_send(o->qp[0], &wr, &bad);
+}
+
+/* The next async event within 'ms' (REQUIRE), acknowledged. */
+static void next_event(struct mu_env *e, struct ibv_async_event *ev, int ms)
+{
+	struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+
+	REQUIRE_EQ(poll(&pfd, 1, ms), 1);
+	REQUIRE_EQ(ibv_get_async_event(e->ctx, ev), 0);
+	ibv_ack_async_event(ev);
+}
+
+static void overrun_case(struct mu_env *e, enum ibv_qp_type type)
+{
+	static uint8_t seen[OVERRUN_WRS + 1];
+	struct ibv_qp_init_attr init;
+	struct ibv_async_event ev;
+	struct ibv_wc wc[16];
+	struct ibv_qp_attr qa;
+	bool cq_err = false, qp_fatal = false, flushing = false;
+	unsigned int ok = 0, flushed = 0, total = 0;
+	struct overrun o;
+	uint64_t t0;
+	int i, n;
+
+	overrun_setup(e, &o, type);
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < OVERRUN_WRS; i++) {
+		fx_fill(e->buf + 8 * i, 8, (unsigned int)i + 1);
+		REQUIRE_EQ(overrun_post(e, &o, (uint64_t)i), 0);
+	}
+
+	/* both events, for the right objects */
+	for (i = 0; i < 2; i++) {
+		next_event(e, &ev, MU_TMO);
+		if (ev.event_type == IBV_EVENT_CQ_ERR) {
+			CHECK(ev.element.cq == o.small);
+			cq_err = true;
+		} else if (ev.event_type == IBV_EVENT_QP_FATAL) {
+			CHECK(ev.element.qp == o.qp[0]);
+			qp_fatal = true;
+		} else {
+			check_fail(__FILE__, __LINE__, "unexpected event %d",
+				   ev.event_type);
+		}
+	}
+	CHECK(cq_err && qp_fatal);
+
+	/* every work request completes exactly once, in order: successes,
+	 * then flushes; nothing after */
+	t0 = fx_now_ms();
+	while (total < OVERRUN_WRS && fx_now_ms() - t0 < MU_TMO) {
+		n = ibv_poll_cq(o.small, 16, wc);
+		REQUIRE(n >= 0);
+		for (i = 0; i < n; i++) {
+			uint64_t id = wc[i].wr_id;
+
+			REQUIRE(id < OVERRUN_WRS);
+			CHECK_EQ(seen[id]++, 0);
+			CHECK_EQ(id, total + (unsigned int)i);
+			if (wc[i].status == IBV_WC_SUCCESS) {
+				CHECK(!flushing);
+				ok++;
+			} else {
+				CHECK_EQ(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+				flushing = true;
+				flushed++;
+			}
+		}
+		total += (unsigned int)n;
+	}
+	printf("%s overrun: %u completed, %u flushed\n",
+	       type == IBV_QPT_UD ? "UD" : "RC", ok, flushed);
+	CHECK_EQ(total, OVERRUN_WRS);
+	CHECK(ok > 0 && flushed > 0);
+	fx_expect_none(o.small, 200);
+	/* the WRITEs that completed really landed */
+	for (i = 0; type == IBV_QPT_RC && i < (int)ok; i++)
+		CHECK(!memcmp(e->buf + e->len / 2 + 8 * i, e->buf + 8 * i, 8));
+
+	/* the QP is in ERR; a post there completes, flushed */
+	REQUIRE_EQ(ibv_query_qp(o.qp[0], &qa, IBV_QP_STATE, &init), 0);
+	CHECK_EQ(qa.qp_state, IBV_QPS_ERR);
+	CHECK_RC(overrun_post(e, &o, OVERRUN_WRS), 0);
+	fx_poll_one(o.small, wc, MU_TMO);
+	CHECK_EQ(wc[0].wr_id, OVERRUN_WRS);
+	CHECK_EQ(wc[0].status, IBV_WC_WR_FLUSH_ERR);
+
+	/* destroying returns: the events were acknowledged */
+	CHECK_RC(ibv_destroy_qp(o.qp[0]), 0);
+	CHECK_RC(ibv_destroy_qp(o.qp[1]), 0);
+	if (o.ah)
+		CHECK_RC(ibv_destroy_ah(o.ah), 0);
+	CHECK_RC(ibv_destroy_cq(o.small), 0);
+	while (ibv_poll_cq(e->cq, 16, wc) > 0)
+		;
+	memset(e->buf, 0, e->len);
+}
+
+void mu_cq_overrun(struct mu_env *e)
+{
+	overrun_case(e, IBV_QPT_RC);
+	overrun_case(e, IBV_QPT_UD);
+}
+
+void mu_rd_atomic_round_trip(struct mu_env *e)
+{
+	static const uint8_t depth[] = { 0, 1, 2, 3, 4, 7, 8, 15, 16 };
+	struct fx_qp_opts opts;
+	struct ibv_qp *qp = mu_qp(e, IBV_QPT_RC, IBV_QPS_RESET);
+	unsigned int i;
+
+	fx_qp_opts_default(&opts, IBV_QPT_RC);
+	for (i = 0; i < sizeof(depth); i++) {
+		uint8_t init_d = depth[i],
+			dest_d = depth[sizeof(depth) - 1 - i];
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+		struct ibv_qp_init_attr ia;
+
+		REQUIRE_EQ(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+		REQUIRE_EQ(fx_rc_to_init(qp), 0);
+		a = mu_rtr_attr(e, qp->qp_num, dest_d);
+		REQUIRE_EQ(ibv_modify_qp(qp, &a, MU_RTR_MASK), 0);
+		memset(&a, 0, sizeof(a));
+		REQUIRE_EQ(ibv_query_qp(qp, &a, IBV_QP_MAX_DEST_RD_ATOMIC, &ia),
+			   0);
+		CHECK_EQ(a.max_dest_rd_atomic, dest_d);
+
+		a = mu_rts_attr(init_d);
+		REQUIRE_EQ(ibv_modify_qp(qp, &a, MU_RTS_MASK), 0);
+		memset(&a, 0, sizeof(a));
+		REQUIRE_EQ(ibv_query_qp(qp, &a,
+					IBV_QP_MAX_QP_RD_ATOMIC |
+						IBV_QP_MAX_DEST_RD_ATOMIC,
+					&ia),
+			   0);
+		CHECK_EQ(a.max_rd_atomic, init_d);
+		CHECK_EQ(a.max_dest_rd_atomic, dest_d);
+	}
+	CHECK_RC(ibv_destroy_qp(qp), 0);
+}
+
+static void zero_sge_case(struct mu_env *e, enum ibv_qp_type type)
+{
+	size_t grh = type == IBV_QPT_UD ? 40 : 0;
+	struct fx_qp_opts o;
+	struct ibv_wc wc;
+	struct fx_pair p;
+	int i;
+
+	fx_qp_opts_default(&o, type);
+	o.max_send_sge = 0;
+	o.max_recv_sge = 0;
+	o.max_inline = 0;
+	fx_pair_create(&p, e->ctx, e->pd, &o, 4096);
+	for (i = 0; i < 2; i++) {
+		CHECK_GE(p.cap[i].max_send_sge, 1);
+		CHECK_GE(p.cap[i].max_recv_sge, 1);
+	}
+	fx_pair_connect(&p);
+	fx_fill(p.buf[0], 256, 77);
+	REQUIRE_EQ(fx_post_recv(&p, 1, 1, 0, 256 + grh), 0);
+	REQUIRE_EQ(fx_post_send(&p, 0, 2, 0, 256, IBV_SEND_SIGNALED, false, 0),
+		   0);
+	fx_poll_one(p.scq[0], &wc, MU_TMO);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	fx_poll_one(p.rcq[1], &wc, MU_TMO);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc.byte_len, 256 + grh);
+	CHECK(!memcmp(p.buf[1] + grh, p.buf[0], 256));
+	fx_pair_destroy(&p);
+}
+
+void mu_zero_sge(struct mu_env *e)
+{
+	zero_sge_case(e, IBV_QPT_RC);
+	zero_sge_case(e, IBV_QPT_UD);
+}
