@@ -266,6 +266,9 @@ int ionic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	 */
 	if (!ibcq->channel)
 		return 0;
+	/* a dead device raises no event: an arm would wait forever */
+	if (unlikely(ionic_ctx_fatal(to_ionic_ctx(ibcq->context))))
+		return ENODEV;
 
 	for (i = 0; i < IONIC_MAX_UDMA; i++) {
 		struct ionic_cq *cq = &vcq->cq[i];

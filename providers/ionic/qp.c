@@ -511,7 +511,7 @@ struct ibv_qp *ionic_create_qp(struct ibv_pd *ibpd,
  * that really completed report success rather than a flush
  * (docs/upstream-defects.md D21).
  */
-static void ionic_qp_request_flush(struct ionic_qp *qp)
+void ionic_qp_request_flush(struct ionic_qp *qp)
 {
 	ionic_lock(&qp->send_cq->lock);
 	ionic_lock(&qp->sq.lock);

@@ -173,6 +173,13 @@ int ionic_qp_bind(struct ionic_qp *qp, uint32_t qpid, uint8_t udma,
 int ionic_qp_attach(struct ionic_qp *qp);
 void ionic_qp_detach(struct ionic_qp *qp);
 
+/*
+ * Both queues flush in software from the next poll of their CQs on, after
+ * that poll has reaped the CQEs already written (modify to ERR, a dead
+ * device).  Takes the CQ and queue locks.
+ */
+void ionic_qp_request_flush(struct ionic_qp *qp);
+
 /* ---- wqe.c: WQE preparation, usable without a device ---------------- */
 
 /*

@@ -110,6 +110,12 @@ static const struct field fields[] = {
 	    "netdev MTU (active_mtu derives from it)"),
 	FLD(port_up, F_BOOL, 0, 1, "port ACTIVE (1) or DOWN (0)"),
 	FLD(abi_version, F_U32, 0, 1000, "uverbs driver ABI in sysfs"),
+	FLD(fatal_after_ms, F_U32, 0, UINT32_MAX,
+	    "device fails N ms after its start (0: never)"),
+	FLD(fatal_trigger, F_BOOL, 0, 1,
+	    "device fails when the trigger file appears"),
+	FLD(fatal_reset, F_BOOL, 0, 1,
+	    "a failure is a reset (new contexts work)"),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))

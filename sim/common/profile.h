@@ -50,7 +50,18 @@ struct isim_profile {
 	bool port_up;
 	/* uverbs driver ABI reported in sysfs (ionic: 1) */
 	uint32_t abi_version;
+	/* firmware failure (docs/device-contract.md §9.1): after this many ms
+	 * of the device's life (0 = never), or when the trigger file
+	 * <run directory>/ISIM_FATAL_FILE appears (watched if fatal_trigger);
+	 * a reset brings the device back for contexts opened afterwards */
+	uint32_t fatal_after_ms;
+	bool fatal_trigger;
+	bool fatal_reset;
 };
+
+/* The trigger file, in the launcher's run directory ($IONIC_SIM_RUNDIR):
+ * ionic-sim creates it on SIGUSR1. */
+#define ISIM_FATAL_FILE "device-fatal"
 
 /* Pollara-class defaults, as far as the reference knows. */
 void isim_profile_defaults(struct isim_profile *p);

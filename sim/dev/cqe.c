@@ -227,6 +227,8 @@ int idev_cq_create(struct idev *dev, const struct idev_cq_create *c)
 {
 	struct idev_cq *cq;
 
+	if (dev->dead)
+		return -ENODEV; /* the firmware is gone (fatal.c) */
 	/* CQEs are 32 bytes; a smaller stride can't hold them. */
 	if (c->ring.stride_log2 < 5 || !c->ring.addr)
 		return -EINVAL;

@@ -223,6 +223,8 @@ int idev_qp_create(struct idev *dev, const struct idev_qp_create *c)
 	uint32_t slots;
 	int rc;
 
+	if (dev->dead)
+		return -ENODEV; /* the firmware is gone (fatal.c) */
 	if (c->qpn >= dev->nqps || dev->qps[c->qpn])
 		return -EINVAL;
 	d = calloc(1, sizeof(*d));

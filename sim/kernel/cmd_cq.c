@@ -104,7 +104,7 @@ static int cq_create(struct ik_cmd *c, uint64_t user_handle, uint32_t cqe,
 		return -EINVAL;
 	if (cqe < 1 || cqe > IK_MAX_CQE)
 		return -EINVAL;
-	rc = ik_admin_ok(nic, IK_ADMIN_CREATE_CQ);
+	rc = ik_admin_ok(c->f, IK_ADMIN_CREATE_CQ);
 	if (rc)
 		return rc;
 	for (int i = 0; i < 2; i++) {
@@ -207,7 +207,7 @@ int ik_cmd_destroy_cq(struct ik_cmd *c)
 		return -EINVAL;
 	if (cq->usecnt)
 		return -EBUSY; /* QPs still complete into it */
-	rc = ik_admin_ok(c->nic, IK_ADMIN_DESTROY_CQ);
+	rc = ik_admin_ok(c->f, IK_ADMIN_DESTROY_CQ);
 	if (rc)
 		return rc;
 	/* stop the device first so no event follows the count */

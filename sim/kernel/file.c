@@ -30,6 +30,8 @@ int ik_file_open(unsigned int devidx, struct ik_file **out)
 	f->nic = ik_nic;
 	f->async_q.rd = f->async_q.wr = f->async_q.peek = -1;
 	pthread_mutex_lock(&f->nic->lock);
+	/* a dead firmware's admin queue stays KILLED */
+	f->killed = f->nic->dead;
 	f->next = f->nic->files;
 	f->nic->files = f;
 	pthread_mutex_unlock(&f->nic->lock);

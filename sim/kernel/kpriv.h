@@ -44,9 +44,19 @@ enum {
 	IK_ADMIN_DESTROY_AH = 16,
 };
 
-static inline int ik_admin_ok(struct ik_nic *nic, unsigned int op)
+/* May 'f' send admin command 'op'?  Once the admin queue is KILLED
+ * (the firmware failed, docs/kernel-contract.md §13) creates, modifies and
+ * queries fail with ENODEV, while destroys succeed: the device has lost
+ * the objects already, the kernel only frees its own state. */
+static inline int ik_admin_ok(const struct ik_file *f, unsigned int op)
 {
-	return nic->prof.admin_opcodes > op ? 0 : -EBADRQC;
+	if (f->nic->prof.admin_opcodes <= op)
+		return -EBADRQC;
+	if (f->killed && op != IK_ADMIN_DESTROY_MR &&
+	    op != IK_ADMIN_DESTROY_CQ && op != IK_ADMIN_DESTROY_QP &&
+	    op != IK_ADMIN_DESTROY_AH)
+		return -ENODEV;
+	return 0;
 }
 
 /* ---- nic.c ----------------------------------------------------------- */

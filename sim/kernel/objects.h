@@ -190,6 +190,10 @@ struct ik_file {
 	struct ik_nic *nic;
 	bool has_ucontext;
 	bool dead; /* inherited across fork(): every command fails */
+	/* the firmware failed while it was open, or before (admin queue
+	 * KILLED, docs/kernel-contract.md §13): creates and modifies fail with
+	 * ENODEV, destroys succeed */
+	bool killed;
 	uint32_t dbid;
 	struct ik_event_queue async_q;
 	struct ik_event_queue **channels; /* completion channels */
@@ -216,6 +220,8 @@ struct ik_nic {
 	uint32_t cqid_limit;
 	struct ik_file *files;
 	struct idev *dev; /* the NIC */
+	bool dead; /* the firmware failed and did not come back */
+	char *fatal_file; /* the device's trigger file, or NULL */
 	uint8_t *phc_page; /* model's writable view of the PHC page */
 	int phc_memfd;
 	int phc_ro_fd; /* O_RDONLY view: user maps can't gain write */

@@ -254,6 +254,10 @@ static int qp_modify(struct ik_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	rc = ik_udata_empty(c);
 	if (rc)
 		return rc;
+	/* the admin queue first: a KILLED one has no device to ask */
+	rc = ik_admin_ok(c->f, IK_ADMIN_MODIFY_QP);
+	if (rc)
+		return rc;
 	if (idev_qp_query(nic->dev, qp->qpn, &da))
 		return -EINVAL;
 	if (mask & IBV_QP_CAP)
@@ -294,9 +298,6 @@ static int qp_modify(struct ik_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	 * 24 bits wide; its BAD_ATTR is EINVAL) */
 	if ((mask & IBV_QP_DEST_QPN) && (cmd->dest_qp_num & ~0xffffffu))
 		return -EINVAL;
-	rc = ik_admin_ok(nic, IK_ADMIN_MODIFY_QP);
-	if (rc)
-		return rc;
 
 	/* apply: what the firmware stores */
 	if (mask & PKEY)

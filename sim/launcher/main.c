@@ -56,6 +56,14 @@ static void usage(FILE *out)
 		"  --fw-version N         alias of --version (firmware RDMA version)\n"
 		"  --phc / --no-phc       offer / hide the PHC clock page\n"
 		"  --port-down            report the port DOWN\n"
+		"  --fatal-after MS       the device fails MS ms after each process\n"
+		"                         opens it (profile fatal_after_ms)\n"
+		"  --fatal-trigger        the device fails when the file\n"
+		"                         $IONIC_SIM_RUNDIR/" ISIM_FATAL_FILE
+		" appears; SIGUSR1\n"
+		"                         to ionic-sim creates it (fatal_trigger)\n"
+		"  --fatal-reset          a failure is a firmware reset: contexts opened\n"
+		"                         afterwards work again (fatal_reset)\n"
 		"  --devices 1            number of NICs (only 1 is supported)\n"
 		"  --keep-rundir          do not delete the run directory (debugging)\n"
 		"  -h, --help             this text\n"
@@ -81,6 +89,8 @@ static int set_key(struct opts *o, const char *key, const char *val)
 	k[i] = 0;
 	if (!strcmp(k, "fw_version"))
 		strcpy(k, "version");
+	if (!strcmp(k, "fatal_after"))
+		strcpy(k, "fatal_after_ms");
 	snprintf(spec, sizeof(spec), "%s=%s", k, val);
 	if (isim_profile_parse(&o->prof, spec, bad, sizeof(bad))) {
 		fprintf(stderr, "ionic-sim: bad profile value: %s\n", spec);
@@ -156,6 +166,14 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		}
 		if (!eq && !strcmp(name, "port-down")) {
 			o->prof.port_up = false;
+			continue;
+		}
+		if (!eq && !strcmp(name, "fatal-trigger")) {
+			o->prof.fatal_trigger = true;
+			continue;
+		}
+		if (!eq && !strcmp(name, "fatal-reset")) {
+			o->prof.fatal_reset = true;
 			continue;
 		}
 
@@ -373,6 +391,22 @@ static int setup_env(const struct opts *o, const char *rundir,
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t pending_sig;
+static char fatal_path[PATH_MAX + 32]; /* the device's trigger file */
+
+/* SIGUSR1: create the trigger file that fails the device of every
+ * process started with --fatal-trigger (sim/dev/fatal.c). */
+static void make_fatal(int sig)
+{
+	int fd, saved = errno;
+
+	(void)sig;
+	if (!fatal_path[0])
+		return;
+	fd = open(fatal_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+}
 
 static void forward(int sig, siginfo_t *si, void *uc)
 {
@@ -400,6 +434,11 @@ static void catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
 		sigaction(fwd[i], &sa, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = make_fatal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 }
 
 static int run(char **cmd)
@@ -474,6 +513,8 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	snprintf(sysfs, sizeof(sysfs), "%s/sys", rundir);
+	snprintf(fatal_path, sizeof(fatal_path), "%s/%s", rundir,
+		 ISIM_FATAL_FILE);
 	rc = ilaunch_sysfs_write(sysfs, &o.prof, node);
 	if (rc)
 		fprintf(stderr, "ionic-sim: cannot write sysfs tree: %s\n",
@@ -491,6 +532,7 @@ int main(int argc, char **argv)
 		if (isim_trace_enabled())
 			isim_trace("RUN", "exit status=%d", status);
 	}
+	fatal_path[0] = 0; /* no trigger file in a directory being removed */
 	if (!o.keep_rundir && ilaunch_rundir_remove(rundir))
 		fprintf(stderr, "ionic-sim: cannot remove %s\n", rundir);
 	close(node_fd);

@@ -36,11 +36,13 @@ static int failures;
 #define EQID 2
 
 /* ---- the device, with a test event sink for a host ---- */
-static int comp_events, cq_err_events;
+static int comp_events, cq_err_events, dev_fatal_events;
 
 static void sink(void *host, const struct idev_eqe *e)
 {
 	(void)host;
+	if (e->type == IDEV_EQE_TYPE_DEV && e->code == IDEV_EQE_DEV_FATAL)
+		dev_fatal_events++;
 	if (e->type != IDEV_EQE_TYPE_CQ || e->qid != CQID)
 		return;
 	if (e->code == IDEV_EQE_CQ_NOTIFY && e->eqid == EQID)
@@ -320,6 +322,30 @@ static void test_admin(void)
 	CHECK(idev_cq_destroy(dev, CQID) == -EINVAL);
 }
 
+/* A firmware failure (sim/dev/fatal.c): the CQ is gone, nothing more is
+ * written, one DEV event, every create refused; once only. */
+static void test_fail(void)
+{
+	struct idev_cq *hw = new_cq();
+	struct idev_cq_create c = {
+		.cqid = CQID + 1,
+		.ring = { .addr = ring, .mask = SLOTS - 1, .stride_log2 = 5 }
+	};
+	struct idev_stats st;
+
+	post_npg(hw, 0, 0);
+	CHECK(!idev_dead(dev));
+	idev_fail(dev);
+	CHECK(dev_fatal_events == 1 && idev_dead(dev));
+	CHECK(!idev_cq_lookup(dev, CQID));
+	idev_get_stats(dev, &st);
+	CHECK(st.cqs == 0 && st.qps == 0 && st.mrs == 0 && st.ahs == 0);
+	CHECK(idev_cq_create(dev, &c) == -ENODEV);
+	CHECK(idev_cq_destroy(dev, CQID) == -EINVAL);
+	idev_fail(dev);
+	CHECK(dev_fatal_events == 1);
+}
+
 int main(void)
 {
 	struct idev_config cfg = {
@@ -340,6 +366,7 @@ int main(void)
 	test_layout();
 	test_colour_and_credits();
 	test_arming();
+	test_fail();
 	idev_destroy(dev);
 	pthread_mutex_unlock(&lock);
 	if (failures) {

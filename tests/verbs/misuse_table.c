@@ -2,13 +2,11 @@
 /*
  * verbs-misuse: THE table.  One row per verb and bad argument or
  * wrong-state call; the last column is the errno the project documents
- * (0: the call is accepted).  Where the errno is documented:
- *
- *   DC    docs/device-contract.md §16 (the provider)
- *   KC    docs/kernel-contract.md (what the ionic kernel driver answers)
- *   T     docs/testing.md §1.6 (what rdma-core's pyverbs suite requires)
- *   UD    docs/upstream-defects.md
- *   IB    libibverbs itself (a verb the provider does not offer)
+ * (0: the call is accepted).  Each group names where its errnos are
+ * documented; "(T)" in a row marks what rdma-core's pyverbs suite requires
+ * (docs/testing.md §1.6), "(IB)" what libibverbs itself answers for a verb
+ * the provider does not offer, and defect numbers the rows of
+ * docs/upstream-defects.md.
  */
 #include "misuse.h"
 #include "misuse_calls.h"
@@ -19,14 +17,14 @@
 #define UD_IN(s) MU_QP(IBV_QPT_UD, IBV_QPS_##s)
 
 const struct mu_row mu_table[] = {
-	/* device and port (KC §3, T) */
+	/* device and port (docs/kernel-contract.md §3; docs/testing.md §1.6) */
 	{ "ibv_query_port", "port 0", mu_query_port, 0, 0, EINVAL },
 	{ "ibv_query_port", "port 2 of a one-port device", mu_query_port, 2, 0,
 	  EINVAL },
 	{ "ibv_query_gid_ex", "an empty GID index (T)", mu_query_gid_ex, 5, 0,
 	  ENODATA },
 
-	/* PDs and MRs (DC §16.14, T) */
+	/* PDs and MRs (docs/device-contract.md §16.14; docs/testing.md §1.6) */
 	{ "ibv_dealloc_pd", "a PD that still has an MR", mu_dealloc_pd_busy, 0,
 	  0, EBUSY },
 	{ "ibv_reg_mr", "REMOTE_WRITE without LOCAL_WRITE", mu_reg_mr,
@@ -41,12 +39,12 @@ const struct mu_row mu_table[] = {
 	{ "ibv_bind_mw",
 	  "a region without MW_BIND: posted, completes with MW_BIND_ERR",
 	  mu_bind_mw, 0, 0, 0 },
-	{ "ibv_bind_mw", "no region but a length (UD D12)", mu_bind_mw, 1, 0,
+	{ "ibv_bind_mw", "no region but a length (D12)", mu_bind_mw, 1, 0,
 	  EINVAL },
-	{ "ibv_bind_mw", "a type-2 window (send path only, DC §16.4)",
-	  mu_bind_mw, 2, 0, EINVAL },
+	{ "ibv_bind_mw", "a type-2 window (send path only)", mu_bind_mw, 2, 0,
+	  EINVAL },
 
-	/* CQs and channels (DC §16.9, T) */
+	/* CQs and channels (docs/device-contract.md §16.9; docs/testing.md §1.6) */
 	{ "ibv_create_cq", "cqe 0", mu_create_cq, 0, 0, EINVAL },
 	{ "ibv_create_cq", "cqe -1", mu_create_cq, -1, 0, EINVAL },
 	{ "ibv_create_cq", "cqe above max_cqe", mu_create_cq, MU_ABOVE_MAX, 0,
@@ -63,14 +61,14 @@ const struct mu_row mu_table[] = {
 	{ "ibv_destroy_cq", "a CQ a QP still uses", mu_destroy_cq_busy, 0, 0,
 	  EBUSY },
 	{ "ibv_resize_cq", "not offered (IB)", mu_resize_cq, 0, 0, EOPNOTSUPP },
-	{ "ibv_req_notify_cq", "no completion channel (UD D10)",
+	{ "ibv_req_notify_cq", "no completion channel (D10)",
 	  mu_req_notify_no_channel, 0, 0, 0 },
 	{ "ibv_req_notify_cq", "no completion channel, solicited only",
 	  mu_req_notify_no_channel, 1, 0, 0 },
 	{ "ibv_destroy_comp_channel", "a channel a CQ still uses",
 	  mu_destroy_channel_busy, 0, 0, EBUSY },
 
-	/* thread and parent domains (DC §16.12) */
+	/* thread and parent domains (docs/device-contract.md §16.12) */
 	{ "ibv_alloc_td", "an unknown comp_mask bit", mu_alloc_td, 1, 0,
 	  EOPNOTSUPP },
 	{ "ibv_dealloc_td", "a TD a parent domain still uses",
@@ -80,14 +78,15 @@ const struct mu_row mu_table[] = {
 	{ "ibv_alloc_parent_domain", "an unknown comp_mask bit",
 	  mu_parent_domain, 1, 0, EINVAL },
 
-	/* QP creation (DC §16.2, §16.3, KC §9.2, T) */
+	/* QP creation (docs/device-contract.md §16.2, §16.3;
+	 * docs/kernel-contract.md §9.2; docs/testing.md §1.6) */
 	{ "ibv_create_qp", "UC", mu_create_type, IBV_QPT_UC, 0, EOPNOTSUPP },
 	{ "ibv_create_qp", "raw packet", mu_create_type, IBV_QPT_RAW_PACKET, 0,
 	  EOPNOTSUPP },
 	{ "ibv_create_qp", "XRC send", mu_create_type, IBV_QPT_XRC_SEND, 0,
 	  EOPNOTSUPP },
 	{ "ibv_create_qp", "no send CQ", mu_create_no_cq, 0, 0, EINVAL },
-	{ "ibv_create_qp", "no receive CQ (UD D19)", mu_create_no_cq, 1, 0,
+	{ "ibv_create_qp", "no receive CQ (D19)", mu_create_no_cq, 1, 0,
 	  EINVAL },
 	{ "ibv_create_qp", "max_send_wr 0x10000", mu_create_cap, MU_CAP_SEND_WR,
 	  0x10000, EINVAL },
@@ -120,7 +119,7 @@ const struct mu_row mu_table[] = {
 	  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, IBV_QP_EX_WITH_ATOMIC_WRITE,
 	  EOPNOTSUPP },
 
-	/* modify_qp (KC §9.4; the six of issue 13) */
+	/* modify_qp (docs/kernel-contract.md §9.4, the cases of issue 13) */
 	{ "ibv_modify_qp", "attr_mask 0: nothing to do", mu_modify_nothing, 0,
 	  0, 0 },
 	{ "ibv_modify_qp", "max_rd_atomic 17 > max_qp_init_rd_atom",
@@ -143,7 +142,7 @@ const struct mu_row mu_table[] = {
 	  EINVAL },
 	{ "ibv_modify_qp", "an address vector without a GRH (T)", mu_modify_rc,
 	  MU_BAD_NO_GRH, 0, EINVAL },
-	{ "ibv_modify_qp", "sgid_index of an empty GID (KC: the core's lookup)",
+	{ "ibv_modify_qp", "sgid_index of an empty GID (the core's lookup)",
 	  mu_modify_rc, MU_BAD_SGID_INDEX, 5, ENODATA },
 	{ "ibv_modify_qp", "port 2", mu_modify_rc, MU_BAD_PORT, 2, EINVAL },
 	{ "ibv_modify_qp", "pkey_index 1 of a one-entry table", mu_modify_rc,
@@ -170,7 +169,8 @@ const struct mu_row mu_table[] = {
 	{ "ibv_modify_qp", "UD: a privileged qkey", mu_modify_ud_qkey,
 	  0x80000001l, 0, EPERM },
 
-	/* post_send (DC §16.4, §16.5, T) */
+	/* post_send (docs/device-contract.md §16.4, §16.5;
+	 * docs/testing.md §1.6) */
 	{ "ibv_post_send", "RC in RESET", mu_post, RC_IN(RESET),
 	  MU_HOW(MU_POST_OK, 0), EINVAL },
 	{ "ibv_post_send", "RC in INIT", mu_post, RC_IN(INIT),
@@ -202,7 +202,7 @@ const struct mu_row mu_table[] = {
 	{ "ibv_wr_complete", "on a QP in RESET (T)", mu_wr_complete,
 	  IBV_QPS_RESET, 0, EINVAL },
 
-	/* post_recv (DC §16.6, T) */
+	/* post_recv (docs/device-contract.md §16.6; docs/testing.md §1.6) */
 	{ "ibv_post_recv", "in RESET (T)", mu_post, RC_IN(RESET),
 	  MU_HOW(MU_POST_RECV_OK, 0), EINVAL },
 	{ "ibv_post_recv", "in INIT: accepted", mu_post, RC_IN(INIT),
@@ -214,7 +214,7 @@ const struct mu_row mu_table[] = {
 	{ "ibv_post_recv", "bad_wr NULL", mu_post, UD_IN(INIT),
 	  MU_HOW(MU_POST_RECV_NO_BAD_WR, 0), EINVAL },
 
-	/* address handles (KC §10, T) */
+	/* address handles (docs/kernel-contract.md §10; docs/testing.md §1.6) */
 	{ "ibv_create_ah", "no GRH on RoCE (T)", mu_create_ah, 0, 0, EINVAL },
 	{ "ibv_create_ah", "port 2", mu_create_ah, 1, 2, EINVAL },
 	{ "ibv_create_ah", "sgid_index of an empty GID", mu_create_ah, 2, 5,
