@@ -13,6 +13,10 @@
 #                      exchange on the emulated device (ionic-sim)
 #   ./build.sh bench   deps + build + instructions per data-path verb,
 #                      counted by callgrind (bench/run-callgrind.sh)
+#   ./build.sh soak [MINUTES]  deps + build + the verbs soak for MINUTES
+#                      (default 10): mixed traffic, resets, create/destroy
+#                      churn, exact accounting, flat fd/mapping/memory
+#                      counts (tests/verbs/soak_main.c; CI runs 1 minute)
 #   ./build.sh matrix DIR  deps + libionic built and tested against every
 #                      rdma-core-<release>.tar.xz in DIR (tests/matrix/)
 #   ./build.sh clean   remove build/ and build-san/
@@ -269,6 +273,20 @@ cmd_bench() {
 		"$BUILD/bench/ionic-bench-post-poll"
 }
 
+# soak [MINUTES]: the verbs-soak program for that long on its own fabric.
+cmd_soak() {
+	local minutes=${1:-10}
+	case $minutes in
+	'' | *[!0-9]*) die "usage: ./build.sh soak [MINUTES]" ;;
+	esac
+	[ "$minutes" -ge 1 ] || die "usage: ./build.sh soak [MINUTES] (at least 1)"
+	cmd_deps
+	cmd_build
+	say "verbs soak for $minutes minute(s)"
+	"$BUILD/sim/ionic-sim" --fabric "soak-$$" -- \
+		"$BUILD/tests/verbs-soak" --seconds $((minutes * 60)) </dev/null
+}
+
 # --- packaging (packaging/) -------------------------------------------------
 
 cmd_dist() {
@@ -307,6 +325,10 @@ build) cmd_build ;;
 test) cmd_test ;;
 demo) cmd_demo ;;
 bench) cmd_bench ;;
+soak)
+	shift
+	cmd_soak "$@"
+	;;
 matrix)
 	shift
 	cmd_matrix "$@"

@@ -49,6 +49,8 @@ void ik_cq_free(struct ik_file *f, struct ik_cq *cq)
 		ik_ida_free(&nic->cq_ida[i], ik_udma_idx(nic, hw->cqid));
 		hw->present = false;
 	}
+	if (cq->channel)
+		ik_channel_put(f, cq->channel);
 	ik_handle_del(f, &cq->uobj);
 	free(cq);
 }
@@ -120,6 +122,8 @@ static int cq_create(struct ik_cmd *c, uint64_t user_handle, uint32_t cqe,
 		return -ENOMEM;
 	cq->uobj.user_handle = user_handle;
 	cq->channel = ch;
+	if (ch)
+		ik_channel_get(ch);
 	cq->cqe = cqe;
 	cq->comp_vector = comp_vector;
 	cq->udma_mask = mask;

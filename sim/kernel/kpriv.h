@@ -108,6 +108,10 @@ void ik_handle_del(struct ik_file *f, struct ik_uobj *u);
 void *ik_handle_get(struct ik_file *f, uint32_t handle, enum ik_uobj_type type);
 /* Completion channel with read end 'fd' created on this file, or NULL. */
 struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd);
+/* A CQ starts / stops using a completion channel; the last one frees a
+ * channel the application has closed already (ik_fd_closing). */
+void ik_channel_get(struct ik_event_queue *q);
+void ik_channel_put(struct ik_file *f, struct ik_event_queue *q);
 
 /* ---- command context (uverbs.c) -------------------------------------- */
 

@@ -59,6 +59,10 @@ struct ik_event_queue {
 	 * model do the same (see ik_evq_drop_unread). */
 	int peek;
 	unsigned long ino; /* inode of the read end: identifies the channel */
+	/* completion channels: CQs using it (atomic), and whether the
+	 * application closed its fd while they did (freed with the last) */
+	unsigned int users;
+	bool closed;
 };
 
 struct ik_pd {
@@ -221,6 +225,11 @@ struct ik_nic {
 	struct ik_file *files;
 	struct idev *dev; /* the NIC */
 	bool dead; /* the firmware failed and did not come back */
+	/* The files list and each file's channel array change under lock
+	 * AND chan_lock (taken second); ik_fd_closing(), which a close()
+	 * inside the model may call with lock held, takes only chan_lock. */
+	pthread_mutex_t chan_lock;
+	unsigned int nchannels; /* completion channels of all files */
 	char *fatal_file; /* the device's trigger file, or NULL */
 	uint8_t *phc_page; /* model's writable view of the PHC page */
 	int phc_memfd;

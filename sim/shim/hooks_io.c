@@ -140,6 +140,8 @@ int close(int fd)
 	/* Forget first: once the real close returns, the number may be
 	 * reused by another thread's open. */
 	ishim_fd_untrack(fd);
+	/* a completion channel's fd: the kernel releases its event file */
+	ik_fd_closing(fd);
 	return ISHIM_REAL(close, close_fn)(fd);
 }
 

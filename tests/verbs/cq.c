@@ -7,6 +7,7 @@
  *
  *   verbs-cq [--phc 0|1]
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
@@ -397,6 +398,47 @@ static void test_channel(void)
 	fx_pair_destroy(&p);
 }
 
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	REQUIRE(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* A destroyed channel gives every fd back, the emulated kernel's ends of
+ * it included (they used to stay until the context was closed). */
+static void test_channel_fds(void)
+{
+	int before;
+
+	SECTION("completion channels give their fds back");
+	before = open_fds();
+	for (int i = 0; i < 50; i++) {
+		struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+		struct ibv_cq *cq;
+
+		REQUIRE(ch);
+		cq = ibv_create_cq(ctx, 4, NULL, ch, 0);
+		REQUIRE(cq);
+		/* in either order: the channel's last user frees it */
+		if (i % 2) {
+			CHECK_RC(ibv_destroy_cq(cq), 0);
+			CHECK_RC(ibv_destroy_comp_channel(ch), 0);
+		} else {
+			CHECK_RC(ibv_destroy_comp_channel(ch), EBUSY);
+			CHECK_RC(ibv_destroy_cq(cq), 0);
+			CHECK_RC(ibv_destroy_comp_channel(ch), 0);
+		}
+	}
+	CHECK_EQ(open_fds(), before);
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -412,6 +454,7 @@ int main(int argc, char **argv)
 	test_wc_flags();
 	test_cq_ex_traffic();
 	test_channel();
+	test_channel_fds();
 	CHECK_RC(ibv_close_device(ctx), 0);
 	return check_finish();
 }
