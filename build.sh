@@ -8,26 +8,34 @@
 #   ./build.sh build   configure build/ (CMake preset "default": Ninja,
 #                      warnings are errors) and build
 #   ./build.sh test    deps + build + ctest in build/, then the same with
-#                      AddressSanitizer + UBSan in build-san/ (preset "san")
+#                      AddressSanitizer + UBSan in build-san/ (preset "san"),
+#                      each fuzz target for 20 s, and the tsan suite
 #   ./build.sh demo    deps + build + ibv_devinfo and an ibv_rc_pingpong
 #                      exchange on the emulated device (ionic-sim)
 #   ./build.sh bench   deps + build + instructions per data-path verb,
 #                      counted by callgrind (bench/run-callgrind.sh)
+#   ./build.sh tsan    deps + ThreadSanitizer build in build-tsan/ (preset
+#                      "tsan") + the tests with threads under it
+#   ./build.sh fuzz [SECONDS]
+#                      deps + libFuzzer build in build-fuzz/ (clang) + each
+#                      fuzz target for SECONDS (default 30) from its corpus
 #   ./build.sh soak [MINUTES]  deps + build + the verbs soak for MINUTES
 #                      (default 10): mixed traffic, resets, create/destroy
 #                      churn, exact accounting, flat fd/mapping/memory
 #                      counts (tests/verbs/soak_main.c; CI runs 1 minute)
 #   ./build.sh matrix DIR  deps + libionic built and tested against every
 #                      rdma-core-<release>.tar.xz in DIR (tests/matrix/)
-#   ./build.sh clean   remove build/ and build-san/
 #   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
 #   ./build.sh packages  .debs (and .rpms where rpmbuild exists) for this
 #                      machine's release in packages/<distro>-<version>/
+#   ./build.sh clean   remove build/, build-san/, build-tsan/, build-fuzz/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
 # build-san/ in the source tree), IONIC_CTEST_JOBS (parallel ctest jobs,
 # default 1), IONIC_SANITIZE (default address,undefined),
 # IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
+# IONIC_TEST_FUZZ_SECONDS (per fuzz target in "test", default 20, 0: none),
+# IONIC_TEST_TSAN (0: "test" leaves out the ThreadSanitizer suite),
 # IONIC_DIST_DIR, IONIC_PACKAGES_DIR (where dist and packages write).
 #
 # The builds are the configure/build/test presets of CMakePresets.json
@@ -42,10 +50,14 @@ BUILD=${IONIC_BUILD_DIR:-$ROOT/build}
 SANBUILD=${IONIC_SAN_BUILD_DIR:-$ROOT/build-san}
 SANITIZE=${IONIC_SANITIZE:-address,undefined}
 CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
+TEST_FUZZ_SECONDS=${IONIC_TEST_FUZZ_SECONDS:-20}
+TEST_TSAN=${IONIC_TEST_TSAN:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
       procps shellcheck
+      # the fuzz targets (./build.sh fuzz, docs/testing.md §5)
+      clang libclang-rt-14-dev
       # rdma-core releases built from source (./build.sh matrix)
       libnl-3-dev libnl-route-3-dev xz-utils
       # packages and their tests (packaging/)
@@ -149,6 +161,15 @@ cmd_test() {
 	# The "san" test preset sets ASAN_OPTIONS/UBSAN_OPTIONS for the whole
 	# run; cmake/IonicTesting.cmake refines them per test.
 	run_ctest san "$SANBUILD" || failed+=("$SANBUILD")
+
+	# Each fuzz target for a short time, then the ThreadSanitizer suite
+	# (docs/testing.md §4); 0 turns either off.
+	if [ "$TEST_FUZZ_SECONDS" != 0 ]; then
+		cmd_fuzz "$TEST_FUZZ_SECONDS" || failed+=("$FUZZBUILD")
+	fi
+	if [ "$TEST_TSAN" != 0 ]; then
+		cmd_tsan || failed+=("$ROOT/build-tsan")
+	fi
 
 	if [ ${#failed[@]} -ne 0 ]; then
 		echo "build.sh: test failures in: ${failed[*]}" >&2
@@ -287,6 +308,72 @@ cmd_soak() {
 		"$BUILD/tests/verbs-soak" --seconds $((minutes * 60)) </dev/null
 }
 
+# --- ThreadSanitizer (docs/testing.md §6) -----------------------------------
+
+cmd_tsan() {
+	cmd_deps
+	say "Configuring and building with -fsanitize=thread in $ROOT/build-tsan"
+	configure tsan "$ROOT/build-tsan"
+	cmake --build "$ROOT/build-tsan"
+	say "Running the tests with threads in $ROOT/build-tsan (ThreadSanitizer)"
+	# The "tsan" test preset picks the tests and sets TSAN_OPTIONS
+	# (suppressions: tests/tsan.supp).
+	run_ctest tsan "$ROOT/build-tsan"
+}
+
+# --- fuzzing (docs/testing.md §5) ---------------------------------------------
+
+FUZZBUILD=$ROOT/build-fuzz
+
+# fuzz_build: preset "fuzz" (clang, ASan + UBSan, libFuzzer coverage
+# everywhere), the fuzzer executables only.
+fuzz_build() {
+	command -v clang >/dev/null || die "clang is needed: run ./build.sh deps"
+	configure fuzz "$FUZZBUILD"
+	cmake --build "$FUZZBUILD" --target ionic-fuzzers
+}
+
+# fuzz_run NAME EXE SEEDS SECONDS: one target from its checked-in seeds into
+# a working corpus of its own; a finding fails and is kept as an artifact.
+fuzz_run() {
+	local name=$1 exe=$2 seeds=$3 secs=$4 work log rc=0
+	work=$FUZZBUILD/fuzz-work/$name
+	log=$work.log
+	mkdir -p "$work" "$FUZZBUILD/fuzz-findings"
+	say "fuzzer-$name for ${secs}s (corpus $work, seeds $seeds)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$FUZZBUILD/fuzz-findings/$name-" \
+		"$work" "$seeds" >"$log" 2>&1 </dev/null || rc=$?
+	# libFuzzer's last status line: executions, coverage, features, corpus
+	grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -n 1 || true
+	grep -E '^stat::number_of_executed_units' "$log" || true
+	if [ $rc -ne 0 ]; then
+		grep -E -m 20 'ERROR|check \(|SUMMARY|Test unit written' "$log" >&2 || true
+		echo "build.sh: fuzzer-$name found a problem (log $log); keep the input" \
+			"in tests/fuzz/corpus/$name/ as a regression test once fixed" >&2
+	fi
+	return $rc
+}
+
+cmd_fuzz() {
+	local secs=${1:-30} name exe seeds failed=()
+	case $secs in
+	'' | *[!0-9]*) die "fuzz: SECONDS must be a number, not '$secs'" ;;
+	esac
+	cmd_deps
+	say "Configuring and building the fuzzers in $FUZZBUILD"
+	fuzz_build
+	while read -r name exe seeds; do
+		fuzz_run "$name" "$exe" "$seeds" "$secs" || failed+=("$name")
+	done <"$FUZZBUILD/fuzz-targets.txt"
+	if [ ${#failed[@]} -ne 0 ]; then
+		echo "build.sh: fuzz findings in: ${failed[*]}" >&2
+		return 1
+	fi
+}
+
 # --- packaging (packaging/) -------------------------------------------------
 
 cmd_dist() {
@@ -315,8 +402,8 @@ cmd_matrix() {
 }
 
 cmd_clean() {
-	rm -rf "$BUILD" "$SANBUILD"
-	echo "build.sh: removed $BUILD and $SANBUILD"
+	rm -rf "$BUILD" "$SANBUILD" "$ROOT/build-tsan" "$FUZZBUILD"
+	echo "build.sh: removed $BUILD, $SANBUILD, build-tsan/ and build-fuzz/"
 }
 
 case ${1:-} in
@@ -329,6 +416,8 @@ soak)
 	shift
 	cmd_soak "$@"
 	;;
+tsan) cmd_tsan ;;
+fuzz) cmd_fuzz "${2:-}" ;;
 matrix)
 	shift
 	cmd_matrix "$@"

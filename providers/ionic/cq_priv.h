@@ -39,7 +39,7 @@ struct ionic_vcq {
 	struct ionic_ctx *ctx;
 	struct ionic_cq cq[IONIC_MAX_UDMA];
 	uint8_t udma_mask;
-	uint8_t poll_idx; /* pipeline polled first; benign race */
+	uint8_t poll_idx; /* pipeline polled first (relaxed atomic) */
 	bool want_ts; /* a timestamp reader was requested */
 	bool want_wallclock;
 	/* extended polling: the WC being read (single-threaded by contract) */
@@ -60,12 +60,14 @@ static inline struct ionic_vcq *to_ionic_vcq_ex(struct ibv_cq_ex *ibcq)
 
 /*
  * Does the CQE carry the colour the host expects, i.e. has the device
- * written it?  One volatile load: the device (or emulator thread) writes
- * the ring behind the compiler's back.
+ * written it?  One atomic load (a plain load instruction): the device (or
+ * emulator thread) writes the ring behind the compiler's back.  Callers
+ * issue ionic_from_device_barrier() before reading the rest.
  */
 static inline bool ionic_cqe_valid(const struct ionic_cqe *cqe, bool color)
 {
-	uint32_t qtf = *(const volatile __be32 *)&cqe->qid_type_flags;
+	uint32_t qtf =
+		__atomic_load_n(&cqe->qid_type_flags, IONIC_FROM_DEVICE_LOAD);
 
 	return !!(qtf & htobe32(IONIC_CQE_COLOR)) == color;
 }

@@ -488,6 +488,9 @@ skip:
 /*
  * Phase C, one QP's SQ: a queue that went to ERR by modify_qp first
  * reports what phase B found complete (flush_req), then flushes the rest.
+ * A flush that an error CQE or a device flush indicator started after the
+ * modify serves the request as well: without clearing it the QP would
+ * never be done and would block every QP behind it on the list.
  * *done once it has nothing left to report.
  */
 static int ionic_flush_sq_step(struct ionic_vcq *vcq, struct ionic_cq *cq,
@@ -505,9 +508,11 @@ static int ionic_flush_sq_step(struct ionic_vcq *vcq, struct ionic_cq *cq,
 			sq->flush = true;
 		}
 	}
-	if (sq->flush)
+	if (sq->flush) {
+		sq->flush_req = false;
 		npolled += ionic_flush_send(vcq, cq, qp, wc + npolled,
 					    nwc - npolled);
+	}
 	*done = !sq->flush_req && (!sq->flush || ionic_queue_empty(&sq->q));
 	ionic_unlock(&sq->lock);
 	return npolled;
@@ -608,11 +613,17 @@ static int ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq,
 
 int ionic_vcq_poll(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc)
 {
-	unsigned int start = vcq->poll_idx;
+	/*
+	 * Alternate the pipeline polled first so neither starves.  Threads
+	 * polling one vCQ share the hint without a lock: relaxed atomics
+	 * (plain byte loads and stores), since any value is correct.
+	 */
+	unsigned int start = __atomic_load_n(&vcq->poll_idx, __ATOMIC_RELAXED);
 	int i, npolled = 0;
 
-	/* alternate the pipeline polled first so neither starves */
-	vcq->poll_idx ^= vcq->udma_mask == 0x3;
+	__atomic_store_n(&vcq->poll_idx,
+			 (uint8_t)(start ^ (vcq->udma_mask == 0x3)),
+			 __ATOMIC_RELAXED);
 
 	for (i = 0; i < IONIC_MAX_UDMA && npolled < nwc; i++) {
 		unsigned int idx = i ^ start;

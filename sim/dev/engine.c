@@ -122,12 +122,41 @@ static int engine_doorbells(struct idev_engine *eng)
 	return idev_doorbells_pop(eng->dev, ENGINE_DB_BATCH, &eng->db_more);
 }
 
+void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
+{
+	struct idev_qp *d = idev_qp_lookup(dev, qpn);
+	struct ifab_pkt pkt = { .buf = buf, .len = len };
+
+	if (!d)
+		return;
+	if (!ifab_pkt_valid(&pkt) || ifab_pkt_dst_qpn(&pkt) != qpn) {
+		d->cnt.drops++;
+		if (isim_trace_enabled())
+			isim_trace(
+				ISIM_TR_PKT,
+				"rx qp %u: malformed datagram (%zu bytes) dropped",
+				qpn, len);
+		return;
+	}
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_PKT,
+			   "rx %s qp %u <- %u/%u psn %u msn %u len %u nak %u",
+			   ifab_pkt_opname(ifab_pkt_opcode(&pkt)), qpn,
+			   ifab_pkt_src_node(&pkt), ifab_pkt_src_qpn(&pkt),
+			   ifab_pkt_psn(&pkt), ifab_pkt_msn(&pkt),
+			   ifab_pkt_paylen(&pkt), ifab_pkt_hdr(&pkt)->nak);
+	if (ifab_pkt_opmask(ifab_pkt_opcode(&pkt)) & IFAB_PKT_M_REQ)
+		idev_resp_rx(d, &pkt);
+	else
+		idev_comp_rx(d, &pkt);
+	/* The QP may have been reset/errored, never freed, here. */
+}
+
 /* Receive up to ENGINE_RX_BATCH packets of one QP; returns how many. */
 static int engine_rx(struct idev_engine *eng, uint32_t qpn, uint32_t events)
 {
 	static __thread uint8_t buf[IFAB_PKT_MAX_SIZE + 64] IFAB_PKT_ALIGN;
 	struct idev_qp *d = idev_qp_lookup(eng->dev, qpn);
-	struct ifab_pkt pkt = { .buf = buf };
 	ssize_t n;
 	int i;
 
@@ -137,30 +166,9 @@ static int engine_rx(struct idev_engine *eng, uint32_t qpn, uint32_t events)
 		n = ifab_recv(&d->ep, buf, sizeof(buf));
 		if (n <= 0)
 			break;
-		pkt.len = n;
-		if ((size_t)n > sizeof(buf) || !ifab_pkt_valid(&pkt) ||
-		    (ifab_pkt_dst_qpn(&pkt) != qpn)) {
-			d->cnt.drops++;
-			if (isim_trace_enabled())
-				isim_trace(
-					ISIM_TR_PKT,
-					"rx qp %u: malformed datagram (%zd bytes) dropped",
-					qpn, n);
-			continue;
-		}
-		if (isim_trace_enabled())
-			isim_trace(
-				ISIM_TR_PKT,
-				"rx %s qp %u <- %u/%u psn %u msn %u len %u nak %u",
-				ifab_pkt_opname(ifab_pkt_opcode(&pkt)), qpn,
-				ifab_pkt_src_node(&pkt), ifab_pkt_src_qpn(&pkt),
-				ifab_pkt_psn(&pkt), ifab_pkt_msn(&pkt),
-				ifab_pkt_paylen(&pkt), ifab_pkt_hdr(&pkt)->nak);
-		if (ifab_pkt_opmask(ifab_pkt_opcode(&pkt)) & IFAB_PKT_M_REQ)
-			idev_resp_rx(d, &pkt);
-		else
-			idev_comp_rx(d, &pkt);
-		/* The QP may have been reset/errored, never freed, here. */
+		/* a datagram longer than the buffer was truncated */
+		idev_rx(eng->dev, qpn, buf,
+			(size_t)n > sizeof(buf) ? 0 : (size_t)n);
 	}
 	return i;
 }

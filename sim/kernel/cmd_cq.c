@@ -113,6 +113,11 @@ static int cq_create(struct ik_cmd *c, uint64_t user_handle, uint32_t cqe,
 		if (!(mask & (1u << i)))
 			continue;
 		rc = ik_qdesc_check(&req.cq[i]);
+		/* pinned with IB_ACCESS_LOCAL_WRITE: the device writes CQEs
+		 * there, so a read-only ring is EFAULT, not a fault later in
+		 * the engine thread */
+		if (!rc)
+			rc = ik_user_writable(req.cq[i].addr, req.cq[i].size);
 		if (rc)
 			return rc;
 	}

@@ -26,9 +26,8 @@ int ik_file_ioctl(struct ik_file *f, unsigned long req, void *arg)
 		return -ENOTTY;
 	if (f->dead)
 		return -EIO;
-	if (!arg)
+	if (ik_copy_from_user(&hdr, (uintptr_t)arg, sizeof(hdr)))
 		return -EFAULT;
-	memcpy(&hdr, arg, sizeof(hdr));
 	if (hdr.object_id == UVERBS_OBJECT_MR &&
 	    hdr.method_id == UVERBS_METHOD_REG_DMABUF_MR)
 		rc = -EOPNOTSUPP; /* dma-buf import needs real DMA */

@@ -87,6 +87,13 @@ void ik_phc_update(struct ik_nic *nic);
 
 /* Is [addr, addr+len) mapped in this process (what pinning would need)? */
 bool ik_user_mapped(uint64_t addr, uint64_t len);
+/* copy_from_user / copy_to_user (uaccess.c): 0 or -EFAULT, never a fault
+ * in the emulator for a bad application pointer. */
+int ik_copy_from_user(void *dst, uint64_t uaddr, size_t len);
+int ik_copy_to_user(uint64_t uaddr, const void *src, size_t len);
+/* Can the caller's [uaddr, uaddr+len) be written (its bytes are read and
+ * written back unchanged)?  0, -EFAULT or -ENOMEM. */
+int ik_user_writable(uint64_t uaddr, size_t len);
 
 /* ---- event.c --------------------------------------------------------- */
 

@@ -117,7 +117,7 @@ void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 		/* the read-only descriptor keeps VM_MAYWRITE clear */
 		p = (void *)syscall(SYS_mmap, addr, len, PROT_READ,
 				    MAP_SHARED | (flags & MAP_FIXED),
-				    f->nic->phc_ro_fd, 0);
+				    f->nic->phc_ro_fd, (off_t)0);
 		if (p == MAP_FAILED) {
 			*err = -errno;
 			p = NULL;

@@ -139,9 +139,10 @@ static int phc_create(struct ik_nic *nic)
 		close(fd);
 		return -errno;
 	}
-	/* raw syscall: the platform may interpose mmap() itself */
+	/* raw syscall: the platform may interpose mmap() itself; the
+	 * offset goes on the stack, so it must be a whole off_t */
 	p = (void *)syscall(SYS_mmap, NULL, IK_PAGE_SIZE,
-			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)0);
 	if (p == MAP_FAILED) {
 		close(fd);
 		return -errno;

@@ -143,6 +143,14 @@ static ssize_t dispatch(struct ik_file *f, const struct ik_cmd_desc *d,
 
 	if ((core_out || c->uout_len) && !resp_ptr)
 		return -EFAULT;
+	/* a response the caller cannot receive fails the command before it
+	 * runs: nothing is created that the caller would never learn of
+	 * (the kernel unwinds it instead; the caller sees the same) */
+	rc = ik_user_writable(resp_ptr, core_out);
+	if (!rc)
+		rc = ik_user_writable(uout_ptr, c->uout_len);
+	if (rc)
+		return rc;
 	resp = calloc(1, scratch + 8);
 	uout = calloc(1, c->uout_len + 8);
 	if (!resp || !uout) {
@@ -167,12 +175,14 @@ static ssize_t dispatch(struct ik_file *f, const struct ik_cmd_desc *d,
 		 * driver copied out (ib_copy_to_udata): the rest of the
 		 * caller's buffer stays as it was, so a provider reading a
 		 * field the driver never wrote reads its own bytes, and
-		 * memcheck sees it if they were uninitialised */
+		 * memcheck sees it if they were uninitialised.  A response
+		 * buffer the caller cannot write is EFAULT, as from the
+		 * kernel; an object the command created stays with the file
+		 * until it is released. */
 		if (core_out)
-			memcpy((void *)(uintptr_t)resp_ptr, resp, core_out);
-		if (c->uout_written)
-			memcpy((void *)(uintptr_t)uout_ptr, uout,
-			       c->uout_written);
+			rc = ik_copy_to_user(resp_ptr, resp, core_out);
+		if (!rc && c->uout_written)
+			rc = ik_copy_to_user(uout_ptr, uout, c->uout_written);
 	}
 	pthread_mutex_unlock(&nic->lock);
 	free(resp);
@@ -180,9 +190,39 @@ static ssize_t dispatch(struct ik_file *f, const struct ik_cmd_desc *d,
 	return rc;
 }
 
+/* The longest command a header can describe (extended: both word counts
+ * at their maximum). */
+#define IK_CMD_MAX_LEN                      \
+	(sizeof(struct ib_uverbs_cmd_hdr) + \
+	 sizeof(struct ib_uverbs_ex_cmd_hdr) + 2 * 0xffffull * 8)
+
+static ssize_t file_write(struct ik_file *f, const uint8_t *b, size_t len);
+
+/*
+ * write() on the uverbs fd: the command is copied from the application
+ * once, as the kernel does, so a bad buffer is EFAULT and a thread
+ * changing the buffer meanwhile cannot make a checked field change under
+ * the parser (no double fetch).
+ */
 ssize_t ik_file_write(struct ik_file *f, const void *buf, size_t len)
 {
-	const uint8_t *b = buf;
+	uint8_t *kbuf;
+	ssize_t rc;
+
+	if (len > IK_CMD_MAX_LEN)
+		return -EINVAL;
+	kbuf = malloc(len ? len : 1);
+	if (!kbuf)
+		return -ENOMEM;
+	rc = ik_copy_from_user(kbuf, (uintptr_t)buf, len);
+	if (!rc)
+		rc = file_write(f, kbuf, len);
+	free(kbuf);
+	return rc;
+}
+
+static ssize_t file_write(struct ik_file *f, const uint8_t *b, size_t len)
+{
 	const struct ik_cmd_desc *d;
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_ex_cmd_hdr ex;

@@ -318,8 +318,8 @@ static int arm_locked(void)
 	return 0;
 }
 
-int ishim_dbtrap_app_sigaction(const struct sigaction *act,
-			       struct sigaction *old)
+ISHIM_RUNTIME_SAFE int ishim_dbtrap_app_sigaction(const struct sigaction *act,
+						  struct sigaction *old)
 {
 	int cur;
 
@@ -408,7 +408,7 @@ void ishim_dbtrap_munmap(void *addr, size_t len)
 	pthread_mutex_unlock(&trap_lock);
 }
 
-bool ishim_dbtrap_overlaps(const void *addr, size_t len)
+ISHIM_RUNTIME_SAFE bool ishim_dbtrap_overlaps(const void *addr, size_t len)
 {
 	uintptr_t a = (uintptr_t)addr, end = a + len;
 

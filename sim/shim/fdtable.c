@@ -38,7 +38,7 @@ int ishim_dev_path_index(const char *path)
 	return strcmp(path + sizeof(prefix) - 1, "0") ? -1 : 0;
 }
 
-struct ik_file *ishim_fd_file(int fd)
+ISHIM_RUNTIME_SAFE struct ik_file *ishim_fd_file(int fd)
 {
 	struct fdobj *o;
 

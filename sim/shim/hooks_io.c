@@ -104,7 +104,8 @@ static void *dev_mmap(struct ik_file *f, int fd, void *addr, size_t len,
 	return p;
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+ISHIM_RUNTIME_SAFE void *mmap(void *addr, size_t len, int prot, int flags,
+			      int fd, off_t off)
 {
 	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
@@ -113,7 +114,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return ISHIM_REAL(mmap, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+ISHIM_RUNTIME_SAFE void *mmap64(void *addr, size_t len, int prot, int flags,
+				int fd, off_t off)
 {
 	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
@@ -122,7 +124,7 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return ISHIM_REAL(mmap64, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
-int munmap(void *addr, size_t len)
+ISHIM_RUNTIME_SAFE int munmap(void *addr, size_t len)
 {
 	if (ishim_dbtrap_overlaps(addr, len)) {
 		ishim_dbtrap_munmap(addr, len);

@@ -11,7 +11,7 @@
 
 #include "shim.h"
 
-void *ishim_real(const char *name)
+ISHIM_RUNTIME_SAFE void *ishim_real(const char *name)
 {
 	void *fn = dlsym(RTLD_NEXT, name);
 

@@ -80,14 +80,15 @@ __attribute__((constructor)) static void shim_init(void)
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
 
-int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+ISHIM_RUNTIME_SAFE int sigaction(int sig, const struct sigaction *act,
+				 struct sigaction *old)
 {
 	if (sig == SIGSEGV && ishim_dbtrap_app_sigaction(act, old))
 		return 0;
 	return ISHIM_REAL(sigaction, sigaction_fn)(sig, act, old);
 }
 
-sighandler_t signal(int sig, sighandler_t handler)
+ISHIM_RUNTIME_SAFE sighandler_t signal(int sig, sighandler_t handler)
 {
 	struct sigaction sa, old;
 

@@ -14,9 +14,19 @@
 
 #include "../kernel/ik.h"
 
+/*
+ * Sanitizer runtimes call libc while they initialise themselves, and
+ * those calls reach our interposers: gcc's ThreadSanitizer maps memory
+ * for its symbolizer (mmap) before its own first thread exists, when any
+ * instrumented function crashes on entry.  The interposers it can reach
+ * that early, and what they call on the way to libc, are therefore never
+ * instrumented by TSan (docs/testing.md §6).
+ */
+#define ISHIM_RUNTIME_SAFE __attribute__((no_sanitize("thread")))
+
 /* ---- real libc functions (dlsym RTLD_NEXT, resolved once) -------------- */
 
-void *ishim_real(const char *name);
+ISHIM_RUNTIME_SAFE void *ishim_real(const char *name);
 #define ISHIM_REAL(name, type)                          \
 	({                                              \
 		static type __fn;                       \
@@ -30,8 +40,8 @@ void *ishim_real(const char *name);
 /* sigaction(SIGSEGV) as seen by the application.  Returns 1 if handled
  * (trap armed: the application's handler is recorded and ours stays
  * installed), 0 if the caller should pass the call to libc. */
-int ishim_dbtrap_app_sigaction(const struct sigaction *act,
-			       struct sigaction *old);
+ISHIM_RUNTIME_SAFE int ishim_dbtrap_app_sigaction(const struct sigaction *act,
+						  struct sigaction *old);
 /* The platform half of sim/isim.h (struct ik_platform). */
 void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err);
 void ishim_dbpage_revoke(uint64_t tag);
@@ -40,7 +50,7 @@ int ishim_dbtrap_eventfd(void);
 int ishim_dbtrap_pop(struct isim_mmio_store *st);
 /* munmap() of [addr, addr+len): untrack overlapping trapped pages. */
 void ishim_dbtrap_munmap(void *addr, size_t len);
-bool ishim_dbtrap_overlaps(const void *addr, size_t len);
+ISHIM_RUNTIME_SAFE bool ishim_dbtrap_overlaps(const void *addr, size_t len);
 void ishim_dbtrap_atfork_prepare(void);
 void ishim_dbtrap_atfork_parent(void);
 void ishim_dbtrap_atfork_child(void);
@@ -56,7 +66,7 @@ int ishim_dev_path_index(const char *path);
 /* Is any fd tracked at all?  Cheap gate for every interposer. */
 extern int ishim_fds_tracked;
 /* The open file behind a tracked fd, or NULL. */
-struct ik_file *ishim_fd_file(int fd);
+ISHIM_RUNTIME_SAFE struct ik_file *ishim_fd_file(int fd);
 /* Track a freshly opened device fd. 0 or negative errno. */
 int ishim_fd_track_new(int fd, struct ik_file *f);
 /* 'newfd' now refers to the same open file as 'oldfd' (tracked). */

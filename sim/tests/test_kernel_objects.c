@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #endif
 
+#include <sys/mman.h>
+
 #include "kernel_fixture.h"
 
 int main(void)
@@ -116,6 +118,12 @@ int main(void)
 	creq = cq_req();
 	creq.cq[0].size = 4096 - 1;
 	CHECK_RC(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
+	/* the device writes CQEs: a read-only ring cannot be pinned */
+	creq = cq_req();
+	CHECK_RC(mprotect((void *)(uintptr_t)creq.cq[1].addr, creq.cq[1].size,
+			  PROT_READ),
+		 0);
+	CHECK_RC(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EFAULT);
 	creq = cq_req();
 	CHECK_RC(create_cq(65436, 0, -1, &creq, &cq2, &cdr), -EINVAL);
 	CHECK_RC(create_cq(0, 0, -1, &creq, &cq2, &cdr), -EINVAL);

@@ -158,6 +158,50 @@ static void test_flush_request(void)
 	unit_cq_destroy(vcq);
 }
 
+/*
+ * modify to ERR, then an error CQE found by the same poll: the error
+ * starts the flush and must also end the request, or the QP never leaves
+ * the flush list and every QP queued behind it stalls (found by
+ * fuzz-provider-cq, corpus/provider-cq/stall-flush-req-after-error).
+ */
+static void test_flush_request_after_error(void)
+{
+	struct ionic_vcq *vcq = unit_cq_create(dev, 64);
+	struct ionic_qp *a = unit_qp(dev, vcq, false, 0x4c, 8);
+	struct ionic_qp *b = unit_qp(dev, vcq, false, 0x4d, 8);
+	struct unit_cq_dev hw = unit_cq_dev(&vcq->cq[0]);
+	struct ibv_wc wc[8];
+	int i;
+
+	CHECK_EQ(unit_post_sends(a, 2, NULL, 60), 0);
+	CHECK_EQ(unit_post_sends(b, 3, NULL, 70), 0);
+	/* the device failed a's first WQE (MSN 1, remote access error) */
+	unit_cqe_msn(&hw, 0x4c, 1, true, IONIC_STS_REMOTE_ACC_ERR);
+
+	/* what ionic_modify_qp(ERR) sets up, a first, before the poll */
+	a->sq.flush_req = true;
+	ionic_qp_queue_sq_flush(a);
+	b->sq.flush_req = true;
+	ionic_qp_queue_sq_flush(b);
+
+	CHECK_EQ(unit_poll(vcq, wc, 8), 5);
+	CHECK_EQ(wc[0].wr_id, 60);
+	CHECK_EQ(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+	CHECK_EQ(wc[1].wr_id, 61);
+	CHECK_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(wc[2 + i].wr_id, 70 + i);
+		CHECK_EQ(wc[2 + i].status, IBV_WC_WR_FLUSH_ERR);
+	}
+	CHECK_EQ(unit_poll(vcq, wc, 8), 0);
+	CHECK(!ionic_list_linked(&a->cq_flush_sq));
+	CHECK(!ionic_list_linked(&b->cq_flush_sq));
+
+	unit_qp_destroy(b);
+	unit_qp_destroy(a);
+	unit_cq_destroy(vcq);
+}
+
 static void test_recv(void)
 {
 	struct ionic_vcq *vcq = unit_cq_create(dev, 64);
@@ -382,6 +426,7 @@ int main(void)
 	test_rc_send();
 	test_rc_error();
 	test_flush_request();
+	test_flush_request_after_error();
 	test_recv();
 	test_ud_npg();
 	test_flush_indicator();

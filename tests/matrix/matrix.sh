@@ -144,9 +144,12 @@ for f in "${families[@]}"; do
 				# what the selected tests run, not the whole tree
 				cd "$b" && ctest -N -R "$tests_re" -E "$skip_re" | sed -n 's/^ *Test *#[0-9]*: //p'
 			) &&
-			mapfile -t wanted < <(comm -12 <({ printf '%s\n' ionic ionic-sim \
-				ionic-sim-preload; printf '%s\n' "$targets"; } | sort -u) \
-				<(ninja -C "$b" -t targets all | sed 's/:.*//' | sort -u)) &&
+			# a test's own program, or one named after it (<test>-prog)
+			mapfile -t wanted < <(ninja -C "$b" -t targets all |
+				sed 's/:.*//' | sort -u | awk -v t="$targets" '
+				BEGIN { n = split("ionic\nionic-sim\nionic-sim-preload\n" t, w, "\n")
+					for (i = 1; i <= n; i++) if (w[i] != "") want[w[i]] = 1 }
+				{ for (x in want) if ($0 == x || index($0, x "-") == 1) { print; next } }') &&
 			ninja -C "$b" -j "$jobs" "${wanted[@]}"
 	} >"$blog" 2>&1; then
 		for r in "${releases[@]}"; do

@@ -65,11 +65,14 @@ struct unit_qp_opts {
 	uint32_t depth; /* max_send_wr and max_recv_wr */
 	uint32_t max_sge; /* max_send_sge and max_recv_sge */
 	uint32_t max_inline;
+	uint8_t udma; /* pipeline (0 unless the context has two) */
+	struct ionic_vcq *recv_vcq; /* receive CQ, if not the send CQ */
 };
 
 /*
- * A QP in RTS on pipeline 0 of 'vcq' (send and receive CQ), host rings,
- * registered in the context's QP table.
+ * A QP in RTS on pipeline opts->udma of 'vcq' (send CQ, and receive CQ
+ * unless opts->recv_vcq), host rings, registered in the context's QP
+ * table.
  */
 struct ionic_qp *unit_qp_create(struct unit_dev *dev, struct ionic_vcq *vcq,
 				const struct unit_qp_opts *opts);

@@ -88,9 +88,10 @@ void unit_cq_destroy(struct ionic_vcq *vcq)
 struct ionic_qp *unit_qp_create(struct unit_dev *dev, struct ionic_vcq *vcq,
 				const struct unit_qp_opts *opts)
 {
+	struct ionic_vcq *rvcq = opts->recv_vcq ? opts->recv_vcq : vcq;
 	struct ibv_qp_init_attr_ex attr = {
 		.send_cq = &vcq->vcq.cq,
-		.recv_cq = &vcq->vcq.cq,
+		.recv_cq = &rvcq->vcq.cq,
 		.cap = {
 			.max_send_wr = opts->depth,
 			.max_recv_wr = opts->depth,
@@ -106,7 +107,7 @@ struct ionic_qp *unit_qp_create(struct unit_dev *dev, struct ionic_vcq *vcq,
 	uint8_t sq_cmb, rq_cmb;
 
 	REQUIRE_EQ(ionic_qp_alloc(&dev->ctx, &attr, &sq_cmb, &rq_cmb, &qp), 0);
-	REQUIRE_EQ(ionic_qp_bind(qp, opts->qpid, 0, vcq, vcq), 0);
+	REQUIRE_EQ(ionic_qp_bind(qp, opts->qpid, opts->udma, vcq, rvcq), 0);
 	REQUIRE_EQ(ionic_qp_attach(qp), 0);
 
 	/* what ibv_cmd_create_qp_ex2 and the modify to RTS leave behind */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * copy_from_user / copy_to_user for the emulated kernel.  The model runs
+ * inside the application, so a pointer an application hands to write(),
+ * ioctl() or in a command (the response buffer) is dereferenced in the
+ * same address space; a bad one must come back as EFAULT, as from the
+ * kernel, and never fault inside the emulator.  process_vm_readv/writev
+ * on our own pid copy with the kernel's own checks and fail with EFAULT
+ * instead of faulting.  Where they are not allowed (a seccomp filter),
+ * the mapping check of ik_user_mapped() and a plain copy stand in.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "kpriv.h"
+
+/* One copy between our buffer 'kbuf' and the caller's 'uaddr'. */
+static int uaccess(void *kbuf, uint64_t uaddr, size_t len, bool to_user)
+{
+	struct iovec local = { .iov_base = kbuf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)uaddr,
+				.iov_len = len };
+	void *ubuf = (void *)(uintptr_t)uaddr;
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	if (!uaddr || uaddr + len < uaddr)
+		return -EFAULT;
+	n = to_user ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0) :
+		      process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	/* partly accessible, or not at all */
+	if (n >= 0 || (errno != ENOSYS && errno != EPERM))
+		return -EFAULT;
+	if (!ik_user_mapped(uaddr, len))
+		return -EFAULT;
+	memcpy(to_user ? ubuf : kbuf, to_user ? kbuf : ubuf, len);
+	return 0;
+}
+
+int ik_copy_from_user(void *dst, uint64_t uaddr, size_t len)
+{
+	return uaccess(dst, uaddr, len, false);
+}
+
+int ik_copy_to_user(uint64_t uaddr, const void *src, size_t len)
+{
+	return uaccess((void *)src, uaddr, len, true);
+}
+
+int ik_user_writable(uint64_t uaddr, size_t len)
+{
+	uint8_t *tmp;
+	int rc;
+
+	if (!len)
+		return 0;
+	tmp = malloc(len);
+	if (!tmp)
+		return -ENOMEM;
+	/* the bytes go back unchanged: the caller's buffer keeps them */
+	rc = ik_copy_from_user(tmp, uaddr, len);
+	if (!rc)
+		rc = ik_copy_to_user(uaddr, tmp, len);
+	free(tmp);
+	return rc;
+}
