@@ -577,7 +577,7 @@ void ionic_qp_detach(struct ionic_qp *qp)
  * the SQ colour returns to 1 as at creation (upstream keeps it,
  * docs/upstream-defects.md D9).
  */
-static void ionic_qp_reset(struct ionic_qp *qp)
+void ionic_qp_reset(struct ionic_qp *qp)
 {
 	struct ionic_sq *sq = &qp->sq;
 	struct ionic_rq *rq = &qp->rq;

@@ -179,6 +179,9 @@ void ionic_qp_detach(struct ionic_qp *qp);
  * device).  Takes the CQ and queue locks.
  */
 void ionic_qp_request_flush(struct ionic_qp *qp);
+/* What modify to RESET does once the kernel accepted it: indexes, MSN and
+ * SQ colour as at creation, pending CQEs and credits dropped. */
+void ionic_qp_reset(struct ionic_qp *qp);
 
 /* ---- wqe.c: WQE preparation, usable without a device ---------------- */
 
