@@ -116,6 +116,7 @@ static const struct field fields[] = {
 	    "device fails when the trigger file appears"),
 	FLD(fatal_reset, F_BOOL, 0, 1,
 	    "a failure is a reset (new contexts work)"),
+	FLD(cmb_map_fail, F_BOOL, 0, 1, "mmap of a CMB window fails (EAGAIN)"),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))

@@ -57,6 +57,8 @@ struct isim_profile {
 	uint32_t fatal_after_ms;
 	bool fatal_trigger;
 	bool fatal_reset;
+	/* fault injection: mmap of a CMB window fails (EAGAIN) */
+	bool cmb_map_fail;
 };
 
 /* The trigger file, in the launcher's run directory ($IONIC_SIM_RUNDIR):

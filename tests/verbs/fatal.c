@@ -116,7 +116,22 @@ static void after_death(struct fx_pair *p, struct ibv_cq *ecq)
 	CHECK_NULL_ERRNO(ibv_alloc_mw(p->pd, IBV_MW_TYPE_2), ENODEV);
 	CHECK_NULL_ERRNO(ibv_create_ah(p->pd, &aa), ENODEV);
 	CHECK_RC(ibv_modify_qp(p->qp[0], &qa, IBV_QP_STATE), ENODEV);
-	CHECK_RC(ibv_query_qp(p->qp[0], &qa, IBV_QP_STATE, &init), ENODEV);
+	{
+		/* a failed query leaves the caller's buffers alone
+		 * (docs/upstream-defects.md D20) */
+		struct ibv_qp_init_attr init0;
+		struct ibv_qp_attr qa0;
+
+		memset(&qa, 0xa5, sizeof(qa));
+		memset(&init, 0x5a, sizeof(init));
+		qa0 = qa;
+		init0 = init;
+		CHECK_RC(ibv_query_qp(p->qp[0], &qa, IBV_QP_STATE | IBV_QP_CAP,
+				      &init),
+			 ENODEV);
+		CHECK(!memcmp(&qa, &qa0, sizeof(qa)));
+		CHECK(!memcmp(&init, &init0, sizeof(init)));
+	}
 	CHECK_RC(ibv_req_notify_cq(ecq, 0), ENODEV);
 	/* what needs no firmware still works */
 	CHECK_RC(ibv_query_device(p->ctx, &da), 0);
