@@ -14,19 +14,6 @@
 
 #define ATTEMPTS 32
 
-static long count_maps(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	long n = 0;
-	int c;
-
-	REQUIRE(f);
-	while ((c = getc(f)) != EOF)
-		n += c == '\n';
-	fclose(f);
-	return n;
-}
-
 int main(void)
 {
 	struct ibv_context *ctx = fx_open();
@@ -48,10 +35,10 @@ int main(void)
 	ia.send_cq = ia.recv_cq = cq;
 
 	SECTION("the CMB window cannot be mapped: EAGAIN, nothing left over");
-	maps = count_maps();
+	maps = fx_file_lines("/proc/self/maps");
 	for (int i = 0; i < ATTEMPTS; i++)
 		CHECK_NULL_ERRNO(ibv_create_qp(pd, &ia), EAGAIN);
-	CHECK_EQ(count_maps(), maps);
+	CHECK_EQ(fx_file_lines("/proc/self/maps"), maps);
 
 	SECTION("a host-ring QP still creates and carries data");
 	host_pd = ibv_alloc_pd(ctx);

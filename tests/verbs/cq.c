@@ -7,7 +7,6 @@
  *
  *   verbs-cq [--phc 0|1]
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
@@ -398,27 +397,14 @@ static void test_channel(void)
 	fx_pair_destroy(&p);
 }
 
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	REQUIRE(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 /* A destroyed channel gives every fd back, the emulated kernel's ends of
  * it included (they used to stay until the context was closed). */
 static void test_channel_fds(void)
 {
-	int before;
+	long before;
 
 	SECTION("completion channels give their fds back");
-	before = open_fds();
+	before = fx_open_fds();
 	for (int i = 0; i < 50; i++) {
 		struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
 		struct ibv_cq *cq;
@@ -436,7 +422,7 @@ static void test_channel_fds(void)
 			CHECK_RC(ibv_destroy_comp_channel(ch), 0);
 		}
 	}
-	CHECK_EQ(open_fds(), before);
+	CHECK_EQ(fx_open_fds(), before);
 }
 
 int main(int argc, char **argv)

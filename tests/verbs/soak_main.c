@@ -14,7 +14,6 @@
  * run that stops making progress is killed by alarm() and fails.
  * ./build.sh soak [MINUTES] runs it for long (default 10 minutes).
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -47,32 +46,6 @@ struct soak_thread {
 
 static bool stop_all;
 
-static long count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	long n = 0;
-
-	REQUIRE(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
-static long count_lines(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long n = 0;
-	int c;
-
-	REQUIRE(f);
-	while ((c = getc(f)) != EOF)
-		n += c == '\n';
-	fclose(f);
-	return n;
-}
-
 static long rss_kb(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -89,8 +62,8 @@ static long rss_kb(void)
 
 static void sample(struct soak_res *r)
 {
-	r->fds = count_fds();
-	r->maps = count_lines("/proc/self/maps");
+	r->fds = fx_open_fds();
+	r->maps = fx_file_lines("/proc/self/maps");
 	r->rss_kb = rss_kb();
 }
 
