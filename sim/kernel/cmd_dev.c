@@ -242,7 +242,7 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 	if (t) {
 		f->channels = t;
 		f->channels[f->nchannels++] = q;
-		f->nic->nchannels++;
+		__atomic_add_fetch(&f->nic->nchannels, 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&f->nic->chan_lock);
 	if (!t) {

@@ -120,7 +120,7 @@ static void channel_unlink(struct ik_file *f, struct ik_event_queue *q)
 		if (f->channels[i] != q)
 			continue;
 		f->channels[i] = f->channels[--f->nchannels];
-		f->nic->nchannels--;
+		__atomic_sub_fetch(&f->nic->nchannels, 1, __ATOMIC_RELAXED);
 		return;
 	}
 }
@@ -226,7 +226,7 @@ static void close_queues(struct ik_file *f)
 	n = f->nchannels;
 	f->channels = NULL;
 	f->nchannels = 0;
-	f->nic->nchannels -= n;
+	__atomic_sub_fetch(&f->nic->nchannels, n, __ATOMIC_RELAXED);
 	if (!f->dead)
 		pthread_mutex_unlock(&f->nic->chan_lock);
 	for (unsigned int i = 0; i < n; i++) {
