@@ -592,7 +592,6 @@ void ionic_qp_reset(struct ionic_qp *qp)
 	sq->flush = sq->flush_rcvd = sq->flush_req = false;
 	ionic_unlock(&sq->lock);
 	ionic_unlock(&qp->send_cq->lock);
-	qp->rd_atomic_set = qp->dest_rd_atomic_set = false;
 
 	ionic_lock(&qp->recv_cq->lock);
 	ionic_lock(&rq->lock);
@@ -636,7 +635,8 @@ int ionic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	 * The firmware keeps only log2 depths of the read queues and the
 	 * kernel's query decodes them into other values than were set
 	 * (2 reads back as 1, 16 as 15; docs/kernel-contract.md §9.5), so
-	 * query_qp reports what the application set (a RESET forgets it).
+	 * query_qp reports what the application last set (kept across a RESET,
+	 * as the kernel keeps the depths).
 	 */
 	if (attr_mask & IBV_QP_MAX_QP_RD_ATOMIC) {
 		qp->rd_atomic = attr->max_rd_atomic;

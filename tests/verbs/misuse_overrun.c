@@ -195,15 +195,16 @@ void mu_rd_atomic_round_trip(struct mu_env *e)
 	static const uint8_t depth[] = { 0, 1, 2, 3, 4, 7, 8, 15, 16 };
 	struct fx_qp_opts opts;
 	struct ibv_qp *qp = mu_qp(e, IBV_QPT_RC, IBV_QPS_RESET);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
 	unsigned int i;
 
 	fx_qp_opts_default(&opts, IBV_QPT_RC);
 	for (i = 0; i < sizeof(depth); i++) {
 		uint8_t init_d = depth[i],
 			dest_d = depth[sizeof(depth) - 1 - i];
-		struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
-		struct ibv_qp_init_attr ia;
 
+		a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RESET };
 		REQUIRE_EQ(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
 		REQUIRE_EQ(fx_rc_to_init(qp), 0);
 		a = mu_rtr_attr(e, qp->qp_num, dest_d);
@@ -224,6 +225,18 @@ void mu_rd_atomic_round_trip(struct mu_env *e)
 		CHECK_EQ(a.max_rd_atomic, init_d);
 		CHECK_EQ(a.max_dest_rd_atomic, dest_d);
 	}
+	/* a RESET keeps them, as the kernel does: the last ones set read back
+	 * (the kernel alone would decode 16 as 15) */
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RESET };
+	REQUIRE_EQ(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	memset(&a, 0, sizeof(a));
+	REQUIRE_EQ(ibv_query_qp(qp, &a,
+				IBV_QP_MAX_QP_RD_ATOMIC |
+					IBV_QP_MAX_DEST_RD_ATOMIC,
+				&ia),
+		   0);
+	CHECK_EQ(a.max_rd_atomic, depth[sizeof(depth) - 1]);
+	CHECK_EQ(a.max_dest_rd_atomic, depth[0]);
 	CHECK_RC(ibv_destroy_qp(qp), 0);
 }
 
