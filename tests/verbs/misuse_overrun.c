@@ -190,6 +190,22 @@ void mu_cq_overrun(struct mu_env *e)
 	overrun_case(e, IBV_QPT_UD);
 }
 
+/* query_qp's two read-queue depths, as an application reads them */
+static void check_depths(struct ibv_qp *qp, uint8_t init_d, uint8_t dest_d)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	REQUIRE_EQ(ibv_query_qp(qp, &a,
+				IBV_QP_MAX_QP_RD_ATOMIC |
+					IBV_QP_MAX_DEST_RD_ATOMIC,
+				&ia),
+		   0);
+	CHECK_EQ(a.max_rd_atomic, init_d);
+	CHECK_EQ(a.max_dest_rd_atomic, dest_d);
+}
+
 void mu_rd_atomic_round_trip(struct mu_env *e)
 {
 	static const uint8_t depth[] = { 0, 1, 2, 3, 4, 7, 8, 15, 16 };
@@ -216,27 +232,13 @@ void mu_rd_atomic_round_trip(struct mu_env *e)
 
 		a = mu_rts_attr(init_d);
 		REQUIRE_EQ(ibv_modify_qp(qp, &a, MU_RTS_MASK), 0);
-		memset(&a, 0, sizeof(a));
-		REQUIRE_EQ(ibv_query_qp(qp, &a,
-					IBV_QP_MAX_QP_RD_ATOMIC |
-						IBV_QP_MAX_DEST_RD_ATOMIC,
-					&ia),
-			   0);
-		CHECK_EQ(a.max_rd_atomic, init_d);
-		CHECK_EQ(a.max_dest_rd_atomic, dest_d);
+		check_depths(qp, init_d, dest_d);
 	}
 	/* a RESET keeps them, as the kernel does: the last ones set read back
 	 * (the kernel alone would decode 16 as 15) */
 	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RESET };
 	REQUIRE_EQ(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
-	memset(&a, 0, sizeof(a));
-	REQUIRE_EQ(ibv_query_qp(qp, &a,
-				IBV_QP_MAX_QP_RD_ATOMIC |
-					IBV_QP_MAX_DEST_RD_ATOMIC,
-				&ia),
-		   0);
-	CHECK_EQ(a.max_rd_atomic, depth[sizeof(depth) - 1]);
-	CHECK_EQ(a.max_dest_rd_atomic, depth[0]);
+	check_depths(qp, depth[sizeof(depth) - 1], depth[0]);
 	CHECK_RC(ibv_destroy_qp(qp), 0);
 }
 
