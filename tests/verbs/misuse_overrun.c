@@ -6,8 +6,9 @@
  *    requests.  The CQ reports IBV_EVENT_CQ_ERR, the QP whose completion
  *    was lost IBV_EVENT_QP_FATAL and goes to ERR, and every work request
  *    still completes exactly once, the first ones successfully, the rest
- *    flushed; a post afterwards completes as flushed too.  Nothing waits
- *    forever (docs/device-contract.md §8.1).
+ *    flushed; a post afterwards completes as flushed too.  The same for a
+ *    receive CQ (UD), and when the completion lost is the last one posted.
+ *    Nothing waits forever (docs/device-contract.md §8.1).
  *  - query_qp reports the max_rd_atomic / max_dest_rd_atomic that were set
  *    (the kernel's own decoding reads 2 back as 1, 16 as 15).
  *  - max_send_sge / max_recv_sge 0 grant one, and such QPs carry data.
@@ -17,30 +18,33 @@
 #include "misuse.h"
 
 #define OVERRUN_WRS 200
+#define OVERRUN_RECV_STRIDE 64 /* a UD receive: 40 bytes of GRH, 8 of data */
 
 struct overrun {
-	struct ibv_cq *small; /* 1 entry: the sender's send CQ */
+	struct ibv_cq *small; /* 1 entry: the victim queue's CQ */
 	struct ibv_qp *qp[2]; /* [0] sends to [1] */
 	struct ibv_ah *ah;
+	bool rq; /* small is [1]'s receive CQ, not [0]'s send CQ */
 };
 
 static void overrun_setup(struct mu_env *e, struct overrun *o,
-			  enum ibv_qp_type type)
+			  enum ibv_qp_type type, bool rq)
 {
 	struct fx_qp_opts opts;
 	int i;
 
 	fx_qp_opts_default(&opts, type);
 	memset(o, 0, sizeof(*o));
+	o->rq = rq;
 	o->small = ibv_create_cq(e->ctx, 1, NULL, NULL, 0);
 	REQUIRE(o->small);
 	for (i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr ia = {
-			.send_cq = i ? e->cq : o->small,
-			.recv_cq = e->cq,
+			.send_cq = !i && !rq ? o->small : e->cq,
+			.recv_cq = i && rq ? o->small : e->cq,
 			.qp_type = type,
 			.sq_sig_all = 1,
-			.cap = { 2 * OVERRUN_WRS, 4, 1, 1, 0 },
+			.cap = { 2 * OVERRUN_WRS, 2 * OVERRUN_WRS, 1, 1, 0 },
 		};
 
 		o->qp[i] = ibv_create_qp(e->pd, &ia);
@@ -87,6 +91,21 @@ static int overrun_post(struct mu_env *e, struct overrun *o, uint64_t wr_id)
 	return ibv_post_send(o->qp[0], &wr, &bad);
 }
 
+/* A receive on [1], into the upper half (UD only: RC sends are WRITEs) */
+static int overrun_post_recv(struct mu_env *e, struct overrun *o,
+			     uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + e->len / 2 +
+				       OVERRUN_RECV_STRIDE * wr_id,
+			       OVERRUN_RECV_STRIDE, e->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id,
+				  .sg_list = &sge,
+				  .num_sge = 1 },
+			   *bad;
+
+	return ibv_post_recv(o->qp[1], &wr, &bad);
+}
+
 /* The next async event within 'ms' (REQUIRE), acknowledged. */
 static void next_event(struct mu_env *e, struct ibv_async_event *ev, int ms)
 {
@@ -97,52 +116,27 @@ static void next_event(struct mu_env *e, struct ibv_async_event *ev, int ms)
 	ibv_ack_async_event(ev);
 }
 
-static void overrun_case(struct mu_env *e, enum ibv_qp_type type)
+/* Every one of the 'nwr' work requests completes exactly once on the
+ * small CQ, in order: successes, then flushes; nothing after.  Returns
+ * how many succeeded. */
+static unsigned int overrun_drain(struct overrun *o, unsigned int nwr)
 {
 	static uint8_t seen[OVERRUN_WRS + 1];
-	struct ibv_qp_init_attr init;
-	struct ibv_async_event ev;
-	struct ibv_wc wc[16];
-	struct ibv_qp_attr qa;
-	bool cq_err = false, qp_fatal = false, flushing = false;
 	unsigned int ok = 0, flushed = 0, total = 0;
-	struct overrun o;
+	bool flushing = false;
+	struct ibv_wc wc[16];
 	uint64_t t0;
 	int i, n;
 
-	overrun_setup(e, &o, type);
 	memset(seen, 0, sizeof(seen));
-	for (i = 0; i < OVERRUN_WRS; i++) {
-		fx_fill(e->buf + 8 * i, 8, (unsigned int)i + 1);
-		REQUIRE_EQ(overrun_post(e, &o, (uint64_t)i), 0);
-	}
-
-	/* both events, for the right objects */
-	for (i = 0; i < 2; i++) {
-		next_event(e, &ev, MU_TMO);
-		if (ev.event_type == IBV_EVENT_CQ_ERR) {
-			CHECK(ev.element.cq == o.small);
-			cq_err = true;
-		} else if (ev.event_type == IBV_EVENT_QP_FATAL) {
-			CHECK(ev.element.qp == o.qp[0]);
-			qp_fatal = true;
-		} else {
-			check_fail(__FILE__, __LINE__, "unexpected event %d",
-				   ev.event_type);
-		}
-	}
-	CHECK(cq_err && qp_fatal);
-
-	/* every work request completes exactly once, in order: successes,
-	 * then flushes; nothing after */
 	t0 = fx_now_ms();
-	while (total < OVERRUN_WRS && fx_now_ms() - t0 < MU_TMO) {
-		n = ibv_poll_cq(o.small, 16, wc);
+	while (total < nwr && fx_now_ms() - t0 < MU_TMO) {
+		n = ibv_poll_cq(o->small, 16, wc);
 		REQUIRE(n >= 0);
 		for (i = 0; i < n; i++) {
 			uint64_t id = wc[i].wr_id;
 
-			REQUIRE(id < OVERRUN_WRS);
+			REQUIRE(id < nwr);
 			CHECK_EQ(seen[id]++, 0);
 			CHECK_EQ(id, total + (unsigned int)i);
 			if (wc[i].status == IBV_WC_SUCCESS) {
@@ -156,19 +150,71 @@ static void overrun_case(struct mu_env *e, enum ibv_qp_type type)
 		}
 		total += (unsigned int)n;
 	}
-	printf("%s overrun: %u completed, %u flushed\n",
-	       type == IBV_QPT_UD ? "UD" : "RC", ok, flushed);
-	CHECK_EQ(total, OVERRUN_WRS);
+	printf("%s overrun, %u WRs: %u completed, %u flushed\n",
+	       o->rq ? "UD receive" :
+	       o->ah ? "UD send" :
+		       "RC send",
+	       nwr, ok, flushed);
+	CHECK_EQ(total, nwr);
 	CHECK(ok > 0 && flushed > 0);
-	fx_expect_none(o.small, 200);
-	/* the WRITEs that completed really landed */
-	for (i = 0; type == IBV_QPT_RC && i < (int)ok; i++)
-		CHECK(!memcmp(e->buf + e->len / 2 + 8 * i, e->buf + 8 * i, 8));
+	fx_expect_none(o->small, 200);
+	return ok;
+}
 
-	/* the QP is in ERR; a post there completes, flushed */
-	REQUIRE_EQ(ibv_query_qp(o.qp[0], &qa, IBV_QP_STATE, &init), 0);
+static unsigned int overrun_case(struct mu_env *e, enum ibv_qp_type type,
+				 bool rq, unsigned int nwr)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_async_event ev;
+	struct ibv_qp *victim;
+	struct ibv_wc wc[16];
+	struct ibv_qp_attr qa;
+	bool cq_err = false, qp_fatal = false;
+	unsigned int i, ok;
+	struct overrun o;
+	uint8_t *got;
+
+	REQUIRE(nwr <= OVERRUN_WRS);
+	overrun_setup(e, &o, type, rq);
+	victim = o.qp[rq];
+	for (i = 0; rq && i < nwr; i++)
+		REQUIRE_EQ(overrun_post_recv(e, &o, i), 0);
+	for (i = 0; i < nwr; i++) {
+		fx_fill(e->buf + 8 * i, 8, i + 1);
+		REQUIRE_EQ(overrun_post(e, &o, i), 0);
+	}
+
+	/* both events, for the right objects */
+	for (i = 0; i < 2; i++) {
+		next_event(e, &ev, MU_TMO);
+		if (ev.event_type == IBV_EVENT_CQ_ERR) {
+			CHECK(ev.element.cq == o.small);
+			cq_err = true;
+		} else if (ev.event_type == IBV_EVENT_QP_FATAL) {
+			CHECK(ev.element.qp == victim);
+			qp_fatal = true;
+		} else {
+			check_fail(__FILE__, __LINE__, "unexpected event %d",
+				   ev.event_type);
+		}
+	}
+	CHECK(cq_err && qp_fatal);
+
+	ok = overrun_drain(&o, nwr);
+	/* the WRITEs or messages that completed really landed */
+	for (i = 0; (type == IBV_QPT_RC || rq) && i < ok; i++) {
+		got = e->buf + e->len / 2 +
+		      (rq ? OVERRUN_RECV_STRIDE * i + 40 : 8 * i);
+		CHECK(!memcmp(got, e->buf + 8 * i, 8));
+	}
+
+	/* the victim is in ERR; a post there completes, flushed */
+	REQUIRE_EQ(ibv_query_qp(victim, &qa, IBV_QP_STATE, &init), 0);
 	CHECK_EQ(qa.qp_state, IBV_QPS_ERR);
-	CHECK_RC(overrun_post(e, &o, OVERRUN_WRS), 0);
+	if (rq)
+		CHECK_RC(overrun_post_recv(e, &o, OVERRUN_WRS), 0);
+	else
+		CHECK_RC(overrun_post(e, &o, OVERRUN_WRS), 0);
 	fx_poll_one(o.small, wc, MU_TMO);
 	CHECK_EQ(wc[0].wr_id, OVERRUN_WRS);
 	CHECK_EQ(wc[0].status, IBV_WC_WR_FLUSH_ERR);
@@ -182,12 +228,24 @@ static void overrun_case(struct mu_env *e, enum ibv_qp_type type)
 	while (ibv_poll_cq(e->cq, 16, wc) > 0)
 		;
 	memset(e->buf, 0, e->len);
+	return ok;
 }
 
+/*
+ * Each overrun twice: under many more work requests than fit, and with
+ * exactly one more than fits, so that the completion lost is the last
+ * one posted and nothing but the lost one can make the device flush.
+ */
 void mu_cq_overrun(struct mu_env *e)
 {
-	overrun_case(e, IBV_QPT_RC);
-	overrun_case(e, IBV_QPT_UD);
+	unsigned int fit;
+
+	fit = overrun_case(e, IBV_QPT_RC, false, OVERRUN_WRS);
+	overrun_case(e, IBV_QPT_RC, false, fit + 1);
+	fit = overrun_case(e, IBV_QPT_UD, false, OVERRUN_WRS);
+	overrun_case(e, IBV_QPT_UD, false, fit + 1);
+	fit = overrun_case(e, IBV_QPT_UD, true, OVERRUN_WRS);
+	overrun_case(e, IBV_QPT_UD, true, fit + 1);
 }
 
 /* query_qp's two read-queue depths, as an application reads them */
