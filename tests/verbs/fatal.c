@@ -12,8 +12,9 @@
  * What a user checks: a completion event on the CQ's channel and
  * IBV_EVENT_DEVICE_FATAL (port 1) on the async fd; once that event is
  * read, every outstanding work request completes exactly once as flushed,
- * and so does every later post; creates, modifies, queries and arming
- * fail with ENODEV, never hang; destroying everything succeeds.
+ * and so does every later post, and no data moves any more; creates,
+ * modifies, queries and arming fail with ENODEV, never hang; destroying
+ * everything succeeds.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -98,14 +99,24 @@ static void after_death(struct fx_pair *p, struct ibv_cq *ecq)
 		.qp_type = IBV_QPT_RC,
 		.cap = { 4, 4, 1, 1, 0 },
 	};
+	uint8_t a0[64], b0[64];
 	struct ibv_pd *pd;
 
-	SECTION("posts complete as flushed");
+	SECTION("posts complete as flushed, and move no data");
+	/* B still has receives posted and sends waiting for A's: a device
+	 * that kept its queues would deliver into either buffer */
+	fx_fill(p->buf[0], 64, 5);
+	fx_fill(p->buf[1], 64, 6);
+	memcpy(a0, p->buf[0], 64);
+	memcpy(b0, p->buf[1], 64);
 	CHECK_RC(fx_post_send(p, 0, 100, 0, 64, IBV_SEND_SIGNALED, false, 0),
 		 0);
 	expect_flushed(p->scq[0], 100, 1);
 	CHECK_RC(fx_post_recv(p, 0, 101, 0, 64), 0);
 	expect_flushed(p->rcq[0], 101, 1);
+	usleep(200 * 1000);
+	CHECK(!memcmp(p->buf[0], a0, 64));
+	CHECK(!memcmp(p->buf[1], b0, 64));
 
 	SECTION("creates, modifies, queries and arming fail with ENODEV");
 	CHECK_NULL_ERRNO(ibv_create_cq(p->ctx, 4, NULL, NULL, 0), ENODEV);
