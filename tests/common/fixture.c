@@ -390,3 +390,20 @@ long fx_file_lines(const char *path)
 	fclose(f);
 	return n;
 }
+
+long fx_status_kb(const char *field)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t len = strlen(field);
+	char line[256];
+	long kb = -1;
+
+	REQUIRE(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			kb = strtol(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb;
+}

@@ -96,6 +96,8 @@ void fx_fill(uint8_t *b, size_t len, unsigned int seed);
  * of this process, and the lines of a text file (/proc/self/maps). */
 long fx_open_fds(void);
 long fx_file_lines(const char *path);
+/* A kB figure of /proc/self/status ("VmRSS", "VmSize"), or -1 */
+long fx_status_kb(const char *field);
 
 const char *fx_wc_status(enum ibv_wc_status s);
 

@@ -47,25 +47,11 @@ struct soak_thread {
 
 static bool stop_all;
 
-static long rss_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-
-	REQUIRE(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 static void sample(struct soak_res *r)
 {
 	r->fds = fx_open_fds();
 	r->maps = fx_file_lines("/proc/self/maps");
-	r->rss_kb = rss_kb();
+	r->rss_kb = fx_status_kb("VmRSS");
 }
 
 static void *thread_main(void *arg)
