@@ -22,6 +22,10 @@
 #   ./build.sh fuzz [SECONDS]
 #                      deps + libFuzzer build in build-fuzz/ (clang) + each
 #                      fuzz target for SECONDS (default 30) from its corpus
+#   ./build.sh soak [MINUTES]  deps + build + the verbs soak for MINUTES
+#                      (default 10): mixed traffic, resets, create/destroy
+#                      churn, exact accounting, flat fd/mapping/memory
+#                      counts (tests/verbs/soak_main.c; CI runs 1 minute)
 #   ./build.sh matrix DIR  deps + libionic built and tested against every
 #                      rdma-core-<release>.tar.xz in DIR (tests/matrix/)
 #   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
@@ -296,6 +300,20 @@ cmd_bench() {
 	"$ROOT/bench/report.py" "$BUILD" "$@"
 }
 
+# soak [MINUTES]: the verbs-soak program for that long on its own fabric.
+cmd_soak() {
+	local minutes=${1:-10}
+	case $minutes in
+	'' | *[!0-9]*) die "usage: ./build.sh soak [MINUTES]" ;;
+	esac
+	[ "$minutes" -ge 1 ] || die "usage: ./build.sh soak [MINUTES] (at least 1)"
+	cmd_deps
+	cmd_build
+	say "verbs soak for $minutes minute(s)"
+	"$BUILD/sim/ionic-sim" --fabric "soak-$$" -- \
+		"$BUILD/tests/verbs-soak" --seconds $((minutes * 60)) </dev/null
+}
+
 # --- ThreadSanitizer (docs/testing.md §6) -----------------------------------
 
 cmd_tsan() {
@@ -402,6 +420,9 @@ demo) cmd_demo ;;
 bench)
 	shift
 	cmd_bench "$@"
+soak)
+	shift
+	cmd_soak "$@"
 	;;
 tsan) cmd_tsan ;;
 fuzz) cmd_fuzz "${2:-}" ;;

@@ -340,6 +340,7 @@ const struct verbs_context_ops ionic_ctx_ops = {
 	.alloc_parent_domain = ionic_alloc_parent_domain,
 	.alloc_pd = ionic_alloc_pd,
 	.alloc_td = ionic_alloc_td,
+	.async_event = ionic_async_event,
 	.bind_mw = ionic_bind_mw,
 	.create_ah = ionic_create_ah,
 	.create_cq = ionic_create_cq,

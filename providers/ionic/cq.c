@@ -266,12 +266,16 @@ int ionic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	struct ionic_vcq *vcq = to_ionic_vcq(ibcq);
 
 	/*
-	 * Without a completion channel no event can ever be delivered, so
-	 * the request cannot be satisfied: ENOENT ("no channel"), the same
-	 * value upstream uses but positive as every verb must return.
+	 * Without a completion channel no event can ever be delivered:
+	 * nothing to arm, and success, as mlx5 and rxe answer, so portable
+	 * code that arms every CQ works here too (upstream returns -ENOENT;
+	 * docs/upstream-defects.md D10 gives the reasons).
 	 */
 	if (unlikely(!ibcq->channel))
-		return ENOENT;
+		return 0;
+	/* a dead device raises no event: an arm would wait forever */
+	if (unlikely(ionic_ctx_fatal(to_ionic_ctx(ibcq->context))))
+		return ENODEV;
 
 	vcq->arm(vcq, !!solicited_only);
 	return 0;

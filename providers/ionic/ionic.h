@@ -63,6 +63,10 @@ struct ionic_ctx {
 
 	pthread_mutex_t mutex; /* QP table insert/delete */
 	struct ionic_qp_table *qp_table;
+
+	/* IBV_EVENT_DEVICE_FATAL was seen (async.c): nothing will ever
+	 * complete on the device again */
+	bool fatal;
 };
 
 struct ionic_td {
@@ -166,6 +170,15 @@ struct ibv_pd *ionic_import_pd(struct ibv_context *ibctx, uint32_t handle);
 void ionic_unimport_pd(struct ibv_pd *ibpd);
 struct ibv_mr *ionic_import_mr(struct ibv_pd *ibpd, uint32_t handle);
 void ionic_unimport_mr(struct ibv_mr *ibmr);
+
+/* async.c: what the provider does with an asynchronous event libibverbs
+ * hands the application (ibv_get_async_event) */
+void ionic_async_event(struct ibv_context *ibctx, struct ibv_async_event *ev);
+/* IBV_EVENT_DEVICE_FATAL was seen on this context */
+static inline bool ionic_ctx_fatal(struct ionic_ctx *ctx)
+{
+	return __atomic_load_n(&ctx->fatal, __ATOMIC_ACQUIRE);
+}
 
 /* query.c */
 int ionic_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *v);

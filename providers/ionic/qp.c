@@ -273,6 +273,22 @@ static void ionic_qp_fill_cap(const struct ionic_qp *qp, struct ibv_qp_cap *cap)
 	cap->max_inline_data = qp->sq.max_inline;
 }
 
+/*
+ * Zero SGEs ask for "no scatter/gather list": every queue still gets room
+ * for one, as rxe and mlx5 grant, and the kernel, which refuses 0
+ * (docs/kernel-contract.md §9.2), is asked for one.
+ */
+static struct ibv_qp_cap ionic_qp_granted_cap(const struct ibv_qp_cap *req)
+{
+	struct ibv_qp_cap cap = *req;
+
+	if (!cap.max_send_sge)
+		cap.max_send_sge = 1;
+	if (!cap.max_recv_sge)
+		cap.max_recv_sge = 1;
+	return cap;
+}
+
 static int ionic_qp_check_attr(struct ibv_qp_init_attr_ex *attr)
 {
 	uint64_t ops;
@@ -304,12 +320,14 @@ int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
 {
 	struct ionic_qp *qp;
 	struct ionic_pd *pd;
+	struct ibv_qp_cap cap;
 	bool lockfree;
 	int rc;
 
 	rc = ionic_qp_check_attr(attr);
 	if (rc)
 		return rc;
+	cap = ionic_qp_granted_cap(&attr->cap);
 
 	pd = to_ionic_pd(attr->pd);
 	lockfree = pd->td != NULL;
@@ -333,9 +351,9 @@ int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
 	*sq_cmb = ionic_qp_cmb_pref(pd, true);
 	*rq_cmb = ionic_qp_cmb_pref(pd, false);
 
-	rc = ionic_sq_init(ctx, qp, pd, &attr->cap, sq_cmb, lockfree);
+	rc = ionic_sq_init(ctx, qp, pd, &cap, sq_cmb, lockfree);
 	if (!rc)
-		rc = ionic_rq_init(ctx, qp, pd, &attr->cap, rq_cmb, lockfree);
+		rc = ionic_rq_init(ctx, qp, pd, &cap, rq_cmb, lockfree);
 	if (rc) {
 		ionic_qp_free(qp);
 		return rc;
@@ -433,6 +451,7 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 	 * extended command: send only what the kernel needs.
 	 */
 	kattr = *attr;
+	kattr.cap = ionic_qp_granted_cap(&attr->cap);
 	kattr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	kattr.sq_sig_all = qp->sig_all;
 	rc = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, &kattr, &cmd.ibv_cmd,
@@ -499,7 +518,7 @@ struct ibv_qp *ionic_create_qp(struct ibv_pd *ibpd,
  * that really completed report success rather than a flush
  * (docs/upstream-defects.md D21).
  */
-static void ionic_qp_request_flush(struct ionic_qp *qp)
+void ionic_qp_request_flush(struct ionic_qp *qp)
 {
 	ionic_lock(&qp->send_cq->lock);
 	ionic_lock(&qp->sq.lock);
@@ -580,7 +599,7 @@ void ionic_qp_detach(struct ionic_qp *qp)
  * the SQ colour returns to 1 as at creation (upstream keeps it,
  * docs/upstream-defects.md D9).
  */
-static void ionic_qp_reset(struct ionic_qp *qp)
+void ionic_qp_reset(struct ionic_qp *qp)
 {
 	struct ionic_sq *sq = &qp->sq;
 	struct ionic_rq *rq = &qp->rq;
@@ -618,6 +637,10 @@ int ionic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 
 	if (!attr_mask)
 		return 0;
+	/* QP numbers have 24 bits: the kernel passes the field on as it is,
+	 * so refuse rather than let the device see a cut number */
+	if ((attr_mask & IBV_QP_DEST_QPN) && (attr->dest_qp_num & ~0xffffffu))
+		return EINVAL;
 
 	memset(&cmd, 0, sizeof(cmd));
 	rc = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
@@ -629,6 +652,21 @@ int ionic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			ionic_qp_request_flush(qp);
 		else if (attr->qp_state == IBV_QPS_RESET)
 			ionic_qp_reset(qp);
+	}
+	/*
+	 * The firmware keeps only log2 depths of the read queues and the
+	 * kernel's query decodes them into other values than were set
+	 * (2 reads back as 1, 16 as 15; docs/kernel-contract.md §9.5), so
+	 * query_qp reports what the application last set (kept across a RESET,
+	 * as the kernel keeps the depths).
+	 */
+	if (attr_mask & IBV_QP_MAX_QP_RD_ATOMIC) {
+		qp->rd_atomic = attr->max_rd_atomic;
+		qp->rd_atomic_set = true;
+	}
+	if (attr_mask & IBV_QP_MAX_DEST_RD_ATOMIC) {
+		qp->dest_rd_atomic = attr->max_dest_rd_atomic;
+		qp->dest_rd_atomic_set = true;
 	}
 	return 0;
 }
@@ -652,6 +690,10 @@ int ionic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 	ionic_qp_fill_cap(qp, &init_attr->cap);
 	ionic_qp_fill_cap(qp, &attr->cap);
 	init_attr->sq_sig_all = qp->sig_all;
+	if (qp->rd_atomic_set)
+		attr->max_rd_atomic = qp->rd_atomic;
+	if (qp->dest_rd_atomic_set)
+		attr->max_dest_rd_atomic = qp->dest_rd_atomic;
 	return 0;
 }
 

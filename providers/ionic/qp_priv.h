@@ -172,6 +172,9 @@ struct ionic_qp {
 	struct ionic_list cq_flush_sq;
 	struct ionic_list cq_flush_rq;
 	struct ionic_wrx wrx;
+	/* read-queue depths as modify_qp set them, for query_qp */
+	uint8_t rd_atomic, dest_rd_atomic;
+	bool rd_atomic_set, dest_rd_atomic_set;
 };
 
 static inline struct ionic_qp *to_ionic_qp(struct ibv_qp *ibqp)
@@ -209,6 +212,16 @@ int ionic_qp_bind(struct ionic_qp *qp, uint32_t qpid, uint8_t udma,
  */
 int ionic_qp_attach(struct ionic_qp *qp);
 void ionic_qp_detach(struct ionic_qp *qp);
+
+/*
+ * Both queues flush in software from the next poll of their CQs on, after
+ * that poll has reaped the CQEs already written (modify to ERR, a dead
+ * device).  Takes the CQ and queue locks.
+ */
+void ionic_qp_request_flush(struct ionic_qp *qp);
+/* What modify to RESET does once the kernel accepted it: indexes, MSN and
+ * SQ colour as at creation, pending CQEs and credits dropped. */
+void ionic_qp_reset(struct ionic_qp *qp);
 
 /* ---- wqe.c: WQE preparation, usable without a device ---------------- */
 

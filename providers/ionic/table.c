@@ -94,3 +94,20 @@ void ionic_qp_table_remove(struct ionic_qp_table *t, uint32_t qpn)
 		atomic_store_explicit(&leaf->qp[ionic_qpn_leaf(qpn)], NULL,
 				      memory_order_release);
 }
+
+void ionic_qp_table_foreach(struct ionic_qp_table *t,
+			    void (*fn)(struct ionic_qp *qp))
+{
+	for (unsigned int r = 0; r < IONIC_ROOT_SLOTS; r++) {
+		struct ionic_qp_leaf *leaf =
+			atomic_load_explicit(&t->leaf[r], memory_order_acquire);
+
+		for (unsigned int l = 0; leaf && l < IONIC_LEAF_SLOTS; l++) {
+			struct ionic_qp *qp = atomic_load_explicit(
+				&leaf->qp[l], memory_order_acquire);
+
+			if (qp)
+				fn(qp);
+		}
+	}
+}

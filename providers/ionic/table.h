@@ -59,6 +59,9 @@ int ionic_qp_table_reserve(struct ionic_qp_table *t, uint32_t qpn);
 int ionic_qp_table_insert(struct ionic_qp_table *t, uint32_t qpn,
 			  struct ionic_qp *qp);
 void ionic_qp_table_remove(struct ionic_qp_table *t, uint32_t qpn);
+/* Call fn for every QP in the table (under the context mutex). */
+void ionic_qp_table_foreach(struct ionic_qp_table *t,
+			    void (*fn)(struct ionic_qp *qp));
 
 static inline struct ionic_qp *
 ionic_qp_table_lookup(const struct ionic_qp_table *t, uint32_t qpn)

@@ -131,6 +131,13 @@ static const struct field fields[] = {
 	    "fault: the NIC stops answering after this many frames received"),
 	FLD(fault_seed, F_U32, 0, UINT32_MAX,
 	    "fault decisions' seed (0: the launcher picks and prints one)"),
+	FLD(fatal_after_ms, F_U32, 0, UINT32_MAX,
+	    "device fails N ms after its start (0: never)"),
+	FLD(fatal_trigger, F_BOOL, 0, 1,
+	    "device fails when the trigger file appears"),
+	FLD(fatal_reset, F_BOOL, 0, 1,
+	    "a failure is a reset (new contexts work)"),
+	FLD(cmb_map_fail, F_BOOL, 0, 1, "mmap of a CMB window fails (EAGAIN)"),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))

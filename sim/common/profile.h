@@ -66,10 +66,23 @@ struct isim_profile {
 		link_down_ms; /* frames sent; 0 ms: for good */
 	uint32_t mute_after; /* frames received before it stops answering */
 	uint32_t fault_seed; /* 0: the launcher picks one */
+	/* firmware failure (docs/device-contract.md §9.1): after this many ms
+	 * of the device's life (0 = never), or when the trigger file
+	 * <run directory>/ISIM_FATAL_FILE appears (watched if fatal_trigger);
+	 * a reset brings the device back for contexts opened afterwards */
+	uint32_t fatal_after_ms;
+	bool fatal_trigger;
+	bool fatal_reset;
+	/* fault injection: mmap of a CMB window fails (EAGAIN) */
+	bool cmb_map_fail;
 };
 
 /* Does the profile ask for any fault? */
 bool isim_profile_faults(const struct isim_profile *p);
+
+/* The trigger file, in the launcher's run directory ($IONIC_SIM_RUNDIR):
+ * ionic-sim creates it on SIGUSR1. */
+#define ISIM_FATAL_FILE "device-fatal"
 
 /* Pollara-class defaults, as far as the reference knows. */
 void isim_profile_defaults(struct isim_profile *p);

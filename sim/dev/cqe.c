@@ -22,6 +22,7 @@
 
 #include "../common/trace.h"
 #include "cqe.h"
+#include "qp.h"
 
 void idev_cq_reset(struct idev_cq *cq)
 {
@@ -79,19 +80,21 @@ int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 	struct ionic_cqe *slot;
 	uint32_t qtf;
 
-	if (!cq->ring || cq->overflowed)
+	if (!cq->ring)
 		return -ENOSPC;
 	if (idev_cq_outstanding(cq) >= cq->mask) {
-		/* A correct host can't get here (credits + 100-slot grace);
-		 * CQ_ERR is what the firmware has for it
+		/* A correct host can't get here (credits + 100-slot grace):
+		 * the CQE is dropped, CQ_ERR raised once per overrun (what
+		 * the firmware has for it), and the caller's QP goes to ERR
 		 * (docs/device-contract.md §8.1). */
-		cq->overflowed = true;
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_CQE,
 				   "cq %u OVERFLOW prod %u host_cons %u",
 				   cq->cqid, cq->prod, cq->host_cons);
-		idev_raise(cq->dev, IDEV_ASYNC_EQ, IDEV_EQE_TYPE_CQ,
-			   IDEV_EQE_CQ_ERR, cq->cqid);
+		if (!cq->overflowed)
+			idev_raise(cq->dev, IDEV_ASYNC_EQ, IDEV_EQE_TYPE_CQ,
+				   IDEV_EQE_CQ_ERR, cq->cqid);
+		cq->overflowed = true;
 		return -ENOSPC;
 	}
 
@@ -130,6 +133,12 @@ void idev_cq_doorbell(struct idev_cq *cq, unsigned int ring, uint16_t index)
 		cq->host_cons = index & cq->mask;
 		if (cq->sol_pending && !cq_sol_unread(cq))
 			cq->sol_pending = false;
+		/* the overrun is over once there is room again: the QPs it
+		 * sent to ERR get their flush indicators in */
+		if (cq->overflowed && idev_cq_outstanding(cq) < cq->mask) {
+			cq->overflowed = false;
+			idev_cq_room(cq);
+		}
 		break;
 	case 1:
 		if (index == cq->arm_any_idx)
@@ -218,6 +227,8 @@ int idev_cq_create(struct idev *dev, const struct idev_cq_create *c)
 {
 	struct idev_cq *cq;
 
+	if (dev->dead)
+		return -ENODEV; /* the firmware is gone (fatal.c) */
 	/* CQEs are 32 bytes; a smaller stride can't hold them. */
 	if (c->ring.stride_log2 < 5 || !c->ring.addr)
 		return -EINVAL;

@@ -32,7 +32,7 @@ struct idev_cq {
 	uint16_t arm_sol_idx; /* last ring-2 index seen */
 	bool armed_any;
 	bool armed_sol;
-	bool overflowed; /* CQ error raised; no more CQEs written */
+	bool overflowed; /* overran: CQ_ERR raised, until there is room */
 	bool sol_pending; /* a solicited CQE lies past host_cons */
 	uint32_t sol_slot; /* slot of the newest solicited CQE */
 };
@@ -45,8 +45,10 @@ struct idev_cq {
  * solicited-only arm.
  *
  * Returns 0, or -ENOSPC when the CQ has no credit left (the host's last
- * reported consumer index would be overrun): the CQE is not written, the
- * CQ enters its error state (one CQ_ERR event) and stays there.
+ * reported consumer index would be overrun): the CQE is not written and
+ * the CQ raises CQ_ERR (once until the host makes room again, when
+ * idev_cq_room() lets the QPs that lost CQEs write their flush
+ * indicators).
  */
 int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 		  bool solicited);

@@ -15,6 +15,7 @@
  *   resp.c      responder: request packets -> memory, RQ WQEs, RECV CQEs
  *   mem.c/mw.c  keys -> host memory; window bind and invalidation
  *   engine.c    the device thread: epoll, timers, dispatch
+ *   fatal.c     a firmware failure or reset: everything lost at once
  */
 #ifndef IDEV_DEV_H
 #define IDEV_DEV_H
@@ -62,6 +63,9 @@ struct idev {
 	struct idev_engine *engine; /* NULL until idev_start() */
 	bool link_up; /* as last reported to the host */
 	uint32_t nlive_qps, nlive_cqs, nlive_mrs, nlive_ahs;
+	uint64_t started_ns; /* idev_start(): fatal_after_ms counts from it */
+	bool failed; /* the firmware failed (fatal.c): once per device */
+	bool dead; /* ... and stayed dead: every create is refused */
 };
 
 static inline struct idev_qp *idev_qp_lookup(const struct idev *dev,
@@ -100,6 +104,14 @@ uint64_t idev_now_ns(void);
 
 /* Apply up to 'max' captured doorbells; *more says the batch was full. */
 int idev_doorbells_pop(struct idev *dev, int max, bool *more);
+
+/* ---- fatal.c ---- */
+/* Free every QP, CQ, key and AH (firmware failure, device destroy). */
+void idev_tables_clear(struct idev *dev);
+/* The engine's check of the failure triggers: fails the device when one
+ * fired; returns the ms until the next check, or -1 for none. */
+#define IDEV_FATAL_POLL_MS 10
+int idev_fatal_poll(struct idev *dev);
 
 /* ---- engine.c ---- */
 int idev_engine_start(struct idev *dev);

@@ -115,26 +115,20 @@ int idev_create(const struct idev_config *cfg, struct idev **out)
 
 int idev_start(struct idev *dev)
 {
-	return dev->engine ? 0 : idev_engine_start(dev);
+	if (dev->engine)
+		return 0;
+	dev->started_ns = idev_now_ns();
+	return idev_engine_start(dev);
 }
 
 void idev_destroy(struct idev *dev)
 {
-	uint32_t i;
-
 	if (!dev)
 		return;
 	idev_engine_stop(dev);
 	/* QPs never destroyed (process exit): close their endpoints so
 	 * nothing is left behind. */
-	while (dev->qp_list)
-		idev_qp_free(dev->qp_list);
-	for (i = 0; dev->cqs && i < dev->ncqs; i++)
-		free(dev->cqs[i]);
-	for (i = 0; dev->mrs && i < dev->prof->nmrs; i++)
-		free(dev->mrs[i]);
-	for (i = 0; dev->ahs && i < dev->prof->nahs; i++)
-		free(dev->ahs[i]);
+	idev_tables_clear(dev);
 	free(dev->qps);
 	free(dev->cqs);
 	free(dev->mrs);

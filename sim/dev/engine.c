@@ -197,6 +197,8 @@ static void engine_link(struct idev *dev)
 /* Run expired timers and busy backlogs; return the epoll timeout (ms). */
 static int engine_timers(struct idev_engine *eng)
 {
+	/* first: a failure frees the QPs the loops below walk */
+	int fatal_ms = idev_fatal_poll(eng->dev);
 	uint64_t now = idev_now_ns(), next = 0, due;
 	struct idev_qp *d;
 	int64_t ms;
@@ -235,12 +237,14 @@ static int engine_timers(struct idev_engine *eng)
 			next = due;
 	}
 	if (!next)
-		return -1;
+		return fatal_ms;
 	now = idev_now_ns();
 	if (next <= now)
 		return 0;
 	ms = (int64_t)((next - now + 999999) / 1000000);
-	return ms > 60000 ? 60000 : (int)ms;
+	if (ms > 60000)
+		ms = 60000;
+	return fatal_ms >= 0 && fatal_ms < ms ? fatal_ms : (int)ms;
 }
 
 static void *engine_main(void *arg)
@@ -248,7 +252,7 @@ static void *engine_main(void *arg)
 	struct idev_engine *eng = arg;
 	struct epoll_event evs[ENGINE_MAX_EVENTS];
 	uint64_t cnt;
-	int timeout = -1, n, i;
+	int timeout = 0, n, i; /* 0: compute the first timeout at once */
 
 	for (;;) {
 		n = epoll_wait(eng->epfd, evs, ENGINE_MAX_EVENTS, timeout);

@@ -52,17 +52,22 @@ struct ifab_transport;
 enum idev_eqe_type {
 	IDEV_EQE_TYPE_CQ = 0,
 	IDEV_EQE_TYPE_QP = 1,
+	/* ionic-sim only: the firmware failed (the real driver learns it
+	 * from the eth driver's reset notice, not from an EQ) */
+	IDEV_EQE_TYPE_DEV = 7,
 };
 
 enum idev_eqe_code {
 	IDEV_EQE_CQ_NOTIFY = 0, /* an armed CQ got a qualifying CQE */
-	IDEV_EQE_CQ_ERR = 8, /* CQ overrun: no more CQEs are written */
+	IDEV_EQE_CQ_ERR = 8, /* CQ overrun: a CQE was dropped */
 	IDEV_EQE_QP_SQ_DRAIN = 1, /* SQD: nothing fetched is outstanding */
 	IDEV_EQE_QP_COMM_EST = 2,
 	IDEV_EQE_QP_LAST_WQE = 3,
 	IDEV_EQE_QP_ERR = 8,
 	IDEV_EQE_QP_ERR_REQUEST = 9, /* invalid request from the peer */
 	IDEV_EQE_QP_ERR_ACCESS = 10, /* remote access violation */
+	IDEV_EQE_DEV_FATAL = 0, /* dead: every object lost, creates refused */
+	IDEV_EQE_DEV_RESET = 1, /* reset: every object lost, new ones work */
 };
 
 /* EQs 0 and 1 carry the async events (QP and CQ errors, SQ drained);
@@ -122,6 +127,9 @@ struct idev_config {
 	/* The oscillator of the device clock in ns; NULL: CLOCK_MONOTONIC.
 	 * (Tests freeze it.) */
 	uint64_t (*clock_ns)(void);
+	/* The firmware fails when this file exists (profile fatal_trigger);
+	 * NULL: no trigger file.  Kept by the caller. */
+	const char *fatal_file;
 };
 
 int idev_create(const struct idev_config *cfg, struct idev **out);
@@ -138,6 +146,13 @@ void idev_destroy(struct idev *dev);
  * address on the fabric.  The parent's device is unaffected; the child's
  * copy of it is dead and leaked. */
 void idev_atfork_child(struct idev *dev);
+
+/* The firmware fails now (what the profile's triggers do, sim/dev/fatal.c):
+ * every QP, CQ, key and AH is freed, one DEV event (FATAL, or RESET with
+ * the profile's fatal_reset) goes to the host.  Once per device.  A dead
+ * device refuses creates with -ENODEV. */
+void idev_fail(struct idev *dev);
+bool idev_dead(const struct idev *dev);
 
 /* ---- the device clock ---------------------------------------------------- */
 

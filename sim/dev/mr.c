@@ -46,6 +46,8 @@ int idev_mr_create(struct idev *dev, const struct idev_mr_create *c)
 	uint32_t idx = c->key >> 8;
 	struct idev_mr *mr;
 
+	if (dev->dead)
+		return -ENODEV; /* the firmware is gone (fatal.c) */
 	if (!idx || idx >= dev->prof->nmrs || dev->mrs[idx])
 		return -EINVAL;
 	mr = calloc(1, sizeof(*mr));
@@ -96,6 +98,8 @@ int idev_ah_create(struct idev *dev, const struct idev_ah_create *c)
 {
 	struct idev_ah *ah;
 
+	if (dev->dead)
+		return -ENODEV; /* the firmware is gone (fatal.c) */
 	if (c->ahid >= dev->prof->nahs || dev->ahs[c->ahid])
 		return -EINVAL;
 	ah = calloc(1, sizeof(*ah));

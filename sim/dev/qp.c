@@ -4,6 +4,7 @@
  * and ERR do to the device's QP, and small helpers the requester and
  * responder share.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,41 +82,76 @@ void idev_qp_xmit(struct idev_qp *d, struct ifab_pkt *pkt)
 					      "");
 }
 
-void idev_qp_cqe(struct idev_qp *d, bool send, const struct ionic_cqe *cqe,
-		 bool solicited)
+int idev_qp_cqe(struct idev_qp *d, bool send, const struct ionic_cqe *cqe,
+		bool solicited)
 {
 	struct idev_cq *cq =
 		idev_cq_lookup(d->dev, send ? d->sq_cqid : d->rq_cqid);
+	int rc;
 
-	if (cq && idev_cqe_post(cq, cqe, solicited) == 0)
+	if (!cq)
+		return -EINVAL;
+	rc = idev_cqe_post(cq, cqe, solicited);
+	if (!rc) {
 		d->cnt.cqes++;
+		/* an error or flush CQE puts the host's queue into flush */
+		if (be32toh(cqe->qid_type_flags) & IONIC_CQE_ERROR) {
+			if (send)
+				d->sq_errored = true;
+			else
+				d->rq_errored = true;
+		}
+		return 0;
+	}
+	/*
+	 * The CQ overran: this completion is lost, and its work request
+	 * would never complete.  The QP goes to ERR with QP_FATAL and owes
+	 * the queue a flush indicator, written once the host has made room
+	 * (idev_cq_room), so every outstanding WQE completes as flushed
+	 * (docs/device-contract.md §8.1).
+	 */
+	if (send)
+		d->sq_lost = true;
+	else
+		d->rq_lost = true;
+	idev_qp_error(d, IDEV_EQE_QP_ERR);
+	return rc;
 }
 
 /* Work the host still expects a completion for. */
 static bool sq_has_work(const struct idev_qp *d)
 {
-	return d->swqe && d->req.una != d->sq.db_prod;
+	return d->sq_lost || (d->swqe && d->req.una != d->sq.db_prod);
 }
 
 static bool rq_has_work(const struct idev_qp *d)
 {
-	return d->resp.copy && d->rq.cons != d->rq.db_prod;
+	return d->rq_lost || (d->resp.copy && d->rq.cons != d->rq.db_prod);
 }
 
 void idev_qp_flush_indicators(struct idev_qp *d)
 {
 	struct ionic_cqe cqe;
 
+	/* idev_qp_cqe marks the queue errored once one is written */
 	if (!d->sq_errored && sq_has_work(d)) {
 		idev_cqe_flush(&cqe, d->qpn, true);
 		idev_qp_cqe(d, true, &cqe, true);
-		d->sq_errored = true;
 	}
 	if (!d->rq_errored && rq_has_work(d)) {
 		idev_cqe_flush(&cqe, d->qpn, false);
 		idev_qp_cqe(d, false, &cqe, true);
-		d->rq_errored = true;
 	}
+}
+
+void idev_cq_room(struct idev_cq *cq)
+{
+	struct idev_qp *d;
+
+	for (d = cq->dev->qp_list; d; d = d->next)
+		if (d->state == IBV_QPS_ERR &&
+		    (d->sq_cqid == cq->cqid || d->rq_cqid == cq->cqid))
+			idev_qp_flush_indicators(d);
 }
 
 void idev_qp_check_drained(struct idev_qp *d)
@@ -165,6 +201,7 @@ static void qp_reset(struct idev_qp *d)
 	idev_req_reset(d);
 	idev_resp_reset(d);
 	d->sq_errored = d->rq_errored = false;
+	d->sq_lost = d->rq_lost = false;
 }
 
 /* ---- admin CREATE_QP / DESTROY_QP ---------------------------------------- */
@@ -215,6 +252,8 @@ int idev_qp_create(struct idev *dev, const struct idev_qp_create *c)
 	uint32_t slots;
 	int rc;
 
+	if (dev->dead)
+		return -ENODEV; /* the firmware is gone (fatal.c) */
 	if (c->qpn >= dev->nqps || dev->qps[c->qpn])
 		return -EINVAL;
 	d = calloc(1, sizeof(*d));

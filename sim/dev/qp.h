@@ -123,6 +123,7 @@ struct idev_qp {
 	struct idev_req req;
 	struct idev_resp resp;
 	bool sq_errored, rq_errored; /* error or flush CQE given since RESET */
+	bool sq_lost, rq_lost; /* a CQE of the queue was lost (CQ overrun) */
 	bool drain_reported; /* SQD: SQ_DRAINED raised for this drain */
 	struct idev_counters cnt;
 };
@@ -157,9 +158,14 @@ void idev_qp_error(struct idev_qp *d, enum idev_eqe_code code);
 void idev_qp_flush_indicators(struct idev_qp *d);
 /* SQD: once nothing fetched is outstanding, report the drain (once). */
 void idev_qp_check_drained(struct idev_qp *d);
-/* Post a CQE for this QP into its send or receive hardware CQ. */
-void idev_qp_cqe(struct idev_qp *d, bool send, const struct ionic_cqe *cqe,
-		 bool solicited);
+/* Post a CQE for this QP into its send or receive hardware CQ.  0, or
+ * -ENOSPC when the CQ overran: the CQE is lost and the QP went to ERR
+ * (QP_FATAL), owing the queue a flush indicator. */
+int idev_qp_cqe(struct idev_qp *d, bool send, const struct ionic_cqe *cqe,
+		bool solicited);
+/* The host made room in an overrun CQ: QPs in ERR that owe it a flush
+ * indicator write it now. */
+void idev_cq_room(struct idev_cq *cq);
 /* Queue-pair states in which the device processes traffic. */
 static inline bool idev_qp_can_recv(const struct idev_qp *qp)
 {

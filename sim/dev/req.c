@@ -141,7 +141,6 @@ void idev_req_fail(struct idev_qp *d, uint16_t slot, enum ionic_status st)
 	else
 		idev_cqe_npg(&cqe, d->qpn, s->w.wqe_idx, st);
 	idev_qp_cqe(d, true, &cqe, true);
-	d->sq_errored = true;
 	idev_qp_error(d, 0);
 }
 
@@ -551,7 +550,6 @@ static void req_run_ud(struct idev_qp *d)
 		idev_qp_cqe(d, true, &cqe, st != IONIC_STS_OK);
 		d->req.una = d->sq.cons;
 		if (st) {
-			d->sq_errored = true;
 			idev_qp_error(d, 0);
 			return;
 		}

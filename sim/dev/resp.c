@@ -72,7 +72,6 @@ static void resp_fail_wqe(struct idev_qp *d, enum ionic_status st)
 
 	idev_cqe_recv_err(&cqe, d->qpn, d->resp.w.wqe_idx, st);
 	resp_complete(d, &cqe, true);
-	d->rq_errored = true;
 }
 
 /* ---- RC ------------------------------------------------------------------ */

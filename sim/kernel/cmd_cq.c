@@ -49,6 +49,8 @@ void ik_cq_free(struct ik_file *f, struct ik_cq *cq)
 		ik_ida_free(&nic->cq_ida[i], ik_udma_idx(nic, hw->cqid));
 		hw->present = false;
 	}
+	if (cq->channel)
+		ik_channel_put(f, cq->channel);
 	ik_handle_del(f, &cq->uobj);
 	free(cq);
 }
@@ -104,7 +106,7 @@ static int cq_create(struct ik_cmd *c, uint64_t user_handle, uint32_t cqe,
 		return -EINVAL;
 	if (cqe < 1 || cqe > IK_MAX_CQE)
 		return -EINVAL;
-	rc = ik_admin_ok(nic, IK_ADMIN_CREATE_CQ);
+	rc = ik_admin_ok(c->f, IK_ADMIN_CREATE_CQ);
 	if (rc)
 		return rc;
 	for (int i = 0; i < 2; i++) {
@@ -125,6 +127,8 @@ static int cq_create(struct ik_cmd *c, uint64_t user_handle, uint32_t cqe,
 		return -ENOMEM;
 	cq->uobj.user_handle = user_handle;
 	cq->channel = ch;
+	if (ch)
+		ik_channel_get(ch);
 	cq->cqe = cqe;
 	cq->comp_vector = comp_vector;
 	cq->udma_mask = mask;
@@ -212,7 +216,7 @@ int ik_cmd_destroy_cq(struct ik_cmd *c)
 		return -EINVAL;
 	if (cq->usecnt)
 		return -EBUSY; /* QPs still complete into it */
-	rc = ik_admin_ok(c->nic, IK_ADMIN_DESTROY_CQ);
+	rc = ik_admin_ok(c->f, IK_ADMIN_DESTROY_CQ);
 	if (rc)
 		return rc;
 	/* stop the device first so no event follows the count */

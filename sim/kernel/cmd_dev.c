@@ -235,20 +235,27 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 	int rc;
 
 	q = calloc(1, sizeof(*q));
-	t = realloc(f->channels, (f->nchannels + 1) * sizeof(*t));
-	if (!q || !t) {
-		free(q);
-		if (t)
-			f->channels = t;
+	if (!q)
 		return -ENOMEM;
-	}
-	f->channels = t;
 	rc = ik_evq_create(q);
 	if (rc) {
 		free(q);
 		return rc;
 	}
-	f->channels[f->nchannels++] = q;
+	pthread_mutex_lock(&f->nic->chan_lock);
+	t = realloc(f->channels, (f->nchannels + 1) * sizeof(*t));
+	if (t) {
+		f->channels = t;
+		f->channels[f->nchannels++] = q;
+		__atomic_add_fetch(&f->nic->nchannels, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&f->nic->chan_lock);
+	if (!t) {
+		ik_evq_close(q);
+		close(q->rd);
+		free(q);
+		return -ENOMEM;
+	}
 	r->fd = (uint32_t)q->rd;
 	KNOTE(c, "fd=%d", q->rd);
 	return 0;

@@ -168,7 +168,7 @@ static int mr_destroy(struct ik_cmd *c, uint32_t handle, enum ik_uobj_type type)
 		KNOTE(c, "mw_handle=%u rkey=0x%x", mr->uobj.handle,
 		      idev_mr_key(c->nic->dev, mr->index));
 	} else {
-		rc = ik_admin_ok(c->nic, IK_ADMIN_DESTROY_MR);
+		rc = ik_admin_ok(c->f, IK_ADMIN_DESTROY_MR);
 		if (rc)
 			return rc;
 		KNOTE(c, "mr_handle=%u key=0x%x", mr->uobj.handle, mr->key);
@@ -197,7 +197,6 @@ int ik_cmd_reg_mr(struct ik_cmd *c)
 {
 	const struct ib_uverbs_reg_mr *cmd = c->req;
 	struct ib_uverbs_reg_mr_resp *r = c->resp;
-	struct ik_nic *nic = c->nic;
 	struct ik_pd *pd;
 	struct ik_mr *mr;
 	int rc;
@@ -214,7 +213,7 @@ int ik_cmd_reg_mr(struct ik_cmd *c)
 	rc = ik_udata_empty(c);
 	if (rc)
 		return rc;
-	rc = ik_admin_ok(nic, IK_ADMIN_CREATE_MR);
+	rc = ik_admin_ok(c->f, IK_ADMIN_CREATE_MR);
 	if (rc)
 		return rc;
 	/* ib_umem_get: no pages, or pages that cannot be pinned */
@@ -264,7 +263,7 @@ int ik_cmd_alloc_mw(struct ik_cmd *c)
 	rc = ik_udata_empty(c);
 	if (rc)
 		return rc;
-	rc = ik_admin_ok(c->nic, IK_ADMIN_CREATE_MR);
+	rc = ik_admin_ok(c->f, IK_ADMIN_CREATE_MR);
 	if (rc)
 		return rc;
 	mw = calloc(1, sizeof(*mw));
@@ -383,7 +382,7 @@ int ik_cmd_create_ah(struct ik_cmd *c)
 	rc = ik_udata_empty(c); /* ib_is_udata_in_empty */
 	if (rc)
 		return rc;
-	rc = ik_admin_ok(c->nic, IK_ADMIN_CREATE_AH);
+	rc = ik_admin_ok(c->f, IK_ADMIN_CREATE_AH);
 	if (rc)
 		return rc;
 	ah = calloc(1, sizeof(*ah));

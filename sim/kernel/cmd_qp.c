@@ -209,7 +209,7 @@ static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 	rc = ik_udata_in(c, &req, sizeof(req));
 	if (rc)
 		return rc;
-	rc = ik_admin_ok(nic, IK_ADMIN_CREATE_QP);
+	rc = ik_admin_ok(c->f, IK_ADMIN_CREATE_QP);
 	if (rc)
 		return rc;
 	mask = ik_udma_all(nic) & scq->udma_mask & rcq->udma_mask;
@@ -376,7 +376,7 @@ int ik_cmd_query_qp(struct ik_cmd *c)
 	qp = ik_handle_get(c->f, cmd->qp_handle, IK_UOBJ_QP);
 	if (!qp)
 		return -EINVAL;
-	rc = ik_admin_ok(c->nic, IK_ADMIN_QUERY_QP);
+	rc = ik_admin_ok(c->f, IK_ADMIN_QUERY_QP);
 	if (rc)
 		return rc;
 	/* admin QUERY_QP: the state is the device's */
@@ -433,7 +433,7 @@ int ik_cmd_destroy_qp(struct ik_cmd *c)
 	qp = ik_handle_get(c->f, cmd->qp_handle, IK_UOBJ_QP);
 	if (!qp)
 		return -EINVAL;
-	rc = ik_admin_ok(c->nic, IK_ADMIN_DESTROY_QP);
+	rc = ik_admin_ok(c->f, IK_ADMIN_DESTROY_QP);
 	if (rc)
 		return rc;
 	/* admin DESTROY_QP first: no event can follow the count */

@@ -18,6 +18,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -177,6 +178,33 @@ void ik_post_comp_event(struct ik_cq *cq)
 
 /* ---- the device's events ------------------------------------------------- */
 
+/*
+ * The firmware failed (docs/kernel-contract.md §13), as ionic_kill_ibdev
+ * handles it: the admin queue is KILLED for every open context, every CQ
+ * gets a completion event (so a program asleep on a channel wakes up and
+ * polls), and each context gets IBV_EVENT_DEVICE_FATAL for port 1.  A
+ * dead device stays so for contexts opened later; after a reset those
+ * work.
+ */
+static void nic_killed(struct ik_nic *nic, bool reset)
+{
+	nic->dead = !reset;
+	for (struct ik_file *f = nic->files; f; f = f->next) {
+		uint32_t counted = 0;
+
+		if (f->dead || f->killed)
+			continue;
+		f->killed = true;
+		for (uint32_t h = 0; h < f->nhandles; h++) {
+			struct ik_uobj *u = f->handles[h];
+
+			if (u && u->type == IK_UOBJ_CQ)
+				ik_post_comp_event((struct ik_cq *)u);
+		}
+		post_async(f, 1, IBV_EVENT_DEVICE_FATAL, &counted);
+	}
+}
+
 /* One EQE from the device (docs/kernel-contract.md §13): what the driver's
  * event handlers do with it.  Unknown codes and ids are dropped, as there. */
 static void dev_event(void *host, const struct idev_eqe *e)
@@ -185,6 +213,10 @@ static void dev_event(void *host, const struct idev_eqe *e)
 	struct ik_qp *qp;
 	struct ik_cq *cq;
 
+	if (e->type == IDEV_EQE_TYPE_DEV) {
+		nic_killed(nic, e->code == IDEV_EQE_DEV_RESET);
+		return;
+	}
 	if (e->type == IDEV_EQE_TYPE_CQ) {
 		cq = e->qid < nic->cqid_limit ? nic->cqs[e->qid] : NULL;
 		if (!cq)
@@ -257,6 +289,12 @@ int ik_nic_dev_create(struct ik_nic *nic)
 						    IK_PAGE_SIZE :
 					    0,
 	};
+	const char *rundir = getenv(ISIM_ENV_RUNDIR);
 
+	/* the launcher's run directory holds the trigger file */
+	if (nic->prof.fatal_trigger && rundir &&
+	    asprintf(&nic->fatal_file, "%s/%s", rundir, ISIM_FATAL_FILE) < 0)
+		return -ENOMEM;
+	cfg.fatal_file = nic->fatal_file;
 	return idev_create(&cfg, &nic->dev);
 }

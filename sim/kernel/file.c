@@ -30,8 +30,12 @@ int ik_file_open(unsigned int devidx, struct ik_file **out)
 	f->nic = ik_nic;
 	f->async_q.rd = f->async_q.wr = f->async_q.peek = -1;
 	pthread_mutex_lock(&f->nic->lock);
+	/* a dead firmware's admin queue stays KILLED */
+	f->killed = f->nic->dead;
+	pthread_mutex_lock(&f->nic->chan_lock);
 	f->next = f->nic->files;
 	f->nic->files = f;
+	pthread_mutex_unlock(&f->nic->chan_lock);
 	pthread_mutex_unlock(&f->nic->lock);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_FD, "uverbs%u open file=%p", devidx,
@@ -82,22 +86,102 @@ void *ik_handle_get(struct ik_file *f, uint32_t handle, enum ik_uobj_type type)
 	return u && u->type == type ? u : NULL;
 }
 
+static struct ik_event_queue *channel_find(struct ik_file *f, int fd,
+					   unsigned long ino)
+{
+	/* the fd number alone could have been closed and reused: match the
+	 * socket itself */
+	for (unsigned int i = 0; i < f->nchannels; i++)
+		if (f->channels[i]->rd == fd && f->channels[i]->ino == ino)
+			return f->channels[i];
+	for (unsigned int i = 0; i < f->nchannels; i++)
+		if (f->channels[i]->ino == ino)
+			return f->channels[i];
+	return NULL;
+}
+
 struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd)
 {
+	struct ik_event_queue *q;
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return NULL;
-	/* the fd number alone could have been closed and reused: match the
-	 * socket itself */
-	for (unsigned int i = 0; i < f->nchannels; i++)
-		if (f->channels[i]->rd == fd &&
-		    f->channels[i]->ino == (unsigned long)st.st_ino)
-			return f->channels[i];
-	for (unsigned int i = 0; i < f->nchannels; i++)
-		if (f->channels[i]->ino == (unsigned long)st.st_ino)
-			return f->channels[i];
-	return NULL;
+	pthread_mutex_lock(&f->nic->chan_lock);
+	q = channel_find(f, fd, (unsigned long)st.st_ino);
+	pthread_mutex_unlock(&f->nic->chan_lock);
+	return q;
+}
+
+/* Take channel 'q' out of its file (caller holds chan_lock); its model
+ * ends are then closed by the caller, outside chan_lock. */
+static void channel_unlink(struct ik_file *f, struct ik_event_queue *q)
+{
+	for (unsigned int i = 0; i < f->nchannels; i++) {
+		if (f->channels[i] != q)
+			continue;
+		f->channels[i] = f->channels[--f->nchannels];
+		__atomic_sub_fetch(&f->nic->nchannels, 1, __ATOMIC_RELAXED);
+		return;
+	}
+}
+
+void ik_channel_get(struct ik_event_queue *q)
+{
+	__atomic_add_fetch(&q->users, 1, __ATOMIC_RELAXED);
+}
+
+void ik_channel_put(struct ik_file *f, struct ik_event_queue *q)
+{
+	bool gone;
+
+	pthread_mutex_lock(&f->nic->chan_lock);
+	gone = !__atomic_sub_fetch(&q->users, 1, __ATOMIC_RELAXED) && q->closed;
+	if (gone)
+		channel_unlink(f, q);
+	pthread_mutex_unlock(&f->nic->chan_lock);
+	if (gone) {
+		ik_evq_close(q);
+		free(q);
+	}
+}
+
+/*
+ * The application closes a completion channel's fd
+ * (ibv_destroy_comp_channel): the kernel releases the event file once no
+ * CQ holds it, and so the model's ends of the socket pair go too.
+ * Without this every channel a context ever made would keep two fds
+ * until the context is closed.  Only chan_lock is taken: the model's own
+ * close() calls come here with its lock held.
+ */
+void ik_fd_closing(int fd)
+{
+	struct ik_nic *nic = __atomic_load_n(&ik_nic, __ATOMIC_ACQUIRE);
+	struct ik_event_queue *q = NULL;
+	struct stat st;
+
+	if (!nic || fd < 0 ||
+	    !__atomic_load_n(&nic->nchannels, __ATOMIC_RELAXED))
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return;
+	pthread_mutex_lock(&nic->chan_lock);
+	for (struct ik_file *f = nic->files; f && !q; f = f->next) {
+		if (f->dead)
+			continue;
+		q = channel_find(f, fd, (unsigned long)st.st_ino);
+		if (!q || q->rd != fd)
+			q = NULL;
+		else if (__atomic_load_n(&q->users, __ATOMIC_RELAXED))
+			q->closed = true, q = NULL; /* the last CQ frees it */
+		else
+			channel_unlink(f, q);
+	}
+	pthread_mutex_unlock(&nic->chan_lock);
+	if (q) {
+		ik_evq_close(q);
+		free(q);
+	}
 }
 
 /* Destroy every object of 'type' the file still owns. */
@@ -131,14 +215,26 @@ static void release_type(struct ik_file *f, enum ik_uobj_type type)
 
 static void close_queues(struct ik_file *f)
 {
+	struct ik_event_queue **ch;
+	unsigned int n;
+
 	ik_evq_close(&f->async_q);
-	for (unsigned int i = 0; i < f->nchannels; i++) {
-		ik_evq_close(f->channels[i]);
-		free(f->channels[i]);
-	}
-	free(f->channels);
+	/* a file inherited across fork() belongs to the parent's NIC, whose
+	 * locks a thread the fork did not copy may hold: no locking there */
+	if (!f->dead)
+		pthread_mutex_lock(&f->nic->chan_lock);
+	ch = f->channels;
+	n = f->nchannels;
 	f->channels = NULL;
 	f->nchannels = 0;
+	__atomic_sub_fetch(&f->nic->nchannels, n, __ATOMIC_RELAXED);
+	if (!f->dead)
+		pthread_mutex_unlock(&f->nic->chan_lock);
+	for (unsigned int i = 0; i < n; i++) {
+		ik_evq_close(ch[i]);
+		free(ch[i]);
+	}
+	free(ch);
 }
 
 /*
@@ -179,12 +275,14 @@ void ik_file_release(struct ik_file *f)
 		ik_ida_free(&nic->dbid_ida, f->dbid);
 	f->has_ucontext = false;
 	f->dead = true;
+	pthread_mutex_lock(&nic->chan_lock);
 	for (struct ik_file **pp = &nic->files; *pp; pp = &(*pp)->next) {
 		if (*pp == f) {
 			*pp = f->next;
 			break;
 		}
 	}
+	pthread_mutex_unlock(&nic->chan_lock);
 	free(f->handles);
 	pthread_mutex_unlock(&nic->lock);
 	free(f);

@@ -77,6 +77,10 @@ int ik_file_ioctl(struct ik_file *f, unsigned long req, void *arg);
 void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 		   int flags, off_t off, int *err);
 
+/* Any close(fd) of the process, before the real close: a completion
+ * channel's fd going away releases the model's ends of it. */
+void ik_fd_closing(int fd);
+
 /* Called in the child after fork(): the child starts with a fresh device;
  * contexts inherited from the parent are dead (their commands fail). */
 void ik_model_atfork_child(void);

@@ -58,9 +58,19 @@ enum {
 	IK_ADMIN_DESTROY_AH = 16,
 };
 
-static inline int ik_admin_ok(struct ik_nic *nic, unsigned int op)
+/* May 'f' send admin command 'op'?  Once the admin queue is KILLED
+ * (the firmware failed, docs/kernel-contract.md §13) creates, modifies and
+ * queries fail with ENODEV, while destroys succeed: the device has lost
+ * the objects already, the kernel only frees its own state. */
+static inline int ik_admin_ok(const struct ik_file *f, unsigned int op)
 {
-	return nic->prof.admin_opcodes > op ? 0 : -EBADRQC;
+	if (f->nic->prof.admin_opcodes <= op)
+		return -EBADRQC;
+	if (f->killed && op != IK_ADMIN_DESTROY_MR &&
+	    op != IK_ADMIN_DESTROY_CQ && op != IK_ADMIN_DESTROY_QP &&
+	    op != IK_ADMIN_DESTROY_AH)
+		return -ENODEV;
+	return 0;
 }
 
 /* ---- nic.c ----------------------------------------------------------- */
@@ -119,6 +129,10 @@ void ik_handle_del(struct ik_file *f, struct ik_uobj *u);
 void *ik_handle_get(struct ik_file *f, uint32_t handle, enum ik_uobj_type type);
 /* Completion channel with read end 'fd' created on this file, or NULL. */
 struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd);
+/* A CQ starts / stops using a completion channel; the last one frees a
+ * channel the application has closed already (ik_fd_closing). */
+void ik_channel_get(struct ik_event_queue *q);
+void ik_channel_put(struct ik_file *f, struct ik_event_queue *q);
 
 /* ---- resource tracking (res_objects.c, restrack.h) ------------------- */
 

@@ -78,6 +78,10 @@ static int mmap_lookup(struct ik_file *f, size_t len, int prot, int flags,
 	if (e->kind == IK_MMAP_PHC && (prot & (PROT_WRITE | PROT_EXEC)))
 		return -EPERM;
 	if (e->kind == IK_MMAP_CMB) {
+		/* fault injection: a mapping the kernel cannot make, after
+		 * it placed the ring (docs/upstream-defects.md D23) */
+		if (f->nic->prof.cmb_map_fail)
+			return -EAGAIN;
 		*cmb_off = ik_cmb_window(e, cmb_tag);
 		if (*cmb_off < 0)
 			return (int)*cmb_off; /* removed with its QP */

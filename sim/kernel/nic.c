@@ -239,6 +239,7 @@ static int nic_create(struct ik_nic **out)
 	if (!nic)
 		return -ENOMEM;
 	pthread_mutex_init(&nic->lock, NULL);
+	pthread_mutex_init(&nic->chan_lock, NULL);
 	nic->phc_memfd = -1;
 	nic->phc_ro_fd = -1;
 	rc = isim_profile_from_env(&nic->prof);

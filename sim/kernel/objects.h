@@ -60,6 +60,10 @@ struct ik_event_queue {
 	 * model do the same (see ik_evq_drop_unread). */
 	int peek;
 	unsigned long ino; /* inode of the read end: identifies the channel */
+	/* completion channels: CQs using it (atomic), and whether the
+	 * application closed its fd while they did (freed with the last) */
+	unsigned int users;
+	bool closed;
 };
 
 struct ik_pd {
@@ -191,6 +195,10 @@ struct ik_file {
 	struct ik_nic *nic;
 	bool has_ucontext;
 	bool dead; /* inherited across fork(): every command fails */
+	/* the firmware failed while it was open, or before (admin queue
+	 * KILLED, docs/kernel-contract.md §13): creates and modifies fail with
+	 * ENODEV, destroys succeed */
+	bool killed;
 	uint32_t dbid;
 	struct ik_event_queue async_q;
 	struct ik_event_queue **channels; /* completion channels */
@@ -219,6 +227,13 @@ struct ik_nic {
 	uint32_t cqid_limit;
 	struct ik_file *files;
 	struct idev *dev; /* the NIC */
+	bool dead; /* the firmware failed and did not come back */
+	/* The files list and each file's channel array change under lock
+	 * AND chan_lock (taken second); ik_fd_closing(), which a close()
+	 * inside the model may call with lock held, takes only chan_lock. */
+	pthread_mutex_t chan_lock;
+	unsigned int nchannels; /* completion channels of all files */
+	char *fatal_file; /* the device's trigger file, or NULL */
 	uint8_t *phc_page; /* model's writable view of the PHC page */
 	int phc_memfd;
 	int phc_ro_fd; /* O_RDONLY view: user maps can't gain write */

@@ -254,6 +254,10 @@ static int qp_modify(struct ik_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	rc = ik_udata_empty(c);
 	if (rc)
 		return rc;
+	/* the admin queue first: a KILLED one has no device to ask */
+	rc = ik_admin_ok(c->f, IK_ADMIN_MODIFY_QP);
+	if (rc)
+		return rc;
 	if (idev_qp_query(nic->dev, qp->qpn, &da))
 		return -EINVAL;
 	if (mask & IBV_QP_CAP)
@@ -282,9 +286,18 @@ static int qp_modify(struct ik_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	if ((mask & IBV_QP_PATH_MTU) &&
 	    (cmd->path_mtu < IBV_MTU_256 || cmd->path_mtu > IBV_MTU_4096))
 		return -EINVAL;
-	rc = ik_admin_ok(nic, IK_ADMIN_MODIFY_QP);
-	if (rc)
-		return rc;
+	/* deeper than query_device's max_qp_init_rd_atom / max_qp_rd_atom:
+	 * the read queues could not hold them (docs/kernel-contract.md §9.4) */
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) &&
+	    cmd->max_rd_atomic > IK_MAX_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) &&
+	    cmd->max_dest_rd_atomic > IK_MAX_RD_ATOM)
+		return -EINVAL;
+	/* QP numbers have 24 bits: refused, never cut (the firmware field is
+	 * 24 bits wide; its BAD_ATTR is EINVAL) */
+	if ((mask & IBV_QP_DEST_QPN) && (cmd->dest_qp_num & ~0xffffffu))
+		return -EINVAL;
 
 	/* apply: what the firmware stores */
 	if (mask & PKEY)
@@ -300,7 +313,7 @@ static int qp_modify(struct ik_cmd *c, const struct ib_uverbs_modify_qp *cmd,
 	if (mask & IBV_QP_PATH_MTU)
 		qp->path_mtu = (enum ibv_mtu)cmd->path_mtu;
 	if (mask & IBV_QP_DEST_QPN)
-		qp->dest_qpn = cmd->dest_qp_num & 0xffffff;
+		qp->dest_qpn = cmd->dest_qp_num;
 	if (mask & IBV_QP_RQ_PSN)
 		qp->rq_psn = cmd->rq_psn & 0xffffff;
 	if (mask & IBV_QP_SQ_PSN)

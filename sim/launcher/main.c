@@ -74,6 +74,14 @@ static void usage(FILE *out)
 		"  --port-down            report the port DOWN\n"
 		"  --no-netlink           no RDMA netlink: libibverbs finds the device\n"
 		"                         through sysfs alone (the fallback path)\n"
+		"  --fatal-after MS       the device fails MS ms after each process\n"
+		"                         opens it (profile fatal_after_ms)\n"
+		"  --fatal-trigger        the device fails when the file\n"
+		"                         $IONIC_SIM_RUNDIR/" ISIM_FATAL_FILE
+		" appears; SIGUSR1\n"
+		"                         to ionic-sim creates it (fatal_trigger)\n"
+		"  --fatal-reset          a failure is a firmware reset: contexts opened\n"
+		"                         afterwards work again (fatal_reset)\n"
 		"  --devices 1            number of NICs (only 1 is supported)\n"
 		"  --keep-rundir          do not delete the run directory (debugging)\n"
 		"  -h, --help             this text\n"
@@ -100,6 +108,8 @@ static int set_key(struct opts *o, const char *key, const char *val)
 	k[i] = 0;
 	if (!strcmp(k, "fw_version"))
 		strcpy(k, "version");
+	if (!strcmp(k, "fatal_after"))
+		strcpy(k, "fatal_after_ms");
 	snprintf(spec, sizeof(spec), "%s=%s", k, val);
 	if (isim_profile_parse(&o->prof, spec, bad, sizeof(bad))) {
 		fprintf(stderr, "ionic-sim: bad profile value: %s\n", spec);
@@ -179,6 +189,14 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		}
 		if (!eq && !strcmp(name, "no-netlink")) {
 			o->prof.netlink = false;
+			continue;
+		}
+		if (!eq && !strcmp(name, "fatal-trigger")) {
+			o->prof.fatal_trigger = true;
+			continue;
+		}
+		if (!eq && !strcmp(name, "fatal-reset")) {
+			o->prof.fatal_reset = true;
 			continue;
 		}
 
@@ -434,6 +452,22 @@ static int setup_env(const struct opts *o, const char *rundir,
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t pending_sig;
+static char fatal_path[PATH_MAX + 32]; /* the device's trigger file */
+
+/* SIGUSR1: create the trigger file that fails the device of every
+ * process started with --fatal-trigger (sim/dev/fatal.c). */
+static void make_fatal(int sig)
+{
+	int fd, saved = errno;
+
+	(void)sig;
+	if (!fatal_path[0])
+		return;
+	fd = open(fatal_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+}
 
 static void forward(int sig, siginfo_t *si, void *uc)
 {
@@ -461,6 +495,11 @@ static void catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
 		sigaction(fwd[i], &sa, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = make_fatal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 }
 
 static int run(char **cmd)
@@ -586,6 +625,8 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	snprintf(sysfs, sizeof(sysfs), "%s/sys", rundir);
+	snprintf(fatal_path, sizeof(fatal_path), "%s/%s", rundir,
+		 ISIM_FATAL_FILE);
 	rc = ilaunch_sysfs_write(sysfs, &o.prof, node);
 	if (rc)
 		fprintf(stderr, "ionic-sim: cannot write sysfs tree: %s\n",
@@ -610,6 +651,7 @@ int main(int argc, char **argv)
 				o.cmd[0], o.prof.fault_seed, o.prof.fault_seed);
 	}
 	ifab_udp_relay_stop(relay);
+	fatal_path[0] = 0; /* no trigger file in a directory being removed */
 	if (!o.keep_rundir && ilaunch_rundir_remove(rundir))
 		fprintf(stderr, "ionic-sim: cannot remove %s\n", rundir);
 	close(node_fd);

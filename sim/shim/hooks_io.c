@@ -181,6 +181,8 @@ int close(int fd)
 	 * reused by another thread's open. */
 	ishim_fd_untrack(fd);
 	ishim_nl_untrack(fd);
+	/* a completion channel's fd: the kernel releases its event file */
+	ik_fd_closing(fd);
 	return ISHIM_REAL(close, close_fn)(fd);
 }
 

@@ -36,11 +36,13 @@ static int failures;
 #define EQID 2
 
 /* ---- the device, with a test event sink for a host ---- */
-static int comp_events, cq_err_events;
+static int comp_events, cq_err_events, dev_fatal_events;
 
 static void sink(void *host, const struct idev_eqe *e)
 {
 	(void)host;
+	if (e->type == IDEV_EQE_TYPE_DEV && e->code == IDEV_EQE_DEV_FATAL)
+		dev_fatal_events++;
 	if (e->type != IDEV_EQE_TYPE_CQ || e->qid != CQID)
 		return;
 	if (e->code == IDEV_EQE_CQ_NOTIFY && e->eqid == EQID)
@@ -172,15 +174,23 @@ static void test_colour_and_credits(void)
 	CHECK(idev_cq_outstanding(hw) == 7);
 	CHECK(cq_err_events == 0);
 
-	/* One more would overrun unread CQEs: CQ_ERR, nothing written, and
-	 * the CQ stays in error even after credits come back. */
+	/* One more would overrun unread CQEs: CQ_ERR, nothing written; CQ_ERR
+	 * once per overrun, and CQEs are taken again once the host makes
+	 * room (the overrun's QPs then write their flush indicators). */
 	post_npg(hw, 12, -ENOSPC);
+	CHECK(cq_err_events == 1);
+	post_npg(hw, 13, -ENOSPC);
 	CHECK(cq_err_events == 1);
 	/* slot 4 still holds its unread first-pass CQE (colour 1) */
 	CHECK(qtf_at(4) == 0x00004561);
 	idev_cq_doorbell(hw, 0, 4);
-	post_npg(hw, 13, -ENOSPC);
-	CHECK(cq_err_events == 1);
+	CHECK(!hw->overflowed);
+	post_npg(hw, 14, 0);
+	CHECK(qtf_at(4) == 0x00004560 && cq_err_events == 1);
+	for (i = 15; i < 21; i++)
+		post_npg(hw, i, 0);
+	post_npg(hw, 21, -ENOSPC);
+	CHECK(cq_err_events == 2);
 
 	/* Colour flips again on the third pass. */
 	hw = new_cq();
@@ -312,6 +322,30 @@ static void test_admin(void)
 	CHECK(idev_cq_destroy(dev, CQID) == -EINVAL);
 }
 
+/* A firmware failure (sim/dev/fatal.c): the CQ is gone, nothing more is
+ * written, one DEV event, every create refused; once only. */
+static void test_fail(void)
+{
+	struct idev_cq *hw = new_cq();
+	struct idev_cq_create c = {
+		.cqid = CQID + 1,
+		.ring = { .addr = ring, .mask = SLOTS - 1, .stride_log2 = 5 }
+	};
+	struct idev_stats st;
+
+	post_npg(hw, 0, 0);
+	CHECK(!idev_dead(dev));
+	idev_fail(dev);
+	CHECK(dev_fatal_events == 1 && idev_dead(dev));
+	CHECK(!idev_cq_lookup(dev, CQID));
+	idev_get_stats(dev, &st);
+	CHECK(st.cqs == 0 && st.qps == 0 && st.mrs == 0 && st.ahs == 0);
+	CHECK(idev_cq_create(dev, &c) == -ENODEV);
+	CHECK(idev_cq_destroy(dev, CQID) == -EINVAL);
+	idev_fail(dev);
+	CHECK(dev_fatal_events == 1);
+}
+
 int main(void)
 {
 	struct idev_config cfg = {
@@ -332,6 +366,7 @@ int main(void)
 	test_layout();
 	test_colour_and_credits();
 	test_arming();
+	test_fail();
 	idev_destroy(dev);
 	pthread_mutex_unlock(&lock);
 	if (failures) {

@@ -14,6 +14,24 @@
 
 #include "kernel_fixture.h"
 
+static void fill_rtr_rd_atomic_17(struct ib_uverbs_modify_qp *m)
+{
+	fill_rtr(m);
+	m->max_dest_rd_atomic = 17;
+}
+
+static void fill_rtr_qpn_25_bits(struct ib_uverbs_modify_qp *m)
+{
+	fill_rtr(m);
+	m->dest_qp_num = 0x1000011;
+}
+
+static void fill_rts_rd_atomic_17(struct ib_uverbs_modify_qp *m)
+{
+	fill_rts(m);
+	m->max_rd_atomic = 17;
+}
+
 int main(void)
 {
 	struct ib_uverbs_create_qp_resp qr;
@@ -142,7 +160,15 @@ int main(void)
 	CHECK_RC(modify(qp, RC_RTR & ~IBV_QP_AV, fill_rtr, IBV_QPS_RTR),
 		 -EINVAL);
 	CHECK_RC(modify(qp, RC_RTR, fill_rtr_noglobal, IBV_QPS_RTR), -EINVAL);
+	/* beyond max_qp_rd_atom / max_qp_init_rd_atom (16), a QPN beyond 24
+	 * bits: refused, the QP stays where it was */
+	CHECK_RC(modify(qp, RC_RTR, fill_rtr_rd_atomic_17, IBV_QPS_RTR),
+		 -EINVAL);
+	CHECK_RC(modify(qp, RC_RTR, fill_rtr_qpn_25_bits, IBV_QPS_RTR),
+		 -EINVAL);
 	CHECK_RC(modify(qp, RC_RTR, fill_rtr, IBV_QPS_RTR), 120);
+	CHECK_RC(modify(qp, RC_RTS, fill_rts_rd_atomic_17, IBV_QPS_RTS),
+		 -EINVAL);
 	CHECK_RC(modify(qp, RC_RTS, fill_rts, IBV_QPS_RTS), 120);
 	CHECK_RC(modify(uc,
 			IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |

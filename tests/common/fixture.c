@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* The emulator test fixture: see fixture.h. */
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -362,4 +363,47 @@ void fx_fill(uint8_t *b, size_t len, unsigned int seed)
 const char *fx_wc_status(enum ibv_wc_status s)
 {
 	return ibv_wc_status_str(s);
+}
+
+long fx_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	long n = 0;
+
+	REQUIRE(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+long fx_file_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = 0;
+	int c;
+
+	REQUIRE(f);
+	while ((c = getc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+long fx_status_kb(const char *field)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t len = strlen(field);
+	char line[256];
+	long kb = -1;
+
+	REQUIRE(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			kb = strtol(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb;
 }

@@ -92,6 +92,13 @@ int fx_post_send(struct fx_pair *p, int i, uint64_t wr_id, size_t off,
 
 void fx_fill(uint8_t *b, size_t len, unsigned int seed);
 
+/* What a test that looks for leaks compares: the open file descriptors
+ * of this process, and the lines of a text file (/proc/self/maps). */
+long fx_open_fds(void);
+long fx_file_lines(const char *path);
+/* A kB figure of /proc/self/status ("VmRSS", "VmSize"), or -1 */
+long fx_status_kb(const char *field);
+
 const char *fx_wc_status(enum ibv_wc_status s);
 
 #endif

@@ -125,8 +125,8 @@ static void test_arm(void)
 	struct ibv_wc wc[2];
 	uint16_t i;
 
-	/* no channel, no event: refused, nothing rung */
-	CHECK_EQ(ionic_req_notify_cq(&vcq->vcq.cq, 0), ENOENT);
+	/* no channel, no event: success as mlx5 and rxe, nothing rung */
+	CHECK_EQ(ionic_req_notify_cq(&vcq->vcq.cq, 0), 0);
 	CHECK_EQ(*cqdb, 0);
 	vcq->vcq.cq.channel = &channel;
 

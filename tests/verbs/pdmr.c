@@ -230,6 +230,7 @@ static void test_ah(void)
 
 static int n_alloc, n_free;
 static uint64_t seen_tags;
+static bool alloc_fails;
 
 static void *my_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
 		      size_t alignment, uint64_t resource_type)
@@ -239,9 +240,13 @@ static void *my_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
 	(void)pd;
 	CHECK(pd_context == (void *)0xc0ffee);
 	seen_tags |= 1ull << (resource_type & 63);
-	if (posix_memalign(&p, alignment < 4096 ? 4096 : alignment, size))
+	if (alloc_fails ||
+	    posix_memalign(&p, alignment < 4096 ? 4096 : alignment, size))
 		return NULL;
-	memset(p, 0x5a, size); /* the provider must zero what it needs */
+	/* stale ring memory at its worst: every CQE carries colour 1, the
+	 * colour of a valid first-lap CQE, and every RQ slot FENCE; the
+	 * provider must zero it (docs/upstream-defects.md D13) */
+	memset(p, 0xff, size);
 	n_alloc++;
 	return p;
 }
@@ -325,6 +330,9 @@ static void test_domains(void)
 
 			cq[i] = ibv_create_cq_ex(ctx, &ca);
 			REQUIRE(cq[i]);
+			/* no phantom completion from the stale bytes */
+			CHECK_EQ(ibv_poll_cq(ibv_cq_ex_to_cq(cq[i]), 1, &wc),
+				 0);
 			ia.send_cq = ia.recv_cq = ibv_cq_ex_to_cq(cq[i]);
 			qp[i] = ibv_create_qp(par, &ia);
 			REQUIRE(qp[i]);
@@ -370,6 +378,21 @@ static void test_domains(void)
 			CHECK_EQ(wc.byte_len, 200);
 			CHECK(!memcmp(buf, buf + 4096, 200));
 		}
+		/* an allocator that fails: ENOMEM, never errno 0
+		 * (docs/upstream-defects.md D14) */
+		alloc_fails = true;
+		CHECK_NULL_ERRNO(ibv_create_cq_ex(ctx, &ca), ENOMEM);
+		{
+			struct ibv_qp_init_attr ia = {
+				.send_cq = ibv_cq_ex_to_cq(cq[0]),
+				.recv_cq = ibv_cq_ex_to_cq(cq[0]),
+				.qp_type = IBV_QPT_RC,
+				.cap = { 16, 16, 1, 1, 0 },
+			};
+
+			CHECK_NULL_ERRNO(ibv_create_qp(par, &ia), ENOMEM);
+		}
+		alloc_fails = false;
 		for (int i = 0; i < 2; i++) {
 			CHECK_RC(ibv_destroy_qp(qp[i]), 0);
 			CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cq[i])), 0);
