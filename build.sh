@@ -420,6 +420,7 @@ demo) cmd_demo ;;
 bench)
 	shift
 	cmd_bench "$@"
+	;;
 soak)
 	shift
 	cmd_soak "$@"
