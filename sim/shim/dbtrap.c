@@ -341,6 +341,17 @@ int ishim_dbtrap_app_sigaction(const struct sigaction *act,
 
 /* ---- the platform of kernel/ik.h (struct ik_platform, shim.c) ---------- */
 
+static void untrack_locked(uintptr_t a, uintptr_t end)
+{
+	for (unsigned int i = 0; i < MAX_TRAPS; i++) {
+		uintptr_t s = atomic_load(&traps[i].start);
+
+		if (!s || end <= s || a >= traps[i].end)
+			continue;
+		atomic_store(&traps[i].start, 0);
+	}
+}
+
 void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
 {
 	size_t pg = sysconf(_SC_PAGESIZE);
@@ -373,23 +384,17 @@ void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err)
 		*err = -errno;
 		return NULL;
 	}
+	/* Whatever was mapped in [p, p + len) before is gone, even if its
+	 * munmap() never reached our hook (a raw syscall, or a sanitizer's
+	 * munmap interceptor bound ahead of ours): a stale entry there would
+	 * shadow the new page and, revoked, drop every store into it. */
+	untrack_locked((uintptr_t)p, (uintptr_t)p + len);
 	slot->end = (uintptr_t)p + len;
 	slot->tag = tag;
 	atomic_store(&slot->revoked, false);
 	atomic_store_explicit(&slot->start, (uintptr_t)p, memory_order_release);
 	pthread_mutex_unlock(&trap_lock);
 	return p;
-}
-
-static void untrack_locked(uintptr_t a, uintptr_t end)
-{
-	for (unsigned int i = 0; i < MAX_TRAPS; i++) {
-		uintptr_t s = atomic_load(&traps[i].start);
-
-		if (!s || end <= s || a >= traps[i].end)
-			continue;
-		atomic_store(&traps[i].start, 0);
-	}
 }
 
 void ishim_dbpage_revoke(uint64_t tag)
