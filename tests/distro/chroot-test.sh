@@ -103,7 +103,7 @@ echo "sanitizer build: $(counts build-san)"
 if [ -f "$work/LastTest-normal.log" ]; then
 	# pyverbs.sh's own summary lines, from the e2e-pyverbs output
 	awk '/^[0-9]+\/[0-9]+ Testing: e2e-pyverbs$/ { on = 1 } on && /^<end of output>/ { exit }
-	     on && /^pyverbs / { print } on && /^Test time = / { print "pyverbs suite time: " $4 " s" }' \
+	     on && /^pyverbs[ :]/ { print } on && /^Test time = / { print "pyverbs suite time: " $4 " s" }' \
 		"$work/LastTest-normal.log"
 fi
 echo "times: chroot ready ${t_chroot}s ($(du -sh --one-file-system "$("$chroot_sh" path "$suite")" | cut -f1)), build.sh deps ${t_deps}s, ./build.sh test inside ${t_run}s, total $((SECONDS - t0))s"
