@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #
-# libionic build driver for Debian 12.
+# libionic build driver for Debian 12 and Debian 13.
 #
 #   ./build.sh deps    install the Debian packages the build, the tests and
 #                      the demo need (only those missing)
@@ -28,6 +28,9 @@
 #                      counts (tests/verbs/soak_main.c; CI runs 1 minute)
 #   ./build.sh matrix DIR  deps + libionic built and tested against every
 #                      rdma-core-<release>.tar.xz in DIR (tests/matrix/)
+#   ./build.sh distro SUITE  deps + "./build.sh test" in a cached chroot
+#                      of Debian SUITE (trixie), on its own packages, with
+#                      no network (tests/distro/chroot-test.sh)
 #   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
 #   ./build.sh packages  .debs (and .rpms where rpmbuild exists) for this
 #                      machine's release in packages/<distro>-<version>/
@@ -69,9 +72,13 @@ DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       libnl-3-dev libnl-route-3-dev xz-utils
       # packages and their tests (packaging/)
       dpkg-dev debhelper lintian debootstrap wget rpm rpmlint)
-# Installed only when no clang-format of that version is there already
-# (the lint-format test formats with clang-format 14, Debian 12's).
+# Installed only when no clang-format is there already (the lint-format
+# test formats with clang-format 14, Debian 12's, and skips with another
+# version, e.g. Debian 13's 19).
 FORMAT_DEP=clang-format
+# The releases whose package names DEPS (and FORMAT_DEP) are: Debian 12
+# and Debian 13 name all of them alike.
+DEPS_RELEASES="debian-12 debian-13"
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
@@ -89,7 +96,13 @@ installed() {
 cmd_deps() {
 	local missing=() p sudo=()
 	command -v dpkg-query >/dev/null ||
-		die "dpkg-query not found: this script supports Debian 12 only"
+		die "dpkg-query not found: this script supports Debian 12 and 13 only"
+	local release
+	release=$(. /etc/os-release 2>/dev/null && echo "${ID:-}-${VERSION_ID:-}")
+	case " $DEPS_RELEASES " in
+	*" $release "*) ;;
+	*) echo "build.sh: warning: the package names are Debian 12's and 13's; this is $release" >&2 ;;
+	esac
 	for p in "${DEPS[@]}"; do
 		installed "$p" || missing+=("$p")
 	done
@@ -407,6 +420,17 @@ cmd_matrix() {
 	"$ROOT/tests/matrix/matrix.sh" "$1" "$BUILD/matrix"
 }
 
+# distro SUITE: the whole suite (./build.sh test) inside a chroot of that
+# Debian release, on the release tarball, with the release's own packages.
+cmd_distro() {
+	if [ $# -ne 1 ]; then
+		die "usage: ./build.sh distro SUITE (a Debian suite, e.g. trixie)"
+	fi
+	cmd_deps
+	say "./build.sh test in a Debian $1 chroot"
+	"$ROOT/tests/distro/chroot-test.sh" "$1" "$BUILD/distro-$1"
+}
+
 cmd_clean() {
 	rm -rf "$BUILD" "$SANBUILD" "$ROOT/build-tsan" "$FUZZBUILD"
 	echo "build.sh: removed $BUILD, $SANBUILD, build-tsan/ and build-fuzz/"
@@ -430,6 +454,10 @@ fuzz) cmd_fuzz "${2:-}" ;;
 matrix)
 	shift
 	cmd_matrix "$@"
+	;;
+distro)
+	shift
+	cmd_distro "$@"
 	;;
 clean) cmd_clean ;;
 dist) cmd_dist ;;

@@ -79,18 +79,7 @@ if [ $want_deb = 1 ]; then
 		cp "$work"/deb/*.deb "$work"/deb/*.changes "$work"/deb/*.buildinfo "$out/"
 		"$here/check-packages.sh" deb "$work/deb" "$abi" "$release" || fail=1
 		if command -v lintian >/dev/null; then
-			mkdir -p "$work/lintian-tmp"
-			# lintian leaves mldbm-* scratch files in TMPDIR: keep them in $work
-			lout=$(TMPDIR="$work/lintian-tmp" lintian -I --pedantic --fail-on error,warning "$work"/deb/*.changes 2>&1)
-			lrc=$?
-			# (lintian's note about running as root is not about the packages)
-			printf '%s\n' "$lout" | grep -v -e '^$' -e 'running with root privileges'
-			if [ $lrc -eq 0 ]; then
-				echo "ok: lintian: no errors, no warnings"
-			else
-				echo "FAIL: lintian reports errors or warnings (exit $lrc)"
-				fail=1
-			fi
+			"$here/lintian-check.sh" "$work/lintian-tmp" "$work"/deb/*.changes || fail=1
 		else
 			echo "note: lintian is not installed; not run"
 		fi
@@ -117,7 +106,11 @@ if [ $want_rpm = 1 ]; then
 		cp "$top"/RPMS/*/*.rpm "$out/"
 		"$here/check-packages.sh" rpm "$top/RPMS/x86_64" "$abi" "$release" || fail=1
 		if command -v rpmlint >/dev/null; then
-			if rpmlint -r "$work/$name/redhat/libionic.rpmlintrc" "$top"/RPMS/*/*.rpm \
+			# The filters serve Debian 12's rpmlint (2.4) and Debian 13's
+			# (2.7), and each reports findings the other does not (2.7
+			# spell-checks descriptions; only 2.4 reports no manual page
+			# for ionic-sim): a filter only the other one needs is no error.
+			if rpmlint --ignore-unused-rpmlintrc -r "$work/$name/redhat/libionic.rpmlintrc" "$top"/RPMS/*/*.rpm \
 				"$work/$name/redhat/libionic.spec" >"$top/rpmlint.log" 2>&1 &&
 				grep -q ' 0 errors, 0 warnings' "$top/rpmlint.log"; then
 				echo "ok: rpmlint: $(grep -o '[0-9]* packages and.*warnings' "$top/rpmlint.log")"

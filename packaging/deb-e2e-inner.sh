@@ -7,7 +7,8 @@
 # release tarball, check them, install them with apt, use the installed
 # provider through the installed ionic-sim (ibv_devinfo, an ibv_rc_pingpong
 # pair, a program built with libionic-dev), purge them and check that no
-# file of theirs is left and nothing else changed.
+# file of theirs is left and nothing else changed; then lintian, the
+# release's own, on them.
 #
 # usage: deb-e2e-inner.sh IODIR TARBALL-NAME DEB_BUILD_OPTIONS
 #   IODIR has the tarball and this script's directory's tools; the built
@@ -188,6 +189,9 @@ for c in /proc/[0-9]*/comm; do
 	[ "$(cat "$c" 2>/dev/null)" = ionic-sim ] && err "ionic-sim still running: ${c%/comm}"
 done
 ls -d /tmp/ionic-sim.* 2>/dev/null && err "ionic-sim run directories left in /tmp"
+
+step "lintian (the chroot's, $(dpkg-query -W -f='${Version}' lintian))"
+"$tools/lintian-check.sh" /tmp/lintian "$io"/debs/*.changes || fail=1
 
 echo
 [ $fail -eq 0 ] && echo "deb end-to-end: ok (${SECONDS}s)" && exit 0

@@ -19,6 +19,12 @@
 #       else's; every process still running when COMMAND ends is killed,
 #       and every mount disappears with the namespace.  --bind makes host
 #       directory DIR visible at PATH.
+#   debian-chroot.sh setup SUITE [--bind DIR:PATH]... -- COMMAND...
+#       run COMMAND as root in the cached chroot itself (changes stay),
+#       with the host's network, while no run uses it: to install what a
+#       command inside decides (a source tree's "build.sh deps").  A
+#       COMMAND that fails leaves the chroot as it is; an interrupted
+#       package installation makes the next "ensure" rebuild it.
 #   debian-chroot.sh path SUITE
 #       print the chroot's directory.
 #
@@ -45,7 +51,7 @@ die() {
 say() { echo "debian-chroot: $*" >&2; }
 
 usage() {
-	sed -n '7,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '7,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -97,15 +103,15 @@ healthy() { # DIR SUITE
 		[ -z "$(chroot "$1" dpkg --audit 2>&1)" ]
 }
 
-# in_chroot DIR NET COMMAND...: COMMAND in DIR itself (no overlay) with
-# private /proc, /dev and /tmp; NET=1 keeps the host's network (to install
-# packages).
+# in_chroot DIR NET [--bind=DIR:PATH]... -- COMMAND...: COMMAND in DIR
+# itself (no overlay) with private /proc, /dev and /tmp; NET=1 keeps the
+# host's network (to install packages).
 in_chroot() {
 	local dir=$1 net=$2
 	shift 2
-	local ns=(--mount --pid --fork --propagation private)
+	local ns=(--mount --pid --fork --kill-child --propagation private)
 	[ "$net" = 1 ] || ns+=(--net)
-	unshare "${ns[@]}" -- "${BASH_SOURCE[0]}" __inner "$dir" "" "$net" -- "$@"
+	unshare "${ns[@]}" -- "${BASH_SOURCE[0]}" __inner "$dir" "" "$net" "$@"
 }
 
 missing_packages() { # DIR PACKAGE...
@@ -162,7 +168,7 @@ cmd_ensure() {
 			skip "cannot reach $m to install ${missing[*]} into $dir"
 		say "installing into $dir: ${missing[*]}"
 		t0=$SECONDS
-		in_chroot "$dir" 1 sh -c 'apt-get update -q && apt-get install -y -q "$@" && apt-get clean' \
+		in_chroot "$dir" 1 -- sh -c 'apt-get update -q && apt-get install -y -q "$@" && apt-get clean' \
 			apt "${missing[@]}" >>"$cache/chroot-$suite.log" 2>&1 || {
 			tail -20 "$cache/chroot-$suite.log" >&2
 			die "installing ${missing[*]} failed (log: $cache/chroot-$suite.log)"
@@ -175,18 +181,16 @@ cmd_ensure() {
 	echo "$dir"
 }
 
-cmd_run() {
-	[ $# -ge 3 ] || usage
-	local suite=$1 scratch=$2
-	shift 2
-	valid_suite "$suite"
-	need_tools unshare chroot flock
-	local dir=$cache/chroot-$suite binds=()
+# parse_binds ARG...: the "[--bind DIR:PATH]... -- COMMAND..." of run and
+# setup into binds (as __inner's --bind=DIR:PATH) and command.
+parse_binds() {
+	binds=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		case $1 in
 		--bind)
 			[ $# -ge 2 ] || usage
-			binds+=("$2")
+			[[ $2 == /*:/* ]] || die "--bind wants /DIR:/PATH, not '$2'"
+			binds+=("--bind=$2")
 			shift 2
 			;;
 		*) usage ;;
@@ -195,15 +199,42 @@ cmd_run() {
 	[ "${1:-}" = -- ] || usage
 	shift
 	[ $# -ge 1 ] || usage
+	command=("$@")
+}
 
+# use_chroot SUITE -s|-x: lock the cached chroot of SUITE (shared or
+# exclusive, on fd 9 until exit) and set dir to it; it must be healthy.
+use_chroot() {
+	valid_suite "$1"
+	need_tools unshare chroot flock
+	dir=$cache/chroot-$1
+	exec 9>"$cache/chroot-$1.lock"
+	flock -w 3600 "$2" 9 || die "timed out waiting for $cache/chroot-$1.lock"
+	healthy "$dir" "$1" || die "$dir is missing or broken: run '$0 ensure $1' first"
+}
+
+cmd_run() {
+	[ $# -ge 3 ] || usage
+	local suite=$1 scratch=$2 binds command dir
+	shift 2
 	# Shared: runs may overlap each other, never a rebuild of their lower layer.
-	exec 9>"$cache/chroot-$suite.lock"
-	flock -w 3600 -s 9 || die "timed out waiting for $cache/chroot-$suite.lock"
-	healthy "$dir" "$suite" || die "$dir is missing or broken: run '$0 ensure $suite' first"
+	use_chroot "$suite" -s
+	parse_binds "$@"
 	mkdir -p "$scratch/upper" "$scratch/work" "$scratch/root"
 	scratch=$(cd "$scratch" && pwd)
-	unshare --mount --pid --fork --net --propagation private -- \
-		"${BASH_SOURCE[0]}" __inner "$dir" "$scratch" 0 "${binds[@]/#/--bind=}" -- "$@"
+	# --kill-child: if this process dies, so does the namespace's init and
+	# with it everything still running inside.
+	unshare --mount --pid --fork --kill-child --net --propagation private -- \
+		"${BASH_SOURCE[0]}" __inner "$dir" "$scratch" 0 "${binds[@]}" -- "${command[@]}"
+}
+
+cmd_setup() {
+	[ $# -ge 2 ] || usage
+	local suite=$1 binds command dir
+	shift
+	use_chroot "$suite" -x
+	parse_binds "$@"
+	in_chroot "$dir" 1 "${binds[@]}" -- "${command[@]}"
 }
 
 # __inner BASE SCRATCH NET [--bind=DIR:PATH]... -- COMMAND...: runs in the
@@ -260,6 +291,10 @@ ensure)
 run)
 	shift
 	cmd_run "$@"
+	;;
+setup)
+	shift
+	cmd_setup "$@"
 	;;
 path)
 	[ $# -eq 2 ] || usage

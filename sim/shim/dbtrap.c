@@ -392,6 +392,17 @@ ISHIM_RUNTIME_SAFE int ishim_dbtrap_app_sigaction(const struct sigaction *act,
 
 /* ---- the platform of kernel/ik.h (struct ik_platform, shim.c) ---------- */
 
+static void untrack_locked(uintptr_t a, uintptr_t end)
+{
+	for (unsigned int i = 0; i < MAX_TRAPS; i++) {
+		uintptr_t s = atomic_load(&traps[i].start);
+
+		if (!s || end <= s || a >= traps[i].end)
+			continue;
+		atomic_store(&traps[i].start, 0);
+	}
+}
+
 /* Trapped pages: anonymous (fd < 0) or a read-only shared view of fd. */
 static void *trap_map(uint64_t tag, void *addr, size_t len, int fd, off_t off,
 		      int *err)
@@ -431,6 +442,11 @@ static void *trap_map(uint64_t tag, void *addr, size_t len, int fd, off_t off,
 		*err = -errno;
 		return NULL;
 	}
+	/* Whatever was mapped in [p, p + len) before is gone, even if its
+	 * munmap() never reached our hook (a raw syscall, or a sanitizer's
+	 * munmap interceptor bound ahead of ours): a stale entry there would
+	 * shadow the new page and, revoked, drop every store into it. */
+	untrack_locked((uintptr_t)p, (uintptr_t)p + len);
 	slot->end = (uintptr_t)p + len;
 	slot->tag = tag;
 	atomic_store(&slot->revoked, false);
@@ -448,17 +464,6 @@ void *ishim_window_map(uint64_t tag, void *addr, size_t len, int fd, off_t off,
 		       int *err)
 {
 	return trap_map(tag, addr, len, fd, off, err);
-}
-
-static void untrack_locked(uintptr_t a, uintptr_t end)
-{
-	for (unsigned int i = 0; i < MAX_TRAPS; i++) {
-		uintptr_t s = atomic_load(&traps[i].start);
-
-		if (!s || end <= s || a >= traps[i].end)
-			continue;
-		atomic_store(&traps[i].start, 0);
-	}
 }
 
 void ishim_dbpage_revoke(uint64_t tag)
