@@ -16,14 +16,6 @@
 #include "table.h"
 #include "../../common/ionic_abi_layout.h"
 
-/*
- * enum rdma_driver_id value of the ionic kernel driver.  Newer kernel
- * headers define it (after RDMA_DRIVER_MANA = 20); Debian 12's do not.
- */
-#ifndef RDMA_DRIVER_IONIC
-#define RDMA_DRIVER_IONIC 21
-#endif
-
 #define IONIC_PCI_VENDOR_ID 0x1dd8
 #define IONIC_PCI_DEVICE_PF 0x1002
 #define IONIC_PCI_DEVICE_VF 0x1003
@@ -267,15 +259,38 @@ static struct verbs_context *ionic_alloc_context(struct ibv_device *ibdev,
 		goto err_uninit;
 	}
 
-	rc = ionic_ctx_parse(ctx, &resp.drv_payload);
+	rc = ionic_ctx_setup(ctx, cmd_fd, &resp.drv_payload);
+	if (rc)
+		return NULL;
+	return &ctx->vctx;
+
+err_uninit:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = rc;
+	return NULL;
+}
+
+/*
+ * Everything after the kernel's context answer, shared by a new context
+ * and an imported one (import.c): check it, map the doorbell and clock
+ * pages, install the ops.  On failure the context is uninitialised and
+ * freed, and errno set.
+ */
+int ionic_ctx_setup(struct ionic_ctx *ctx, int cmd_fd,
+		    const struct ionic_ctx_resp *resp)
+{
+	int rc;
+
+	rc = ionic_ctx_parse(ctx, resp);
 	if (rc)
 		goto err_uninit;
 
-	rc = ionic_map_doorbells(ctx, cmd_fd, resp.drv_payload.dbell_offset);
+	rc = ionic_map_doorbells(ctx, cmd_fd, resp->dbell_offset);
 	if (rc)
 		goto err_uninit;
 
-	rc = ionic_map_phc(ctx, cmd_fd, resp.drv_payload.phc_offset);
+	rc = ionic_map_phc(ctx, cmd_fd, resp->phc_offset);
 	if (rc)
 		goto err_unmap_db;
 
@@ -293,7 +308,7 @@ static struct verbs_context *ionic_alloc_context(struct ibv_device *ibdev,
 	}
 
 	verbs_set_ops(&ctx->vctx, &ionic_ctx_ops);
-	return &ctx->vctx;
+	return 0;
 
 err_mutex:
 	pthread_mutex_destroy(&ctx->mutex);
@@ -305,7 +320,7 @@ err_uninit:
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
 	errno = rc;
-	return NULL;
+	return rc;
 }
 
 static void ionic_free_context(struct ibv_context *ibctx)
@@ -339,16 +354,21 @@ const struct verbs_context_ops ionic_ctx_ops = {
 	.destroy_cq = ionic_destroy_cq,
 	.destroy_qp = ionic_destroy_qp,
 	.free_context = ionic_free_context,
+	.import_mr = ionic_import_mr,
+	.import_pd = ionic_import_pd,
 	.modify_qp = ionic_modify_qp,
 	.poll_cq = ionic_poll_cq,
 	.post_recv = ionic_post_recv,
 	.post_send = ionic_post_send,
 	.query_device_ex = ionic_query_device_ex,
+	.query_rt_values = ionic_query_rt_values,
 	.query_port = ionic_query_port,
 	.query_qp = ionic_query_qp,
 	.reg_dmabuf_mr = ionic_reg_dmabuf_mr,
 	.reg_mr = ionic_reg_mr,
 	.req_notify_cq = ionic_req_notify_cq,
+	.unimport_mr = ionic_unimport_mr,
+	.unimport_pd = ionic_unimport_pd,
 };
 
 /* ------------------------------------------------------------------------
@@ -383,6 +403,7 @@ static const struct verbs_device_ops ionic_dev_ops = {
 	.alloc_device = ionic_alloc_device,
 	.uninit_device = ionic_uninit_device,
 	.alloc_context = ionic_alloc_context,
+	.import_context = ionic_import_context,
 };
 
 PROVIDER_DRIVER(ionic, ionic_dev_ops);

@@ -147,9 +147,28 @@ static inline bool ionic_pd_lockfree(struct ibv_pd *ibpd)
 bool ionic_is_ionic_ctx(struct ibv_context *ibctx);
 
 /* context.c */
+/*
+ * enum rdma_driver_id value of the ionic kernel driver.  Newer kernel
+ * headers define it (after RDMA_DRIVER_MANA = 20); Debian 12's do not.
+ */
+#ifndef RDMA_DRIVER_IONIC
+#define RDMA_DRIVER_IONIC 21
+#endif
+
 extern const struct verbs_context_ops ionic_ctx_ops;
+int ionic_ctx_setup(struct ionic_ctx *ctx, int cmd_fd,
+		    const struct ionic_ctx_resp *resp);
+
+/* import.c: sharing a context, PDs and MRs with another ibv_context */
+struct verbs_context *ionic_import_context(struct ibv_device *ibdev,
+					   int cmd_fd);
+struct ibv_pd *ionic_import_pd(struct ibv_context *ibctx, uint32_t handle);
+void ionic_unimport_pd(struct ibv_pd *ibpd);
+struct ibv_mr *ionic_import_mr(struct ibv_pd *ibpd, uint32_t handle);
+void ionic_unimport_mr(struct ibv_mr *ibmr);
 
 /* query.c */
+int ionic_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *v);
 int ionic_query_device_ex(struct ibv_context *ibctx,
 			  const struct ibv_query_device_ex_input *input,
 			  struct ibv_device_attr_ex *attr, size_t attr_size);

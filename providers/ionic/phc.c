@@ -10,6 +10,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include <stdbool.h>
+
 #include "phc.h"
 #include "../../common/ionic_hw.h"
 
@@ -51,6 +53,23 @@ uint64_t ionic_phc_cycles_to_ns(const struct ionic_phc_snapshot *snap,
 		       ((delta * snap->mult - snap->frac) >> snap->shift);
 	}
 	return snap->nsec + ((delta * snap->mult + snap->frac) >> snap->shift);
+}
+
+uint64_t ionic_phc_ns_to_cycles(const struct ionic_phc_snapshot *snap,
+				uint64_t ns)
+{
+	uint64_t dns, dcyc;
+	bool before = ns < snap->nsec;
+
+	if (!snap->mult)
+		return snap->cycles & snap->mask;
+	dns = before ? snap->nsec - ns : ns - snap->nsec;
+	/* cycles = ns * 2^shift / mult, split so the product cannot
+	 * overflow for any interval the counter's width can express */
+	dcyc = (dns / snap->mult << snap->shift) +
+	       ((dns % snap->mult << snap->shift) / snap->mult);
+	return (before ? snap->cycles - dcyc : snap->cycles + dcyc) &
+	       snap->mask;
 }
 
 uint64_t ionic_phc_khz(const struct ionic_phc_snapshot *snap)

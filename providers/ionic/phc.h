@@ -25,6 +25,11 @@ int ionic_phc_snapshot(const void *phc_page, struct ionic_phc_snapshot *snap);
 uint64_t ionic_phc_cycles_to_ns(const struct ionic_phc_snapshot *snap,
 				uint64_t cycles);
 
+/* The counter value at clock time 'ns', extrapolated from the snapshot
+ * (masked to the counter's width). */
+uint64_t ionic_phc_ns_to_cycles(const struct ionic_phc_snapshot *snap,
+				uint64_t ns);
+
 /* Counter frequency in kHz, as ibv_device_attr_ex.hca_core_clock; 0 if none. */
 uint64_t ionic_phc_khz(const struct ionic_phc_snapshot *snap);
 

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "ionic.h"
 #include "phc.h"
 
@@ -70,6 +72,39 @@ int ionic_query_device_ex(struct ibv_context *ibctx,
 	if (IONIC_ATTR_HAS(attr_size, hca_core_clock))
 		attr->hca_core_clock = ionic_phc_khz(&snap);
 
+	return 0;
+}
+
+/*
+ * ibv_query_rt_values_ex: the device's free-running counter now, in the
+ * units of completion timestamps (tv_sec 0, tv_nsec = counter), as other
+ * providers report it.  The PHC page holds a (clock time, counter) pair
+ * the kernel refreshes; the counter now is extrapolated from it with the
+ * clock read through the vDSO: no system call, no kernel command
+ * (docs/device-contract.md §14).
+ */
+int ionic_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *v)
+{
+	struct ionic_ctx *ctx = to_ionic_ctx(ibctx);
+	struct ionic_phc_snapshot snap;
+	struct timespec now;
+	uint32_t asked = v->comp_mask;
+
+	v->comp_mask = 0;
+	if (asked & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (!(asked & IBV_VALUES_MASK_RAW_CLOCK))
+		return 0;
+	if (!ctx->phc)
+		return EOPNOTSUPP; /* no clock page: no raw clock */
+	if (ionic_phc_snapshot(ctx->phc, &snap))
+		return EBUSY;
+	clock_gettime(CLOCK_REALTIME, &now);
+	v->raw_clock.tv_sec = 0;
+	v->raw_clock.tv_nsec = (long)ionic_phc_ns_to_cycles(
+		&snap,
+		(uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec);
+	v->comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
 	return 0;
 }
 

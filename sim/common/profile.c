@@ -59,6 +59,7 @@ void isim_profile_defaults(struct isim_profile *p)
 	p->netdev_mtu = 1500;
 	p->port_up = true;
 	p->abi_version = 1; /* IONIC_ABI_VERSION */
+	p->netlink = true;
 }
 
 enum field_kind { F_U8, F_U16, F_U32, F_BOOL, F_STR };
@@ -110,6 +111,8 @@ static const struct field fields[] = {
 	    "netdev MTU (active_mtu derives from it)"),
 	FLD(port_up, F_BOOL, 0, 1, "port ACTIVE (1) or DOWN (0)"),
 	FLD(abi_version, F_U32, 0, 1000, "uverbs driver ABI in sysfs"),
+	FLD(netlink, F_BOOL, 0, 1,
+	    "answer RDMA netlink (0: sysfs-only device discovery)"),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))

@@ -50,6 +50,9 @@ struct isim_profile {
 	bool port_up;
 	/* uverbs driver ABI reported in sysfs (ionic: 1) */
 	uint32_t abi_version;
+	/* answer RDMA netlink (false: socket(NETLINK_RDMA) fails and
+	 * libibverbs discovers the device through sysfs alone) */
+	bool netlink;
 };
 
 /* Pollara-class defaults, as far as the reference knows. */

@@ -15,6 +15,30 @@
 
 #include "kpriv.h"
 
+void ik_ctx_resp_fill(const struct ik_file *f, struct ionic_ctx_resp *dr)
+{
+	const struct isim_profile *p = &f->nic->prof;
+
+	memset(dr, 0, sizeof(*dr));
+	for (const struct ik_mmap_entry *e = f->mmaps; e; e = e->next)
+		if (e->kind == IK_MMAP_PHC)
+			dr->phc_offset = e->pgoff << IK_PAGE_SHIFT;
+	dr->page_shift = IK_PAGE_SHIFT;
+	dr->dbell_offset = 0; /* BAR1 is page aligned */
+	dr->version = p->version;
+	dr->qp_opcodes = p->qp_opcodes;
+	dr->admin_opcodes = p->admin_opcodes;
+	dr->sq_qtype = p->sq_qtype;
+	dr->rq_qtype = p->rq_qtype;
+	dr->cq_qtype = p->cq_qtype;
+	dr->admin_qtype = p->admin_qtype;
+	dr->max_stride = p->max_stride;
+	dr->max_spec = p->max_spec;
+	dr->udma_count = p->udma_count;
+	dr->expdb_mask = p->expdb_mask;
+	dr->expdb_qtypes = p->expdb_qtypes;
+}
+
 int ik_cmd_get_context(struct ik_cmd *c)
 {
 	struct ib_uverbs_get_context_resp *r = c->resp;
@@ -42,12 +66,10 @@ int ik_cmd_get_context(struct ik_cmd *c)
 	rc = ik_mmap_insert(f, IK_MMAP_DBELL, 1, &pgoff);
 	if (rc)
 		goto err_evq;
-	memset(&dr, 0, sizeof(dr));
 	if (p->phc) {
 		rc = ik_mmap_insert(f, IK_MMAP_PHC, 1, &pgoff);
 		if (rc)
 			goto err_mmap;
-		dr.phc_offset = pgoff << IK_PAGE_SHIFT;
 		ik_phc_update(nic);
 	}
 	f->dbid = (uint32_t)dbid;
@@ -56,20 +78,7 @@ int ik_cmd_get_context(struct ik_cmd *c)
 	r->async_fd = (uint32_t)f->async_q.rd;
 	r->num_comp_vectors = p->eq_count - 2;
 
-	dr.page_shift = IK_PAGE_SHIFT;
-	dr.dbell_offset = 0; /* BAR1 is page aligned */
-	dr.version = p->version;
-	dr.qp_opcodes = p->qp_opcodes;
-	dr.admin_opcodes = p->admin_opcodes;
-	dr.sq_qtype = p->sq_qtype;
-	dr.rq_qtype = p->rq_qtype;
-	dr.cq_qtype = p->cq_qtype;
-	dr.admin_qtype = p->admin_qtype;
-	dr.max_stride = p->max_stride;
-	dr.max_spec = p->max_spec;
-	dr.udma_count = p->udma_count;
-	dr.expdb_mask = p->expdb_mask;
-	dr.expdb_qtypes = p->expdb_qtypes;
+	ik_ctx_resp_fill(f, &dr);
 	ik_udata_out(c, &dr, sizeof(dr));
 	KNOTE(c,
 	      "async_fd=%d num_comp_vectors=%u dbid=%u version=%u phc_offset=%llu",
@@ -94,10 +103,6 @@ static uint32_t dev_max_sge(const struct isim_profile *p)
 
 	return n < IK_MAX_SGE_CAP ? n : IK_MAX_SGE_CAP;
 }
-
-#define IK_DEV_CAPS                                              \
-	(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_MGT_EXTENSIONS | \
-	 IBV_DEVICE_MEM_WINDOW_TYPE_2B)
 
 static void fill_device(struct ik_nic *nic,
 			struct ib_uverbs_query_device_resp *r)

@@ -67,6 +67,7 @@ int ik_handle_add(struct ik_file *f, struct ik_uobj *u, enum ik_uobj_type type)
 
 void ik_handle_del(struct ik_file *f, struct ik_uobj *u)
 {
+	ik_res_forget(u);
 	if (u->handle < f->nhandles && f->handles[u->handle] == u)
 		f->handles[u->handle] = NULL;
 }
@@ -173,6 +174,7 @@ void ik_file_release(struct ik_file *f)
 	release_type(f, IK_UOBJ_PD);
 	close_queues(f);
 	ik_mmap_clear(f);
+	ik_res_file_release(f);
 	if (f->has_ucontext)
 		ik_ida_free(&nic->dbid_ida, f->dbid);
 	f->has_ucontext = false;

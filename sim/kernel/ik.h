@@ -14,11 +14,13 @@
 #ifndef IK_H
 #define IK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "../common/mmio.h"
+#include "../common/profile.h"
 
 /* ---- provided by the platform (sim/shim) ---------------------------------- */
 
@@ -41,6 +43,11 @@ struct ik_platform {
 };
 
 /* ---- implemented by the model (sim/kernel) -------------------------------- */
+
+/* The character device the platform's device fds really are (it backs
+ * them with /dev/null): fstat() reports it, netlink and sysfs name it. */
+#define IK_CDEV_MAJOR 1
+#define IK_CDEV_MINOR 3
 
 /* One open of /dev/infiniband/uverbs0, shared by all dups of that fd. */
 struct ik_file;
@@ -67,5 +74,72 @@ void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 /* Called in the child after fork(): the child starts with a fresh device;
  * contexts inherited from the parent are dead (their commands fail). */
 void ik_model_atfork_child(void);
+
+/* ---- the host around the NIC: network interface, netlink --------------- */
+
+/* The NIC's network interface as the Ethernet driver registers it
+ * (docs/kernel-contract.md §20).  Addresses are network order. */
+struct ik_netdev {
+	char name[16]; /* IFNAMSIZ */
+	int ifindex;
+	uint8_t mac[6];
+	uint32_t mtu, max_mtu;
+	uint32_t flags; /* IFF_*: carrier (RUNNING, LOWER_UP) = port up */
+	uint8_t ipv4[4], ipv4_brd[4];
+	uint8_t ipv4_prefix;
+	uint8_t ipv6_ll[16]; /* fe80::<EUI-64>, GID 0 */
+	uint8_t ipv6_prefix;
+};
+
+/* What every process of a run agrees on, from the environment alone:
+ * available without opening the device (ip, rdma, getifaddrs). */
+struct ik_host {
+	struct isim_profile prof;
+	uint32_t node;
+	struct ik_netdev netdev;
+};
+const struct ik_host *ik_host_get(void);
+const struct ik_netdev *ik_netdev_get(void);
+
+/* Does this run answer RDMA netlink (profile key "netlink")?  If not, the
+ * platform refuses socket(AF_NETLINK, *, NETLINK_RDMA). */
+bool ik_nl_rdma_enabled(void);
+
+/* One reply message of the emulated kernel, for the platform to queue on
+ * the socket it answers (one datagram each).  0 or a negative errno. */
+typedef int (*ik_nl_emit_fn)(void *ctx, const void *msg, size_t len);
+
+/* A netlink socket as the kernel knows it. */
+struct ik_nl_sock {
+	uint32_t portid; /* bound port: replies carry it as nlmsg_pid */
+	bool cap_ack; /* NETLINK_CAP_ACK: errors without the request */
+};
+
+/* One datagram sent to the kernel on a NETLINK_RDMA socket: every
+ * message in it is handled as the RDMA netlink core does (nldev
+ * requests; data, NLMSG_DONE, ACK and error replies through emit).
+ * Any buffer is accepted: this is the parser's entry point, callable
+ * without a socket (fuzzing). */
+void ik_nl_rdma_input(const struct ik_nl_sock *s, const void *buf, size_t len,
+		      ik_nl_emit_fn emit, void *ctx);
+
+/* The NLMSG_ERROR the kernel sends for request 'req' failing with 'err'
+ * (negative errno; 0 is an ACK). */
+int ik_nl_error(const struct ik_nl_sock *s, const void *req, int err,
+		ik_nl_emit_fn emit, void *ctx);
+
+/* NETLINK_ROUTE: the platform proxies the host kernel's rtnetlink and
+ * asks the model about each request message (rtnl.c). */
+enum ik_rtnl_route {
+	IK_RTNL_HOST, /* the host kernel answers alone */
+	IK_RTNL_OURS, /* about our interface: ik_rtnl_answer() alone */
+	IK_RTNL_BOTH, /* a full dump: the host's part, then ours */
+};
+enum ik_rtnl_route ik_rtnl_classify(const void *msg, size_t len);
+/* Our interface's answer to one request message; with 'complete' also
+ * what ends the answer (NLMSG_DONE, the ACK or the error), without it
+ * only the data messages of a dump whose end the host sends. */
+void ik_rtnl_answer(const struct ik_nl_sock *s, const void *msg, size_t len,
+		    bool complete, ik_nl_emit_fn emit, void *ctx);
 
 #endif /* IK_H */

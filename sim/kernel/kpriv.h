@@ -28,6 +28,20 @@
 #define IK_NETDEV_MAX_MTU 9194 /* ionic netdev max_mtu */
 #define IK_GID_TBL_LEN 256
 #define IK_NUM_GIDS 2 /* populated entries: link-local, v4 */
+/* device_cap_flags (docs/kernel-contract.md §2) */
+#define IK_DEV_CAPS                                              \
+	(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_MGT_EXTENSIONS | \
+	 IBV_DEVICE_MEM_WINDOW_TYPE_2B)
+
+/* Ours: the network interface (docs/kernel-contract.md §20) */
+#define IK_NETDEV_NAME "isim0"
+#define IK_NETDEV_IFINDEX 0x1dd80 /* far above what a netns hands out */
+#define IK_NETDEV_IPV4_PREFIX 15 /* 198.18.0.0/15, RFC 2544 */
+/* RDMA netlink identity (docs/kernel-contract.md §19): the only
+ * device, driver id ionic */
+#define IK_DEV_INDEX 0
+#define IK_DEV_NAME "ionic_0"
+#define IK_RDMA_DRIVER_IONIC 21
 
 /* Admin opcodes (docs/kernel-contract.md §16): a verb needing opcode N fails
  * with EBADRQC when the firmware reports admin_opcodes <= N. */
@@ -106,6 +120,15 @@ void *ik_handle_get(struct ik_file *f, uint32_t handle, enum ik_uobj_type type);
 /* Completion channel with read end 'fd' created on this file, or NULL. */
 struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd);
 
+/* ---- resource tracking (res_objects.c, restrack.h) ------------------- */
+
+struct ik_cmd;
+/* A command succeeded: record what it created or changed. */
+void ik_res_cmd_done(struct ik_cmd *c, uint32_t cmd);
+/* An object leaves its file's handle table. */
+void ik_res_forget(struct ik_uobj *u);
+void ik_res_file_release(struct ik_file *f);
+
 /* ---- command context (uverbs.c) -------------------------------------- */
 
 struct ik_cmd {
@@ -149,6 +172,8 @@ void ik_core_req_copy(const struct ik_cmd *c, void *dst, size_t size);
 /* ---- handlers -------------------------------------------------------- */
 
 int ik_cmd_get_context(struct ik_cmd *c);
+/* The driver's GET_CONTEXT answer for a file that has its ucontext. */
+void ik_ctx_resp_fill(const struct ik_file *f, struct ionic_ctx_resp *dr);
 int ik_cmd_query_device(struct ik_cmd *c);
 int ik_cmd_ex_query_device(struct ik_cmd *c);
 int ik_cmd_query_port(struct ik_cmd *c);

@@ -22,6 +22,7 @@
 #include "../../common/ionic_hw.h"
 
 #include "kpriv.h"
+#include "restrack.h"
 
 struct ik_nic *ik_nic;
 const struct ik_platform *ik_plat;
@@ -331,6 +332,7 @@ void ik_model_atfork_child(void)
 			ik_plat->dbpage_revoke(f->dbid);
 	}
 	idev_atfork_child(old->dev);
+	ik_res_atfork_child();
 	ik_nic = NULL;
 }
 

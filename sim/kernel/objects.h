@@ -45,6 +45,7 @@ struct ik_uobj {
 	uint32_t handle; /* uverbs handle returned to libibverbs */
 	struct ik_file *file; /* owning ucontext */
 	uint64_t user_handle; /* CQ/QP: libibverbs' object pointer */
+	int32_t res_slot1; /* restrack record + 1 (0: none), res_objects.c */
 };
 
 /* A completion channel or async event queue: a SOCK_SEQPACKET pair whose
@@ -197,6 +198,7 @@ struct ik_file {
 	struct ik_uobj **handles; /* handle -> object, NULL when free */
 	uint32_t nhandles;
 	struct ik_mmap_entry *mmaps;
+	int32_t res_slot1; /* the context's restrack record + 1 */
 	struct ik_file *next; /* nic->files */
 };
 

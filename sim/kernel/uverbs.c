@@ -170,6 +170,7 @@ static ssize_t dispatch(struct ik_file *f, const struct ik_cmd_desc *d,
 	else
 		rc = d->fn(c);
 	if (!rc) {
+		ik_res_cmd_done(c, d->cmd);
 		/* the core part whole, zero-filled past what the command
 		 * defines (uverbs_response); of the driver part only what the
 		 * driver copied out (ib_copy_to_udata): the rest of the

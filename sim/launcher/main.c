@@ -56,6 +56,8 @@ static void usage(FILE *out)
 		"  --fw-version N         alias of --version (firmware RDMA version)\n"
 		"  --phc / --no-phc       offer / hide the PHC clock page\n"
 		"  --port-down            report the port DOWN\n"
+		"  --no-netlink           no RDMA netlink: libibverbs finds the device\n"
+		"                         through sysfs alone (the fallback path)\n"
 		"  --devices 1            number of NICs (only 1 is supported)\n"
 		"  --keep-rundir          do not delete the run directory (debugging)\n"
 		"  -h, --help             this text\n"
@@ -156,6 +158,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		}
 		if (!eq && !strcmp(name, "port-down")) {
 			o->prof.port_up = false;
+			continue;
+		}
+		if (!eq && !strcmp(name, "no-netlink")) {
+			o->prof.netlink = false;
 			continue;
 		}
 

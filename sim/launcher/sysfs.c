@@ -16,6 +16,9 @@
 #include "launcher.h"
 
 #define GID_TBL_LEN 256 /* ionic's gid_tbl_len (query_port) */
+/* the NIC's network interface, as the model names it (sim/kernel/kpriv.h) */
+#define ILAUNCH_NETDEV "isim0"
+#define ILAUNCH_NETDEV_IFINDEX 0x1dd80
 
 static int mkdirs(char *path)
 {
@@ -80,6 +83,40 @@ static void gid_text(const uint8_t g[16], char *out, size_t len)
 		g[10], g[11], g[12], g[13], g[14], g[15]);
 }
 
+/*
+ * The network interface (docs/kernel-contract.md §20): the IB device's
+ * device/net/<name> as on a real PCI function, and class/net/<name> with
+ * the files tools read.  Programs that look at /sys itself reach these
+ * through the preload's path redirection.
+ */
+static int netdev_write(const char *root, const char *dev,
+			const struct isim_profile *p, uint32_t node)
+{
+	static const char *const base[] = { "%s/device/net/" ILAUNCH_NETDEV,
+					    "class/net/" ILAUNCH_NETDEV };
+	char rel[512], fmt[200];
+	uint8_t mac[6];
+	int rc = 0;
+
+	isim_node_mac(node, mac);
+	for (unsigned int b = 0; b < 2; b++) {
+		snprintf(fmt, sizeof(fmt), base[b], dev);
+#define NETFILE(name, ...)                               \
+	(snprintf(rel, sizeof(rel), "%s/%s", fmt, name), \
+	 put(root, rel, __VA_ARGS__))
+		rc |= NETFILE("ifindex", "%d", ILAUNCH_NETDEV_IFINDEX);
+		rc |= NETFILE("address", "%02x:%02x:%02x:%02x:%02x:%02x",
+			      mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		rc |= NETFILE("mtu", "%u", p->netdev_mtu);
+		rc |= NETFILE("operstate", "%s", p->port_up ? "up" : "down");
+		rc |= NETFILE("carrier", "%d", p->port_up ? 1 : 0);
+		rc |= NETFILE("type", "1"); /* ARPHRD_ETHER */
+		rc |= NETFILE("speed", "100000");
+#undef NETFILE
+	}
+	return rc;
+}
+
 int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 			uint32_t node)
 {
@@ -127,6 +164,13 @@ int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 	rc |= DEVFILE("ports/1/lid_mask_count", "0");
 	rc |= DEVFILE("ports/1/cap_mask", "0x00000000");
 	rc |= DEVFILE("ports/1/pkeys/0", "0xffff");
+	/* netlink discovery reads the uverbs device from under the IB
+	 * device when GET_CHARDEV fails (docs/kernel-contract.md §19) */
+	rc |= DEVFILE("device/infiniband_verbs/uverbs0/dev", "1:3");
+	rc |= DEVFILE("device/infiniband_verbs/uverbs0/abi_version", "%u",
+		      p->abi_version);
+	rc |= DEVFILE("device/infiniband_verbs/uverbs0/ibdev", "ionic_0");
+	rc |= netdev_write(root, dev, p, node);
 	if (rc)
 		return -EIO;
 
@@ -134,8 +178,8 @@ int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 	 * Every index below gid_tbl_len needs a gids and a types file.
 	 * Populated entries are RoCE v2 (ionic has no v1).  Empty ones say
 	 * "IB/RoCE v1": a real kernel fails that read with EINVAL, which
-	 * libibverbs turns into v1 -- a plain file can only say it.  No
-	 * ndevs files: there is no netdev to name.
+	 * libibverbs turns into v1 -- a plain file can only say it.  The
+	 * populated ones name the network interface (ndevs).
 	 */
 	for (unsigned int i = 0; i < 3 && !rc; i++) {
 		isim_node_gid(node, i, g);
@@ -145,6 +189,11 @@ int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 		snprintf(rel, sizeof(rel), "%s/ports/1/gid_attrs/types/%u", dev,
 			 i);
 		rc |= put(root, rel, "%s", i < 2 ? "RoCE v2" : "IB/RoCE v1");
+		if (i < 2) {
+			snprintf(rel, sizeof(rel),
+				 "%s/ports/1/gid_attrs/ndevs/%u", dev, i);
+			rc |= put(root, rel, "%s", ILAUNCH_NETDEV);
+		}
 	}
 	/* Entries 3.. are all empty: hard links to entry 2 (creating a file
 	 * costs ~1 ms on the project machines' ext4, a link ~20 us). */

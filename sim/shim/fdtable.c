@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/trace.h"
 #include "shim.h"
@@ -26,6 +27,18 @@ struct fdobj {
 
 static struct fdobj *_Atomic fdtab[MAX_FDS];
 int ishim_fds_tracked;
+/* The process the table belongs to.  A vfork() child (posix_spawn,
+ * Python's subprocess) runs in its parent's memory with a copy of its
+ * descriptors and without fork handlers: what it closes or dup2s must
+ * not touch the parent's files. */
+static pid_t owner;
+
+bool ishim_fd_foreign_process(void)
+{
+	pid_t o = __atomic_load_n(&owner, __ATOMIC_RELAXED);
+
+	return o && getpid() != o;
+}
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int ishim_dev_path_index(const char *path)
@@ -89,6 +102,8 @@ int ishim_fd_track_new(int fd, struct ik_file *f)
 		return -ENOMEM;
 	o->f = f;
 	pthread_mutex_lock(&fd_lock);
+	if (!owner)
+		__atomic_store_n(&owner, getpid(), __ATOMIC_RELAXED);
 	old = drop_locked(fd); /* stale entry: fd closed behind our back */
 	set_locked(fd, o);
 	pthread_mutex_unlock(&fd_lock);
@@ -102,7 +117,9 @@ void ishim_fd_track_dup(int oldfd, int newfd)
 {
 	struct fdobj *o, *old = NULL;
 
-	if (oldfd < 0 || oldfd >= MAX_FDS || newfd < 0 || oldfd == newfd)
+	if (oldfd < 0 || oldfd >= MAX_FDS || newfd < 0 || oldfd == newfd ||
+	    !__atomic_load_n(&ishim_fds_tracked, __ATOMIC_RELAXED) ||
+	    ishim_fd_foreign_process())
 		return;
 	pthread_mutex_lock(&fd_lock);
 	if (newfd < MAX_FDS)
@@ -122,7 +139,8 @@ void ishim_fd_untrack(int fd)
 	struct fdobj *o;
 
 	if (!__atomic_load_n(&ishim_fds_tracked, __ATOMIC_RELAXED) || fd < 0 ||
-	    fd >= MAX_FDS || !atomic_load(&fdtab[fd]))
+	    fd >= MAX_FDS || !atomic_load(&fdtab[fd]) ||
+	    ishim_fd_foreign_process())
 		return;
 	pthread_mutex_lock(&fd_lock);
 	o = drop_locked(fd);
@@ -148,4 +166,6 @@ void ishim_fd_atfork_child(void)
 	/* The table itself is inherited with the descriptors, so it is
 	 * already consistent; only the lock needs a fresh state. */
 	pthread_mutex_init(&fd_lock, NULL);
+	if (owner)
+		owner = getpid();
 }

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Path-level interposers: make /dev/infiniband/uverbs0 exist (stat family,
- * access) and open it (open family), and hide RDMA netlink so libibverbs
- * discovers devices from our fake sysfs tree.
+ * access) and open it (open family), and show programs that read /sys
+ * directly the fake sysfs tree.
  *
  * Unversioned definitions here satisfy libibverbs' versioned imports
  * (stat@GLIBC_2.33 etc.).  Every other path goes straight to libc.
  */
 #undef _FORTIFY_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -47,6 +49,13 @@ static bool is_dev(int dirfd, const char *path)
 	return ishim_dev_path_index(path) >= 0;
 }
 
+/* Programs that read /sys itself (pyverbs, UCX, ls) see the fake tree:
+ * the RDMA classes and the NIC's network interface are under $SYSFS_PATH
+ * (docs/kernel-contract.md §20).  'buf' holds a rewritten path. */
+#define REDIRECT(path)           \
+	char redirect_buf[4096]; \
+	path = ishim_sys_redirect(path, redirect_buf, sizeof(redirect_buf))
+
 /* The stat family: true (and *st filled) if 'path' is the device node. */
 static bool dev_stat(int dirfd, const char *path, void *st)
 {
@@ -64,6 +73,8 @@ typedef int (*fxstatat_fn)(int, int, const char *, struct stat *, int);
 /* struct stat64 is struct stat on 64-bit glibc: the *64 forms share it. */
 int stat(const char *path, struct stat *st)
 {
+	REDIRECT(path);
+
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
 	return ISHIM_REAL(stat, stat_fn)(path, st);
@@ -71,6 +82,8 @@ int stat(const char *path, struct stat *st)
 
 int stat64(const char *path, struct stat64 *st)
 {
+	REDIRECT(path);
+
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
 	return ISHIM_REAL(stat64, stat_fn)(path, (struct stat *)st);
@@ -78,6 +91,8 @@ int stat64(const char *path, struct stat64 *st)
 
 int lstat(const char *path, struct stat *st)
 {
+	REDIRECT(path);
+
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
 	return ISHIM_REAL(lstat, stat_fn)(path, st);
@@ -85,6 +100,8 @@ int lstat(const char *path, struct stat *st)
 
 int lstat64(const char *path, struct stat64 *st)
 {
+	REDIRECT(path);
+
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
 	return ISHIM_REAL(lstat64, stat_fn)(path, (struct stat *)st);
@@ -92,6 +109,8 @@ int lstat64(const char *path, struct stat64 *st)
 
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
+	REDIRECT(path);
+
 	if (dev_stat(dirfd, path, st))
 		return 0;
 	return ISHIM_REAL(fstatat, fstatat_fn)(dirfd, path, st, flags);
@@ -99,6 +118,8 @@ int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 
 int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
+	REDIRECT(path);
+
 	if (dev_stat(dirfd, path, st))
 		return 0;
 	return ISHIM_REAL(fstatat64, fstatat_fn)(dirfd, path, (struct stat *)st,
@@ -108,6 +129,8 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 /* Pre-2.33 binaries call the versioned __xstat family instead. */
 int __xstat(int ver, const char *path, struct stat *st)
 {
+	REDIRECT(path);
+
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
 	return ISHIM_REAL(__xstat, xstat_fn)(ver, path, st);
@@ -115,6 +138,8 @@ int __xstat(int ver, const char *path, struct stat *st)
 
 int __xstat64(int ver, const char *path, struct stat64 *st)
 {
+	REDIRECT(path);
+
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
 	return ISHIM_REAL(__xstat64, xstat_fn)(ver, path, (struct stat *)st);
@@ -122,6 +147,8 @@ int __xstat64(int ver, const char *path, struct stat64 *st)
 
 int __lxstat(int ver, const char *path, struct stat *st)
 {
+	REDIRECT(path);
+
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
 	return ISHIM_REAL(__lxstat, xstat_fn)(ver, path, st);
@@ -129,6 +156,8 @@ int __lxstat(int ver, const char *path, struct stat *st)
 
 int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
+	REDIRECT(path);
+
 	if (dev_stat(AT_FDCWD, path, st))
 		return 0;
 	return ISHIM_REAL(__lxstat64, xstat_fn)(ver, path, (struct stat *)st);
@@ -136,6 +165,8 @@ int __lxstat64(int ver, const char *path, struct stat64 *st)
 
 int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
+	REDIRECT(path);
+
 	if (dev_stat(dirfd, path, st))
 		return 0;
 	return ISHIM_REAL(__fxstatat, fxstatat_fn)(ver, dirfd, path, st, flags);
@@ -144,6 +175,8 @@ int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 		 int flags)
 {
+	REDIRECT(path);
+
 	if (dev_stat(dirfd, path, st))
 		return 0;
 	return ISHIM_REAL(__fxstatat64, fxstatat_fn)(ver, dirfd, path,
@@ -155,6 +188,8 @@ typedef int (*statx_fn)(int, const char *, int, unsigned int, struct statx *);
 int statx(int dirfd, const char *path, int flags, unsigned int mask,
 	  struct statx *stx)
 {
+	REDIRECT(path);
+
 	if (is_dev(dirfd, path)) {
 		memset(stx, 0, sizeof(*stx));
 		stx->stx_mask = STATX_BASIC_STATS;
@@ -175,6 +210,8 @@ typedef int (*faccessat_fn)(int, const char *, int, int);
 
 int access(const char *path, int mode)
 {
+	REDIRECT(path);
+
 	if (is_dev(AT_FDCWD, path))
 		return (mode & X_OK) ? (errno = EACCES, -1) : 0;
 	return ISHIM_REAL(access, access_fn)(path, mode);
@@ -182,6 +219,8 @@ int access(const char *path, int mode)
 
 int faccessat(int dirfd, const char *path, int mode, int flags)
 {
+	REDIRECT(path);
+
 	if (is_dev(dirfd, path))
 		return (mode & X_OK) ? (errno = EACCES, -1) : 0;
 	return ISHIM_REAL(faccessat, faccessat_fn)(dirfd, path, mode, flags);
@@ -244,6 +283,7 @@ static mode_t open_mode(int flags, va_list ap)
 		int idx = ishim_dev_path_index(path);                \
 		va_list ap;                                          \
 		mode_t mode;                                         \
+		REDIRECT(path);                                      \
                                                                      \
 		if (idx >= 0)                                        \
 			return dev_open(idx, flags);                 \
@@ -256,6 +296,7 @@ static mode_t open_mode(int flags, va_list ap)
 	int __##fn##_2(const char *path, int flags)                  \
 	{                                                            \
 		int idx = ishim_dev_path_index(path);                \
+		REDIRECT(path);                                      \
                                                                      \
 		if (idx >= 0)                                        \
 			return dev_open(idx, flags);                 \
@@ -268,6 +309,7 @@ static mode_t open_mode(int flags, va_list ap)
 		int idx = ishim_dev_path_index(path);                         \
 		va_list ap;                                                   \
 		mode_t mode;                                                  \
+		REDIRECT(path);                                               \
                                                                               \
 		if (idx >= 0)                                                 \
 			return dev_open(idx, flags);                          \
@@ -280,6 +322,7 @@ static mode_t open_mode(int flags, va_list ap)
 	int __##fn##_2(int dirfd, const char *path, int flags)                \
 	{                                                                     \
 		int idx = ishim_dev_path_index(path);                         \
+		REDIRECT(path);                                               \
                                                                               \
 		if (idx >= 0)                                                 \
 			return dev_open(idx, flags);                          \
@@ -291,17 +334,28 @@ OPEN_HOOKS(open64)
 OPENAT_HOOKS(openat)
 OPENAT_HOOKS(openat64)
 
-/* ---- netlink ------------------------------------------------------------- */
+/* ---- directories and stdio (glibc opens internally: not interposable) ---- */
 
-typedef int (*socket_fn)(int, int, int);
+typedef DIR *(*opendir_fn)(const char *);
+typedef FILE *(*fopen_fn)(const char *, const char *);
 
-int socket(int domain, int type, int protocol)
+DIR *opendir(const char *path)
 {
-	/* With RDMA netlink present libibverbs would trust it (zero
-	 * devices) and never read our sysfs tree. */
-	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
-		errno = EPROTONOSUPPORT;
-		return -1;
-	}
-	return ISHIM_REAL(socket, socket_fn)(domain, type, protocol);
+	REDIRECT(path);
+
+	return ISHIM_REAL(opendir, opendir_fn)(path);
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	REDIRECT(path);
+
+	return ISHIM_REAL(fopen, fopen_fn)(path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	REDIRECT(path);
+
+	return ISHIM_REAL(fopen64, fopen_fn)(path, mode);
 }

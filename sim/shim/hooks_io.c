@@ -25,6 +25,7 @@
 #endif
 
 typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef ssize_t (*read_fn)(int, void *, size_t);
 typedef int (*ioctl_fn)(int, unsigned long, void *);
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 typedef int (*munmap_fn)(void *, size_t);
@@ -41,8 +42,11 @@ ssize_t write(int fd, const void *buf, size_t len)
 	struct ik_file *f = ishim_fd_file(fd);
 	ssize_t rc;
 
-	if (!f)
+	if (!f) {
+		if (ishim_nl_is(fd))
+			return ishim_nl_send(fd, buf, len);
 		return ISHIM_REAL(write, write_fn)(fd, buf, len);
+	}
 	/* what valgrind checks for a real write(2): the whole buffer */
 	ISHIM_CHECK_DEFINED(buf, len, "write(uverbs, buf)");
 	rc = ik_file_write(f, buf, len);
@@ -51,6 +55,14 @@ ssize_t write(int fd, const void *buf, size_t len)
 		return -1;
 	}
 	return rc;
+}
+
+/* Only emulated netlink sockets: the device's event fds are real. */
+ssize_t read(int fd, void *buf, size_t len)
+{
+	if (ishim_nl_is(fd))
+		return ishim_nl_read(fd, buf, len);
+	return ISHIM_REAL(read, read_fn)(fd, buf, len);
 }
 
 int ioctl(int fd, unsigned long req, ...)
@@ -64,8 +76,17 @@ int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	f = ishim_fd_file(fd);
-	if (!f)
+	if (!f) {
+		/* SIOCGIF* naming the NIC's network interface */
+		if (ishim_netdev_ioctl(fd, req, arg, &rc)) {
+			if (rc < 0) {
+				errno = -rc;
+				return -1;
+			}
+			return 0;
+		}
 		return ISHIM_REAL(ioctl, ioctl_fn)(fd, req, arg);
+	}
 	/* RDMA_VERBS_IOCTL: the header and its attribute array (hdr.length
 	 * bytes), as the kernel copies them in */
 	if (req == RDMA_VERBS_IOCTL && arg) {
@@ -142,6 +163,7 @@ int close(int fd)
 	/* Forget first: once the real close returns, the number may be
 	 * reused by another thread's open. */
 	ishim_fd_untrack(fd);
+	ishim_nl_untrack(fd);
 	return ISHIM_REAL(close, close_fn)(fd);
 }
 
@@ -155,14 +177,26 @@ static void untrack_range(unsigned int first, unsigned int last)
 		ishim_fd_untrack(fd);
 }
 
+static void untrack_nl_range(unsigned int first, unsigned int last)
+{
+	if (!__atomic_load_n(&ishim_nl_socks, __ATOMIC_RELAXED))
+		return;
+	if (last > 65535)
+		last = 65535;
+	for (unsigned int fd = first; fd <= last; fd++)
+		ishim_nl_untrack((int)fd);
+}
+
 int close_range(unsigned int first, unsigned int last, int flags)
 {
 	int rc = ISHIM_REAL(close_range, close_range_fn)(first, last, flags);
 
 	/* With CLOSE_RANGE_CLOEXEC nothing is closed now; exec ends the
 	 * whole process image (and our table) anyway. */
-	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+	if (rc == 0 && !(flags & CLOSE_RANGE_CLOEXEC)) {
 		untrack_range(first, last);
+		untrack_nl_range(first, last);
+	}
 	return rc;
 }
 
@@ -171,6 +205,7 @@ void closefrom(int lowfd)
 	if (lowfd < 0)
 		lowfd = 0;
 	untrack_range(lowfd, ~0u);
+	untrack_nl_range(lowfd, ~0u);
 	ISHIM_REAL(closefrom, closefrom_fn)(lowfd);
 }
 

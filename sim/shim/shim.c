@@ -63,6 +63,7 @@ static void atfork_child(void)
 	isim_trace_atfork_child();
 	ishim_dbtrap_atfork_child();
 	ishim_fd_atfork_child();
+	ishim_nl_atfork_child();
 	/* The child starts with a fresh device; inherited contexts are dead
 	 * (the model's business).  A process that never used the device
 	 * has no model to tell. */

@@ -60,8 +60,8 @@ void ishim_dbtrap_atfork_child(void);
 /* Number of the emulated uverbs device of a path, or -1. */
 int ishim_dev_path_index(const char *path);
 /* Major/minor the device fds really have ("/dev/null"), as in sysfs. */
-#define ISHIM_CDEV_MAJOR 1
-#define ISHIM_CDEV_MINOR 3
+#define ISHIM_CDEV_MAJOR IK_CDEV_MAJOR
+#define ISHIM_CDEV_MINOR IK_CDEV_MINOR
 
 /* Is any fd tracked at all?  Cheap gate for every interposer. */
 extern int ishim_fds_tracked;
@@ -74,9 +74,36 @@ void ishim_fd_track_dup(int oldfd, int newfd);
 /* 'fd' was closed (or replaced): drop it; the last reference releases
  * the file.  Safe to call for untracked fds. */
 void ishim_fd_untrack(int fd);
+/* Is this a vfork() child running in the memory of the process that owns
+ * the tables?  It must leave them alone. */
+bool ishim_fd_foreign_process(void);
 void ishim_fd_atfork_prepare(void);
 void ishim_fd_atfork_parent(void);
 void ishim_fd_atfork_child(void);
+
+/* ---- /sys redirection (sysredir.c) ---------------------------------- */
+
+/* 'path' under /sys/class/{infiniband,infiniband_verbs,net/<our netdev>}
+ * rewritten into $SYSFS_PATH in 'buf'; any other path as it is. */
+const char *ishim_sys_redirect(const char *path, char *buf, size_t len);
+
+/* ---- the network interface (hooks_netdev.c) ------------------------- */
+
+/* ioctl(fd, SIOCGIF*, ifr) naming our interface: 1 with *rc set (0 or a
+ * negative errno), or 0 to let the host answer. */
+int ishim_netdev_ioctl(int fd, unsigned long req, void *arg, int *rc);
+
+/* ---- emulated netlink sockets (hooks_netlink.c) ------------------------ */
+
+/* Number of emulated netlink sockets open (cheap gate). */
+extern int ishim_nl_socks;
+bool ishim_nl_is(int fd);
+/* write()/read() on one: a request / the next reply. */
+ssize_t ishim_nl_send(int fd, const void *buf, size_t len);
+ssize_t ishim_nl_read(int fd, void *buf, size_t len);
+/* 'fd' is being closed. */
+void ishim_nl_untrack(int fd);
+void ishim_nl_atfork_child(void);
 
 /* Model start-up, once per process, on the first device open. */
 int ishim_shim_model_init(void);

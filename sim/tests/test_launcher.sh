@@ -71,7 +71,9 @@ status_is 2 "bad fabric" "$L" --fabric "a/b" -- true
 	cat $D/ports/1/pkeys/0
 	ls $D/ports/1/gids | wc -l
 	ls $D/ports/1/gid_attrs/types | wc -l
-	test -e $D/ports/1/gid_attrs/ndevs && echo has-ndevs
+	echo ndevs=$(cat $D/ports/1/gid_attrs/ndevs/0 $D/ports/1/gid_attrs/ndevs/1)
+	test -e $D/ports/1/gid_attrs/ndevs/2 && echo has-ndev-2
+	echo net=$(ls /sys/class/infiniband/ionic_0/device/net)
 	test -e /dev/infiniband/uverbs0 && echo devnode-visible
 ' >"$OUT/inside" 2>&1
 st=$?
@@ -101,7 +103,11 @@ expect "IB/RoCE v1"
 expect 0xffff
 expect 256
 expect devnode-visible
-grep -q has-ndevs "$OUT/inside" && fail "ndevs must not exist"
+# the populated GIDs name the network interface, the empty ones nothing;
+# /sys itself shows it too (the preload's redirection)
+grep -qx 'ndevs=isim0 isim0' "$OUT/inside" && ok "ndevs" || fail "ndevs"
+grep -q has-ndev-2 "$OUT/inside" && fail "ndevs of an empty GID must not exist"
+grep -qx 'net=isim0' "$OUT/inside" && ok "device/net in /sys" || fail "device/net in /sys"
 grep -q '^profile=.*udma_shift=5' "$OUT/inside" && grep -q '^profile=.*phc=0' "$OUT/inside" &&
 	grep -q '^profile=.*fw_ver=7.7.7-t' "$OUT/inside" && ok "profile env" || fail "profile env"
 grep -q '^preload=/.*libionic-sim.so$' "$OUT/inside" && ok "LD_PRELOAD" || fail "LD_PRELOAD"

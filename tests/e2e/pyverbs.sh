@@ -66,7 +66,8 @@ if [ $# -eq 0 ]; then
 		test_atomic.AtomicTest.test_atomic_invalid_qp_access \
 		test_atomic.AtomicTest.test_atomic_invalid_rkey \
 		test_atomic.AtomicTest.test_atomic_non_aligned_addr \
-		test_mr.MWTest
+		test_mr.MWTest \
+		test_shared_pd.SharedPDTestCase
 fi
 
 cd "$work" || exit 1
@@ -74,7 +75,7 @@ timeout 900 "$sim" --fabric "${IONIC_TEST_FABRIC:-default}" -- /usr/bin/python3 
 	>"$work/log.txt" 2>&1
 rc=$?
 cat "$work/log.txt"
-p=$(grep -cE '\.\.\. ok$' "$work/log.txt")
+p=$(grep -cE '(\.\.\. |^)ok$' "$work/log.txt")
 s=$(grep -cE '\.\.\. skipped' "$work/log.txt")
 f=$(grep -cE '\.\.\. (FAIL|ERROR)$' "$work/log.txt")
 echo "$p passed, $f failed, $s skipped"

@@ -14,6 +14,7 @@
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -100,6 +101,37 @@ static void test_query_device(struct ibv_context *ctx, int phc)
 	} else {
 		CHECK_EQ(ax.completion_timestamp_mask, 0);
 		CHECK_EQ(ax.hca_core_clock, 0);
+	}
+
+	SECTION("query_rt_values_ex: the device clock now");
+	{
+		struct ibv_values_ex v1 = { .comp_mask =
+						    IBV_VALUES_MASK_RAW_CLOCK },
+				     v2 = v1, bad = { .comp_mask = 1u << 5 };
+		struct timespec t1, t2, nap = { 0, 20 * 1000 * 1000 };
+		int64_t dev_ns, host_ns;
+
+		CHECK_RC(ibv_query_rt_values_ex(ctx, &bad), EINVAL);
+		if (!phc) {
+			CHECK_RC(ibv_query_rt_values_ex(ctx, &v1), EOPNOTSUPP);
+		} else {
+			clock_gettime(CLOCK_REALTIME, &t1);
+			CHECK_RC(ibv_query_rt_values_ex(ctx, &v1), 0);
+			nanosleep(&nap, NULL);
+			CHECK_RC(ibv_query_rt_values_ex(ctx, &v2), 0);
+			clock_gettime(CLOCK_REALTIME, &t2);
+			CHECK_EQ(v1.comp_mask, IBV_VALUES_MASK_RAW_CLOCK);
+			CHECK_EQ(v1.raw_clock.tv_sec, 0);
+			/* counter ticks at hca_core_clock kHz: the device's
+			 * elapsed time is the host's, within the interval */
+			dev_ns = (int64_t)((uint64_t)(v2.raw_clock.tv_nsec -
+						      v1.raw_clock.tv_nsec) *
+					   1000000ull / ax.hca_core_clock);
+			host_ns = (t2.tv_sec - t1.tv_sec) * 1000000000ll +
+				  (t2.tv_nsec - t1.tv_nsec);
+			CHECK(dev_ns >= 20 * 1000 * 1000);
+			CHECK(dev_ns <= host_ns);
+		}
 	}
 
 	SECTION("query_device (legacy) agrees");

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * /sys paths programs hard-code (pyverbs' device/net lookup, UCX's GID
+ * types and netdev files, `ls` started from a test) mapped into the
+ * launcher's fake tree, $SYSFS_PATH, which libibverbs itself reads
+ * (docs/kernel-contract.md §20).  Only the RDMA classes and the NIC's own
+ * interface move: the rest of /sys stays the host's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+/* 'path' starts with 'prefix' followed by the end or a '/'. */
+static bool under(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(path, prefix, n) && (!path[n] || path[n] == '/');
+}
+
+const char *ishim_sys_redirect(const char *path, char *buf, size_t len)
+{
+	char net[64];
+	const char *root;
+
+	if (!path || strncmp(path, "/sys/class/", 11))
+		return path;
+	snprintf(net, sizeof(net), "/sys/class/net/%s", ik_netdev_get()->name);
+	if (!under(path, "/sys/class/infiniband") &&
+	    !under(path, "/sys/class/infiniband_verbs") && !under(path, net))
+		return path;
+	root = getenv("SYSFS_PATH");
+	if (!root || !*root || !strcmp(root, "/sys"))
+		return path;
+	if ((size_t)snprintf(buf, len, "%s%s", root, path + 4) >= len)
+		return path;
+	return buf;
+}
