@@ -429,6 +429,7 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 	}
 	child->visible = false;
 	child->listener = l;
+	child->passive = true;
 	child->state = IK_CM_CONNECT;
 	child->has_dev = true;
 	child->route = true;

@@ -104,6 +104,7 @@ struct ik_cm_id {
 	bool visible; /* commands may name it (child: its request read) */
 	bool has_dev; /* bound to ionic_0 port 1 */
 	bool route; /* RESOLVE_ROUTE done (or the REQ's path) */
+	bool passive; /* made by a request: holds no port */
 	struct sockaddr_storage src, dst;
 	/* options */
 	uint8_t tos, ack_timeout;

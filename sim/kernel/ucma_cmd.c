@@ -213,7 +213,7 @@ static int port_check(struct ik_cm_id *ctx, const struct sockaddr_storage *sa,
 	for (uint32_t h = 0; h < ik_cm_nids; h++) {
 		struct ik_cm_id *o = ik_cm_ids[h];
 
-		if (!o || o == ctx || o->ps != ctx->ps || o->listener ||
+		if (!o || o == ctx || o->ps != ctx->ps || o->passive ||
 		    o->state == IK_CM_IDLE || ik_cm_addr_port(&o->src) != port)
 			continue;
 		if (ctx->reuseaddr && o->reuseaddr && o->state != IK_CM_LISTEN)
