@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kpriv.h"
@@ -47,12 +48,17 @@
 #define REJ_VENDOR_OPTION 35
 #define SIDR_UNSUPPORTED 1
 #define SIDR_REJECT 2
+#define REQ_RETRIES 10
+#define REQ_RETRY_NS 100000000u /* 100 ms */
 
 static struct {
 	bool running;
 	int wake; /* eventfd: the endpoint set changed */
 	struct ifab_ep ep;
 } agent = { .wake = -1, .ep = { .fd = -1 } };
+
+/* Some listen endpoint of this process was closed (see listen_open). */
+static bool closed_listeners;
 
 static uint32_t own_node(void)
 {
@@ -165,7 +171,8 @@ void ik_cm_conn_destroy(struct ik_cm_id *ctx)
 {
 	switch (ctx->conn.st) {
 	case IK_CONN_REQ_SENT:
-		send_rej(ctx, REJ_TIMEOUT, NULL, 0);
+		if (!ctx->rtx_due) /* one that arrived */
+			send_rej(ctx, REJ_TIMEOUT, NULL, 0);
 		break;
 	case IK_CONN_REQ_RCVD:
 	case IK_CONN_REP_SENT:
@@ -182,6 +189,69 @@ void ik_cm_conn_destroy(struct ik_cm_id *ctx)
 		break;
 	}
 	ctx->conn.st = IK_CONN_NONE;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void kick(void);
+
+/*
+ * A REQ (or SIDR REQ) whose listen endpoint does not exist.  A real node
+ * answers it with REJ 8 (SIDR: status 1) at once; the emulator first
+ * retries it for REQ_RETRIES x REQ_RETRY_NS, because the unix transport
+ * tells a missing endpoint instantly where a network would take its
+ * time, and clients that reconnect to a peer that listens again (perftest
+ * -R's second connection) count on that time.  Called by the agent.
+ */
+static void req_retry(struct ik_cm_id *ctx, uint64_t now)
+{
+	struct rdma_ucm_event_resp ev = { 0 };
+	bool ud = ctx->qp_type == IBV_QPT_UD;
+
+	if (now < ctx->rtx_due)
+		return;
+	if (ctx->conn.st == IK_CONN_DREQ_SENT) {
+		/* a DREQ not answered: resent, then given up (-ETIMEDOUT) */
+		if (--ctx->rtx_left && send_peer(ctx, &ctx->req)) {
+			ctx->rtx_due = now + REQ_RETRY_NS;
+			return;
+		}
+		ctx->rtx_due = 0;
+		ctx->conn.st = IK_CONN_TIMEWAIT;
+		ik_ucma_event(ctx, RDMA_CM_EVENT_DISCONNECTED, -ETIMEDOUT,
+			      NULL);
+		return;
+	}
+	if (ctx->conn.st != IK_CONN_REQ_SENT &&
+	    ctx->conn.st != IK_CONN_SIDR_SENT) {
+		ctx->rtx_due = 0;
+		return;
+	}
+	if (send_peer(ctx, &ctx->req)) {
+		ctx->rtx_due = 0;
+		return;
+	}
+	if (--ctx->rtx_left) {
+		ctx->rtx_due = now + REQ_RETRY_NS;
+		return;
+	}
+	ctx->rtx_due = 0;
+	ctx->conn.st = IK_CONN_TIMEWAIT;
+	if (ud) {
+		ev.param.ud.private_data_len = PDATA_SIDR_REP;
+		ik_ucma_event(ctx, RDMA_CM_EVENT_UNREACHABLE, SIDR_UNSUPPORTED,
+			      &ev);
+	} else {
+		ev.param.conn.private_data_len = PDATA_REJ;
+		ik_ucma_event(ctx, RDMA_CM_EVENT_REJECTED,
+			      REJ_INVALID_SERVICE_ID, &ev);
+	}
 }
 
 /* ---- commands ------------------------------------------------------------- */
@@ -245,19 +315,11 @@ int ik_ucma_connect(struct ik_ucma_cmd *c)
 	ctx->state = IK_CM_CONNECT;
 	cn->st = ud ? IK_CONN_SIDR_SENT : IK_CONN_REQ_SENT;
 	if (!send_peer(ctx, &m)) {
-		/* nobody listens on that port of that node */
-		struct rdma_ucm_event_resp ev = { 0 };
-
-		cn->st = IK_CONN_TIMEWAIT;
-		if (ud) {
-			ev.param.ud.private_data_len = PDATA_SIDR_REP;
-			ik_ucma_event(ctx, RDMA_CM_EVENT_UNREACHABLE,
-				      SIDR_UNSUPPORTED, &ev);
-		} else {
-			ev.param.conn.private_data_len = PDATA_REJ;
-			ik_ucma_event(ctx, RDMA_CM_EVENT_REJECTED,
-				      REJ_INVALID_SERVICE_ID, &ev);
-		}
+		/* nobody listens there yet: retry for a while (req_retry) */
+		ctx->req = m;
+		ctx->rtx_left = REQ_RETRIES;
+		ctx->rtx_due = now_ns() + REQ_RETRY_NS;
+		kick();
 	}
 	return 0;
 }
@@ -378,6 +440,12 @@ int ik_ucma_disconnect(struct ik_ucma_cmd *c)
 				cn->st = IK_CONN_TIMEWAIT;
 				ik_ucma_event(ctx, RDMA_CM_EVENT_DISCONNECTED,
 					      -ETIMEDOUT, NULL);
+			} else {
+				/* resent until a DREP or a DREQ comes */
+				ctx->req = m;
+				ctx->rtx_left = REQ_RETRIES;
+				ctx->rtx_due = now_ns() + REQ_RETRY_NS;
+				kick();
 			}
 		}
 		return 0;
@@ -599,13 +667,21 @@ static void cm_input(const struct ik_cm_msg *m, struct ik_cm_id *listener)
 			ctx->conn.st = IK_CONN_DREQ_RCVD;
 			ctx->state = IK_CM_DISCONNECT;
 			ik_ucma_event(ctx, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
-		} else if (ctx->conn.st == IK_CONN_DREQ_SENT ||
-			   ctx->conn.st == IK_CONN_TIMEWAIT) {
-			send_simple(ctx, IK_CM_DREP); /* both disconnect */
+		} else if (ctx->conn.st == IK_CONN_DREQ_SENT) {
+			/* both disconnect at once: the peer's DREQ ends ours
+			 * (one DISCONNECTED each) */
+			send_simple(ctx, IK_CM_DREP);
+			ctx->rtx_due = 0;
+			ctx->conn.st = IK_CONN_TIMEWAIT;
+			ctx->state = IK_CM_DISCONNECT;
+			ik_ucma_event(ctx, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
+		} else if (ctx->conn.st == IK_CONN_TIMEWAIT) {
+			send_simple(ctx, IK_CM_DREP); /* a repeated DREQ */
 		}
 		break;
 	case IK_CM_DREP:
 		if (ctx->conn.st == IK_CONN_DREQ_SENT) {
+			ctx->rtx_due = 0;
 			ctx->conn.st = IK_CONN_TIMEWAIT;
 			ctx->state = IK_CM_DISCONNECT;
 			ik_ucma_event(ctx, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
@@ -674,6 +750,18 @@ static void *agent_main(void *arg)
 			}
 		if (ifab_backlogged(&agent.ep))
 			timeout = 10;
+		for (uint32_t h = 0; h < ik_cm_nids; h++)
+			if (ik_cm_ids[h] && ik_cm_ids[h]->rtx_due) {
+				uint64_t now = now_ns();
+				uint64_t due = ik_cm_ids[h]->rtx_due;
+				int ms = due > now ?
+						 (int)((due - now) / 1000000) +
+							 1 :
+						 0;
+
+				if (timeout < 0 || ms < timeout)
+					timeout = ms;
+			}
 		pthread_mutex_unlock(&ik_cm_lock);
 
 		if (poll(p, n, timeout) < 0 && errno != EINTR)
@@ -686,6 +774,9 @@ static void *agent_main(void *arg)
 			(void)!read(agent.wake, &v, sizeof(v));
 		}
 		ifab_flush(&agent.ep);
+		for (uint32_t h = 0; h < ik_cm_nids; h++)
+			if (ik_cm_ids[h] && ik_cm_ids[h]->rtx_due)
+				req_retry(ik_cm_ids[h], now_ns());
 		if (p[1].revents & POLLIN)
 			drain(&agent.ep, NULL);
 		for (nfds_t i = 2; i < n; i++) {
@@ -752,8 +843,18 @@ int ik_cm_listen_open(struct ik_cm_id *ctx)
 
 	if (rc)
 		return rc;
-	rc = ik_cm_wire_open(&ctx->lep, own_node(),
-			     listen_qpn(ctx->ps, ik_cm_addr_port(&ctx->src)));
+	/* A listen endpoint of ours closed a moment ago keeps its address
+	 * while the agent's poll() still holds it: wake the agent and let
+	 * that poll return before calling the port taken. */
+	for (int i = 0; i < 50; i++) {
+		rc = ik_cm_wire_open(&ctx->lep, own_node(),
+				     listen_qpn(ctx->ps,
+						ik_cm_addr_port(&ctx->src)));
+		if (rc != -EADDRINUSE || !closed_listeners)
+			break;
+		kick();
+		usleep(1000);
+	}
 	if (rc) {
 		ctx->lep.fd = -1;
 		return rc;
@@ -768,5 +869,6 @@ void ik_cm_listen_close(struct ik_cm_id *ctx)
 		return;
 	ik_cm_wire_close(&ctx->lep);
 	ctx->lep.fd = -1;
+	closed_listeners = true;
 	kick();
 }

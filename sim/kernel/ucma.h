@@ -115,6 +115,10 @@ struct ik_cm_id {
 	struct ifab_ep lep; /* the listen endpoint: where REQs arrive */
 	uint32_t events_reported;
 	struct ik_cm_conn conn;
+	/* a REQ nobody took yet: retried until rtx_left runs out */
+	struct ik_cm_msg req;
+	uint64_t rtx_due; /* CLOCK_MONOTONIC ns, 0: none */
+	unsigned int rtx_left;
 };
 
 /* A queued event. */

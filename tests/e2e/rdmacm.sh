@@ -54,13 +54,7 @@ run() {
 if [ ${#srv[@]} -gt 0 ]; then
 	run "${srv[@]}" >"$work/server.out" 2>&1 &
 	server_pid=$!
-	# the listen endpoint of (PS_TCP 0 / PS_UDP 1, port) on node 1
-	qpn=$(( 0xe00000 | ps << 16 | lport ))
-	for _ in $(seq 200); do
-		grep -q "@ionic-sim/$fabric/1/$qpn\$" /proc/net/unix && break
-		kill -0 "$server_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	e2e_wait_cm_listen "$ps" "$lport"
 fi
 
 run "${cli[@]}" >"$work/client.out" 2>&1
