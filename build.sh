@@ -54,6 +54,8 @@ DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       procps shellcheck
       # the fuzz targets (./build.sh fuzz, docs/testing.md §5)
       clang libclang-rt-14-dev
+      # UCX and Open MPI over the emulated NIC (tests/e2e/ucx.sh, mpi.sh)
+      ucx-utils openmpi-bin netpipe-openmpi
       # rdma-core releases built from source (./build.sh matrix)
       libnl-3-dev libnl-route-3-dev xz-utils
       # packages and their tests (packaging/)

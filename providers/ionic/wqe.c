@@ -212,7 +212,11 @@ static int ionic_prep_inline(uint8_t *wqe, uint32_t max_inline,
 
 		if (len > max_inline - sum)
 			return EINVAL;
-		memcpy(dst + sum, (const void *)(uintptr_t)sgl[i].addr, len);
+		/* an empty SGE may carry a NULL address (UCX's zero-length
+		 * sends): memcpy's arguments must still be valid pointers */
+		if (len)
+			memcpy(dst + sum, (const void *)(uintptr_t)sgl[i].addr,
+			       len);
 		sum += len;
 	}
 	*total = sum;

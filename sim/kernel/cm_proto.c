@@ -50,6 +50,7 @@
 #define SIDR_REJECT 2
 #define REQ_RETRIES 10
 #define REQ_RETRY_NS 100000000u /* 100 ms */
+#define DREQ_RETRIES 50 /* the peer's application answers it: give it 5 s */
 
 static struct {
 	bool running;
@@ -443,7 +444,7 @@ int ik_ucma_disconnect(struct ik_ucma_cmd *c)
 			} else {
 				/* resent until a DREP or a DREQ comes */
 				ctx->req = m;
-				ctx->rtx_left = REQ_RETRIES;
+				ctx->rtx_left = DREQ_RETRIES;
 				ctx->rtx_due = now_ns() + REQ_RETRY_NS;
 				kick();
 			}

@@ -51,10 +51,10 @@ static bool is_dev(int dirfd, const char *path)
 
 /* Programs that read /sys itself (pyverbs, UCX, ls) see the fake tree:
  * the RDMA classes and the NIC's network interface are under $SYSFS_PATH
- * (docs/kernel-contract.md §20).  'buf' holds a rewritten path. */
-#define REDIRECT(path)           \
-	char redirect_buf[4096]; \
-	path = ishim_sys_redirect(path, redirect_buf, sizeof(redirect_buf))
+ * (docs/kernel-contract.md §20).  No buffer in the interposer's frame:
+ * these run from library constructors, maybe before the sanitizer runtime
+ * (sysredir.c). */
+#define REDIRECT(path) path = ishim_sys_redirect(path)
 
 /* The stat family: true (and *st filled) if 'path' is the device node. */
 static bool dev_stat(int dirfd, const char *path, void *st)

@@ -51,6 +51,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 			return ishim_nl_send(fd, buf, len);
 		return ISHIM_REAL(write, write_fn)(fd, buf, len);
 	}
+	ishim_hooks_heal();
 	/* what valgrind checks for a real write(2): the whole buffer */
 	ISHIM_CHECK_DEFINED(buf, len, "write(uverbs, buf)");
 	rc = ik_file_write(f, buf, len);
@@ -102,6 +103,7 @@ int ioctl(int fd, unsigned long req, ...)
 			ISHIM_CHECK_DEFINED(h, h->length,
 					    "ioctl(RDMA_VERBS_IOCTL, attrs)");
 	}
+	ishim_hooks_heal();
 	rc = ik_file_ioctl(f, req, arg);
 	if (rc < 0) {
 		errno = -rc;
@@ -129,34 +131,50 @@ static void *dev_mmap(struct ik_file *f, int fd, void *addr, size_t len,
 	return p;
 }
 
-ISHIM_RUNTIME_SAFE void *mmap(void *addr, size_t len, int prot, int flags,
-			      int fd, off_t off)
+/* Behind the exported mmap stub (hookheal.c).  The sanitizer runtimes
+ * reach these before their own start-up is done (shim.h). */
+ISHIM_RUNTIME_SAFE void *ishim_mmap_body(void *addr, size_t len, int prot,
+					 int flags, int fd, off_t off)
 {
 	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
+	mmap_fn chain;
+
 	if (f)
 		return dev_mmap(f, fd, addr, len, prot, flags, off);
+	chain = (mmap_fn)ishim_hooks_chain(0);
+	if (chain)
+		return chain(addr, len, prot, flags, fd, off);
 	return ISHIM_REAL(mmap, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
-ISHIM_RUNTIME_SAFE void *mmap64(void *addr, size_t len, int prot, int flags,
-				int fd, off_t off)
+ISHIM_RUNTIME_SAFE void *ishim_mmap64_body(void *addr, size_t len, int prot,
+					   int flags, int fd, off_t off)
 {
 	struct ik_file *f = (flags & MAP_ANONYMOUS) ? NULL : ishim_fd_file(fd);
 
+	mmap_fn chain;
+
 	if (f)
 		return dev_mmap(f, fd, addr, len, prot, flags, off);
+	chain = (mmap_fn)ishim_hooks_chain(1);
+	if (chain)
+		return chain(addr, len, prot, flags, fd, off);
 	return ISHIM_REAL(mmap64, mmap_fn)(addr, len, prot, flags, fd, off);
 }
 
-ISHIM_RUNTIME_SAFE int munmap(void *addr, size_t len)
+ISHIM_RUNTIME_SAFE int ishim_munmap_body(void *addr, size_t len)
 {
+	munmap_fn chain = (munmap_fn)ishim_hooks_chain(2);
+
 	if (ishim_dbtrap_overlaps(addr, len)) {
 		ishim_dbtrap_munmap(addr, len);
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_MMAP, "munmap doorbell %p len=%zu",
 				   addr, len);
 	}
+	if (chain)
+		return chain(addr, len);
 	return ISHIM_REAL(munmap, munmap_fn)(addr, len);
 }
 

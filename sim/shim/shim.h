@@ -7,6 +7,7 @@
 #ifndef ISHIM_SHIM_H
 #define ISHIM_SHIM_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,11 +82,30 @@ void ishim_fd_atfork_prepare(void);
 void ishim_fd_atfork_parent(void);
 void ishim_fd_atfork_child(void);
 
+/* ---- patched interposers (hookheal.c) ------------------------------- */
+
+/* The interposers behind the exported mmap, mmap64 and munmap stubs.
+ * Hidden: the stubs' jumps must land on them directly, not on a PLT slot
+ * (the bytes ishim_hooks_heal() expects are a jump to the body itself). */
+#define ISHIM_HIDDEN __attribute__((visibility("hidden")))
+ISHIM_HIDDEN void *ishim_mmap_body(void *addr, size_t len, int prot, int flags,
+				   int fd, off_t off);
+ISHIM_HIDDEN void *ishim_mmap64_body(void *addr, size_t len, int prot,
+				     int flags, int fd, off_t off);
+ISHIM_HIDDEN int ishim_munmap_body(void *addr, size_t len);
+/* Undo a program's patch of them (before every device command). */
+void ishim_hooks_heal(void);
+/* The hook a healed patch jumped to (0 mmap, 1 mmap64, 2 munmap), which
+ * then receives the calls that are not the device's; NULL if none. */
+void *ishim_hooks_chain(unsigned int which);
+
 /* ---- /sys redirection (sysredir.c) ---------------------------------- */
 
 /* 'path' under /sys/class/{infiniband,infiniband_verbs,net/<our netdev>}
- * rewritten into $SYSFS_PATH in 'buf'; any other path as it is. */
-const char *ishim_sys_redirect(const char *path, char *buf, size_t len);
+ * rewritten into $SYSFS_PATH (in a per-thread buffer, valid until this
+ * thread's next call); any other path as it is.  Safe to call before a
+ * sanitizer runtime is initialised. */
+const char *ishim_sys_redirect(const char *path);
 
 /* ---- the network interface (hooks_netdev.c) ------------------------- */
 

@@ -20,13 +20,16 @@ static bool under(const char *path, const char *prefix)
 	return !strncmp(path, prefix, n) && (!path[n] || path[n] == '/');
 }
 
-const char *ishim_sys_redirect(const char *path, char *buf, size_t len)
+/* The rewritten path: one per thread, used by the interposer at once. */
+static __thread char redirect_buf[4096];
+
+static __attribute__((noinline)) const char *redirect(const char *path)
 {
+	size_t len = sizeof(redirect_buf);
+	char *buf = redirect_buf;
 	char net[64];
 	const char *root;
 
-	if (!path || strncmp(path, "/sys/class/", 11))
-		return path;
 	snprintf(net, sizeof(net), "/sys/class/net/%s", ik_netdev_get()->name);
 	if (!under(path, "/sys/class/infiniband") &&
 	    !under(path, "/sys/class/infiniband_verbs") && !under(path, net))
@@ -37,4 +40,21 @@ const char *ishim_sys_redirect(const char *path, char *buf, size_t len)
 	if ((size_t)snprintf(buf, len, "%s%s", root, path + 4) >= len)
 		return path;
 	return buf;
+}
+
+/*
+ * Every path-taking interposer comes through here first, also from library
+ * constructors that run before a sanitizer runtime has mapped its shadow
+ * memory (libnl-route's stat("/etc/libnl/classid") in a program linked
+ * with libibverbs).  So the common case, a path outside /sys/class, is
+ * decided without instrumented memory accesses and with no local array
+ * whose red zones would be poisoned in this frame; the rewriting is
+ * redirect()'s, reached only for /sys/class paths.
+ */
+__attribute__((no_sanitize_address)) const char *
+ishim_sys_redirect(const char *path)
+{
+	if (!path || strncmp(path, "/sys/class/", 11))
+		return path;
+	return redirect(path);
 }

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 # shellcheck shell=bash disable=SC2034 # the variables are for the caller
 #
-# Shared by the two-process end-to-end scripts (pingpong.sh, perftest.sh):
+# Shared by the two-process end-to-end scripts (pingpong.sh, perftest.sh,
+# ucx.sh, mpi.sh):
 # a private work directory, a fabric of their own (named after the test's
 # IONIC_TEST_FABRIC under ctest, see cmake/IonicTesting.cmake), a free TCP
 # port for the clients' address exchange, and a server that is killed on
@@ -12,6 +13,8 @@
 # e2e_wait_cm_listen SPACE PORT
 #                     the same for an rdma_cm listener of node 1 (port space
 #                     0 TCP, 1 UDP) on the emulated fabric
+# e2e_require PACKAGES COMMAND...
+#                     exits 77 (skip) naming PACKAGES if a COMMAND is missing
 
 e2e_setup() {
 	work=$(mktemp -d)
@@ -51,4 +54,14 @@ e2e_wait_cm_listen() {
 		sleep 0.1
 	done
 	return 1
+}
+
+e2e_require() {
+	local pkgs=$1 c
+	shift
+	for c in "$@"; do
+		command -v "$c" >/dev/null && continue
+		echo "SKIP: $c not installed ($pkgs)"
+		exit 77
+	done
 }

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# End-to-end: UCX 1.13 (Debian's ucx-utils) unmodified on the emulated NIC,
+# with its default memory hooks: `ucx_info -d` lists ud_verbs on ionic_0:1,
+# and `ucx_perftest -t tag_bw` passes between two processes, each with its
+# own NIC.  Only UCX_TLS, UCX_NET_DEVICES and UCX_UD_ETH_DGID_CHECK are set
+# (with UCX's destination-GID check on, ud_verbs compares the GRH area of
+# each UD receive with its own GID and, under ionic-sim, drops every
+# datagram: the run hangs; docs/testing.md §2.5).
+# Usage: ucx.sh <ionic-sim>.  Exits 77 (skip) when ucx-utils is missing.
+# work, fabric and port are set by e2e_setup (lib.sh)
+# shellcheck disable=SC2154
+set -u
+sim=$1
+
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
+e2e_require ucx-utils ucx_info ucx_perftest
+e2e_setup ucx
+export UCX_TLS=ud_verbs UCX_NET_DEVICES=ionic_0:1 UCX_UD_ETH_DGID_CHECK=n
+fail=0
+
+timeout 60 "$sim" --fabric "$fabric" -- ucx_info -d >"$work/info.out" 2>&1
+if ! grep -A1 'Transport: ud_verbs' "$work/info.out" | grep -q 'Device: ionic_0:1'; then
+	cat "$work/info.out"
+	echo "FAIL: ucx_info -d does not list ud_verbs on ionic_0:1"
+	fail=1
+fi
+
+args=(-t tag_bw -n 2000 -s 4096 -p "$port")
+timeout 90 "$sim" --fabric "$fabric" -- ucx_perftest "${args[@]}" \
+	>"$work/server.out" 2>&1 &
+server_pid=$!
+e2e_wait_listen
+timeout 90 "$sim" --fabric "$fabric" -- ucx_perftest 127.0.0.1 "${args[@]}" \
+	>"$work/client.out" 2>&1
+client_rc=$?
+wait "$server_pid"
+server_rc=$?
+server_pid=
+for side in server client; do
+	echo "---- $side ----"
+	cat "$work/$side.out"
+done
+grep -qE '^Final: +2000 ' "$work/client.out" || { echo "FAIL: no final result line"; fail=1; }
+grep -q 'UCX  ERROR' "$work/client.out" "$work/server.out" && { echo "FAIL: UCX reported an error"; fail=1; }
+[ "$client_rc" -eq 0 ] || { echo "FAIL: client exit $client_rc"; fail=1; }
+[ "$server_rc" -eq 0 ] || { echo "FAIL: server exit $server_rc"; fail=1; }
+exit $fail
