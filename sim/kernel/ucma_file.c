@@ -38,18 +38,19 @@ uint32_t ik_cm_nids;
 int ik_ucma_open(int flags, struct ik_ucma_file **out)
 {
 	struct ik_ucma_file *f;
-	int sv[2], type = SOCK_STREAM;
 	struct stat st;
+	int sv[2];
 
-	if (flags & O_CLOEXEC)
-		type |= SOCK_CLOEXEC;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	if (socketpair(AF_UNIX, type, 0, sv) < 0) {
+	/* our end never crosses exec; the application's as it asked */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		free(f);
 		return -errno;
 	}
+	if (!(flags & O_CLOEXEC))
+		fcntl(sv[0], F_SETFD, 0);
 	f->rd = sv[0];
 	f->wr = sv[1];
 	/* nobody reads it the other way: EOF on a write() would confuse */
