@@ -3,9 +3,9 @@
 #
 # End-to-end: Open MPI 4.1 (Debian's openmpi-bin) with its UCX PML over the
 # emulated NIC: `mpirun -np 2 --mca pml ucx NPopenmpi -i`, NetPIPE's
-# integrity check, for messages up to 4 KiB.  Both ranks run under one
-# launcher (one node, a NIC per process); the byte transport is UCX's
-# ud_verbs on ionic_0 (see ucx.sh for the environment).
+# integrity check, for message sizes from 5 to 3073 bytes (-u 4096).  Both
+# ranks run under one launcher (one node, a NIC per process); the byte
+# transport is UCX's ud_verbs on ionic_0 (see ucx.sh for the environment).
 # Usage: mpi.sh <ionic-sim>.  Exits 77 (skip) when a tool is missing.
 # work and fabric are set by e2e_setup (lib.sh)
 # shellcheck disable=SC2154
