@@ -60,7 +60,7 @@ TEST_FUZZ_SECONDS=${IONIC_TEST_FUZZ_SECONDS:-20}
 TEST_TSAN=${IONIC_TEST_TSAN:-1}
 
 DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
-      ibverbs-utils python3-pyverbs perftest groff-base valgrind iproute2
+      ibverbs-utils python3-pyverbs perftest rdmacm-utils groff-base valgrind iproute2
       procps shellcheck
       # the fuzz targets (./build.sh fuzz, docs/testing.md §5)
       clang libclang-rt-14-dev

@@ -152,4 +152,28 @@ enum ik_rtnl_route ik_rtnl_classify(const void *msg, size_t len);
 void ik_rtnl_answer(const struct ik_nl_sock *s, const void *msg, size_t len,
 		    bool complete, ik_nl_emit_fn emit, void *ctx);
 
+/* ---- the RDMA connection manager: /dev/infiniband/rdma_cm -------------- */
+
+/* One open of the rdma_ucm device (sim/kernel/ucma.h). */
+struct ik_ucma_file;
+
+/* The misc character device the node reports (netlink GET_CHARDEV,
+ * fstat of its descriptors). */
+#define IK_UCMA_CDEV_MAJOR 10
+#define IK_UCMA_CDEV_MINOR 58
+
+/* open("/dev/infiniband/rdma_cm", flags): the descriptor the application
+ * gets (a socket, readable while events wait) or a negative errno. */
+int ik_ucma_open(int flags, struct ik_ucma_file **out);
+/* Last close of that descriptor: destroys the file's ids.  The caller
+ * closes the descriptor itself. */
+void ik_ucma_release(struct ik_ucma_file *f);
+/* write() of one command: len, or a negative errno.  The buffer is the
+ * caller's (copied in as the kernel copies it). */
+ssize_t ik_ucma_write(struct ik_ucma_file *f, const void *buf, size_t len);
+/* The command parser over a buffer already copied in (fuzzing). */
+ssize_t ik_ucma_input(struct ik_ucma_file *f, const void *buf, size_t len);
+/* In a fork() child: the parent's ids are not the child's. */
+void ik_ucma_atfork_child(void);
+
 #endif /* IK_H */

@@ -14,6 +14,7 @@
 #endif
 #include <errno.h>
 #include <rdma/rdma_netlink.h>
+#include <rdma/rdma_user_cm.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -155,8 +156,22 @@ static int nldev_get_chardev(struct nl_req *r)
 		return rc;
 	if (r->tb[RDMA_NLDEV_ATTR_PORT_INDEX].data && rc == 1)
 		return -EINVAL; /* a port without a device */
+	if (!strcmp(type, "rdma_cm")) {
+		/* the rdma_ucm misc device: global, no per-device answer
+		 * (ucma_get_global_nl_info only) */
+		if (rc == 0)
+			return -EOPNOTSUPP;
+		reply_start(r, RDMA_NLDEV_CMD_GET_CHARDEV);
+		ik_nla_u64(r->m, RDMA_NLDEV_ATTR_CHARDEV,
+			   (IK_UCMA_CDEV_MINOR & 0xff) |
+				   (IK_UCMA_CDEV_MAJOR << 8));
+		ik_nla_u64(r->m, RDMA_NLDEV_ATTR_CHARDEV_ABI,
+			   RDMA_USER_CM_ABI_VERSION);
+		ik_nla_str(r->m, RDMA_NLDEV_ATTR_CHARDEV_NAME, "rdma_cm");
+		return reply_emit(r);
+	}
 	if (strcmp(type, "uverbs"))
-		return -EOPNOTSUPP; /* no such client (rdma_cm, umad) */
+		return -EOPNOTSUPP; /* no such client (umad) */
 	if (rc == 1 || r->tb[RDMA_NLDEV_ATTR_PORT_INDEX].data)
 		return -EINVAL; /* uverbs is per device, not per port */
 	reply_start(r, RDMA_NLDEV_CMD_GET_CHARDEV);

@@ -46,7 +46,7 @@ static void fake_stat(struct stat *st)
 static bool is_dev(int dirfd, const char *path)
 {
 	(void)dirfd; /* only absolute paths name the device */
-	return ishim_dev_path_index(path) >= 0;
+	return ishim_dev_path_index(path) >= 0 || ishim_cm_path(path);
 }
 
 /* Programs that read /sys itself (pyverbs, UCX, ls) see the fake tree:
@@ -62,6 +62,8 @@ static bool dev_stat(int dirfd, const char *path, void *st)
 	if (!is_dev(dirfd, path))
 		return false;
 	fake_stat(st);
+	if (ishim_cm_path(path))
+		ishim_cm_fake_stat(st);
 	return true;
 }
 
@@ -197,8 +199,10 @@ int statx(int dirfd, const char *path, int flags, unsigned int mask,
 		stx->stx_nlink = 1;
 		stx->stx_mode = S_IFCHR | 0666;
 		stx->stx_ino = 0x1b0000;
-		stx->stx_rdev_major = ISHIM_CDEV_MAJOR;
-		stx->stx_rdev_minor = ISHIM_CDEV_MINOR;
+		stx->stx_rdev_major = ishim_cm_path(path) ? IK_UCMA_CDEV_MAJOR :
+							    ISHIM_CDEV_MAJOR;
+		stx->stx_rdev_minor = ishim_cm_path(path) ? IK_UCMA_CDEV_MINOR :
+							    ISHIM_CDEV_MINOR;
 		stx->stx_dev_minor = 5;
 		return 0;
 	}
@@ -265,6 +269,18 @@ fail:
 	return -1;
 }
 
+/* The rdma_cm device: the model first, as for uverbs. */
+static int cm_open(int flags)
+{
+	int rc = ishim_shim_model_init();
+
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return ishim_cm_open(flags);
+}
+
 static mode_t open_mode(int flags, va_list ap)
 {
 	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
@@ -285,6 +301,8 @@ static mode_t open_mode(int flags, va_list ap)
 		mode_t mode;                                         \
 		REDIRECT(path);                                      \
                                                                      \
+		if (ishim_cm_path(path))                             \
+			return cm_open(flags);                       \
 		if (idx >= 0)                                        \
 			return dev_open(idx, flags);                 \
 		va_start(ap, flags);                                 \
@@ -298,6 +316,8 @@ static mode_t open_mode(int flags, va_list ap)
 		int idx = ishim_dev_path_index(path);                \
 		REDIRECT(path);                                      \
                                                                      \
+		if (ishim_cm_path(path))                             \
+			return cm_open(flags);                       \
 		if (idx >= 0)                                        \
 			return dev_open(idx, flags);                 \
 		return ISHIM_REAL(__##fn##_2, open_fn)(path, flags); \
@@ -311,6 +331,8 @@ static mode_t open_mode(int flags, va_list ap)
 		mode_t mode;                                                  \
 		REDIRECT(path);                                               \
                                                                               \
+		if (ishim_cm_path(path))                                      \
+			return cm_open(flags);                                \
 		if (idx >= 0)                                                 \
 			return dev_open(idx, flags);                          \
 		va_start(ap, flags);                                          \
@@ -324,6 +346,8 @@ static mode_t open_mode(int flags, va_list ap)
 		int idx = ishim_dev_path_index(path);                         \
 		REDIRECT(path);                                               \
                                                                               \
+		if (ishim_cm_path(path))                                      \
+			return cm_open(flags);                                \
 		if (idx >= 0)                                                 \
 			return dev_open(idx, flags);                          \
 		return ISHIM_REAL(__##fn##_2, openat_fn)(dirfd, path, flags); \

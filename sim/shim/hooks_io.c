@@ -43,6 +43,10 @@ ssize_t write(int fd, const void *buf, size_t len)
 	ssize_t rc;
 
 	if (!f) {
+		struct ik_ucma_file *cm = ishim_cm_file(fd);
+
+		if (cm)
+			return ishim_cm_write(cm, buf, len);
 		if (ishim_nl_is(fd))
 			return ishim_nl_send(fd, buf, len);
 		return ISHIM_REAL(write, write_fn)(fd, buf, len);
@@ -183,6 +187,7 @@ int close(int fd)
 	ishim_nl_untrack(fd);
 	/* a completion channel's fd: the kernel releases its event file */
 	ik_fd_closing(fd);
+	ishim_cm_untrack(fd);
 	return ISHIM_REAL(close, close_fn)(fd);
 }
 
@@ -198,12 +203,14 @@ static void untrack_range(unsigned int first, unsigned int last)
 
 static void untrack_nl_range(unsigned int first, unsigned int last)
 {
-	if (!__atomic_load_n(&ishim_nl_socks, __ATOMIC_RELAXED))
-		return;
 	if (last > 65535)
 		last = 65535;
-	for (unsigned int fd = first; fd <= last; fd++)
-		ishim_nl_untrack((int)fd);
+	if (__atomic_load_n(&ishim_nl_socks, __ATOMIC_RELAXED))
+		for (unsigned int fd = first; fd <= last; fd++)
+			ishim_nl_untrack((int)fd);
+	if (__atomic_load_n(&ishim_cm_fds, __ATOMIC_RELAXED))
+		for (unsigned int fd = first; fd <= last; fd++)
+			ishim_cm_untrack((int)fd);
 }
 
 int close_range(unsigned int first, unsigned int last, int flags)

@@ -130,6 +130,22 @@ ssize_t ishim_nl_read(int fd, void *buf, size_t len);
 void ishim_nl_untrack(int fd);
 void ishim_nl_atfork_child(void);
 
+/* ---- the rdma_cm device (hooks_rdmacm.c) --------------------------------- */
+
+struct stat;
+/* Number of rdma_cm descriptors open (cheap gate). */
+extern int ishim_cm_fds;
+bool ishim_cm_path(const char *path);
+/* open() of it (the model initialised): the descriptor, or -1 with
+ * errno. */
+int ishim_cm_open(int flags);
+ISHIM_RUNTIME_SAFE struct ik_ucma_file *ishim_cm_file(int fd);
+ssize_t ishim_cm_write(struct ik_ucma_file *f, const void *buf, size_t len);
+/* 'fd' is being closed: the last reference releases the file. */
+void ishim_cm_untrack(int fd);
+/* What stat()/fstat() report for the device node. */
+void ishim_cm_fake_stat(struct stat *st);
+
 /* Model start-up, once per process, on the first device open. */
 int ishim_shim_model_init(void);
 

@@ -193,7 +193,24 @@ static void test_chardev_sys_port(void)
 	start(RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_REQUEST, 2);
 	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "rdma_cm", 8);
 	send_req(false);
-	CHECK(nrep == 1 && err_of(0) == -EOPNOTSUPP, "no rdma_cm client");
+	CHECK(nrep == 1 && reply(0)->nlmsg_type == 0x140f, "rdma_cm client");
+	CHECK(val(0, RDMA_NLDEV_ATTR_CHARDEV, 8) == 0xa3a,
+	      "rdma_cm: 10:58 encoded");
+	CHECK(val(0, RDMA_NLDEV_ATTR_CHARDEV_ABI, 8) == 4, "rdma_cm ABI 4");
+	CHECK(!strcmp(str(0, RDMA_NLDEV_ATTR_CHARDEV_NAME), "rdma_cm"),
+	      "rdma_cm name");
+
+	start(RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_REQUEST, 2);
+	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "rdma_cm", 8);
+	send_req(false);
+	CHECK(nrep == 1 && err_of(0) == -EOPNOTSUPP,
+	      "rdma_cm is not per device");
+
+	start(RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_REQUEST, 2);
+	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "umad", 5);
+	send_req(false);
+	CHECK(nrep == 1 && err_of(0) == -EOPNOTSUPP, "no umad client");
 
 	start(RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_REQUEST, 3);
 	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs", 7);

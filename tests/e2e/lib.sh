@@ -10,6 +10,9 @@
 #
 # e2e_setup PREFIX    sets work, fabric, port, server_pid; installs the trap
 # e2e_wait_listen     waits (~20 s at most) until the server listens on $port
+# e2e_wait_cm_listen SPACE PORT
+#                     the same for an rdma_cm listener of node 1 (port space
+#                     0 TCP, 1 UDP) on the emulated fabric
 # e2e_require PACKAGES COMMAND...
 #                     exits 77 (skip) naming PACKAGES if a COMMAND is missing
 
@@ -32,6 +35,19 @@ e2e_cleanup() {
 e2e_wait_listen() {
 	for _ in $(seq 200); do
 		if ss -ltn "sport = :$port" 2>/dev/null | grep -q ":$port"; then
+			return 0
+		fi
+		kill -0 "$server_pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+e2e_wait_cm_listen() {
+	# the listen endpoint of (space, port) (docs/kernel-contract.md §22.5)
+	local qpn=$(( 0xe00000 | $1 << 16 | $2 ))
+	for _ in $(seq 200); do
+		if grep -q "@ionic-sim/$fabric/1/$qpn\$" /proc/net/unix; then
 			return 0
 		fi
 		kill -0 "$server_pid" 2>/dev/null || return 1

@@ -83,7 +83,14 @@ if [ $# -eq 0 ]; then
 		test_atomic.AtomicTest.test_atomic_invalid_rkey \
 		test_atomic.AtomicTest.test_atomic_non_aligned_addr \
 		test_mr.MWTest \
-		test_shared_pd.SharedPDTestCase
+		test_shared_pd.SharedPDTestCase \
+		test_rdmacm.CMTestCase.test_rdmacm_async_read \
+		test_rdmacm.CMTestCase.test_rdmacm_async_reject_traffic \
+		test_rdmacm.CMTestCase.test_rdmacm_async_traffic \
+		test_rdmacm.CMTestCase.test_rdmacm_async_traffic_external_qp \
+		test_rdmacm.CMTestCase.test_rdmacm_async_udp_traffic \
+		test_rdmacm.CMTestCase.test_rdmacm_async_write \
+		test_rdmacm.CMTestCase.test_rdmacm_sync_traffic
 fi
 
 cd "$work" || exit 1
