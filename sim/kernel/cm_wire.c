@@ -126,41 +126,49 @@ enum ifab_result ik_cm_wire_send(struct ifab_ep *ep, const uint8_t sgid[16],
 				 const uint8_t dgid[16], uint32_t dqpn,
 				 const struct ik_cm_msg *m)
 {
-	uint8_t buf[IFAB_PKT_HDR_SIZE + sizeof(struct ik_cm_mad)] IFAB_PKT_ALIGN;
-	struct ifab_pkt pkt = { .buf = buf };
-	struct ifab_pkt_hdr *h = ifab_pkt_hdr(&pkt);
+	uint8_t buf[IFAB_PKT_MAX_HDR + sizeof(struct ik_cm_mad) + 3 +
+		    IFAB_ICRC_LEN];
 	uint32_t node = isim_gid_to_node(dgid);
+	struct ifab_pkt pkt;
 
 	if (!node)
 		return IFAB_LOST; /* no NIC has that GID */
-	ifab_pkt_init(&pkt, IFAB_OP_UD_SEND_ONLY, ep->node, ep->qpn, dqpn);
-	ifab_pkt_set_qkey(&pkt, IK_CM_GSI_QKEY);
-	ifab_pkt_set_paylen(&pkt, sizeof(struct ik_cm_mad));
-	h->hop_limit = 64;
-	memcpy(h->sgid, sgid, 16);
-	memcpy(h->dgid, dgid, 16);
-	ik_cm_mad_encode(m, (struct ik_cm_mad *)ifab_pkt_payload(&pkt));
-	pkt.len = sizeof(buf);
-	return ifab_send(ep, node, dqpn, buf, pkt.len);
+	/* a UD SEND from the CM agent's QP to the peer's GSI endpoint, as
+	 * a RoCEv2 frame like every other (sim/fabric/pkt.h) */
+	ifab_pkt_init(&pkt, buf, IFAB_OP_UD_SEND_ONLY);
+	isim_node_mac(ep->node, pkt.smac);
+	isim_node_mac(node, pkt.dmac);
+	memcpy(pkt.sgid, sgid, 16);
+	memcpy(pkt.dgid, dgid, 16);
+	pkt.hop_limit = 64;
+	pkt.sport = ep->sport;
+	pkt.dqpn = dqpn & IFAB_PSN_MASK;
+	pkt.qkey = IK_CM_GSI_QKEY;
+	pkt.src_qpn = ep->qpn;
+	pkt.payload = ifab_pkt_payload_at(&pkt);
+	ik_cm_mad_encode(m, (struct ik_cm_mad *)pkt.payload);
+	pkt.paylen = sizeof(struct ik_cm_mad);
+	if (ifab_pkt_build(&pkt))
+		return IFAB_LOST;
+	return ifab_send(ep, dgid, pkt.dqpn, buf, pkt.len);
 }
 
 int ik_cm_wire_recv(struct ifab_ep *ep, struct ik_cm_msg *m)
 {
-	uint8_t buf[IFAB_PKT_HDR_SIZE + sizeof(struct ik_cm_mad) +
-		    16] IFAB_PKT_ALIGN;
-	struct ifab_pkt pkt = { .buf = buf };
+	uint8_t buf[IFAB_PKT_MAX_HDR + sizeof(struct ik_cm_mad) + 3 +
+		    IFAB_ICRC_LEN + 16];
+	struct ifab_pkt pkt;
 	ssize_t n = ifab_recv(ep, buf, sizeof(buf));
 
 	if (n <= 0)
 		return (int)n;
 	if ((size_t)n > sizeof(buf))
 		return -EAGAIN; /* truncated: not ours */
-	pkt.len = (size_t)n;
-	if (!ifab_pkt_valid(&pkt) ||
-	    ifab_pkt_opcode(&pkt) != IFAB_OP_UD_SEND_ONLY ||
-	    ifab_pkt_qkey(&pkt) != IK_CM_GSI_QKEY)
+	/* the parser checks every length, the checksum and the ICRC */
+	if (ifab_pkt_parse(&pkt, buf, (size_t)n) ||
+	    pkt.opcode != IFAB_OP_UD_SEND_ONLY || pkt.qkey != IK_CM_GSI_QKEY)
 		return -EAGAIN;
-	if (ik_cm_mad_decode(ifab_pkt_payload(&pkt), ifab_pkt_paylen(&pkt), m))
+	if (ik_cm_mad_decode(pkt.payload, pkt.paylen, m))
 		return -EAGAIN;
 	return 1;
 }
