@@ -193,6 +193,13 @@ int main(int argc, char **argv)
 	F(.op = IFAB_OP_RC_SEND_ONLY_IMM, .psn_step = 1, .imm = 0x34120000,
 	  .paylen = 8, .flags = IFAB_PKT_F_SOL);
 	write_seed(dir, "rc-sends", &s);
+	/* one SEND more than the 8 receives posted: an RNR NAK, then the
+	 * same PSN again */
+	for (int i = 0; i < 9; i++)
+		F(.op = IFAB_OP_RC_SEND_ONLY, .psn_step = (int8_t)i,
+		  .paylen = 4);
+	F(.op = IFAB_OP_RC_SEND_ONLY, .psn_step = 8, .paylen = 4);
+	write_seed(dir, "rc-sends-rnr", &s);
 
 	/* a SEND of exactly one receive buffer in two packets, then one of
 	 * three that overflows the next buffer (an invalid request NAK) */
