@@ -296,13 +296,6 @@ void idev_mmio_store(struct idev *dev, const struct isim_mmio_store *st);
  * Whatever a peer sends, this returns. */
 void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len);
 
-/* One datagram from the fabric on the endpoint of QP 'qpn' (what the
- * engine does with every packet it receives; cfg->lock held): a packet
- * that is malformed or not addressed to that QP is counted as a drop,
- * any other is executed.  'buf' holds 'len' bytes, IFAB_PKT_ALIGN
- * aligned.  Whatever a peer sends, this returns. */
-void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len);
-
 /* What the device holds, for tests and debugging. */
 struct idev_stats {
 	uint32_t qps, cqs, mrs, ahs; /* live objects */
