@@ -92,6 +92,20 @@ if [ $# -eq 0 ]; then
 		test_rdmacm.CMTestCase.test_rdmacm_async_write \
 		test_rdmacm.CMTestCase.test_rdmacm_sync_traffic
 fi
+# rdma_cm does not run over the UDP fabric yet: isim0's address is not the
+# NIC's UDP address (docs/kernel-contract.md §22.5)
+case " ${IONIC_E2E_SIM_ARGS:-} " in
+*" --transport udp "*)
+	keep=()
+	for t in "$@"; do
+		case $t in
+		test_rdmacm.*) ;;
+		*) keep+=("$t") ;;
+		esac
+	done
+	set -- "${keep[@]}"
+	;;
+esac
 
 cd "$work" || exit 1
 # launcher options (the UDP fabric: --transport udp)
