@@ -556,7 +556,13 @@ skip:
 		if (unlikely(!prod))
 			color ^= htobe32(IONIC_CQE_COLOR);
 	}
-	if (prod != cq->q.prod) {
+	/*
+	 * A whole lap (a full ring read, every CQE of it skipped or not)
+	 * ends where it started with the colour flipped: that is progress
+	 * too, or the next poll would take the same lap again and again.
+	 * Only a poll that did not move pays the second compare.
+	 */
+	if (prod != cq->q.prod || unlikely(color != cq->color_be)) {
 		__atomic_store_n(&cq->q.prod, prod, __ATOMIC_RELAXED);
 		if (unlikely(color != cq->color_be)) {
 			__atomic_store_n(&cq->color_be, color,
