@@ -524,7 +524,12 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 			qp = last_qp;
 		} else {
 			qp = ionic_qp_table_lookup(table, qid);
-			if (qp) {
+			/*
+			 * Only a QP of this CQ: the memo is forgotten when
+			 * the QP detaches from its own CQs, so one a device
+			 * named here wrongly would outlive its QP.
+			 */
+			if (qp && (qp->send_cq == cq || qp->recv_cq == cq)) {
 				last_qid = qid;
 				last_qp = qp;
 			}

@@ -493,6 +493,35 @@ static void test_qp_memo(void)
 }
 
 /*
+ * A CQE naming a QP on the other pipeline's CQ is skipped, and the memo
+ * does not take that QP: the QP's destroy forgets it only on its own CQs,
+ * so it would outlive the QP (a use-after-free, found by the provider-cq
+ * fuzzer).
+ */
+static void test_qp_memo_other_cq(void)
+{
+	struct unit_dev_opts two = { .udma_count = 2 };
+	struct unit_dev *dev2 = unit_dev_create(&two);
+	struct ionic_vcq *vcq = unit_cq_create(dev2, 64);
+	struct ionic_qp *qp = unit_qp(dev2, vcq, false, 0x64, 8);
+	struct ionic_cq *other = qp->send_cq == &vcq->cq[0] ? &vcq->cq[1] :
+							      &vcq->cq[0];
+	struct unit_cq_dev hw = unit_cq_dev(other);
+	struct ibv_wc wc[2];
+
+	CHECK_EQ(unit_post_sends(qp, 1, NULL, 1), 0);
+	unit_cqe_msn(&hw, 0x64, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
+	CHECK_EQ(other->q.prod, hw.pos);
+	CHECK(other->last_qp == NULL);
+	CHECK_EQ(ionic_queue_length(&qp->sq.q), 1);
+
+	unit_qp_destroy(qp);
+	unit_cq_destroy(vcq);
+	unit_dev_destroy(dev2);
+}
+
+/*
  * A device may write every slot of the ring before the host reads one
  * (it never overwrites what the host has not read).  A poll that reads
  * that whole lap ends at the slot it started from with the colour
@@ -560,6 +589,7 @@ int main(void)
 	test_golden_cqes();
 	test_idle_poll();
 	test_qp_memo();
+	test_qp_memo_other_cq();
 	test_full_lap();
 
 	unit_dev_destroy(dev);
