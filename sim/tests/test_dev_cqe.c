@@ -19,17 +19,7 @@
 
 #include "dev/cqe.h"
 #include "golden/cqe_golden_bytes.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
+#include "check.h"
 
 #define SLOTS 8
 #define CQID 5
@@ -260,10 +250,9 @@ static void check_golden(const char *what, const struct ionic_cqe *cqe,
 	CHECK(idev_cqe_post(hw, cqe, false) == 0);
 	for (i = 0; i < GC_SIZE; i++) {
 		if (ring[i] != want[i]) {
-			fprintf(stderr,
-				"golden %s: byte %u is %02x, want %02x\n", what,
-				i, ring[i], want[i]);
-			failures++;
+			check_fail(__FILE__, __LINE__,
+				   "golden %s: byte %u is %02x, want %02x",
+				   what, i, ring[i], want[i]);
 			return;
 		}
 	}
@@ -369,10 +358,5 @@ int main(void)
 	test_fail();
 	idev_destroy(dev);
 	pthread_mutex_unlock(&lock);
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return check_finish();
 }

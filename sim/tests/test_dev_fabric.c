@@ -17,17 +17,7 @@
 
 #include "fabric/fabric.h"
 #include "fabric/pkt.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
+#include "check.h"
 
 static const uint8_t gid_a[16] = { [10] = 0xff, [11] = 0xff, 198, 18, 0, 7 };
 static const uint8_t gid_b[16] = { [10] = 0xff, [11] = 0xff, 198, 18, 0, 8 };
@@ -101,8 +91,8 @@ static void test_frame_layout(void)
 			continue;
 		b[i] ^= 0x10;
 		if (ifab_pkt_parse(&q, buf, p.len) == 0) {
-			fprintf(stderr, "flip of byte %zu undetected\n", i);
-			failures++;
+			check_fail(__FILE__, __LINE__,
+				   "flip of byte %zu undetected", i);
 		}
 		b[i] ^= 0x10;
 	}
@@ -326,10 +316,5 @@ int main(void)
 	test_psn();
 	test_endpoints();
 	test_udp_relay();
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return check_finish();
 }

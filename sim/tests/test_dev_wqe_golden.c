@@ -19,20 +19,8 @@
 
 #include "dev/wqe.h"
 #include "golden/wqe_golden_bytes.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK_EQ(a, b)                                                         \
-	do {                                                                   \
-		unsigned long long _a = (a), _b = (b);                         \
-		if (_a != _b) {                                                \
-			fprintf(stderr, "%s:%d: %s: %s = %#llx, want %#llx\n", \
-				__FILE__, __LINE__, cur, #a, _a, _b);          \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
-
-static const char *cur = "";
 static uint8_t snap[GW_SIZE] __attribute__((aligned(64)));
 static struct idev_wqe w;
 
@@ -42,13 +30,13 @@ static void decode(const char *name, const uint8_t *bytes, uint16_t version)
 	static char label[64];
 
 	snprintf(label, sizeof(label), "%s v%u", name, version);
-	cur = label;
+	SECTION(label); /* names the failures of this WQE */
 	memcpy(snap, bytes, GW_SIZE);
 	CHECK_EQ(idev_wqe_decode_sq(&w, snap, GW_SIZE, version, IBV_QPT_RC),
 		 IONIC_STS_OK);
 	if (!w.op) {
-		fprintf(stderr, "%s: opcode 0x%x unknown\n", label, bytes[8]);
-		failures++;
+		check_fail(__FILE__, __LINE__, "%s: opcode 0x%x unknown", label,
+			   bytes[8]);
 		memset(&w, 0, sizeof(w));
 		return;
 	}
@@ -219,10 +207,5 @@ int main(void)
 			  GW_BIND2_MR_LKEY, GW_BIND2_MRF);
 	}
 
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("WQE decoder vs golden bytes: all checks passed\n");
-	return 0;
+	return check_finish();
 }

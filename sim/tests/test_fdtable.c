@@ -18,18 +18,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static int failures;
-
-#define CHECK(c, ...)                                  \
-	do {                                           \
-		if (!(c)) {                            \
-			failures++;                    \
-			printf("FAIL %d: ", __LINE__); \
-			printf(__VA_ARGS__);           \
-			printf("\n");                  \
-		}                                      \
-	} while (0)
+#include "check.h"
 
 static const char DEV[] = "/dev/infiniband/uverbs0";
 
@@ -71,26 +60,26 @@ int main(void)
 		return 2;
 	}
 	fd = open(DEV, O_RDWR | O_CLOEXEC);
-	CHECK(fd >= 0, "open: %s", strerror(errno));
+	CHECK_MSG(fd >= 0, "open: %s", strerror(errno));
 	if (fd < 0)
 		return 1;
-	CHECK(fstat(fd, &sb) == 0 && S_ISCHR(sb.st_mode) &&
-		      sb.st_rdev == makedev(1, 3),
-	      "fstat: char device 1:3");
-	CHECK(reaches_model(fd), "original fd");
+	CHECK_MSG(fstat(fd, &sb) == 0 && S_ISCHR(sb.st_mode) &&
+			  sb.st_rdev == makedev(1, 3),
+		  "fstat: char device 1:3");
+	CHECK_MSG(reaches_model(fd), "original fd");
 
 	d1 = dup(fd);
 	d2 = fcntl(fd, F_DUPFD_CLOEXEC, 100);
 	d3 = dup2(fd, 200);
 	d4 = dup3(fd, 201, O_CLOEXEC);
-	CHECK(d1 >= 0 && d2 >= 100 && d3 == 200 && d4 == 201, "dups");
-	CHECK(reaches_model(d1) && reaches_model(d2) && reaches_model(d3) &&
-		      reaches_model(d4),
-	      "every dup reaches the model");
+	CHECK_MSG(d1 >= 0 && d2 >= 100 && d3 == 200 && d4 == 201, "dups");
+	CHECK_MSG(reaches_model(d1) && reaches_model(d2) && reaches_model(d3) &&
+			  reaches_model(d4),
+		  "every dup reaches the model");
 
 	/* dup2 over a tracked fd: it becomes plain /dev/null */
 	other = open("/dev/null", O_WRONLY);
-	CHECK(dup2(other, d3) == d3 && !reaches_model(d3), "dup2 replaces");
+	CHECK_MSG(dup2(other, d3) == d3 && !reaches_model(d3), "dup2 replaces");
 	close(other);
 	close(d3);
 
@@ -103,24 +92,23 @@ int main(void)
 		_exit(0);
 	}
 	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child");
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child");
 
 	close(fd);
-	CHECK(!reaches_model(fd), "closed fd number no longer tracked");
-	CHECK(reaches_model(d1), "dup survives close of the original");
-	CHECK(close_range(d2, d2, 0) == 0, "close_range");
+	CHECK_MSG(!reaches_model(fd), "closed fd number no longer tracked");
+	CHECK_MSG(reaches_model(d1), "dup survives close of the original");
+	CHECK_MSG(close_range(d2, d2, 0) == 0, "close_range");
 	close(d1);
-	CHECK(count_lines(trace, "(last: release)") == 0,
-	      "released before the last close");
-	CHECK(reaches_model(d4), "last dup");
+	CHECK_MSG(count_lines(trace, "(last: release)") == 0,
+		  "released before the last close");
+	CHECK_MSG(reaches_model(d4), "last dup");
 	close(d4);
-	CHECK(count_lines(trace, "(last: release)") >= 1,
-	      "released on the last close");
+	CHECK_MSG(count_lines(trace, "(last: release)") >= 1,
+		  "released on the last close");
 
 	/* a second, independent open */
 	fd = open(DEV, O_RDWR);
-	CHECK(fd >= 0 && reaches_model(fd), "reopen");
+	CHECK_MSG(fd >= 0 && reaches_model(fd), "reopen");
 	close(fd);
-	printf("%s\n", failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	return check_finish();
 }

@@ -15,18 +15,7 @@
 #include "kernel/ik.h"
 #include "kernel/nlmsg.h"
 #include "kernel/restrack.h"
-
-static int failures;
-
-#define CHECK(c, ...)                                  \
-	do {                                           \
-		if (!(c)) {                            \
-			failures++;                    \
-			printf("FAIL %d: ", __LINE__); \
-			printf(__VA_ARGS__);           \
-			printf("\n");                  \
-		}                                      \
-	} while (0)
+#include "check.h"
 
 #define PORTID 4242u
 #define MAXR 256
@@ -134,47 +123,51 @@ static void test_get(void)
 {
 	start(RDMA_NLDEV_CMD_GET, NLM_F_REQUEST | NLM_F_DUMP, 7);
 	send_req(false);
-	CHECK(nrep == 2, "GET dump: data + DONE (%u)", nrep);
-	CHECK(reply(0)->nlmsg_type == 0x1401 &&
-		      reply(0)->nlmsg_flags == NLM_F_MULTI &&
-		      reply(0)->nlmsg_seq == 7 && reply(0)->nlmsg_pid == PORTID,
-	      "GET dump header");
-	CHECK(val(0, RDMA_NLDEV_ATTR_DEV_INDEX, 4) == 0, "DEV_INDEX");
-	CHECK(!strcmp(str(0, RDMA_NLDEV_ATTR_DEV_NAME), "ionic_0"), "name");
-	CHECK(val(0, RDMA_NLDEV_ATTR_PORT_INDEX, 4) == 1, "port count");
-	CHECK(val(0, RDMA_NLDEV_ATTR_DEV_NODE_TYPE, 1) == 1, "CA");
-	CHECK(val(0, RDMA_NLDEV_ATTR_NODE_GUID, 8) == 0x001dd8fffe000001ull,
-	      "node GUID of node 1");
-	CHECK(!strcmp(str(0, RDMA_NLDEV_ATTR_DEV_PROTOCOL), "roce"), "roce");
-	CHECK(reply(1)->nlmsg_type == NLMSG_DONE && reply(1)->nlmsg_len == 20 &&
-		      reply(1)->nlmsg_flags == NLM_F_MULTI && err_of(1) == 0,
-	      "DONE");
+	CHECK_MSG(nrep == 2, "GET dump: data + DONE (%u)", nrep);
+	CHECK_MSG(reply(0)->nlmsg_type == 0x1401 &&
+			  reply(0)->nlmsg_flags == NLM_F_MULTI &&
+			  reply(0)->nlmsg_seq == 7 &&
+			  reply(0)->nlmsg_pid == PORTID,
+		  "GET dump header");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_DEV_INDEX, 4) == 0, "DEV_INDEX");
+	CHECK_MSG(!strcmp(str(0, RDMA_NLDEV_ATTR_DEV_NAME), "ionic_0"), "name");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_PORT_INDEX, 4) == 1, "port count");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_DEV_NODE_TYPE, 1) == 1, "CA");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_NODE_GUID, 8) == 0x001dd8fffe000001ull,
+		  "node GUID of node 1");
+	CHECK_MSG(!strcmp(str(0, RDMA_NLDEV_ATTR_DEV_PROTOCOL), "roce"),
+		  "roce");
+	CHECK_MSG(reply(1)->nlmsg_type == NLMSG_DONE &&
+			  reply(1)->nlmsg_len == 20 &&
+			  reply(1)->nlmsg_flags == NLM_F_MULTI &&
+			  err_of(1) == 0,
+		  "DONE");
 
 	start(RDMA_NLDEV_CMD_GET, NLM_F_REQUEST | NLM_F_ACK, 8);
 	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	send_req(true);
-	CHECK(nrep == 2 && reply(0)->nlmsg_flags == 0 &&
-		      reply(1)->nlmsg_type == NLMSG_ERROR && err_of(1) == 0 &&
-		      reply(1)->nlmsg_len == 36,
-	      "GET request: data, then the ACK it asked for");
+	CHECK_MSG(nrep == 2 && reply(0)->nlmsg_flags == 0 &&
+			  reply(1)->nlmsg_type == NLMSG_ERROR &&
+			  err_of(1) == 0 && reply(1)->nlmsg_len == 36,
+		  "GET request: data, then the ACK it asked for");
 
 	start(RDMA_NLDEV_CMD_GET, NLM_F_REQUEST, 9);
 	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	send_req(false);
-	CHECK(nrep == 1, "no ACK unless asked");
+	CHECK_MSG(nrep == 1, "no ACK unless asked");
 
 	start(RDMA_NLDEV_CMD_GET, NLM_F_REQUEST, 10);
 	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 5);
 	send_req(false);
-	CHECK(nrep == 1 && reply(0)->nlmsg_type == NLMSG_ERROR &&
-		      err_of(0) == -EINVAL &&
-		      reply(0)->nlmsg_len == 20 + reqlen &&
-		      !(reply(0)->nlmsg_flags & NLM_F_CAPPED),
-	      "unknown device: EINVAL with the request");
+	CHECK_MSG(nrep == 1 && reply(0)->nlmsg_type == NLMSG_ERROR &&
+			  err_of(0) == -EINVAL &&
+			  reply(0)->nlmsg_len == 20 + reqlen &&
+			  !(reply(0)->nlmsg_flags & NLM_F_CAPPED),
+		  "unknown device: EINVAL with the request");
 	send_req(true);
-	CHECK(nrep == 1 && reply(0)->nlmsg_len == 36 &&
-		      (reply(0)->nlmsg_flags & NLM_F_CAPPED),
-	      "NETLINK_CAP_ACK: the header only");
+	CHECK_MSG(nrep == 1 && reply(0)->nlmsg_len == 36 &&
+			  (reply(0)->nlmsg_flags & NLM_F_CAPPED),
+		  "NETLINK_CAP_ACK: the header only");
 }
 
 static void test_chardev_sys_port(void)
@@ -183,75 +176,78 @@ static void test_chardev_sys_port(void)
 	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs", 7);
 	send_req(false);
-	CHECK(nrep == 1 && reply(0)->nlmsg_type == 0x140f, "GET_CHARDEV");
-	CHECK(val(0, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, 4) == 21, "driver 21");
-	CHECK(val(0, RDMA_NLDEV_ATTR_CHARDEV, 8) == 0x103, "1:3 encoded");
-	CHECK(val(0, RDMA_NLDEV_ATTR_CHARDEV_ABI, 8) == 1, "ABI 1");
-	CHECK(!strcmp(str(0, RDMA_NLDEV_ATTR_CHARDEV_NAME), "uverbs0"),
-	      "uverbs0");
+	CHECK_MSG(nrep == 1 && reply(0)->nlmsg_type == 0x140f, "GET_CHARDEV");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, 4) == 21,
+		  "driver 21");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_CHARDEV, 8) == 0x103, "1:3 encoded");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_CHARDEV_ABI, 8) == 1, "ABI 1");
+	CHECK_MSG(!strcmp(str(0, RDMA_NLDEV_ATTR_CHARDEV_NAME), "uverbs0"),
+		  "uverbs0");
 
 	start(RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_REQUEST, 2);
 	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "rdma_cm", 8);
 	send_req(false);
-	CHECK(nrep == 1 && reply(0)->nlmsg_type == 0x140f, "rdma_cm client");
-	CHECK(val(0, RDMA_NLDEV_ATTR_CHARDEV, 8) == 0xa3a,
-	      "rdma_cm: 10:58 encoded");
-	CHECK(val(0, RDMA_NLDEV_ATTR_CHARDEV_ABI, 8) == 4, "rdma_cm ABI 4");
-	CHECK(!strcmp(str(0, RDMA_NLDEV_ATTR_CHARDEV_NAME), "rdma_cm"),
-	      "rdma_cm name");
+	CHECK_MSG(nrep == 1 && reply(0)->nlmsg_type == 0x140f,
+		  "rdma_cm client");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_CHARDEV, 8) == 0xa3a,
+		  "rdma_cm: 10:58 encoded");
+	CHECK_MSG(val(0, RDMA_NLDEV_ATTR_CHARDEV_ABI, 8) == 4, "rdma_cm ABI 4");
+	CHECK_MSG(!strcmp(str(0, RDMA_NLDEV_ATTR_CHARDEV_NAME), "rdma_cm"),
+		  "rdma_cm name");
 
 	start(RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_REQUEST, 2);
 	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "rdma_cm", 8);
 	send_req(false);
-	CHECK(nrep == 1 && err_of(0) == -EOPNOTSUPP,
-	      "rdma_cm is not per device");
+	CHECK_MSG(nrep == 1 && err_of(0) == -EOPNOTSUPP,
+		  "rdma_cm is not per device");
 
 	start(RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_REQUEST, 2);
 	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "umad", 5);
 	send_req(false);
-	CHECK(nrep == 1 && err_of(0) == -EOPNOTSUPP, "no umad client");
+	CHECK_MSG(nrep == 1 && err_of(0) == -EOPNOTSUPP, "no umad client");
 
 	start(RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_REQUEST, 3);
 	put(RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs", 7);
 	send_req(false);
-	CHECK(nrep == 1 && err_of(0) == -EINVAL, "uverbs needs a device");
+	CHECK_MSG(nrep == 1 && err_of(0) == -EINVAL, "uverbs needs a device");
 
 	start(RDMA_NLDEV_CMD_SYS_GET, NLM_F_REQUEST, 4);
 	send_req(false);
-	CHECK(nrep == 1 && val(0, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1) == 1 &&
-		      val(0, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) == 1,
-	      "SYS_GET");
+	CHECK_MSG(nrep == 1 &&
+			  val(0, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1) == 1 &&
+			  val(0, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1) == 1,
+		  "SYS_GET");
 	start(RDMA_NLDEV_CMD_SYS_GET, NLM_F_REQUEST | NLM_F_DUMP, 5);
 	send_req(false);
-	CHECK(nrep == 1 && reply(0)->nlmsg_type == NLMSG_ERROR &&
-		      err_of(0) == -EINVAL,
-	      "no dumpit: an error, not DONE");
+	CHECK_MSG(nrep == 1 && reply(0)->nlmsg_type == NLMSG_ERROR &&
+			  err_of(0) == -EINVAL,
+		  "no dumpit: an error, not DONE");
 
 	start(RDMA_NLDEV_CMD_PORT_GET, NLM_F_REQUEST | NLM_F_ACK, 6);
 	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	put_u32(RDMA_NLDEV_ATTR_PORT_INDEX, 1);
 	send_req(false);
-	CHECK(nrep == 2 && reply(0)->nlmsg_type == 0x1401 &&
-		      val(0, RDMA_NLDEV_ATTR_PORT_STATE, 1) == 4 &&
-		      !strcmp(str(0, RDMA_NLDEV_ATTR_NDEV_NAME), "isim0"),
-	      "PORT_GET: type GET, ACTIVE, the netdev");
+	CHECK_MSG(nrep == 2 && reply(0)->nlmsg_type == 0x1401 &&
+			  val(0, RDMA_NLDEV_ATTR_PORT_STATE, 1) == 4 &&
+			  !strcmp(str(0, RDMA_NLDEV_ATTR_NDEV_NAME), "isim0"),
+		  "PORT_GET: type GET, ACTIVE, the netdev");
 	start(RDMA_NLDEV_CMD_PORT_GET, NLM_F_REQUEST | NLM_F_DUMP, 7);
 	send_req(false);
-	CHECK(nrep == 1 && reply(0)->nlmsg_type == NLMSG_DONE &&
-		      err_of(0) == -EINVAL,
-	      "a dump that fails: DONE carries the errno");
+	CHECK_MSG(nrep == 1 && reply(0)->nlmsg_type == NLMSG_DONE &&
+			  err_of(0) == -EINVAL,
+		  "a dump that fails: DONE carries the errno");
 
 	start(0x3ff, NLM_F_REQUEST, 8);
 	send_req(false);
-	CHECK(nrep == 1 && err_of(0) == -EINVAL, "unknown op");
+	CHECK_MSG(nrep == 1 && err_of(0) == -EINVAL, "unknown op");
 	start(RDMA_NLDEV_CMD_GET, NLM_F_REQUEST, 9);
 	((struct nlmsghdr *)req)->nlmsg_type = RDMA_NL_GET_TYPE(4, 1);
 	send_req(false);
-	CHECK(nrep == 1 && err_of(0) == -EINVAL, "unknown client");
+	CHECK_MSG(nrep == 1 && err_of(0) == -EINVAL, "unknown client");
 	start(RDMA_NLDEV_CMD_GET, NLM_F_DUMP, 10);
 	send_req(false);
-	CHECK(nrep == 0, "not a request: not dispatched");
+	CHECK_MSG(nrep == 0, "not a request: not dispatched");
 }
 
 static void test_batch(void)
@@ -265,8 +261,8 @@ static void test_batch(void)
 	memcpy(req, two, 2 * reqlen);
 	reqlen = 2 * reqlen + 3; /* a torn tail is ignored */
 	send_req(false);
-	CHECK(nrep == 2 && reply(1)->nlmsg_seq == 2,
-	      "two messages in a datagram");
+	CHECK_MSG(nrep == 2 && reply(1)->nlmsg_seq == 2,
+		  "two messages in a datagram");
 }
 
 static unsigned int dump_entries(uint16_t op, uint16_t entry_type)
@@ -280,7 +276,8 @@ static unsigned int dump_entries(uint16_t op, uint16_t entry_type)
 		const uint8_t *p = rep[i].buf + NLMSG_HDRLEN;
 		const uint8_t *end = rep[i].buf + reply(i)->nlmsg_len;
 
-		CHECK(reply(i)->nlmsg_len <= 4096, "dump message fits libmnl");
+		CHECK_MSG(reply(i)->nlmsg_len <= 4096,
+			  "dump message fits libmnl");
 		/* skip DEV_INDEX, DEV_NAME, walk the table nest */
 		while (p < end) {
 			const struct nlattr *a = (const struct nlattr *)p;
@@ -300,8 +297,8 @@ static unsigned int dump_entries(uint16_t op, uint16_t entry_type)
 			p += NLA_ALIGN(a->nla_len);
 		}
 	}
-	CHECK(nrep && reply(nrep - 1)->nlmsg_type == NLMSG_DONE,
-	      "dump ends with DONE");
+	CHECK_MSG(nrep && reply(nrep - 1)->nlmsg_type == NLMSG_DONE,
+		  "dump ends with DONE");
 	return entries;
 }
 
@@ -320,23 +317,24 @@ static void test_resources(void)
 	start(RDMA_NLDEV_CMD_RES_GET, NLM_F_REQUEST, 1);
 	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	send_req(false);
-	CHECK(nrep == 1, "RES_GET");
+	CHECK_MSG(nrep == 1, "RES_GET");
 	n = dump_entries(RDMA_NLDEV_CMD_RES_MR_GET,
 			 RDMA_NLDEV_ATTR_RES_MR_ENTRY);
-	CHECK(n == 300 && nrep > 2, "300 MRs over %u messages: %u", nrep, n);
+	CHECK_MSG(n == 300 && nrep > 2, "300 MRs over %u messages: %u", nrep,
+		  n);
 	for (unsigned int i = 0; i < 300; i++)
 		ik_res_del(slots[i]);
 	n = dump_entries(RDMA_NLDEV_CMD_RES_MR_GET,
 			 RDMA_NLDEV_ATTR_RES_MR_ENTRY);
-	CHECK(n == 0 && nrep == 2, "an empty table: one message and DONE");
-	CHECK(dump_entries(RDMA_NLDEV_CMD_RES_PD_GET,
-			   RDMA_NLDEV_ATTR_RES_PD_ENTRY) == 1,
-	      "one PD");
+	CHECK_MSG(n == 0 && nrep == 2, "an empty table: one message and DONE");
+	CHECK_MSG(dump_entries(RDMA_NLDEV_CMD_RES_PD_GET,
+			       RDMA_NLDEV_ATTR_RES_PD_ENTRY) == 1,
+		  "one PD");
 	start(RDMA_NLDEV_CMD_RES_MR_GET, NLM_F_REQUEST, 2);
 	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	put_u32(RDMA_NLDEV_ATTR_RES_MRN, 12345);
 	send_req(false);
-	CHECK(nrep == 1 && err_of(0) == -ENOENT, "no such MR: ENOENT");
+	CHECK_MSG(nrep == 1 && err_of(0) == -ENOENT, "no such MR: ENOENT");
 }
 
 /* Anything at all: no crash, every reply well formed. */
@@ -362,9 +360,9 @@ static void test_garbage(void)
 		nrep = 0;
 		ik_nl_rdma_input(&s, buf, len, collect, NULL);
 		for (unsigned int i = 0; i < nrep; i++)
-			CHECK(reply(i)->nlmsg_len == rep[i].len &&
-				      rep[i].len >= 16,
-			      "reply %u of garbage malformed", i);
+			CHECK_MSG(reply(i)->nlmsg_len == rep[i].len &&
+					  rep[i].len >= 16,
+				  "reply %u of garbage malformed", i);
 	}
 }
 
@@ -376,10 +374,5 @@ int main(void)
 	test_batch();
 	test_resources();
 	test_garbage();
-	if (failures) {
-		printf("FAILED: %d\n", failures);
-		return 1;
-	}
-	printf("PASSED\n");
-	return 0;
+	return check_finish();
 }

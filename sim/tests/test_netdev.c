@@ -19,18 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static int failures;
-
-#define CHECK(c, ...)                                  \
-	do {                                           \
-		if (!(c)) {                            \
-			failures++;                    \
-			printf("FAIL %d: ", __LINE__); \
-			printf(__VA_ARGS__);           \
-			printf("\n");                  \
-		}                                      \
-	} while (0)
+#include "check.h"
 
 #define NAME "isim0"
 
@@ -50,26 +39,26 @@ int main(int argc, char **argv)
 	snprintf(ip, sizeof(ip), "198.18.%u.%u", (node >> 8) & 0xff,
 		 node & 0xff);
 	idx = if_nametoindex(NAME);
-	CHECK(idx == 122240, "if_nametoindex %u", idx);
-	CHECK(if_indextoname(idx, name) && !strcmp(name, NAME),
-	      "if_indextoname");
-	CHECK(if_nametoindex("lo") == 1, "the host's lo");
+	CHECK_MSG(idx == 122240, "if_nametoindex %u", idx);
+	CHECK_MSG(if_indextoname(idx, name) && !strcmp(name, NAME),
+		  "if_indextoname");
+	CHECK_MSG(if_nametoindex("lo") == 1, "the host's lo");
 	ni = if_nameindex();
-	CHECK(ni, "if_nameindex");
+	CHECK_MSG(ni, "if_nameindex");
 	for (struct if_nameindex *p = ni; p && p->if_index; p++)
 		saw[0] |= p->if_index == idx && !strcmp(p->if_name, NAME);
 	if_freenameindex(ni);
-	CHECK(saw[0], "if_nameindex lists " NAME);
+	CHECK_MSG(saw[0], "if_nameindex lists " NAME);
 
 	saw[0] = false;
-	CHECK(getifaddrs(&ifa) == 0, "getifaddrs");
+	CHECK_MSG(getifaddrs(&ifa) == 0, "getifaddrs");
 	for (struct ifaddrs *p = ifa; p; p = p->ifa_next) {
 		if (!strcmp(p->ifa_name, "lo"))
 			lo = true;
 		if (strcmp(p->ifa_name, NAME) || !p->ifa_addr)
 			continue;
-		CHECK(!!(p->ifa_flags & IFF_RUNNING) == !down,
-		      "carrier follows the port");
+		CHECK_MSG(!!(p->ifa_flags & IFF_RUNNING) == !down,
+			  "carrier follows the port");
 		if (p->ifa_addr->sa_family == AF_PACKET) {
 			const struct sockaddr_ll *ll = (void *)p->ifa_addr;
 
@@ -90,53 +79,56 @@ int main(int argc, char **argv)
 		}
 	}
 	freeifaddrs(ifa);
-	CHECK(saw[0] && saw[1] && saw[2], "getifaddrs: MAC %d IPv4 %d IPv6 %d",
-	      saw[0], saw[1], saw[2]);
-	CHECK(lo, "getifaddrs keeps the host's interfaces");
+	CHECK_MSG(saw[0] && saw[1] && saw[2],
+		  "getifaddrs: MAC %d IPv4 %d IPv6 %d", saw[0], saw[1], saw[2]);
+	CHECK_MSG(lo, "getifaddrs keeps the host's interfaces");
 
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	CHECK(s >= 0, "socket");
+	CHECK_MSG(s >= 0, "socket");
 	memset(&ifr, 0, sizeof(ifr));
 	strcpy(ifr.ifr_name, NAME);
-	CHECK(ioctl(s, SIOCGIFINDEX, &ifr) == 0 && ifr.ifr_ifindex == 122240,
-	      "SIOCGIFINDEX");
-	CHECK(ioctl(s, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu == 1500,
-	      "SIOCGIFMTU");
-	CHECK(ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP) &&
-		      !!(ifr.ifr_flags & IFF_RUNNING) == !down,
-	      "SIOCGIFFLAGS");
-	CHECK(ioctl(s, SIOCGIFHWADDR, &ifr) == 0 &&
-		      (uint8_t)ifr.ifr_hwaddr.sa_data[1] == 0x1d,
-	      "SIOCGIFHWADDR");
-	CHECK(ioctl(s, SIOCGIFADDR, &ifr) == 0 &&
-		      inet_ntop(AF_INET,
-				&((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr,
-				text, sizeof(text)) &&
-		      !strcmp(text, ip),
-	      "SIOCGIFADDR %s", text);
+	CHECK_MSG(ioctl(s, SIOCGIFINDEX, &ifr) == 0 &&
+			  ifr.ifr_ifindex == 122240,
+		  "SIOCGIFINDEX");
+	CHECK_MSG(ioctl(s, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu == 1500,
+		  "SIOCGIFMTU");
+	CHECK_MSG(ioctl(s, SIOCGIFFLAGS, &ifr) == 0 &&
+			  (ifr.ifr_flags & IFF_UP) &&
+			  !!(ifr.ifr_flags & IFF_RUNNING) == !down,
+		  "SIOCGIFFLAGS");
+	CHECK_MSG(ioctl(s, SIOCGIFHWADDR, &ifr) == 0 &&
+			  (uint8_t)ifr.ifr_hwaddr.sa_data[1] == 0x1d,
+		  "SIOCGIFHWADDR");
+	CHECK_MSG(ioctl(s, SIOCGIFADDR, &ifr) == 0 &&
+			  inet_ntop(AF_INET,
+				    &((struct sockaddr_in *)&ifr.ifr_addr)
+					     ->sin_addr,
+				    text, sizeof(text)) &&
+			  !strcmp(text, ip),
+		  "SIOCGIFADDR %s", text);
 	ifr.ifr_mtu = 9000;
 	errno = 0;
-	CHECK(ioctl(s, SIOCSIFMTU, &ifr) < 0 && errno == EOPNOTSUPP,
-	      "setting is refused");
+	CHECK_MSG(ioctl(s, SIOCSIFMTU, &ifr) < 0 && errno == EOPNOTSUPP,
+		  "setting is refused");
 	ifr.ifr_ifindex = 122240;
 	memset(ifr.ifr_name, 0, sizeof(ifr.ifr_name));
-	CHECK(ioctl(s, SIOCGIFNAME, &ifr) == 0 && !strcmp(ifr.ifr_name, NAME),
-	      "SIOCGIFNAME");
+	CHECK_MSG(ioctl(s, SIOCGIFNAME, &ifr) == 0 &&
+			  !strcmp(ifr.ifr_name, NAME),
+		  "SIOCGIFNAME");
 	strcpy(ifr.ifr_name, "lo");
-	CHECK(ioctl(s, SIOCGIFINDEX, &ifr) == 0 && ifr.ifr_ifindex == 1,
-	      "host interfaces answered by the host");
+	CHECK_MSG(ioctl(s, SIOCGIFINDEX, &ifr) == 0 && ifr.ifr_ifindex == 1,
+		  "host interfaces answered by the host");
 	close(s);
 
 	f = fopen("/sys/class/net/" NAME "/address", "r");
-	CHECK(f && fgets(text, sizeof(text), f) &&
-		      !strncmp(text, "02:1d:d8", 8),
-	      "/sys/class/net/" NAME "/address");
+	CHECK_MSG(f && fgets(text, sizeof(text), f) &&
+			  !strncmp(text, "02:1d:d8", 8),
+		  "/sys/class/net/" NAME "/address");
 	if (f)
 		fclose(f);
-	CHECK(access("/sys/class/infiniband/ionic_0/device/net/" NAME, F_OK) ==
-		      0,
-	      "device/net names it");
+	CHECK_MSG(access("/sys/class/infiniband/ionic_0/device/net/" NAME,
+			 F_OK) == 0,
+		  "device/net names it");
 
-	printf(failures ? "FAILED\n" : "PASSED\n");
-	return failures ? 1 : 0;
+	return check_finish();
 }

@@ -21,18 +21,7 @@
 #include <unistd.h>
 
 #include "kernel/ik.h"
-
-static int failures;
-
-#define CHECK(c, ...)                                  \
-	do {                                           \
-		if (!(c)) {                            \
-			failures++;                    \
-			printf("FAIL %d: ", __LINE__); \
-			printf(__VA_ARGS__);           \
-			printf("\n");                  \
-		}                                      \
-	} while (0)
+#include "check.h"
 
 static const char DEV[] = "/dev/infiniband/uverbs0";
 
@@ -41,22 +30,23 @@ static void test_stat(void)
 	struct stat st;
 	struct statx stx;
 
-	CHECK(stat(DEV, &st) == 0 && S_ISCHR(st.st_mode) &&
-		      st.st_rdev == makedev(1, 3),
-	      "stat");
-	CHECK(lstat(DEV, &st) == 0 && S_ISCHR(st.st_mode), "lstat");
-	CHECK(fstatat(AT_FDCWD, DEV, &st, 0) == 0 && S_ISCHR(st.st_mode),
-	      "fstatat");
-	CHECK(statx(AT_FDCWD, DEV, 0, STATX_BASIC_STATS, &stx) == 0 &&
-		      S_ISCHR(stx.stx_mode) && stx.stx_rdev_major == 1 &&
-		      stx.stx_rdev_minor == 3,
-	      "statx");
-	CHECK(access(DEV, R_OK | W_OK) == 0, "access");
-	CHECK(stat("/dev/infiniband/uverbs1", &st) < 0,
-	      "uverbs1 must not exist");
-	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null");
-	CHECK(stat("/nonexistent/x", &st) < 0 && errno == ENOENT,
-	      "ENOENT kept");
+	CHECK_MSG(stat(DEV, &st) == 0 && S_ISCHR(st.st_mode) &&
+			  st.st_rdev == makedev(1, 3),
+		  "stat");
+	CHECK_MSG(lstat(DEV, &st) == 0 && S_ISCHR(st.st_mode), "lstat");
+	CHECK_MSG(fstatat(AT_FDCWD, DEV, &st, 0) == 0 && S_ISCHR(st.st_mode),
+		  "fstatat");
+	CHECK_MSG(statx(AT_FDCWD, DEV, 0, STATX_BASIC_STATS, &stx) == 0 &&
+			  S_ISCHR(stx.stx_mode) && stx.stx_rdev_major == 1 &&
+			  stx.stx_rdev_minor == 3,
+		  "statx");
+	CHECK_MSG(access(DEV, R_OK | W_OK) == 0, "access");
+	CHECK_MSG(stat("/dev/infiniband/uverbs1", &st) < 0,
+		  "uverbs1 must not exist");
+	CHECK_MSG(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode),
+		  "/dev/null");
+	CHECK_MSG(stat("/nonexistent/x", &st) < 0 && errno == ENOENT,
+		  "ENOENT kept");
 }
 
 static void test_netlink(void)
@@ -66,15 +56,15 @@ static void test_netlink(void)
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 20);
 
 	/* the emulated kernel's RDMA netlink, never the host's */
-	CHECK(fd >= 0, "NETLINK_RDMA emulated: %s", strerror(errno));
+	CHECK_MSG(fd >= 0, "NETLINK_RDMA emulated: %s", strerror(errno));
 	if (fd >= 0) {
-		CHECK(getsockname(fd, (struct sockaddr *)&a, &len) == 0 &&
-			      len == sizeof(a) && a.nl_family == AF_NETLINK,
-		      "a netlink socket name");
+		CHECK_MSG(getsockname(fd, (struct sockaddr *)&a, &len) == 0 &&
+				  len == sizeof(a) && a.nl_family == AF_NETLINK,
+			  "a netlink socket name");
 		close(fd);
 	}
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0 /* ROUTE */);
-	CHECK(fd >= 0, "NETLINK_ROUTE still works: %s", strerror(errno));
+	CHECK_MSG(fd >= 0, "NETLINK_ROUTE still works: %s", strerror(errno));
 	if (fd >= 0)
 		close(fd);
 }
@@ -113,11 +103,11 @@ static void test_signals(void)
 	uint8_t *pg;
 	int err;
 
-	CHECK(map && pop, "preload symbols visible (run with LD_PRELOAD)");
+	CHECK_MSG(map && pop, "preload symbols visible (run with LD_PRELOAD)");
 	if (!map || !pop)
 		return;
 	pg = map(0x5eed, NULL, 4096, &err);
-	CHECK(pg, "dbpage_map");
+	CHECK_MSG(pg, "dbpage_map");
 	if (!pg)
 		return;
 
@@ -125,34 +115,35 @@ static void test_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = h1;
 	sa.sa_flags = SA_SIGINFO;
-	CHECK(sigaction(SIGSEGV, &sa, &old) == 0, "sigaction");
+	CHECK_MSG(sigaction(SIGSEGV, &sa, &old) == 0, "sigaction");
 #ifndef __SANITIZE_ADDRESS__ /* else ASan's handler came first */
-	CHECK(old.sa_handler == SIG_DFL,
-	      "previous disposition reported as SIG_DFL");
+	CHECK_MSG(old.sa_handler == SIG_DFL,
+		  "previous disposition reported as SIG_DFL");
 #endif
-	CHECK(sigaction(SIGSEGV, NULL, &old) == 0 && old.sa_sigaction == h1,
-	      "application sees its own handler");
+	CHECK_MSG(sigaction(SIGSEGV, NULL, &old) == 0 && old.sa_sigaction == h1,
+		  "application sees its own handler");
 
 	*(volatile uint64_t *)(pg + 8) = 0xdb;
-	CHECK(pop(&r) == 1 && r.offset == 8 && r.value == 0xdb &&
-		      r.page == 0x5eed,
-	      "doorbell captured with an application handler present");
+	CHECK_MSG(pop(&r) == 1 && r.offset == 8 && r.value == 0xdb &&
+			  r.page == 0x5eed,
+		  "doorbell captured with an application handler present");
 	if (sigsetjmp(jb, 1) == 0)
 		*(volatile int *)ro = 1;
-	CHECK(h1_calls == 1, "application SA_SIGINFO handler chained");
+	CHECK_MSG(h1_calls == 1, "application SA_SIGINFO handler chained");
 
-	CHECK((void *)signal(SIGSEGV, h2) == (void *)h1,
-	      "signal() returns previous");
+	CHECK_MSG((void *)signal(SIGSEGV, h2) == (void *)h1,
+		  "signal() returns previous");
 	if (sigsetjmp(jb, 1) == 0)
 		*(volatile int *)ro = 1;
-	CHECK(h2_calls == 1, "signal() handler chained");
+	CHECK_MSG(h2_calls == 1, "signal() handler chained");
 	*(volatile uint16_t *)(pg + 2) = 0x1234;
-	CHECK(pop(&r) == 1 && r.offset == 2 && r.size == 2 && r.value == 0x1234,
-	      "still trapping after signal()");
+	CHECK_MSG(pop(&r) == 1 && r.offset == 2 && r.size == 2 &&
+			  r.value == 0x1234,
+		  "still trapping after signal()");
 
 	/* munmap of a trapped page forgets it */
 	munmap(pg, 4096);
-	CHECK(pop(&r) == 0, "no stray records");
+	CHECK_MSG(pop(&r) == 0, "no stray records");
 	munmap(ro, 4096);
 }
 
@@ -161,6 +152,5 @@ int main(void)
 	test_stat();
 	test_netlink();
 	test_signals();
-	printf("%s\n", failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	return check_finish();
 }

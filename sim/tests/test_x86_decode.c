@@ -21,19 +21,7 @@
 
 #include "shim/shim.h"
 #include "shim/x86_decode.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                            \
-	do {                                                        \
-		checks++;                                           \
-		if (!(cond)) {                                      \
-			failures++;                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                        \
-			printf("\n");                               \
-		}                                                   \
-	} while (0)
+#include "check.h"
 
 /* ---- part 1: pure decoding ---------------------------------------------- */
 
@@ -188,23 +176,24 @@ static void run_decode_cases(void)
 		struct ishim_x86_store st;
 		int rc = ishim_x86_decode_store(c[i].bytes, c[i].n, &R, &st);
 
-		CHECK(rc == 0, "%s: refused", c[i].name);
+		CHECK_MSG(rc == 0, "%s: refused", c[i].name);
 		if (rc)
 			continue;
-		CHECK(st.len == c[i].n, "%s: len %u want %u", c[i].name, st.len,
-		      c[i].n);
-		CHECK(st.addr == c[i].addr, "%s: addr %#llx want %#llx",
-		      c[i].name, (unsigned long long)st.addr,
-		      (unsigned long long)c[i].addr);
-		CHECK(st.size == c[i].size, "%s: size %u want %u", c[i].name,
-		      st.size, c[i].size);
-		CHECK(st.value == c[i].value && st.value_hi == c[i].value_hi,
-		      "%s: value %#llx:%#llx want %#llx:%#llx", c[i].name,
-		      (unsigned long long)st.value_hi,
-		      (unsigned long long)st.value,
-		      (unsigned long long)c[i].value_hi,
-		      (unsigned long long)c[i].value);
-		CHECK(!st.seg_base, "%s: seg_base", c[i].name);
+		CHECK_MSG(st.len == c[i].n, "%s: len %u want %u", c[i].name,
+			  st.len, c[i].n);
+		CHECK_MSG(st.addr == c[i].addr, "%s: addr %#llx want %#llx",
+			  c[i].name, (unsigned long long)st.addr,
+			  (unsigned long long)c[i].addr);
+		CHECK_MSG(st.size == c[i].size, "%s: size %u want %u",
+			  c[i].name, st.size, c[i].size);
+		CHECK_MSG(st.value == c[i].value &&
+				  st.value_hi == c[i].value_hi,
+			  "%s: value %#llx:%#llx want %#llx:%#llx", c[i].name,
+			  (unsigned long long)st.value_hi,
+			  (unsigned long long)st.value,
+			  (unsigned long long)c[i].value_hi,
+			  (unsigned long long)c[i].value);
+		CHECK_MSG(!st.seg_base, "%s: seg_base", c[i].name);
 	}
 }
 
@@ -246,26 +235,28 @@ static void run_refusals(void)
 	struct ishim_x86_store st;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK(ishim_x86_decode_store(bad[i].b, bad[i].n, &R, &st) != 0,
-		      "%s: accepted", bad[i].name);
+		CHECK_MSG(ishim_x86_decode_store(bad[i].b, bad[i].n, &R, &st) !=
+				  0,
+			  "%s: accepted", bad[i].name);
 
 	/* VEX.256: the upper half comes from the YMM state, zero without */
 	{
 		static const uint8_t b[] = { 0xc5, 0xfe, 0x7f, 0x19 };
 		uint8_t ymmh[16][16];
 
-		CHECK(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
-			      st.size == 32 && st.addr == G(X86_RCX) &&
-			      !memcmp(st.data, XMM[3], 16) &&
-			      st.data[16] == 0 && st.data[31] == 0,
-		      "vmovdqu %%ymm3,(%%rcx) without YMM state");
+		CHECK_MSG(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
+				  st.size == 32 && st.addr == G(X86_RCX) &&
+				  !memcmp(st.data, XMM[3], 16) &&
+				  st.data[16] == 0 && st.data[31] == 0,
+			  "vmovdqu %%ymm3,(%%rcx) without YMM state");
 		for (int i = 0; i < 16; i++)
 			memset(ymmh[i], 0xa0 + i, 16);
 		R.ymmh = (const uint8_t(*)[16])ymmh;
-		CHECK(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
-			      st.size == 32 && !memcmp(st.data, XMM[3], 16) &&
-			      st.data[16] == 0xa3 && st.data[31] == 0xa3,
-		      "vmovdqu %%ymm3,(%%rcx) with YMM state");
+		CHECK_MSG(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
+				  st.size == 32 &&
+				  !memcmp(st.data, XMM[3], 16) &&
+				  st.data[16] == 0xa3 && st.data[31] == 0xa3,
+			  "vmovdqu %%ymm3,(%%rcx) with YMM state");
 		R.ymmh = NULL;
 	}
 	/* movdir64b: destination in the register, source in memory */
@@ -276,26 +267,27 @@ static void run_refusals(void)
 		uint64_t rcx = R.gpr[X86_RCX];
 
 		R.gpr[X86_RCX] = 0x7000040;
-		CHECK(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
-			      st.size == 64 && st.len == 5 &&
-			      st.addr == 0x7000040 && st.src == G(X86_RDX),
-		      "movdir64b (%%rdx),%%rcx");
+		CHECK_MSG(ishim_x86_decode_store(b, sizeof(b), &R, &st) == 0 &&
+				  st.size == 64 && st.len == 5 &&
+				  st.addr == 0x7000040 && st.src == G(X86_RDX),
+			  "movdir64b (%%rdx),%%rcx");
 		R.gpr[X86_RCX] = rcx;
 		R.gpr[X86_R8] = 0x9000000;
-		CHECK(ishim_x86_decode_store(rip, sizeof(rip), &R, &st) == 0 &&
-			      st.size == 64 && st.len == 10 &&
-			      st.addr == 0x9000000 &&
-			      st.src == 0x400000 + 10 + 0x40,
-		      "movdir64b 0x40(%%rip),%%r8");
+		CHECK_MSG(ishim_x86_decode_store(rip, sizeof(rip), &R, &st) ==
+					  0 &&
+				  st.size == 64 && st.len == 10 &&
+				  st.addr == 0x9000000 &&
+				  st.src == 0x400000 + 10 + 0x40,
+			  "movdir64b 0x40(%%rip),%%r8");
 		R.gpr[X86_R8] = 0x1000000ull * 9 + 0x11ull * 9;
 	}
 
 	/* fs:/gs: are accepted but flagged: the trap uses si_addr then */
 	static const uint8_t fs[] = { 0x64, 0x48, 0x89, 0x01 };
 
-	CHECK(ishim_x86_decode_store(fs, sizeof(fs), &R, &st) == 0 &&
-		      st.seg_base && st.len == 4,
-	      "fs: store not flagged");
+	CHECK_MSG(ishim_x86_decode_store(fs, sizeof(fs), &R, &st) == 0 &&
+			  st.seg_base && st.len == 4,
+		  "fs: store not flagged");
 }
 
 /* ---- part 2: the same encodings through a real trap --------------------- */
@@ -314,17 +306,18 @@ static void expect(const char *name, uint32_t off, uint32_t size, uint64_t v,
 	struct isim_mmio_store r;
 	int got = pop(&r);
 
-	CHECK(got == 1, "%s: nothing captured", name);
+	CHECK_MSG(got == 1, "%s: nothing captured", name);
 	if (got != 1)
 		return;
-	CHECK(r.page == TAG && r.offset == off && r.size == size &&
-		      r.value == v && r.value_hi == vhi,
-	      "%s: got off %u size %u value %#llx:%#llx, want off %u size %u %#llx:%#llx",
-	      name, r.offset, r.size, (unsigned long long)r.value_hi,
-	      (unsigned long long)r.value, off, size, (unsigned long long)vhi,
-	      (unsigned long long)v);
-	CHECK(r.tid == gettid(), "%s: tid", name);
-	CHECK(pop(&r) == 0, "%s: extra record", name);
+	CHECK_MSG(
+		r.page == TAG && r.offset == off && r.size == size &&
+			r.value == v && r.value_hi == vhi,
+		"%s: got off %u size %u value %#llx:%#llx, want off %u size %u %#llx:%#llx",
+		name, r.offset, r.size, (unsigned long long)r.value_hi,
+		(unsigned long long)r.value, off, size, (unsigned long long)vhi,
+		(unsigned long long)v);
+	CHECK_MSG(r.tid == gettid(), "%s: tid", name);
+	CHECK_MSG(pop(&r) == 0, "%s: extra record", name);
 }
 
 static void run_trap_cases(void)
@@ -334,10 +327,10 @@ static void run_trap_cases(void)
 	int err = 0;
 
 	page = ishim_dbpage_map(TAG, NULL, 4096, &err);
-	CHECK(page != NULL, "ishim_dbpage_map: %d", err);
+	CHECK_MSG(page != NULL, "ishim_dbpage_map: %d", err);
 	if (!page)
 		return;
-	CHECK(ishim_dbtrap_eventfd() >= 0, "eventfd");
+	CHECK_MSG(ishim_dbtrap_eventfd() >= 0, "eventfd");
 
 	/* 48 89 31: mov %rsi,(%rcx) */
 	p = page + 0x18;
@@ -485,18 +478,18 @@ static void run_trap_cases(void)
 			"vzeroupper" ::"r"(src32),
 			"c"(page + 0x700)
 			: "xmm2", "memory");
-		CHECK(pop(&r) == 1 && r.offset == 0x700 && r.size == 32 &&
-			      !memcmp(r.data, src32, 32),
-		      "vmovdqu %%ymm2,(%%rcx): size %u data[16] %u", r.size,
-		      r.data[16]);
+		CHECK_MSG(pop(&r) == 1 && r.offset == 0x700 && r.size == 32 &&
+				  !memcmp(r.data, src32, 32),
+			  "vmovdqu %%ymm2,(%%rcx): size %u data[16] %u", r.size,
+			  r.data[16]);
 		asm volatile(
 			"vmovdqu (%0), %%xmm3\n .byte 0xc5, 0xf9, 0xe7, 0x19" ::
 				"r"(src32),
 			"c"(page + 0x720)
 			: "xmm3", "memory");
-		CHECK(pop(&r) == 1 && r.offset == 0x720 && r.size == 16 &&
-			      !memcmp(r.data, src32, 16) && !r.data[16],
-		      "vmovntdq %%xmm3,(%%rcx)");
+		CHECK_MSG(pop(&r) == 1 && r.offset == 0x720 && r.size == 16 &&
+				  !memcmp(r.data, src32, 16) && !r.data[16],
+			  "vmovntdq %%xmm3,(%%rcx)");
 	}
 	/* MOVDIR64B where the CPU has it (CPUID.7.0:ECX bit 28) */
 	{
@@ -513,10 +506,10 @@ static void run_trap_cases(void)
 					     page + 0x740),
 				     "d"(src64)
 				     : "memory");
-			CHECK(pop(&r) == 1 && r.offset == 0x740 &&
-				      r.size == 64 &&
-				      !memcmp(r.data, src64, 64),
-			      "movdir64b (%%rdx),%%rcx");
+			CHECK_MSG(pop(&r) == 1 && r.offset == 0x740 &&
+					  r.size == 64 &&
+					  !memcmp(r.data, src64, 64),
+				  "movdir64b (%%rdx),%%rcx");
 		} else {
 			printf("note: no MOVDIR64B on this CPU; decoded only\n");
 		}
@@ -529,7 +522,7 @@ static void run_trap_cases(void)
 	/* the page itself never changes */
 	for (int i = 0; i < 4096; i++)
 		if (page[i]) {
-			CHECK(0, "page byte %d modified", i);
+			CHECK_MSG(0, "page byte %d modified", i);
 			break;
 		}
 }
@@ -571,11 +564,11 @@ static void run_chain_cases(void)
 #ifdef __SANITIZE_ADDRESS__
 	/* ASan's SEGV handler was installed first: chained to, it reports
 	 * and exits non-zero */
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) != 0,
-	      "untrapped fault chained to ASan: status %#x", st);
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) != 0,
+		  "untrapped fault chained to ASan: status %#x", st);
 #else
-	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
-	      "untrapped fault without handler: status %#x", st);
+	CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+		  "untrapped fault without handler: status %#x", st);
 #endif
 
 	/* in a child, so the application handler is the one seen at arming */
@@ -604,8 +597,8 @@ static void run_chain_cases(void)
 		_exit(ok ? 0 : 1);
 	}
 	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "chaining to the application handler: status %#x", st);
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "chaining to the application handler: status %#x", st);
 	munmap(ro, 4096);
 }
 
@@ -618,6 +611,5 @@ int main(void)
 	 * trap yet: without the preload nothing interposes sigaction() */
 	run_chain_cases();
 	run_trap_cases();
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_finish();
 }

@@ -4,7 +4,8 @@
  * failure the same way and end with the same exit codes:
  *
  *   CHECK*    a failed check prints "file:line: [section] what, with the
- *             values", is counted, and the test goes on;
+ *             values" (CHECK_MSG: a message of its own), is counted, and
+ *             the test goes on;
  *   REQUIRE*  the same, then the program ends at once (exit 1): for results
  *             that later steps cannot do without;
  *   check_skip()    ends the program with CHECK_EXIT_SKIP (77), which
@@ -75,6 +76,12 @@ void check_section(const char *name);
 	} while (0)
 
 #define CHECK(cond) CHECK_COND_(0, "CHECK", cond)
+/* CHECK with a printf message of its own instead of the errno. */
+#define CHECK_MSG(cond, ...)                                         \
+	do {                                                         \
+		if (!(cond))                                         \
+			check_fail(__FILE__, __LINE__, __VA_ARGS__); \
+	} while (0)
 #define REQUIRE(cond) CHECK_COND_(1, "REQUIRE", cond)
 #define CHECK_EQ(a, b) CHECK_CMP_(0, "CHECK_EQ", a, ==, b)
 #define REQUIRE_EQ(a, b) CHECK_CMP_(1, "REQUIRE_EQ", a, ==, b)
