@@ -51,6 +51,18 @@
 #define REQ_RETRIES 10
 #define REQ_RETRY_NS 100000000u /* 100 ms */
 #define DREQ_RETRIES 50 /* the peer's application answers it: give it 5 s */
+/*
+ * A REQ, SIDR REQ or REP that reached its peer is resent until answered,
+ * as the IB CM resends it at each response timeout: every CM_RTX_NS (the
+ * CM's 4.3 s, scaled down), a SIDR REQ every SIDR_RTX_NS (its 4096 ms).
+ * While the peer's endpoint takes them the wait has no end (the IB CM's
+ * MRA: a live passive side holding the request keeps the active side
+ * waiting); once the peer is gone, CM_LOST_RETRIES resends REQ_RETRY_NS
+ * apart (the CM's max_cm_retries) end it in UNREACHABLE -ETIMEDOUT.
+ */
+#define CM_RTX_NS 500000000ull
+#define SIDR_RTX_NS 4096000000ull
+#define CM_LOST_RETRIES 15
 
 static struct {
 	bool running;
@@ -172,7 +184,7 @@ void ik_cm_conn_destroy(struct ik_cm_id *ctx)
 {
 	switch (ctx->conn.st) {
 	case IK_CONN_REQ_SENT:
-		if (!ctx->rtx_due) /* one that arrived */
+		if (ctx->rtx_arrived)
 			send_rej(ctx, REJ_TIMEOUT, NULL, 0);
 		break;
 	case IK_CONN_REQ_RCVD:
@@ -202,13 +214,32 @@ static uint64_t now_ns(void)
 
 static void kick(void);
 
+static uint64_t rtx_period(const struct ik_cm_id *ctx)
+{
+	return ctx->conn.st == IK_CONN_SIDR_SENT ? SIDR_RTX_NS : CM_RTX_NS;
+}
+
+/* Keep 'm' (just sent, 'arrived' or not) for req_retry to resend. */
+static void rtx_arm(struct ik_cm_id *ctx, const struct ik_cm_msg *m,
+		    bool arrived)
+{
+	ctx->req = *m;
+	ctx->rtx_arrived = arrived;
+	ctx->rtx_left = arrived ? CM_LOST_RETRIES : REQ_RETRIES;
+	ctx->rtx_due = now_ns() + (arrived ? rtx_period(ctx) : REQ_RETRY_NS);
+	kick();
+}
+
 /*
- * A REQ (or SIDR REQ) whose listen endpoint does not exist.  A real node
- * answers it with REJ 8 (SIDR: status 1) at once; the emulator first
- * retries it for REQ_RETRIES x REQ_RETRY_NS, because the unix transport
- * tells a missing endpoint instantly where a network would take its
- * time, and clients that reconnect to a peer that listens again (perftest
- * -R's second connection) count on that time.  Called by the agent.
+ * Resend what waits for an answer (called by the agent).  A REQ (or SIDR
+ * REQ) whose listen endpoint never existed: a real node answers REJ 8
+ * (SIDR: status 1) at once; the emulator first retries it for REQ_RETRIES
+ * x REQ_RETRY_NS, because the unix transport tells a missing endpoint
+ * instantly where a network would take its time, and clients that
+ * reconnect to a peer that listens again (perftest -R's second
+ * connection) count on that time.  One that arrived and whose peer then
+ * vanished (its process died, taking its kernel along): UNREACHABLE
+ * -ETIMEDOUT, the IB CM's REQ or REP timeout.
  */
 static void req_retry(struct ik_cm_id *ctx, uint64_t now)
 {
@@ -230,12 +261,15 @@ static void req_retry(struct ik_cm_id *ctx, uint64_t now)
 		return;
 	}
 	if (ctx->conn.st != IK_CONN_REQ_SENT &&
-	    ctx->conn.st != IK_CONN_SIDR_SENT) {
-		ctx->rtx_due = 0;
+	    ctx->conn.st != IK_CONN_SIDR_SENT &&
+	    ctx->conn.st != IK_CONN_REP_SENT) {
+		ctx->rtx_due = 0; /* answered */
 		return;
 	}
 	if (send_peer(ctx, &ctx->req)) {
-		ctx->rtx_due = 0;
+		ctx->rtx_arrived = true;
+		ctx->rtx_left = CM_LOST_RETRIES;
+		ctx->rtx_due = now + rtx_period(ctx);
 		return;
 	}
 	if (--ctx->rtx_left) {
@@ -244,6 +278,10 @@ static void req_retry(struct ik_cm_id *ctx, uint64_t now)
 	}
 	ctx->rtx_due = 0;
 	ctx->conn.st = IK_CONN_TIMEWAIT;
+	if (ctx->rtx_arrived) {
+		ik_ucma_event(ctx, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL);
+		return;
+	}
 	if (ud) {
 		ev.param.ud.private_data_len = PDATA_SIDR_REP;
 		ik_ucma_event(ctx, RDMA_CM_EVENT_UNREACHABLE, SIDR_UNSUPPORTED,
@@ -315,13 +353,9 @@ int ik_ucma_connect(struct ik_ucma_cmd *c)
 	set_pdata(&m, p->private_data, p->private_data_len);
 	ctx->state = IK_CM_CONNECT;
 	cn->st = ud ? IK_CONN_SIDR_SENT : IK_CONN_REQ_SENT;
-	if (!send_peer(ctx, &m)) {
-		/* nobody listens there yet: retry for a while (req_retry) */
-		ctx->req = m;
-		ctx->rtx_left = REQ_RETRIES;
-		ctx->rtx_due = now_ns() + REQ_RETRY_NS;
-		kick();
-	}
+	/* resent until answered; if nobody listens there yet, retried for
+	 * a while (req_retry) */
+	rtx_arm(ctx, &m, send_peer(ctx, &m));
 	return 0;
 }
 
@@ -377,7 +411,9 @@ int ik_ucma_accept(struct ik_ucma_cmd *c)
 	if (!send_peer(ctx, &m)) {
 		cn->st = IK_CONN_TIMEWAIT;
 		ik_ucma_event(ctx, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL);
+		return 0;
 	}
+	rtx_arm(ctx, &m, true); /* resent until the RTU comes */
 	return 0;
 }
 
@@ -472,14 +508,18 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 
 	memcpy(&src, &m->src_ip[12], 4);
 	memcpy(&dst, &m->dst_ip[12], 4);
-	/* a retransmission of a request we already hold */
+	/* a retransmission of a request we already hold: an unanswered
+	 * one gets its MRA again */
 	for (uint32_t h = 0; h < ik_cm_nids; h++) {
 		struct ik_cm_id *o = ik_cm_ids[h];
 
 		if (o && o->listener == l &&
 		    o->conn.remote_comm_id == m->local_comm_id &&
-		    o->conn.peer_node == pnode)
+		    o->conn.peer_node == pnode) {
+			if (o->conn.st == IK_CONN_REQ_RCVD)
+				send_simple(o, IK_CM_MRA);
 			return;
+		}
 	}
 	if (l->state != IK_CM_LISTEN || (ud != (l->qp_type == IBV_QPT_UD))) {
 		reject_req(m, REJ_INVALID_SERVICE_ID);
@@ -538,7 +578,20 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 		memcpy(p->private_data, m->pdata,
 		       m->pdata_len < PDATA_REQ ? m->pdata_len : PDATA_REQ);
 	}
+	/* The kernel's MRA as the request is queued: the requester learns
+	 * our agent, where its resends then go (a listener destroyed with
+	 * the child alive is not a peer gone). */
+	if (!ud)
+		send_simple(child, IK_CM_MRA);
 	ik_ucma_event_req(l, child, &ev);
+}
+
+static void on_mra(struct ik_cm_id *ctx, const struct ik_cm_msg *m)
+{
+	if (ctx->conn.st != IK_CONN_REQ_SENT)
+		return;
+	ctx->conn.remote_comm_id = m->local_comm_id;
+	ctx->conn.peer_agent = m->reply_qpn;
 }
 
 static struct ik_cm_id *find_conn(const struct ik_cm_msg *m)
@@ -650,6 +703,9 @@ static void cm_input(const struct ik_cm_msg *m, struct ik_cm_id *listener)
 	if (!ctx)
 		return; /* for an id that is gone */
 	switch (m->attr) {
+	case IK_CM_MRA:
+		on_mra(ctx, m);
+		break;
 	case IK_CM_REP:
 		on_rep(ctx, m);
 		break;

@@ -115,10 +115,12 @@ struct ik_cm_id {
 	struct ifab_ep lep; /* the listen endpoint: where REQs arrive */
 	uint32_t events_reported;
 	struct ik_cm_conn conn;
-	/* a REQ nobody took yet: retried until rtx_left runs out */
+	/* the REQ, SIDR REQ, REP or DREQ awaiting its answer: resent at
+	 * rtx_due until the answer comes or rtx_left lost sends run out */
 	struct ik_cm_msg req;
 	uint64_t rtx_due; /* CLOCK_MONOTONIC ns, 0: none */
 	unsigned int rtx_left;
+	bool rtx_arrived; /* it reached its endpoint at least once */
 };
 
 /* A queued event. */
