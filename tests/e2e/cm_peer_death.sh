@@ -13,6 +13,11 @@
 #          rping -s waits for ESTABLISHED and must see UNREACHABLE -110
 #   sidr   a SIDR REQ read and never answered; udaddy must see
 #          UNREACHABLE -110
+#   rc-send  not the handshake: the server of an established RC connection
+#          (cm_hold.py serve) killed while the client (cm_hold.py send)
+#          sends every 100 ms; its next SEND must run out of RC retries
+#          (ACK timeout 17 x retry_cnt) into RETRY_EXC_ERR (12), the NIC's
+#          answer to a peer QP that vanished
 # Each survivor must report within KILL_TO_EVENT_MAX seconds of the kill
 # and exit non-zero by itself (not by the timeout).
 # Usage: cm_peer_death.sh <ionic-sim> <case>
@@ -44,6 +49,10 @@ rep)  srv=(rping -s -a "$A" -C 1) cli=("${hold[@]}" connect "$A" 7174)
 sidr) srv=("${hold[@]}" listen "$A" 7174 udp) cli=(udaddy -s "$A")
       ps=1 holder=server survivor=client
       want='RDMA_CM_EVENT_UNREACHABLE, error: -110' ;;
+rc-send)
+      srv=("${hold[@]}" serve "$A" 7174) cli=("${hold[@]}" send "$A" 7174)
+      ps=0 holder=server survivor=client
+      want='^wc status 12 after [1-9][0-9]* good sends' ;;
 *)    echo "unknown case $case"; exit 2 ;;
 esac
 
@@ -73,6 +82,8 @@ if [ -z "$victim" ]; then
 	echo "FAIL: the $holder never held its half of the handshake"
 	fail=1
 else
+	# rc-send: let a few SENDs complete first
+	[ "$case" = rc-send ] && sleep 1
 	kill -KILL "$victim"
 	killed=$(date +%s.%N)
 fi
