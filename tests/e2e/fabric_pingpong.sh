@@ -35,6 +35,15 @@ for c in ip unshare mount fi_pingpong; do
 	exit 77
 done
 
+# Under the sanitizer build's preload libfabric 1.17 dies in its own
+# start-up (SIGSEGV, even `fi_info -l`, any provider): a known gap of that
+# build, not a result of this test (the normal build runs it).
+if [ -n "${ASAN_OPTIONS:-}" ] &&
+	! timeout 60 "$sim" -- fi_info -l >/dev/null 2>&1; then
+	echo "SKIP: libfabric does not start under the sanitizer preload"
+	exit 77
+fi
+
 ns=isim-fab-$$
 fabric="${IONIC_TEST_FABRIC:-fabric-pingpong}-$$"
 work=$(mktemp -d "${TMPDIR:-/tmp}/fabric-pp.XXXXXX") || exit 1
