@@ -99,12 +99,28 @@ static uint32_t listen_qpn(uint16_t ps, uint16_t port)
 	return IK_CM_LISTEN_QPN | idx << 16 | port;
 }
 
-static uint32_t ip_node(uint32_t ip)
+/*
+ * On the unix fabric the NICs of a host are its nodes, 198.18.hi.lo, and
+ * an address of the plan that is no node's has nobody to answer ARP.  On
+ * the UDP fabric a NIC's GID 1 is its UDP address, so every address of
+ * isim0's subnet is one the host's IP stack can reach, as a RoCE NIC's
+ * neighbours are the hosts of its netdev's subnet: a NIC answers there,
+ * or the CM's request goes unanswered (docs/kernel-contract.md §22.5).
+ */
+bool ik_cm_neighbour(uint32_t ip)
 {
-	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+	const struct ik_netdev *nd = ik_netdev_get();
+	const struct ifab_transport *tp = ifab_default_transport();
+	uint32_t own, mask = nd->ipv4_prefix ?
+				     htonl(~0u << (32 - nd->ipv4_prefix)) :
+				     0;
+	uint8_t gid[16];
 
-	memcpy(&gid[12], &ip, 4);
-	return isim_gid_to_node(gid);
+	memcpy(&own, nd->ipv4, 4);
+	if (!tp || ((ip ^ own) & mask))
+		return false;
+	ik_cm_ip_gid(ip, gid);
+	return !tp->tells_absent || isim_gid_to_node(gid);
 }
 
 /* ---- messages ------------------------------------------------------------- */
@@ -128,19 +144,20 @@ static void set_pdata(struct ik_cm_msg *m, const void *p, uint8_t len)
 	memcpy(m->pdata, p, len);
 }
 
-/* Send to (node, qpn): false if nobody holds that endpoint. */
-static bool send_to(uint32_t node, uint32_t qpn, const struct ik_cm_msg *m)
+/* Send to (the NIC of dgid, qpn): false if nobody holds that endpoint,
+ * as far as the transport can tell (ifab_tells_absent). */
+static bool send_to(const uint8_t dgid[16], uint32_t qpn,
+		    const struct ik_cm_msg *m)
 {
-	uint8_t sgid[16], dgid[16];
+	uint8_t sgid[16];
 
 	isim_node_gid(own_node(), 1, sgid);
-	isim_node_gid(node, 1, dgid);
 	return ik_cm_wire_send(&agent.ep, sgid, dgid, qpn, m) != IFAB_LOST;
 }
 
 static bool send_peer(const struct ik_cm_id *ctx, const struct ik_cm_msg *m)
 {
-	return send_to(ctx->conn.peer_node, ctx->conn.peer_agent, m);
+	return send_to(ctx->conn.peer_gid, ctx->conn.peer_agent, m);
 }
 
 /* A REJ for a REQ no id was made for. */
@@ -157,7 +174,7 @@ static void reject_req(const struct ik_cm_msg *req, uint16_t reason)
 		m.attr = IK_CM_SIDR_REP;
 		m.reason = SIDR_UNSUPPORTED;
 	}
-	send_to(isim_gid_to_node(req->reply_gid), req->reply_qpn, &m);
+	send_to(req->reply_gid, req->reply_qpn, &m);
 }
 
 static void send_rej(struct ik_cm_id *ctx, uint16_t reason, const void *p,
@@ -225,6 +242,7 @@ static void rtx_arm(struct ik_cm_id *ctx, const struct ik_cm_msg *m,
 {
 	ctx->req = *m;
 	ctx->rtx_arrived = arrived;
+	ctx->rtx_heard = false;
 	ctx->rtx_left = arrived ? CM_LOST_RETRIES : REQ_RETRIES;
 	ctx->rtx_due = now_ns() + (arrived ? rtx_period(ctx) : REQ_RETRY_NS);
 	kick();
@@ -245,6 +263,7 @@ static void req_retry(struct ik_cm_id *ctx, uint64_t now)
 {
 	struct rdma_ucm_event_resp ev = { 0 };
 	bool ud = ctx->qp_type == IBV_QPT_UD;
+	bool heard;
 
 	if (now < ctx->rtx_due)
 		return;
@@ -266,7 +285,12 @@ static void req_retry(struct ik_cm_id *ctx, uint64_t now)
 		ctx->rtx_due = 0; /* answered */
 		return;
 	}
-	if (send_peer(ctx, &ctx->req)) {
+	/* A transport that cannot see the peer's endpoint (UDP) learns it
+	 * arrived only from the MRA it answers each resend with. */
+	heard = ctx->rtx_heard;
+	ctx->rtx_heard = false;
+	if (send_peer(ctx, &ctx->req) &&
+	    (heard || ifab_tells_absent(&agent.ep))) {
 		ctx->rtx_arrived = true;
 		ctx->rtx_left = CM_LOST_RETRIES;
 		ctx->rtx_due = now + rtx_period(ctx);
@@ -321,7 +345,7 @@ int ik_ucma_connect(struct ik_ucma_cmd *c)
 	cn = &ctx->conn;
 	cn->local_comm_id = ik_cm_new_comm_id();
 	cn->remote_comm_id = 0;
-	cn->peer_node = ip_node(ik_cm_addr_ip4(&ctx->dst));
+	ik_cm_ip_gid(ik_cm_addr_ip4(&ctx->dst), cn->peer_gid);
 	cn->peer_agent = listen_qpn(ctx->ps, ik_cm_addr_port(&ctx->dst));
 	cn->responder_resources = p->responder_resources;
 	cn->initiator_depth = p->initiator_depth;
@@ -355,7 +379,7 @@ int ik_ucma_connect(struct ik_ucma_cmd *c)
 	cn->st = ud ? IK_CONN_SIDR_SENT : IK_CONN_REQ_SENT;
 	/* resent until answered; if nobody listens there yet, retried for
 	 * a while (req_retry) */
-	rtx_arm(ctx, &m, send_peer(ctx, &m));
+	rtx_arm(ctx, &m, send_peer(ctx, &m) && ifab_tells_absent(&agent.ep));
 	return 0;
 }
 
@@ -501,7 +525,6 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 {
 	struct rdma_ucm_event_resp ev = { 0 };
 	uint32_t src, dst, lip = ik_cm_addr_ip4(&l->src);
-	uint32_t pnode = isim_gid_to_node(m->reply_gid);
 	bool ud = m->attr == IK_CM_SIDR_REQ;
 	struct ik_cm_id *child;
 	struct ik_cm_conn *cn;
@@ -515,8 +538,12 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 
 		if (o && o->listener == l &&
 		    o->conn.remote_comm_id == m->local_comm_id &&
-		    o->conn.peer_node == pnode) {
-			if (o->conn.st == IK_CONN_REQ_RCVD)
+		    !memcmp(o->conn.peer_gid, m->reply_gid, 16)) {
+			/* SIDR has no MRA; ours tells a requester on a
+			 * transport that cannot see endpoints that its
+			 * request is held (req_retry) */
+			if (o->conn.st == IK_CONN_REQ_RCVD ||
+			    o->conn.st == IK_CONN_SIDR_RCVD)
 				send_simple(o, IK_CM_MRA);
 			return;
 		}
@@ -549,7 +576,7 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 	cn->st = ud ? IK_CONN_SIDR_RCVD : IK_CONN_REQ_RCVD;
 	cn->local_comm_id = ik_cm_new_comm_id();
 	cn->remote_comm_id = m->local_comm_id;
-	cn->peer_node = pnode;
+	memcpy(cn->peer_gid, m->reply_gid, 16);
 	cn->peer_agent = m->reply_qpn;
 	cn->remote_qpn = m->qpn;
 	cn->remote_psn = m->start_psn;
@@ -588,16 +615,18 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 
 static void on_mra(struct ik_cm_id *ctx, const struct ik_cm_msg *m)
 {
-	if (ctx->conn.st != IK_CONN_REQ_SENT)
+	if (ctx->conn.st == IK_CONN_REQ_SENT) {
+		ctx->conn.remote_comm_id = m->local_comm_id;
+		ctx->conn.peer_agent = m->reply_qpn;
+	} else if (ctx->conn.st != IK_CONN_SIDR_SENT &&
+		   ctx->conn.st != IK_CONN_REP_SENT) {
 		return;
-	ctx->conn.remote_comm_id = m->local_comm_id;
-	ctx->conn.peer_agent = m->reply_qpn;
+	}
+	ctx->rtx_heard = true;
 }
 
 static struct ik_cm_id *find_conn(const struct ik_cm_msg *m)
 {
-	uint32_t pnode = isim_gid_to_node(m->reply_gid);
-
 	for (uint32_t h = 0; h < ik_cm_nids; h++) {
 		struct ik_cm_id *o = ik_cm_ids[h];
 
@@ -606,7 +635,7 @@ static struct ik_cm_id *find_conn(const struct ik_cm_msg *m)
 		if (m->remote_comm_id ?
 			    o->conn.local_comm_id == m->remote_comm_id :
 			    (o->conn.remote_comm_id == m->local_comm_id &&
-			     o->conn.peer_node == pnode))
+			     !memcmp(o->conn.peer_gid, m->reply_gid, 16)))
 			return o;
 	}
 	return NULL;
@@ -620,6 +649,12 @@ static void on_rep(struct ik_cm_id *ctx, const struct ik_cm_msg *m)
 
 	if (cn->st == IK_CONN_ESTABLISHED) {
 		send_simple(ctx, IK_CM_RTU); /* our RTU was lost */
+		return;
+	}
+	if (cn->st == IK_CONN_REP_RCVD) {
+		/* the application has yet to answer: the IB CM's MRA for a
+		 * repeated REP, so the passive side keeps waiting */
+		send_simple(ctx, IK_CM_MRA);
 		return;
 	}
 	if (cn->st != IK_CONN_REQ_SENT)

@@ -92,8 +92,10 @@ if [ $# -eq 0 ]; then
 		test_rdmacm.CMTestCase.test_rdmacm_async_write \
 		test_rdmacm.CMTestCase.test_rdmacm_sync_traffic
 fi
-# rdma_cm does not run over the UDP fabric yet: isim0's address is not the
-# NIC's UDP address (docs/kernel-contract.md §22.5)
+# rdma_cm over the UDP fabric binds isim0's address, the NIC's UDP address,
+# which is 127.18.0.N here, lo's, where rdma_cm finds no device (ENODEV);
+# e2e-udp-netns-rdmacm-* run it with addresses of two namespaces
+# (docs/kernel-contract.md §22.5)
 case " ${IONIC_E2E_SIM_ARGS:-} " in
 *" --transport udp "*)
 	keep=()
