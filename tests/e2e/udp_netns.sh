@@ -20,7 +20,10 @@
 #   rc, ud, write-bw   ibv_rc_pingpong, ibv_ud_pingpong, ib_write_bw
 #   rping              rping -v -V -C 10 (rdma_cm, RC, data verified)
 #   ucmatose           ucmatose, 2 connections of 20 messages
+#   udaddy             udaddy: UD, SIDR, address handles from the event
 #   send-bw-cm         ib_send_bw -R (perftest's rdma_cm mode)
+#   no-listener        rping -c to a NIC where nobody listens: REJECTED 8
+#                      (a REQ that nothing answers over UDP, §22.5)
 set -u
 # tshark and Python are not ours: no sanitizer runtime preloaded into them
 notours() { env -u LD_PRELOAD "$@"; }
@@ -59,9 +62,11 @@ if ! { ip netns add "$nsa" && ip netns add "$nsb" &&
 fi
 
 # srv and cli: the two command lines; cm: the rdma_cm listen port the
-# server's readiness shows in (empty: a TCP port); ok: what each side
-# prints once per success, n: how often (empty: at least once)
-cm='' n='' okc=''
+# server's readiness shows in (port space << 16 | port; empty: a TCP port;
+# relay: the NIC alone);
+# ok: what each side prints once per success (empty: nothing to check),
+# n: how often (empty: at least once); crc: the client's exit status
+cm='' n='' okc='' crc=0
 bw=(-d ionic_0 -i 1 -x 1 -F -n 200 -p "$port")
 case $kind in
 rc) srv=(ibv_rc_pingpong -g 1 -p "$port" "$@") ok='bytes in .* seconds' ;;
@@ -75,11 +80,16 @@ rping) srv=(rping -s -a "$a" -v -V -C 10 -p "$port") cm=$port n=10
 	ok='^server ping data: rdma-ping-' okc='^ping data: rdma-ping-' ;;
 ucmatose) srv=(ucmatose -b "$a" -c 2 -C 20) cm=7471 ok='^return status 0$'
 	cli=(ucmatose -s "$a" -c 2 -C 20) ;;
+udaddy) srv=(udaddy -b "$a") cm=$(( 1 << 16 | 7174 )) ok='^return status 0$'
+	cli=(udaddy -s "$a") ;; # port space UDP (1), its default port
+no-listener) srv=(sleep 5) cm=relay ok='' n=1 crc=fail
+	cli=(rping -c -a "$a" -C 1 -p "$port")
+	okc='RDMA_CM_EVENT_REJECTED, error 8' ;;
 *) echo "unknown kind $kind" >&2; exit 2 ;;
 esac
 [ -n "${cli+set}" ] || cli=("${srv[@]}" "$a")
-okc=${okc:-$ok}
-command -v "${srv[0]}" >/dev/null || { echo "SKIP: no ${srv[0]}"; exit 77; }
+[ -n "$okc" ] || okc=$ok
+command -v "${cli[0]}" >/dev/null || { echo "SKIP: no ${srv[0]}"; exit 77; }
 fabric=${IONIC_TEST_FABRIC:-udp-netns}
 
 capture=no
@@ -103,10 +113,13 @@ ip netns exec "$nsa" timeout 90 "$sim" --fabric "$fabric" --transport udp \
 server=$!
 pids+=("$server")
 # the server listens on TCP for the connection data, or with rdma_cm on
-# the listen endpoint of (TCP port space, port) of its node, 1 in its
-# namespace (docs/kernel-contract.md §22.5)
+# the listen endpoint of (port space, port) of its node, 1 in its
+# namespace (docs/kernel-contract.md §22.5); a NIC alone is ready once
+# its launcher's relay owns UDP port 4791
 listening() {
-	if [ -n "$cm" ]; then
+	if [ "$cm" = relay ]; then
+		ip netns exec "$nsa" ss -lun 2>/dev/null | grep -q "$a:4791 "
+	elif [ -n "$cm" ]; then
 		grep -q "@ionic-sim/$fabric/1/$(( 0xe00000 | cm ))\$" \
 			<(ip netns exec "$nsa" cat /proc/net/unix)
 	else
@@ -129,6 +142,7 @@ for side in server client; do
 	cat "$work/$side.out"
 	pat=$ok
 	[ $side = client ] && pat=$okc
+	[ -n "$pat" ] || continue
 	got=$(grep -E -c -- "$pat" "$work/$side.out")
 	if [ -n "$n" ] && [ "$got" -ne "$n" ] || [ "$got" -eq 0 ]; then
 		echo "FAIL: $side printed '$pat' $got times, expected ${n:-some}"
@@ -139,7 +153,16 @@ for side in server client; do
 		fail=1
 	fi
 done
-[ "$client_rc" -eq 0 ] || { echo "FAIL: client exit $client_rc"; fail=1; }
+if [ "$crc" = fail ]; then
+	# a failed connect, not a hang
+	if [ "$client_rc" -eq 0 ] || [ "$client_rc" -eq 124 ]; then
+		echo "FAIL: client exit $client_rc, expected a failure"
+		fail=1
+	fi
+elif [ "$client_rc" -ne 0 ]; then
+	echo "FAIL: client exit $client_rc"
+	fail=1
+fi
 [ "$server_rc" -eq 0 ] || { echo "FAIL: server exit $server_rc"; fail=1; }
 # GID 1 of each NIC is its namespace's address
 case $kind in
