@@ -141,4 +141,5 @@ const struct ifab_transport ifab_udp_transport = {
 	.xmit = udp_xmit,
 	.unpeer = udp_unpeer,
 	.recv = ifab_unix_recv, /* the relay delivers there */
+	.tells_absent = false, /* the peer's relay drops it unseen */
 };

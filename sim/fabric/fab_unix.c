@@ -162,4 +162,5 @@ const struct ifab_transport ifab_unix_transport = {
 	.xmit = unix_xmit,
 	.unpeer = unix_unpeer,
 	.recv = ifab_unix_recv,
+	.tells_absent = true, /* ECONNREFUSED: nobody bound that name */
 };

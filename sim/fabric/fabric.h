@@ -62,6 +62,11 @@ struct ifab_transport {
 	/* One frame: its length (may exceed len: truncated), -EAGAIN if
 	 * none is waiting, or another negative errno. */
 	ssize_t (*recv)(struct ifab_ep *ep, void *buf, size_t len);
+	/* A frame for an endpoint nobody holds is refused at once (the unix
+	 * sockets of one host: xmit fails) rather than leaving with no word
+	 * of its fate (a UDP datagram to another host), so a sender can
+	 * tell a peer that is gone without waiting for an answer. */
+	bool tells_absent;
 };
 
 /* The abstract unix datagram socket transport (fab_unix.c). */
@@ -176,6 +181,12 @@ enum ifab_result ifab_send(struct ifab_ep *ep, const uint8_t gid[16],
 bool ifab_flush(struct ifab_ep *ep);
 /* Throw the backlog away (go-back-N retransmit, reset, error). */
 void ifab_drop_backlog(struct ifab_ep *ep);
+
+/* See ifab_transport.tells_absent. */
+static inline bool ifab_tells_absent(const struct ifab_ep *ep)
+{
+	return ep->tp && ep->tp->tells_absent;
+}
 
 static inline bool ifab_backlogged(const struct ifab_ep *ep)
 {

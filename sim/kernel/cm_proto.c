@@ -51,6 +51,18 @@
 #define REQ_RETRIES 10
 #define REQ_RETRY_NS 100000000u /* 100 ms */
 #define DREQ_RETRIES 50 /* the peer's application answers it: give it 5 s */
+/*
+ * A REQ, SIDR REQ or REP that reached its peer is resent until answered,
+ * as the IB CM resends it at each response timeout: every CM_RTX_NS (the
+ * CM's 4.3 s, scaled down), a SIDR REQ every SIDR_RTX_NS (its 4096 ms).
+ * While the peer's endpoint takes them the wait has no end (the IB CM's
+ * MRA: a live passive side holding the request keeps the active side
+ * waiting); once the peer is gone, CM_LOST_RETRIES resends REQ_RETRY_NS
+ * apart (the CM's max_cm_retries) end it in UNREACHABLE -ETIMEDOUT.
+ */
+#define CM_RTX_NS 500000000ull
+#define SIDR_RTX_NS 4096000000ull
+#define CM_LOST_RETRIES 15
 
 static struct {
 	bool running;
@@ -87,12 +99,28 @@ static uint32_t listen_qpn(uint16_t ps, uint16_t port)
 	return IK_CM_LISTEN_QPN | idx << 16 | port;
 }
 
-static uint32_t ip_node(uint32_t ip)
+/*
+ * On the unix fabric the NICs of a host are its nodes, 198.18.hi.lo, and
+ * an address of the plan that is no node's has nobody to answer ARP.  On
+ * the UDP fabric a NIC's GID 1 is its UDP address, so every address of
+ * isim0's subnet is one the host's IP stack can reach, as a RoCE NIC's
+ * neighbours are the hosts of its netdev's subnet: a NIC answers there,
+ * or the CM's request goes unanswered (docs/kernel-contract.md §22.5).
+ */
+bool ik_cm_neighbour(uint32_t ip)
 {
-	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+	const struct ik_netdev *nd = ik_netdev_get();
+	const struct ifab_transport *tp = ifab_default_transport();
+	uint32_t own, mask = nd->ipv4_prefix ?
+				     htonl(~0u << (32 - nd->ipv4_prefix)) :
+				     0;
+	uint8_t gid[16];
 
-	memcpy(&gid[12], &ip, 4);
-	return isim_gid_to_node(gid);
+	memcpy(&own, nd->ipv4, 4);
+	if (!tp || ((ip ^ own) & mask))
+		return false;
+	ik_cm_ip_gid(ip, gid);
+	return !tp->tells_absent || isim_gid_to_node(gid);
 }
 
 /* ---- messages ------------------------------------------------------------- */
@@ -116,19 +144,20 @@ static void set_pdata(struct ik_cm_msg *m, const void *p, uint8_t len)
 	memcpy(m->pdata, p, len);
 }
 
-/* Send to (node, qpn): false if nobody holds that endpoint. */
-static bool send_to(uint32_t node, uint32_t qpn, const struct ik_cm_msg *m)
+/* Send to (the NIC of dgid, qpn): false if nobody holds that endpoint,
+ * as far as the transport can tell (ifab_tells_absent). */
+static bool send_to(const uint8_t dgid[16], uint32_t qpn,
+		    const struct ik_cm_msg *m)
 {
-	uint8_t sgid[16], dgid[16];
+	uint8_t sgid[16];
 
 	isim_node_gid(own_node(), 1, sgid);
-	isim_node_gid(node, 1, dgid);
 	return ik_cm_wire_send(&agent.ep, sgid, dgid, qpn, m) != IFAB_LOST;
 }
 
 static bool send_peer(const struct ik_cm_id *ctx, const struct ik_cm_msg *m)
 {
-	return send_to(ctx->conn.peer_node, ctx->conn.peer_agent, m);
+	return send_to(ctx->conn.peer_gid, ctx->conn.peer_agent, m);
 }
 
 /* A REJ for a REQ no id was made for. */
@@ -145,7 +174,7 @@ static void reject_req(const struct ik_cm_msg *req, uint16_t reason)
 		m.attr = IK_CM_SIDR_REP;
 		m.reason = SIDR_UNSUPPORTED;
 	}
-	send_to(isim_gid_to_node(req->reply_gid), req->reply_qpn, &m);
+	send_to(req->reply_gid, req->reply_qpn, &m);
 }
 
 static void send_rej(struct ik_cm_id *ctx, uint16_t reason, const void *p,
@@ -172,7 +201,7 @@ void ik_cm_conn_destroy(struct ik_cm_id *ctx)
 {
 	switch (ctx->conn.st) {
 	case IK_CONN_REQ_SENT:
-		if (!ctx->rtx_due) /* one that arrived */
+		if (ctx->rtx_arrived)
 			send_rej(ctx, REJ_TIMEOUT, NULL, 0);
 		break;
 	case IK_CONN_REQ_RCVD:
@@ -202,18 +231,39 @@ static uint64_t now_ns(void)
 
 static void kick(void);
 
+static uint64_t rtx_period(const struct ik_cm_id *ctx)
+{
+	return ctx->conn.st == IK_CONN_SIDR_SENT ? SIDR_RTX_NS : CM_RTX_NS;
+}
+
+/* Keep 'm' (just sent, 'arrived' or not) for req_retry to resend. */
+static void rtx_arm(struct ik_cm_id *ctx, const struct ik_cm_msg *m,
+		    bool arrived)
+{
+	ctx->req = *m;
+	ctx->rtx_arrived = arrived;
+	ctx->rtx_heard = false;
+	ctx->rtx_left = arrived ? CM_LOST_RETRIES : REQ_RETRIES;
+	ctx->rtx_due = now_ns() + (arrived ? rtx_period(ctx) : REQ_RETRY_NS);
+	kick();
+}
+
 /*
- * A REQ (or SIDR REQ) whose listen endpoint does not exist.  A real node
- * answers it with REJ 8 (SIDR: status 1) at once; the emulator first
- * retries it for REQ_RETRIES x REQ_RETRY_NS, because the unix transport
- * tells a missing endpoint instantly where a network would take its
- * time, and clients that reconnect to a peer that listens again (perftest
- * -R's second connection) count on that time.  Called by the agent.
+ * Resend what waits for an answer (called by the agent).  A REQ (or SIDR
+ * REQ) whose listen endpoint never existed: a real node answers REJ 8
+ * (SIDR: status 1) at once; the emulator first retries it for REQ_RETRIES
+ * x REQ_RETRY_NS, because the unix transport tells a missing endpoint
+ * instantly where a network would take its time, and clients that
+ * reconnect to a peer that listens again (perftest -R's second
+ * connection) count on that time.  One that arrived and whose peer then
+ * vanished (its process died, taking its kernel along): UNREACHABLE
+ * -ETIMEDOUT, the IB CM's REQ or REP timeout.
  */
 static void req_retry(struct ik_cm_id *ctx, uint64_t now)
 {
 	struct rdma_ucm_event_resp ev = { 0 };
 	bool ud = ctx->qp_type == IBV_QPT_UD;
+	bool heard;
 
 	if (now < ctx->rtx_due)
 		return;
@@ -230,12 +280,20 @@ static void req_retry(struct ik_cm_id *ctx, uint64_t now)
 		return;
 	}
 	if (ctx->conn.st != IK_CONN_REQ_SENT &&
-	    ctx->conn.st != IK_CONN_SIDR_SENT) {
-		ctx->rtx_due = 0;
+	    ctx->conn.st != IK_CONN_SIDR_SENT &&
+	    ctx->conn.st != IK_CONN_REP_SENT) {
+		ctx->rtx_due = 0; /* answered */
 		return;
 	}
-	if (send_peer(ctx, &ctx->req)) {
-		ctx->rtx_due = 0;
+	/* A transport that cannot see the peer's endpoint (UDP) learns it
+	 * arrived only from the MRA it answers each resend with. */
+	heard = ctx->rtx_heard;
+	ctx->rtx_heard = false;
+	if (send_peer(ctx, &ctx->req) &&
+	    (heard || ifab_tells_absent(&agent.ep))) {
+		ctx->rtx_arrived = true;
+		ctx->rtx_left = CM_LOST_RETRIES;
+		ctx->rtx_due = now + rtx_period(ctx);
 		return;
 	}
 	if (--ctx->rtx_left) {
@@ -244,6 +302,10 @@ static void req_retry(struct ik_cm_id *ctx, uint64_t now)
 	}
 	ctx->rtx_due = 0;
 	ctx->conn.st = IK_CONN_TIMEWAIT;
+	if (ctx->rtx_arrived) {
+		ik_ucma_event(ctx, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL);
+		return;
+	}
 	if (ud) {
 		ev.param.ud.private_data_len = PDATA_SIDR_REP;
 		ik_ucma_event(ctx, RDMA_CM_EVENT_UNREACHABLE, SIDR_UNSUPPORTED,
@@ -283,7 +345,7 @@ int ik_ucma_connect(struct ik_ucma_cmd *c)
 	cn = &ctx->conn;
 	cn->local_comm_id = ik_cm_new_comm_id();
 	cn->remote_comm_id = 0;
-	cn->peer_node = ip_node(ik_cm_addr_ip4(&ctx->dst));
+	ik_cm_ip_gid(ik_cm_addr_ip4(&ctx->dst), cn->peer_gid);
 	cn->peer_agent = listen_qpn(ctx->ps, ik_cm_addr_port(&ctx->dst));
 	cn->responder_resources = p->responder_resources;
 	cn->initiator_depth = p->initiator_depth;
@@ -315,13 +377,9 @@ int ik_ucma_connect(struct ik_ucma_cmd *c)
 	set_pdata(&m, p->private_data, p->private_data_len);
 	ctx->state = IK_CM_CONNECT;
 	cn->st = ud ? IK_CONN_SIDR_SENT : IK_CONN_REQ_SENT;
-	if (!send_peer(ctx, &m)) {
-		/* nobody listens there yet: retry for a while (req_retry) */
-		ctx->req = m;
-		ctx->rtx_left = REQ_RETRIES;
-		ctx->rtx_due = now_ns() + REQ_RETRY_NS;
-		kick();
-	}
+	/* resent until answered; if nobody listens there yet, retried for
+	 * a while (req_retry) */
+	rtx_arm(ctx, &m, send_peer(ctx, &m) && ifab_tells_absent(&agent.ep));
 	return 0;
 }
 
@@ -377,7 +435,9 @@ int ik_ucma_accept(struct ik_ucma_cmd *c)
 	if (!send_peer(ctx, &m)) {
 		cn->st = IK_CONN_TIMEWAIT;
 		ik_ucma_event(ctx, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL);
+		return 0;
 	}
+	rtx_arm(ctx, &m, true); /* resent until the RTU comes */
 	return 0;
 }
 
@@ -465,21 +525,28 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 {
 	struct rdma_ucm_event_resp ev = { 0 };
 	uint32_t src, dst, lip = ik_cm_addr_ip4(&l->src);
-	uint32_t pnode = isim_gid_to_node(m->reply_gid);
 	bool ud = m->attr == IK_CM_SIDR_REQ;
 	struct ik_cm_id *child;
 	struct ik_cm_conn *cn;
 
 	memcpy(&src, &m->src_ip[12], 4);
 	memcpy(&dst, &m->dst_ip[12], 4);
-	/* a retransmission of a request we already hold */
+	/* a retransmission of a request we already hold: an unanswered
+	 * one gets its MRA again */
 	for (uint32_t h = 0; h < ik_cm_nids; h++) {
 		struct ik_cm_id *o = ik_cm_ids[h];
 
 		if (o && o->listener == l &&
 		    o->conn.remote_comm_id == m->local_comm_id &&
-		    o->conn.peer_node == pnode)
+		    !memcmp(o->conn.peer_gid, m->reply_gid, 16)) {
+			/* SIDR has no MRA; ours tells a requester on a
+			 * transport that cannot see endpoints that its
+			 * request is held (req_retry) */
+			if (o->conn.st == IK_CONN_REQ_RCVD ||
+			    o->conn.st == IK_CONN_SIDR_RCVD)
+				send_simple(o, IK_CM_MRA);
 			return;
+		}
 	}
 	if (l->state != IK_CM_LISTEN || (ud != (l->qp_type == IBV_QPT_UD))) {
 		reject_req(m, REJ_INVALID_SERVICE_ID);
@@ -509,7 +576,7 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 	cn->st = ud ? IK_CONN_SIDR_RCVD : IK_CONN_REQ_RCVD;
 	cn->local_comm_id = ik_cm_new_comm_id();
 	cn->remote_comm_id = m->local_comm_id;
-	cn->peer_node = pnode;
+	memcpy(cn->peer_gid, m->reply_gid, 16);
 	cn->peer_agent = m->reply_qpn;
 	cn->remote_qpn = m->qpn;
 	cn->remote_psn = m->start_psn;
@@ -538,13 +605,28 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 		memcpy(p->private_data, m->pdata,
 		       m->pdata_len < PDATA_REQ ? m->pdata_len : PDATA_REQ);
 	}
+	/* The kernel's MRA as the request is queued: the requester learns
+	 * our agent, where its resends then go (a listener destroyed with
+	 * the child alive is not a peer gone). */
+	if (!ud)
+		send_simple(child, IK_CM_MRA);
 	ik_ucma_event_req(l, child, &ev);
+}
+
+static void on_mra(struct ik_cm_id *ctx, const struct ik_cm_msg *m)
+{
+	if (ctx->conn.st == IK_CONN_REQ_SENT) {
+		ctx->conn.remote_comm_id = m->local_comm_id;
+		ctx->conn.peer_agent = m->reply_qpn;
+	} else if (ctx->conn.st != IK_CONN_SIDR_SENT &&
+		   ctx->conn.st != IK_CONN_REP_SENT) {
+		return;
+	}
+	ctx->rtx_heard = true;
 }
 
 static struct ik_cm_id *find_conn(const struct ik_cm_msg *m)
 {
-	uint32_t pnode = isim_gid_to_node(m->reply_gid);
-
 	for (uint32_t h = 0; h < ik_cm_nids; h++) {
 		struct ik_cm_id *o = ik_cm_ids[h];
 
@@ -553,7 +635,7 @@ static struct ik_cm_id *find_conn(const struct ik_cm_msg *m)
 		if (m->remote_comm_id ?
 			    o->conn.local_comm_id == m->remote_comm_id :
 			    (o->conn.remote_comm_id == m->local_comm_id &&
-			     o->conn.peer_node == pnode))
+			     !memcmp(o->conn.peer_gid, m->reply_gid, 16)))
 			return o;
 	}
 	return NULL;
@@ -567,6 +649,12 @@ static void on_rep(struct ik_cm_id *ctx, const struct ik_cm_msg *m)
 
 	if (cn->st == IK_CONN_ESTABLISHED) {
 		send_simple(ctx, IK_CM_RTU); /* our RTU was lost */
+		return;
+	}
+	if (cn->st == IK_CONN_REP_RCVD) {
+		/* the application has yet to answer: the IB CM's MRA for a
+		 * repeated REP, so the passive side keeps waiting */
+		send_simple(ctx, IK_CM_MRA);
 		return;
 	}
 	if (cn->st != IK_CONN_REQ_SENT)
@@ -650,6 +738,9 @@ static void cm_input(const struct ik_cm_msg *m, struct ik_cm_id *listener)
 	if (!ctx)
 		return; /* for an id that is gone */
 	switch (m->attr) {
+	case IK_CM_MRA:
+		on_mra(ctx, m);
+		break;
 	case IK_CM_REP:
 		on_rep(ctx, m);
 		break;

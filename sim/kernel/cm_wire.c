@@ -131,13 +131,14 @@ enum ifab_result ik_cm_wire_send(struct ifab_ep *ep, const uint8_t sgid[16],
 	uint32_t node = isim_gid_to_node(dgid);
 	struct ifab_pkt pkt;
 
-	if (!node)
-		return IFAB_LOST; /* no NIC has that GID */
 	/* a UD SEND from the CM agent's QP to the peer's GSI endpoint, as
 	 * a RoCEv2 frame like every other (sim/fabric/pkt.h) */
 	ifab_pkt_init(&pkt, buf, IFAB_OP_UD_SEND_ONLY);
 	isim_node_mac(ep->node, pkt.smac);
-	isim_node_mac(node, pkt.dmac);
+	if (node)
+		isim_node_mac(node, pkt.dmac);
+	else
+		isim_gid_mac(dgid, pkt.dmac); /* behind the UDP fabric */
 	memcpy(pkt.sgid, sgid, 16);
 	memcpy(pkt.dgid, dgid, 16);
 	pkt.hop_limit = 64;

@@ -80,7 +80,10 @@ enum ik_cm_conn_state {
 struct ik_cm_conn {
 	enum ik_cm_conn_state st;
 	uint32_t local_comm_id, remote_comm_id;
-	uint32_t peer_node, peer_agent; /* where our messages go */
+	/* where our messages go: the peer NIC's GID 1 and its agent (or
+	 * listen) endpoint */
+	uint8_t peer_gid[16];
+	uint32_t peer_agent;
 	uint32_t remote_qpn, remote_psn, qkey;
 	/* ours: RTR max_dest_rd_atomic and RTS max_rd_atomic */
 	uint8_t responder_resources, initiator_depth;
@@ -115,10 +118,15 @@ struct ik_cm_id {
 	struct ifab_ep lep; /* the listen endpoint: where REQs arrive */
 	uint32_t events_reported;
 	struct ik_cm_conn conn;
-	/* a REQ nobody took yet: retried until rtx_left runs out */
+	/* the REQ, SIDR REQ, REP or DREQ awaiting its answer: resent at
+	 * rtx_due until the answer comes or rtx_left lost sends run out */
 	struct ik_cm_msg req;
 	uint64_t rtx_due; /* CLOCK_MONOTONIC ns, 0: none */
 	unsigned int rtx_left;
+	bool rtx_arrived; /* it reached its endpoint at least once */
+	/* the peer answered since the last send (an MRA): on a transport
+	 * that cannot tell a missing endpoint, the only sign it arrived */
+	bool rtx_heard;
 };
 
 /* A queued event. */
@@ -201,6 +209,9 @@ uint16_t ik_cm_addr_port(const struct sockaddr_storage *sa);
  * network order, 0 for a wildcard. */
 uint32_t ik_cm_addr_ip4(const struct sockaddr_storage *sa);
 void ik_cm_set_in(struct sockaddr_storage *sa, uint32_t ip, uint16_t port);
+/* The IPv4-mapped GID of ip (network order): the GID 1 of the NIC with
+ * that address; all zero for 0. */
+void ik_cm_ip_gid(uint32_t ip, uint8_t gid[16]);
 /* iboe_get_mtu of the netdev MTU (enum ibv_mtu), 0 if too small. */
 uint8_t ik_cm_path_mtu(void);
 /* The default flow label of an IPv4 path. */
@@ -219,6 +230,10 @@ uint32_t ik_cm_new_comm_id(void);
 int ik_cm_agent_start(void);
 /* fork() child: no agent thread, no endpoints of its own. */
 void ik_cm_agent_atfork_child(void);
+/* Is the IPv4 address ip (network order, not isim0's own) a neighbour
+ * on isim0's link - another NIC of the fabric - so that RESOLVE_ADDR
+ * finds it?  The IPv4-mapped form of it is then that NIC's GID 1. */
+bool ik_cm_neighbour(uint32_t ip);
 
 #define IK_CM_UDP_QKEY 0x01234567u
 #define IK_CM_MAX_BACKLOG 1024

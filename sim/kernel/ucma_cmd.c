@@ -7,8 +7,8 @@
  * device (docs/kernel-contract.md §22.1-§22.3).  Called with ik_cm_lock.
  *
  * The node has one IPv4 address, that of isim0 (::ffff:<it> is GID 1);
- * every other address of the plan (198.18.0.0/15) is another node's, so
- * resolving an address is arithmetic, not ARP.
+ * the other NICs of the fabric are its neighbours on isim0's subnet
+ * (ik_cm_neighbour), so resolving an address is arithmetic, not ARP.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -122,7 +122,7 @@ static uint32_t own_ip(void)
 	return ip;
 }
 
-static void ip_gid(uint32_t ip, uint8_t gid[16])
+void ik_cm_ip_gid(uint32_t ip, uint8_t gid[16])
 {
 	memset(gid, 0, 16);
 	if (!ip)
@@ -279,7 +279,7 @@ static int bind_addr(struct ik_cm_id *ctx, const struct sockaddr_storage *in)
 
 		if (addr_any(&sa))
 			break;
-		ip_gid(own_ip(), gid);
+		ik_cm_ip_gid(own_ip(), gid);
 		if (memcmp(((struct cm_sockaddr_ib *)&sa)->gid, gid, 16))
 			return -EADDRNOTAVAIL;
 		dev = true;
@@ -352,14 +352,8 @@ int ik_ucma_resolve_addr(struct ik_ucma_cmd *c)
 	ctx->dst = *dst;
 	if (ip && ((const uint8_t *)&ip)[0] == 127) {
 		err = -ENODEV; /* through lo: no RoCE device */
-	} else if (ip && !isim_gid_to_node((uint8_t[16]){
-				 [10] = 0xff,
-				 [11] = 0xff,
-				 [12] = ((const uint8_t *)&ip)[0],
-				 [13] = ((const uint8_t *)&ip)[1],
-				 [14] = ((const uint8_t *)&ip)[2],
-				 [15] = ((const uint8_t *)&ip)[3] })) {
-		err = -ETIMEDOUT; /* off the plan: nobody answers ARP */
+	} else if (ip && !ik_cm_neighbour(ip)) {
+		err = -ETIMEDOUT; /* nobody answers ARP */
 	}
 	if (err) {
 		ik_ucma_event(ctx, RDMA_CM_EVENT_ADDR_ERROR, err, NULL);
@@ -446,7 +440,7 @@ static void gid_addr(struct ik_cm_id *ctx, const struct sockaddr_storage *sa,
 		return;
 	}
 	if (ctx->has_dev)
-		ip_gid(ik_cm_addr_ip4(sa), ib->gid);
+		ik_cm_ip_gid(ik_cm_addr_ip4(sa), ib->gid);
 	ib->sid = htobe64(((uint64_t)ctx->ps << 16) | ik_cm_addr_port(sa));
 	ib->sid_mask = htobe64(UINT64_MAX);
 }
@@ -462,8 +456,8 @@ static void path_record(struct ik_cm_id *ctx, uint8_t rec[64])
 
 	memset(rec, 0, 64);
 	memcpy(rec, &sid, 8);
-	ip_gid(ik_cm_addr_ip4(&ctx->dst), rec + 8);
-	ip_gid(ik_cm_addr_ip4(&ctx->src), rec + 24);
+	ik_cm_ip_gid(ik_cm_addr_ip4(&ctx->dst), rec + 8);
+	ik_cm_ip_gid(ik_cm_addr_ip4(&ctx->src), rec + 24);
 	memcpy(rec + 44, &fl_hop, 4);
 	rec[48] = ctx->conn.tclass;
 	rec[49] = 0x80; /* reversible */
@@ -580,7 +574,7 @@ int ik_ucma_listen(struct ik_ucma_cmd *c)
 static void ah_attr(struct ik_cm_id *ctx, struct ib_uverbs_ah_attr *ah)
 {
 	memset(ah, 0, sizeof(*ah));
-	ip_gid(ik_cm_addr_ip4(&ctx->dst), ah->grh.dgid);
+	ik_cm_ip_gid(ik_cm_addr_ip4(&ctx->dst), ah->grh.dgid);
 	ah->grh.flow_label = ctx->conn.flow_label;
 	ah->grh.sgid_index = 1; /* ::ffff:<isim0>, RoCEv2 */
 	ah->grh.hop_limit = ctx->conn.hop_limit ? ctx->conn.hop_limit : 64;

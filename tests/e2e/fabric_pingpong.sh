@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# End-to-end: libfabric's fi_pingpong (libfabric-bin) over the verbs
+# provider between two processes under ionic-sim, connected through
+# rdma_cm: msg (FI_EP_MSG, RC) or rdm (verbs;ofi_rxm over RC), each size
+# of fi_pingpong's default set (64 B .. 1 MiB) ITER times with its data
+# integrity check (-c), which fails the run on a corrupted byte.
+#
+# fi_pingpong first exchanges addresses over TCP to the server's address,
+# here isim0's 198.18.0.1, which the host does not have; and its server
+# binds rdma_cm to "localhost", which on a RoCE kernel binds no RDMA device
+# (ENODEV, docs/kernel-contract.md §22.2).  Both run, as README tells
+# users, in a network namespace of this test with 198.18.0.1 and .2 on its
+# loopback (so the TCP exchange reaches node 1) and, in a mount namespace,
+# an /etc/hosts that names 198.18.0.1 localhost (so the server's rdma_cm
+# id binds isim0's address).  The unix fabric's abstract sockets live in
+# that network namespace too, so both processes share the fabric.
+# rdm: ofi_rxm sizes its completion queues by FI_UNIVERSE_SIZE (default
+# 256 x 256 entries, above ionic's max_cqe 65435): set to 16, as for any
+# device under 65536 (soft-RoCE's 32767 alike).
+#
+# rdm is not registered as a test: its teardown races in libfabric 1.17.
+# fi_pingpong's last step ("fin" both ways, then close) has no closing
+# handshake, so the side that finishes first closes its connection (a
+# DREQ) while its peer may not have read its last completions yet.  When
+# the peer's ofi_rxm finds its CQ empty it reads its CM events (at most
+# every 10 ms); if its thread is preempted between the two reads, the
+# last completions arrive meanwhile and the CM read finds DISCONNECTED
+# too: rxm closes the connection first, and destroying the QP discards
+# the completions in the CQ (as the ionic and mlx5 providers do), so
+# fi_pingpong waits forever (timeout, 124) or reads a flushed one (125).
+# ionic-sim's trace of such a run (--trace) shows every CQE of that side
+# written 17 to 40 ms before its rxm read the DISCONNECTED, its thread
+# silent in between (no command, no doorbell): a preemption that a loaded
+# two-core machine makes often (about one run in five at a load of 20 to 30) and an idle
+# host almost never.  FI_OFI_RXM_CM_PROGRESS_INTERVAL does
+# not help: a listener that reads no CM events accepts no connection.
+# Usage: fabric_pingpong.sh <ionic-sim> msg|rdm
+set -u
+sim=$1 mode=$2
+ITER=10
+case $mode in
+msg) prov=verbs ;;
+rdm) prov="verbs;ofi_rxm" ;;
+*) echo "unknown mode $mode" >&2; exit 2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
+for c in ip unshare mount fi_pingpong; do
+	command -v "$c" >/dev/null && continue
+	echo "SKIP: $c not installed (iproute2, util-linux, mount, libfabric-bin)"
+	exit 77
+done
+
+# Under the sanitizer build's preload libfabric 1.17 dies in its own
+# start-up (SIGSEGV, even `fi_info -l`, any provider): a known gap of that
+# build, not a result of this test (the normal build runs it).
+if [ -n "${ASAN_OPTIONS:-}" ] &&
+	! timeout 60 "$sim" -- fi_info -l >/dev/null 2>&1; then
+	echo "SKIP: libfabric does not start under the sanitizer preload"
+	exit 77
+fi
+
+ns=isim-fab-$$
+fabric="${IONIC_TEST_FABRIC:-fabric-pingpong}-$$"
+work=$(mktemp -d "${TMPDIR:-/tmp}/fabric-pp.XXXXXX") || exit 1
+server_pid=
+# shellcheck disable=SC2317 # called by the trap
+cleanup() {
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid" 2>/dev/null
+	fi
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! { ip netns add "$ns" && ip -n "$ns" link set lo up &&
+	ip -n "$ns" addr add 198.18.0.1/32 dev lo &&
+	ip -n "$ns" addr add 198.18.0.2/32 dev lo; }; then
+	echo "SKIP: cannot make a network namespace here"
+	exit 77
+fi
+printf '198.18.0.1 localhost\n' >"$work/hosts"
+
+# run CMD in the namespace, with our /etc/hosts, under ionic-sim
+# shellcheck disable=SC2016 # the inner shell expands them
+in_ns() {
+	FI_UNIVERSE_SIZE=16 ip netns exec "$ns" unshare --mount sh -c \
+		'mount --bind "$0" /etc/hosts && exec "$@"' "$work/hosts" \
+		timeout 120 "$sim" --fabric "$fabric" -- "$@"
+}
+pp=(fi_pingpong -p "$prov" -e "$mode" -I "$ITER" -c)
+
+in_ns "${pp[@]}" >"$work/server.out" 2>&1 &
+server_pid=$!
+# the server's TCP control port (47592), in the namespace
+for _ in $(seq 200); do
+	ip netns exec "$ns" ss -ltn 2>/dev/null | grep -q ':47592 ' && break
+	kill -0 "$server_pid" 2>/dev/null || break
+	sleep 0.1
+done
+in_ns "${pp[@]}" 198.18.0.1 >"$work/client.out" 2>&1
+client_rc=$?
+wait "$server_pid"
+server_rc=$?
+server_pid=
+
+fail=0
+for side in server client; do
+	echo "---- $side ----"
+	cat "$work/$side.out"
+	# one row per size: bytes, #sent, #ack (=sent), total, time, ...
+	rows=$(grep -cE "^[0-9]+[km]? +$ITER +=$ITER " "$work/$side.out")
+	if [ "$rows" -ne 6 ]; then
+		echo "FAIL: $side printed $rows result rows of $ITER acked transfers, expected 6 (64 .. 1m)"
+		fail=1
+	fi
+	if grep -q '^Error at iteration' "$work/$side.out"; then
+		echo "FAIL: $side found corrupted data"
+		fail=1
+	fi
+done
+[ "$client_rc" -eq 0 ] || { echo "FAIL: client exit $client_rc"; fail=1; }
+[ "$server_rc" -eq 0 ] || { echo "FAIL: server exit $server_rc"; fail=1; }
+exit $fail
