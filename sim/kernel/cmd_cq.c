@@ -28,6 +28,8 @@ int ik_qdesc_check(const struct ionic_qdesc *q)
 		return -EINVAL;
 	if (q->size < (1ull << (q->depth_log2 + q->stride_log2)))
 		return -EINVAL;
+	if (ik_caller)
+		return IK_PIN_REMOTE_ERR;
 	if (!ik_user_mapped(q->addr, q->size))
 		return -EFAULT;
 	return 0;

@@ -250,6 +250,13 @@ void ik_file_release(struct ik_file *f)
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_FD, "release file=%p%s", (void *)f,
 			   f->dead ? " (inherited, dead)" : "");
+	if (f->imp) {
+		/* the exporter's kernel releases its reference when it
+		 * sees the socket close */
+		ik_import_release(f->imp);
+		free(f);
+		return;
+	}
 	if (f->dead) {
 		/* parent's objects: only this process' copies of the model's
 		 * fds are ours to close */

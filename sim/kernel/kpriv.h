@@ -13,6 +13,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "objects.h"
+#include "xproc.h"
 #include "../common/trace.h"
 
 #define IK_PAGE_SHIFT 12
@@ -101,6 +102,10 @@ void ik_phc_update(struct ik_nic *nic);
 
 /* Is [addr, addr+len) mapped in this process (what pinning would need)? */
 bool ik_user_mapped(uint64_t addr, uint64_t len);
+/* Memory of another process (an importer's, xproc.h) cannot be given to
+ * this process's device yet: its queues and MRs are EOPNOTSUPP
+ * (docs/kernel-contract.md §21.1). */
+#define IK_PIN_REMOTE_ERR (-EOPNOTSUPP)
 /* copy_from_user / copy_to_user (uaccess.c): 0 or -EFAULT, never a fault
  * in the emulator for a bad application pointer. */
 int ik_copy_from_user(void *dst, uint64_t uaddr, size_t len);

@@ -209,6 +209,9 @@ struct ik_file {
 	int32_t res_slot1; /* the context's restrack record + 1 */
 	uint32_t port_events_reported; /* PORT_ERR / PORT_ACTIVE records */
 	struct ik_file *next; /* nic->files */
+	/* another process's file passed to us: every command goes there
+	 * (import.c); nic is NULL */
+	struct ik_import *imp;
 };
 
 struct ik_nic {

@@ -8,6 +8,8 @@
  * on our own pid copy with the kernel's own checks and fail with EFAULT
  * instead of faulting.  Where they are not allowed (a seccomp filter),
  * the mapping check of ik_user_mapped() and a plain copy stand in.
+ * A command an export serves (export.c) names the importer's memory: the
+ * same calls on its pid, with no stand-in.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,18 +27,19 @@ static int uaccess(void *kbuf, uint64_t uaddr, size_t len, bool to_user)
 	struct iovec remote = { .iov_base = (void *)(uintptr_t)uaddr,
 				.iov_len = len };
 	void *ubuf = (void *)(uintptr_t)uaddr;
+	pid_t pid = ik_caller ? ik_caller->pid : getpid();
 	ssize_t n;
 
 	if (!len)
 		return 0;
 	if (!uaddr || uaddr + len < uaddr)
 		return -EFAULT;
-	n = to_user ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0) :
-		      process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	n = to_user ? process_vm_writev(pid, &local, 1, &remote, 1, 0) :
+		      process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
 	/* partly accessible, or not at all */
-	if (n >= 0 || (errno != ENOSYS && errno != EPERM))
+	if (n >= 0 || ik_caller || (errno != ENOSYS && errno != EPERM))
 		return -EFAULT;
 	if (!ik_user_mapped(uaddr, len))
 		return -EFAULT;

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim kernel layer: serving another process's commands on one of
+ * our open files (docs/kernel-contract.md §21.1).  When the application
+ * passes a device fd in SCM_RIGHTS, the platform passes instead the
+ * descriptor ik_file_export() returns, one end of a socket pair; a thread
+ * of ours serves what arrives on the other end as this process's kernel
+ * would serve the importer on a real node: the commands run on the same
+ * ucontext, with the importer's memory as user memory (process_vm_readv
+ * and _writev on its pid), descriptors they create sent back to it.
+ *
+ * The thread ends when the importer closes its last descriptor of the
+ * export (or exits); it then closes the tracked duplicate it was handed,
+ * which releases the file if the application closed its own meanwhile,
+ * as the kernel releases a file on its last reference.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ik.h"
+#include "kpriv.h"
+#include "xproc.h"
+
+_Thread_local const struct ik_caller *ik_caller;
+
+struct export
+{
+	struct ik_file *f;
+	int hold; /* tracked duplicate of the exported fd */
+	int sock;
+	struct ik_caller caller;
+};
+
+static int send_msg(int sock, const struct ixp_msg *m, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		memset(&cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf.buf;
+		mh.msg_controllen = sizeof(cbuf.buf);
+		cbuf.h.cmsg_level = SOL_SOCKET;
+		cbuf.h.cmsg_type = SCM_RIGHTS;
+		cbuf.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&cbuf.h), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 :
+									 -EPIPE;
+}
+
+/* One message of exactly our size; with 'pid' the sender's credentials
+ * (the HELLO).  0, or -EPIPE when the importer is gone or misbehaves. */
+static int recv_msg(int sock, struct ixp_msg *m, pid_t *pid)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred)) +
+			 CMSG_SPACE(4 * sizeof(int))];
+	} cbuf;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf.buf,
+			     .msg_controllen = sizeof(cbuf.buf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	for (c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c;
+	     c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_CREDENTIALS && pid &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred uc;
+
+			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+			*pid = uc.pid;
+		} else if (c->cmsg_type == SCM_RIGHTS) {
+			/* an importer passes us nothing: drop what it sent */
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			for (size_t i = 0; i < k; i++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int),
+				       sizeof(fd));
+				close(fd);
+			}
+		}
+	}
+	return n == (ssize_t)sizeof(*m) && !(mh.msg_flags & MSG_TRUNC) ? 0 :
+									 -EPIPE;
+}
+
+int ik_fd_to_caller(int fd)
+{
+	const struct ik_caller *c = ik_caller;
+	struct ixp_msg m = { .op = IXP_INSTALL };
+	int rc;
+
+	if (!c || fd < 0)
+		return fd;
+	rc = send_msg(c->sock, &m, fd);
+	close(fd);
+	if (rc)
+		return rc;
+	rc = recv_msg(c->sock, &m, NULL);
+	if (rc)
+		return rc;
+	if (m.op != IXP_FD)
+		return -EPIPE;
+	if (m.ret < 0)
+		return m.ret < -4095 ? -EINVAL : (int)m.ret;
+	return m.a <= INT32_MAX ? (int)m.a : -EINVAL;
+}
+
+static void serve_mmap(struct export *x, const struct ixp_msg *q)
+{
+	struct ixp_msg r = { .op = IXP_REPLY };
+	struct ik_mmap_desc d = { .fd = -1 };
+
+	if (q->a > SIZE_MAX || q->b > INT32_MAX || q->c > INT32_MAX ||
+	    q->d > INT64_MAX)
+		r.ret = -EINVAL;
+	else
+		r.ret = ik_file_mmap_desc(x->f, (size_t)q->a, (int)q->b,
+					  (int)q->c, (off_t)q->d, &d);
+	if (!r.ret) {
+		r.a = (uint64_t)d.kind;
+		r.b = d.tag;
+		r.c = (uint64_t)d.off;
+	}
+	send_msg(x->sock, &r, r.ret ? -1 : d.fd);
+}
+
+static void *serve(void *arg)
+{
+	struct export *x = arg;
+	struct ixp_msg q;
+	pid_t pid = 0;
+
+	/* the first message says who the importer is; the kernel vouches
+	 * for the pid in its credentials */
+	if (recv_msg(x->sock, &q, &pid) || q.op != IXP_HELLO || pid <= 0)
+		goto out;
+	x->caller.pid = pid;
+	x->caller.sock = x->sock;
+	while (!recv_msg(x->sock, &q, NULL)) {
+		struct ixp_msg r = { .op = IXP_REPLY };
+
+		ik_caller = &x->caller;
+		switch (q.op) {
+		case IXP_WRITE:
+			r.ret = ik_file_write(x->f, (void *)(uintptr_t)q.a,
+					      (size_t)q.b);
+			break;
+		case IXP_IOCTL:
+			r.ret = ik_file_ioctl(x->f, (unsigned long)q.a,
+					      (void *)(uintptr_t)q.b);
+			break;
+		case IXP_MMAP:
+			ik_caller = NULL;
+			serve_mmap(x, &q);
+			continue;
+		default:
+			r.ret = -EINVAL;
+			break;
+		}
+		ik_caller = NULL;
+		if (send_msg(x->sock, &r, -1))
+			break;
+	}
+out:
+	ik_caller = NULL;
+	close(x->sock);
+	close(x->hold);
+	free(x);
+	return NULL;
+}
+
+int ik_file_export(struct ik_file *f, int hold)
+{
+	static atomic_uint seq;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct export *x;
+	pthread_attr_t at;
+	pthread_t th;
+	int sv[2], one = 1, n, rc;
+
+	if (f->imp || f->dead)
+		return -EINVAL; /* a proxy is not passed on (yet) */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	/* the name tells the receiving process's platform what it got */
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+		     IXP_NAME_PREFIX "%d/%u", (int)getpid(),
+		     atomic_fetch_add(&seq, 1));
+	if (bind(sv[0], (struct sockaddr *)&sa,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) ||
+	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one))) {
+		rc = -errno;
+		goto fail;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	x->f = f;
+	x->hold = hold;
+	x->sock = sv[0];
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	rc = -pthread_create(&th, &at, serve, x);
+	pthread_attr_destroy(&at);
+	if (rc) {
+		free(x);
+		goto fail;
+	}
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_FD, "export file=%p as fd=%d", (void *)f,
+			   sv[1]);
+	return sv[1];
+fail:
+	close(sv[0]);
+	close(sv[1]);
+	return rc;
+}

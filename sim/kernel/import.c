@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim kernel layer: a device fd another process passed us
+ * (docs/kernel-contract.md §21.1).  What arrived is a socket to that
+ * process's kernel (export.c); the platform makes it an open file of ours
+ * whose every command goes there, so the commands act on the exporter's
+ * ucontext as on a real node, where both descriptors name one file.
+ * Mappings are the exception: the exporter says what an offset maps and
+ * we map it here (the clock page and controller memory are shared
+ * memory; a doorbell page is trapped under a tag of its own).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ik.h"
+#include "kpriv.h"
+#include "xproc.h"
+
+struct ik_import {
+	int sock;
+	pid_t pid; /* ours: a fork child's copy is dead, as for an open */
+	pthread_mutex_t lock; /* one command at a time on the socket */
+};
+
+bool ik_import_probe(int fd)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	const size_t n = sizeof(IXP_NAME_PREFIX) - 1;
+
+	memset(&sa, 0, sizeof(sa));
+	if (getpeername(fd, (struct sockaddr *)&sa, &len) ||
+	    sa.sun_family != AF_UNIX ||
+	    len < offsetof(struct sockaddr_un, sun_path) + 1 + n)
+		return false;
+	return !sa.sun_path[0] && !memcmp(sa.sun_path + 1, IXP_NAME_PREFIX, n);
+}
+
+static int hello(int sock)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} cbuf;
+	struct ixp_msg m = { .op = IXP_HELLO };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf.buf,
+			     .msg_controllen = sizeof(cbuf.buf) };
+	struct ucred uc = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
+
+	memset(&cbuf, 0, sizeof(cbuf));
+	cbuf.h.cmsg_level = SOL_SOCKET;
+	cbuf.h.cmsg_type = SCM_CREDENTIALS;
+	cbuf.h.cmsg_len = CMSG_LEN(sizeof(uc));
+	memcpy(CMSG_DATA(&cbuf.h), &uc, sizeof(uc));
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 :
+									-errno;
+}
+
+int ik_import_open(int sock, struct ik_file **out)
+{
+	struct ucred peer;
+	socklen_t plen = sizeof(peer);
+	struct ik_import *im;
+	struct ik_file *f;
+	int rc;
+
+	if (!ik_plat)
+		return -ENODEV;
+	f = calloc(1, sizeof(*f));
+	im = calloc(1, sizeof(*im));
+	if (!f || !im) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	/* the exporter reads and writes our memory for the commands it
+	 * serves (uaccess.c): let it past Yama's ptrace scope 1 */
+	if (!getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &peer, &plen))
+		prctl(PR_SET_PTRACER, (unsigned long)peer.pid, 0, 0, 0);
+	rc = hello(sock);
+	if (rc)
+		goto fail;
+	im->sock = sock;
+	im->pid = getpid();
+	pthread_mutex_init(&im->lock, NULL);
+	f->imp = im;
+	f->async_q.rd = -1;
+	*out = f;
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_FD, "import file=%p from pid %d", (void *)f,
+			   (int)peer.pid);
+	return 0;
+fail:
+	free(im);
+	free(f);
+	close(sock);
+	return rc;
+}
+
+/* The exporter's next message; an INSTALL's descriptor in *fd. */
+static int next_msg(struct ik_import *im, struct ixp_msg *m, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} cbuf;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf.buf,
+			     .msg_controllen = sizeof(cbuf.buf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	do
+		n = recvmsg(im->sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	for (c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c;
+	     c = CMSG_NXTHDR(&mh, c)) {
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < k; i++) {
+			int d;
+
+			memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof(d));
+			if (*fd < 0)
+				*fd = d;
+			else
+				close(d);
+		}
+	}
+	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & MSG_TRUNC)) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return -EIO; /* the exporter is gone: a dead context */
+	}
+	return 0;
+}
+
+/*
+ * One command: the request, the descriptors it creates for us (they
+ * stay open here: the command's answer names them), then its answer.
+ * A command of the fork child of an importer fails as on a dead file.
+ */
+static int64_t call(struct ik_import *im, const struct ixp_msg *q,
+		    struct ixp_msg *r, int *rfd)
+{
+	int64_t rc = 0;
+	int fd;
+
+	if (getpid() != im->pid)
+		return -EIO;
+	pthread_mutex_lock(&im->lock);
+	if (send(im->sock, q, sizeof(*q), MSG_NOSIGNAL) != (ssize_t)sizeof(*q))
+		rc = -EIO;
+	while (!rc) {
+		rc = next_msg(im, r, &fd);
+		if (rc)
+			break;
+		if (r->op == IXP_REPLY) {
+			rc = r->ret;
+			if (rfd)
+				*rfd = fd;
+			else if (fd >= 0)
+				close(fd);
+			break;
+		}
+		if (r->op != IXP_INSTALL || fd < 0) {
+			if (fd >= 0)
+				close(fd);
+			rc = -EIO;
+			break;
+		}
+		struct ixp_msg a = { .op = IXP_FD, .a = (uint64_t)fd };
+
+		if (send(im->sock, &a, sizeof(a), MSG_NOSIGNAL) !=
+		    (ssize_t)sizeof(a)) {
+			close(fd);
+			rc = -EIO;
+		}
+	}
+	pthread_mutex_unlock(&im->lock);
+	return rc;
+}
+
+ssize_t ik_import_write(struct ik_import *im, const void *buf, size_t len)
+{
+	struct ixp_msg q = { .op = IXP_WRITE, .a = (uintptr_t)buf, .b = len },
+		       r;
+
+	return (ssize_t)call(im, &q, &r, NULL);
+}
+
+int ik_import_ioctl(struct ik_import *im, unsigned long req, void *arg)
+{
+	struct ixp_msg q = { .op = IXP_IOCTL, .a = req, .b = (uintptr_t)arg },
+		       r;
+
+	return (int)call(im, &q, &r, NULL);
+}
+
+void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
+		     int flags, off_t off, int *err)
+{
+	struct ixp_msg q = { .op = IXP_MMAP,
+			     .a = len,
+			     .b = (uint32_t)prot,
+			     .c = (uint32_t)flags,
+			     .d = (uint64_t)off },
+		       r;
+	void *p = NULL;
+	int fd = -1;
+	int64_t rc;
+
+	if (off < 0)
+		q.d = UINT64_MAX; /* the exporter refuses it */
+	rc = call(im, &q, &r, &fd);
+	*err = (int)rc;
+	if (!rc && r.a == IK_MMAP_DBELL) {
+		p = ik_plat->dbpage_map(IXP_IMPORT_TAG(r.b), addr, len, err);
+		if (p)
+			ik_plat->dbpage_revoke(IXP_IMPORT_TAG(r.b));
+	} else if (!rc && r.a == IK_MMAP_CMB && r.b && fd >= 0) {
+		p = ik_plat->window_map(IXP_IMPORT_TAG(r.b), addr, len, fd,
+					(off_t)r.c, err);
+		if (p)
+			ik_plat->dbpage_revoke(IXP_IMPORT_TAG(r.b));
+	} else if (!rc && fd >= 0) {
+		/* the clock page (read only) or controller memory: shared
+		 * memory of the exporter's NIC */
+		p = (void *)syscall(SYS_mmap, addr, len,
+				    r.a == IK_MMAP_PHC ? PROT_READ : prot,
+				    MAP_SHARED | (flags & MAP_FIXED), fd,
+				    (off_t)r.c);
+		if (p == MAP_FAILED) {
+			*err = -errno;
+			p = NULL;
+		}
+	} else if (!rc) {
+		*err = -EIO;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_MMAP,
+			   "import mmap off=0x%llx len=%zu -> %p err=%d",
+			   (unsigned long long)off, len, p, *err);
+	return p;
+}
+
+void ik_import_release(struct ik_import *im)
+{
+	close(im->sock);
+	pthread_mutex_destroy(&im->lock);
+	free(im);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ionic-sim kernel layer: a device fd passed to another process
+ * (docs/kernel-contract.md §21.1).  Each process emulates its own kernel,
+ * so the descriptor that travels in SCM_RIGHTS is a socket to the
+ * exporting process's kernel (export.c), which serves the receiver's
+ * commands on the open file as the one kernel of a real node would; the
+ * receiver's kernel keeps a proxy file for it (import.c).
+ *
+ * One SOCK_SEQPACKET message per step, never crossing exec:
+ *   importer -> exporter  HELLO (with SCM_CREDENTIALS), then one request
+ *                         per command: WRITE, IOCTL, MMAP
+ *   exporter -> importer  during a command, INSTALL (a new descriptor in
+ *                         SCM_RIGHTS) answered by FD; at its end REPLY
+ *                         (for MMAP with the descriptor to map)
+ */
+#ifndef IK_XPROC_H
+#define IK_XPROC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* abstract name the exporter's end is bound to: the importer's
+ * recvmsg() recognises an export socket by its peer's name */
+#define IXP_NAME_PREFIX "ionic-sim/uverbs-export/"
+
+enum ixp_op {
+	IXP_HELLO = 1,
+	IXP_WRITE, /* a: buffer address, b: length */
+	IXP_IOCTL, /* a: request, b: argument address */
+	IXP_MMAP, /* a: length, b: prot, c: flags, d: offset */
+	IXP_INSTALL, /* exporter: install the descriptor that comes with it */
+	IXP_FD, /* importer: a = its number, or ret = negative errno */
+	IXP_REPLY, /* ret: the command's answer; MMAP: a kind, b tag, c off */
+};
+
+struct ixp_msg {
+	uint32_t op;
+	uint32_t pad;
+	int64_t ret;
+	uint64_t a, b, c, d;
+};
+_Static_assert(sizeof(struct ixp_msg) == 48, "ixp_msg is 48 bytes");
+
+/* Doorbell tags of imported pages: apart from every dbid of this
+ * process's own contexts and from the express-doorbell tags (bit 63).
+ * The pages are revoked as soon as mapped, so their stores never reach
+ * this process's device: forwarding them to the exporter's device is the
+ * next step (docs/kernel-contract.md §21.1). */
+#define IXP_IMPORT_TAG(tag) ((1ull << 62) | ((tag)&0xffffffffull))
+
+/* The process a command is served for: NULL is the calling process
+ * itself; an export server sets its importer around each command. */
+struct ik_caller {
+	pid_t pid; /* whose memory user pointers name (uaccess.c) */
+	int sock; /* where descriptors for it go (ik_fd_to_caller) */
+};
+extern _Thread_local const struct ik_caller *ik_caller;
+
+/* A new descriptor the command hands to its caller: 'fd' itself, or for
+ * an importer the number it has there (fd is then closed here); a
+ * negative errno on failure (fd closed too). */
+int ik_fd_to_caller(int fd);
+
+/* What an mmap of the file maps (mmap.c): the exporter describes it, the
+ * importer maps it in its own address space. */
+struct ik_mmap_desc {
+	int kind; /* enum ik_mmap_kind */
+	uint64_t tag; /* doorbell page: dbid; express-doorbell CMB: tag */
+	int fd; /* PHC or CMB: the descriptor to map (not ours to close) */
+	off_t off; /* its offset */
+};
+int ik_file_mmap_desc(struct ik_file *f, size_t len, int prot, int flags,
+		      off_t off, struct ik_mmap_desc *d);
+
+/* The proxy side (import.c): commands on a file that is an import. */
+struct ik_import;
+ssize_t ik_import_write(struct ik_import *im, const void *buf, size_t len);
+int ik_import_ioctl(struct ik_import *im, unsigned long req, void *arg);
+void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
+		     int flags, off_t off, int *err);
+void ik_import_release(struct ik_import *im);
+
+#endif /* IK_XPROC_H */
