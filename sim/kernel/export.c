@@ -41,7 +41,7 @@ struct export
 	struct ik_caller caller;
 };
 
-static int send_msg(int sock, const struct ixp_msg *m, int fd)
+int ik_xp_send(int sock, const struct ixp_msg *m, int fd)
 {
 	union {
 		struct cmsghdr h;
@@ -63,9 +63,7 @@ static int send_msg(int sock, const struct ixp_msg *m, int fd)
 									 -EPIPE;
 }
 
-/* One message of exactly our size; with 'pid' the sender's credentials
- * (the HELLO).  0, or -EPIPE when the importer is gone or misbehaves. */
-static int recv_msg(int sock, struct ixp_msg *m, pid_t *pid)
+int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd)
 {
 	union {
 		struct cmsghdr h;
@@ -78,6 +76,7 @@ static int recv_msg(int sock, struct ixp_msg *m, pid_t *pid)
 			     .msg_control = cbuf.buf,
 			     .msg_controllen = sizeof(cbuf.buf) };
 	struct cmsghdr *c;
+	int keep = -1;
 	ssize_t n;
 
 	do
@@ -94,20 +93,31 @@ static int recv_msg(int sock, struct ixp_msg *m, pid_t *pid)
 			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
 			*pid = uc.pid;
 		} else if (c->cmsg_type == SCM_RIGHTS) {
-			/* an importer passes us nothing: drop what it sent */
+			/* the first descriptor if asked for; the others (or
+			 * all: an importer passes us nothing) are dropped */
 			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 
 			for (size_t i = 0; i < k; i++) {
-				int fd;
+				int d;
 
-				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int),
-				       sizeof(fd));
-				close(fd);
+				memcpy(&d, CMSG_DATA(c) + i * sizeof(int),
+				       sizeof(d));
+				if (fd && keep < 0)
+					keep = d;
+				else
+					close(d);
 			}
 		}
 	}
-	return n == (ssize_t)sizeof(*m) && !(mh.msg_flags & MSG_TRUNC) ? 0 :
-									 -EPIPE;
+	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & MSG_TRUNC)) {
+		if (keep >= 0)
+			close(keep);
+		keep = -1;
+		n = -1;
+	}
+	if (fd)
+		*fd = keep;
+	return n < 0 ? -EPIPE : 0;
 }
 
 int ik_fd_to_caller(int fd)
@@ -118,11 +128,11 @@ int ik_fd_to_caller(int fd)
 
 	if (!c || fd < 0)
 		return fd;
-	rc = send_msg(c->sock, &m, fd);
+	rc = ik_xp_send(c->sock, &m, fd);
 	close(fd);
 	if (rc)
 		return rc;
-	rc = recv_msg(c->sock, &m, NULL);
+	rc = ik_xp_recv(c->sock, &m, NULL, NULL);
 	if (rc)
 		return rc;
 	if (m.op != IXP_FD)
@@ -148,7 +158,7 @@ static void serve_mmap(struct export *x, const struct ixp_msg *q)
 		r.b = d.tag;
 		r.c = (uint64_t)d.off;
 	}
-	send_msg(x->sock, &r, r.ret ? -1 : d.fd);
+	ik_xp_send(x->sock, &r, r.ret ? -1 : d.fd);
 }
 
 static void *serve(void *arg)
@@ -159,11 +169,12 @@ static void *serve(void *arg)
 
 	/* the first message says who the importer is; the kernel vouches
 	 * for the pid in its credentials */
-	if (recv_msg(x->sock, &q, &pid) || q.op != IXP_HELLO || pid <= 0)
+	if (ik_xp_recv(x->sock, &q, &pid, NULL) || q.op != IXP_HELLO ||
+	    pid <= 0)
 		goto out;
 	x->caller.pid = pid;
 	x->caller.sock = x->sock;
-	while (!recv_msg(x->sock, &q, NULL)) {
+	while (!ik_xp_recv(x->sock, &q, NULL, NULL)) {
 		struct ixp_msg r = { .op = IXP_REPLY };
 
 		ik_caller = &x->caller;
@@ -185,7 +196,7 @@ static void *serve(void *arg)
 			break;
 		}
 		ik_caller = NULL;
-		if (send_msg(x->sock, &r, -1))
+		if (ik_xp_send(x->sock, &r, -1))
 			break;
 	}
 out:

@@ -110,50 +110,6 @@ fail:
 	return rc;
 }
 
-/* The exporter's next message; an INSTALL's descriptor in *fd. */
-static int next_msg(struct ik_import *im, struct ixp_msg *m, int *fd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-	} cbuf;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = cbuf.buf,
-			     .msg_controllen = sizeof(cbuf.buf) };
-	struct cmsghdr *c;
-	ssize_t n;
-
-	*fd = -1;
-	do
-		n = recvmsg(im->sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	for (c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c;
-	     c = CMSG_NXTHDR(&mh, c)) {
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < k; i++) {
-			int d;
-
-			memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof(d));
-			if (*fd < 0)
-				*fd = d;
-			else
-				close(d);
-		}
-	}
-	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & MSG_TRUNC)) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-		return -EIO; /* the exporter is gone: a dead context */
-	}
-	return 0;
-}
-
 /*
  * One command: the request, the descriptors it creates for us (they
  * stay open here: the command's answer names them), then its answer.
@@ -168,10 +124,10 @@ static int64_t call(struct ik_import *im, const struct ixp_msg *q,
 	if (getpid() != im->pid)
 		return -EIO;
 	pthread_mutex_lock(&im->lock);
-	if (send(im->sock, q, sizeof(*q), MSG_NOSIGNAL) != (ssize_t)sizeof(*q))
+	if (ik_xp_send(im->sock, q, -1))
 		rc = -EIO;
 	while (!rc) {
-		rc = next_msg(im, r, &fd);
+		rc = ik_xp_recv(im->sock, r, NULL, &fd) ? -EIO : 0;
 		if (rc)
 			break;
 		if (r->op == IXP_REPLY) {
@@ -190,8 +146,7 @@ static int64_t call(struct ik_import *im, const struct ixp_msg *q,
 		}
 		struct ixp_msg a = { .op = IXP_FD, .a = (uint64_t)fd };
 
-		if (send(im->sock, &a, sizeof(a), MSG_NOSIGNAL) !=
-		    (ssize_t)sizeof(a)) {
+		if (ik_xp_send(im->sock, &a, -1)) {
 			close(fd);
 			rc = -EIO;
 		}

@@ -42,6 +42,13 @@ struct ixp_msg {
 };
 _Static_assert(sizeof(struct ixp_msg) == 48, "ixp_msg is 48 bytes");
 
+/* One message, with descriptor 'fd' if >= 0: 0 or -EPIPE. */
+int ik_xp_send(int sock, const struct ixp_msg *m, int fd);
+/* The next message of exactly our size: 0, or -EPIPE when the peer is
+ * gone or sent something else.  With 'pid' the sender's credentials;
+ * with 'fd' the first descriptor that came with it (else -1). */
+int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd);
+
 /* Doorbell tags of imported pages: apart from every dbid of this
  * process's own contexts and from the express-doorbell tags (bit 63).
  * The pages are revoked as soon as mapped, so their stores never reach
