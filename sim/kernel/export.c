@@ -33,13 +33,51 @@
 
 _Thread_local const struct ik_caller *ik_caller;
 
-struct export
-{
+struct xport {
 	struct ik_file *f;
 	int hold; /* tracked duplicate of the exported fd */
 	int sock;
 	struct ik_caller caller;
+	struct xport *next;
 };
+
+/* The exports being served, for a fork child to drop its copies. */
+static struct xport *exports;
+static pthread_mutex_t exports_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void export_unlink(struct xport *x)
+{
+	pthread_mutex_lock(&exports_lock);
+	for (struct xport **pp = &exports; *pp; pp = &(*pp)->next) {
+		if (*pp == x) {
+			*pp = x->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&exports_lock);
+}
+
+/*
+ * In a fork() child: the threads serving the exports stayed in the
+ * parent.  The child's copies of their sockets would keep an importer's
+ * command waiting for an answer no thread gives once the parent is gone,
+ * so they are closed, and the duplicates of the (now dead) files let go.
+ */
+void ik_export_atfork_child(void)
+{
+	struct xport *x = exports;
+
+	pthread_mutex_init(&exports_lock, NULL);
+	exports = NULL;
+	while (x) {
+		struct xport *next = x->next;
+
+		close(x->sock);
+		close(x->hold);
+		free(x);
+		x = next;
+	}
+}
 
 int ik_xp_send(int sock, const struct ixp_msg *m, int fd)
 {
@@ -142,7 +180,7 @@ int ik_fd_to_caller(int fd)
 	return m.a <= INT32_MAX ? (int)m.a : -EINVAL;
 }
 
-static void serve_mmap(struct export *x, const struct ixp_msg *q)
+static void serve_mmap(struct xport *x, const struct ixp_msg *q)
 {
 	struct ixp_msg r = { .op = IXP_REPLY };
 	struct ik_mmap_desc d = { .fd = -1 };
@@ -163,7 +201,7 @@ static void serve_mmap(struct export *x, const struct ixp_msg *q)
 
 static void *serve(void *arg)
 {
-	struct export *x = arg;
+	struct xport *x = arg;
 	struct ixp_msg q;
 	pid_t pid = 0;
 
@@ -201,6 +239,7 @@ static void *serve(void *arg)
 	}
 out:
 	ik_caller = NULL;
+	export_unlink(x);
 	close(x->sock);
 	close(x->hold);
 	free(x);
@@ -211,7 +250,7 @@ int ik_file_export(struct ik_file *f, int hold)
 {
 	static atomic_uint seq;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct export *x;
+	struct xport *x;
 	pthread_attr_t at;
 	pthread_t th;
 	int sv[2], one = 1, n, rc;
@@ -238,11 +277,16 @@ int ik_file_export(struct ik_file *f, int hold)
 	x->f = f;
 	x->hold = hold;
 	x->sock = sv[0];
+	pthread_mutex_lock(&exports_lock);
+	x->next = exports;
+	exports = x;
+	pthread_mutex_unlock(&exports_lock);
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	rc = -pthread_create(&th, &at, serve, x);
 	pthread_attr_destroy(&at);
 	if (rc) {
+		export_unlink(x);
 		free(x);
 		goto fail;
 	}

@@ -80,6 +80,9 @@ struct ik_mmap_desc {
 int ik_file_mmap_desc(struct ik_file *f, size_t len, int prot, int flags,
 		      off_t off, struct ik_mmap_desc *d);
 
+/* fork() child: drop the copies of the exports' sockets (export.c). */
+void ik_export_atfork_child(void);
+
 /* The proxy side (import.c): commands on a file that is an import. */
 struct ik_import;
 ssize_t ik_import_write(struct ik_import *im, const void *buf, size_t len);

@@ -140,6 +140,66 @@ static int importer(int sock)
 	return check_finish();
 }
 
+/* An exporter that goes away while its context is imported. */
+static int short_exporter(int sock)
+{
+	struct handles h;
+	struct ibv_context *ctx = fx_open();
+	char c;
+
+	memset(&h, 0, sizeof(h));
+	h.ncv = ctx->num_comp_vectors;
+	REQUIRE(send_fd(sock, ctx->cmd_fd, &h, sizeof(h)) == 0);
+	REQUIRE(read(sock, &c, 1) == 1);
+	/* exit with everything open: the kernel lets go of it all */
+	_exit(0);
+}
+
+static pid_t spawn(const char *self, const char *mode, int sock)
+{
+	char arg[16];
+	pid_t pid;
+
+	snprintf(arg, sizeof(arg), "%d", sock);
+	pid = fork();
+	if (!pid) {
+		execl("/proc/self/exe", self, mode, arg, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void test_exporter_gone(const char *self)
+{
+	struct ibv_device_attr a;
+	struct ibv_context *ictx;
+	struct handles h;
+	int sv[2], fd, status;
+	pid_t pid;
+
+	SECTION("the exporter exits: the import's commands fail with EIO");
+	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	REQUIRE(fcntl(sv[1], F_SETFD, 0) == 0);
+	pid = spawn(self, "--short-exporter", sv[1]);
+	REQUIRE(pid > 0);
+	close(sv[1]);
+	fd = recv_fd(sv[0], &h, sizeof(h));
+	REQUIRE(fd >= 0);
+	ictx = ibv_import_device(fd);
+	REQUIRE(ictx);
+	CHECK_EQ(ictx->num_comp_vectors, h.ncv);
+	CHECK_RC(ibv_query_device(ictx, &a), 0);
+	REQUIRE(write(sv[0], "x", 1) == 1);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_RC(ibv_query_device(ictx, &a), EIO);
+	errno = 0;
+	CHECK(!ibv_alloc_pd(ictx));
+	CHECK_EQ(errno, EIO);
+	CHECK_RC(ibv_close_device(ictx), 0);
+	close(sv[0]);
+}
+
 int main(int argc, char **argv)
 {
 	const size_t len = 8192;
@@ -149,13 +209,14 @@ int main(int argc, char **argv)
 	struct ibv_mr *mr, *mr2;
 	struct handles h;
 	uint32_t handle = 0;
-	char arg[16];
 	uint8_t *buf;
 	int sv[2], status;
 	pid_t pid;
 
 	if (argc == 3 && !strcmp(argv[1], "--importer"))
 		return importer(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--short-exporter"))
+		return short_exporter(atoi(argv[2]));
 
 	ctx = fx_open();
 	REQUIRE(ibv_query_device(ctx, &a) == 0);
@@ -175,16 +236,11 @@ int main(int argc, char **argv)
 			      .vendor_part_id = a.vendor_part_id };
 
 	SECTION("exporter: the importer is another program");
-	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	snprintf(arg, sizeof(arg), "%d", sv[1]);
-	pid = fork();
-	REQUIRE(pid >= 0);
-	if (!pid) {
-		close(sv[0]);
-		execl("/proc/self/exe", argv[0], "--importer", arg,
-		      (char *)NULL);
-		_exit(127);
-	}
+	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	/* only the importer's end crosses exec */
+	REQUIRE(fcntl(sv[1], F_SETFD, 0) == 0);
+	pid = spawn(argv[0], "--importer", sv[1]);
+	REQUIRE(pid > 0);
 	close(sv[1]);
 	CHECK_RC(send_fd(sv[0], ctx->cmd_fd, &h, sizeof(h)), 0);
 
@@ -207,5 +263,7 @@ int main(int argc, char **argv)
 	CHECK_RC(ibv_close_device(ctx), 0);
 	close(sv[0]);
 	free(buf);
+
+	test_exporter_gone(argv[0]);
 	return check_finish();
 }
