@@ -63,7 +63,7 @@ DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       ibverbs-utils python3-pyverbs perftest rdmacm-utils groff-base valgrind iproute2
       procps shellcheck
       # the fuzz targets (./build.sh fuzz, docs/testing.md §5)
-      clang libclang-rt-14-dev
+      clang # + the clang runtime of the release (cmd_deps: fuzz_runtime_dep)
       # UCX and Open MPI over the emulated NIC (tests/e2e/ucx.sh, mpi.sh)
       ucx-utils openmpi-bin netpipe-openmpi
       # the capture test (ionic-sim --pcap decoded by tshark)
@@ -103,7 +103,10 @@ cmd_deps() {
 	*" $release "*) ;;
 	*) echo "build.sh: warning: the package names are Debian 12's and 13's; this is $release" >&2 ;;
 	esac
-	for p in "${DEPS[@]}"; do
+	# libFuzzer's runtime comes with the release's default clang
+	local rt=libclang-rt-14-dev
+	[ "$release" = debian-13 ] && rt=libclang-rt-19-dev
+	for p in "${DEPS[@]}" "$rt"; do
 		installed "$p" || missing+=("$p")
 	done
 	command -v clang-format-14 >/dev/null || command -v clang-format >/dev/null ||

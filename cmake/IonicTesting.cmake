@@ -37,7 +37,8 @@
 # and, in a sanitizer build (-DIONIC_SANITIZE=...), ASAN_OPTIONS /
 # UBSAN_OPTIONS that make any report fail the test, plus, for SIM tests, the
 # ASan runtime preloaded first (programs we do not build load our
-# instrumented provider and the LD_PRELOADed emulator).
+# instrumented provider and the LD_PRELOADed emulator); scripts that start
+# launchers themselves find that runtime in IONIC_TEST_SAN_RUNTIME.
 
 # The exit status of a skipped test (tests/common/check.h: CHECK_EXIT_SKIP).
 set(IONIC_TEST_SKIP_CODE 77)
@@ -201,6 +202,9 @@ function(ionic_add_test name)
     # finds ahead of its own preload library.
     if(IONIC_SAN_PRELOAD AND T_SIM)
       list(APPEND env "LD_PRELOAD=${IONIC_SAN_PRELOAD}")
+    endif()
+    if(IONIC_SAN_PRELOAD)
+      list(APPEND env "IONIC_TEST_SAN_RUNTIME=${IONIC_SAN_PRELOAD}")
     endif()
   endif()
   list(APPEND env ${T_ENV})

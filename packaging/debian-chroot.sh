@@ -250,6 +250,9 @@ cmd_inner() {
 		root=$base
 	fi
 	mount -t proc proc "$root/proc"
+	# A sysfs of the namespace's own network (programs such as UCX 1.18
+	# scan /sys/class/net and fail without it, as no real system is)
+	mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
 	mount -t tmpfs -o mode=0755,nosuid,size=16m devtmp "$root/dev"
 	mknod -m 666 "$root/dev/null" c 1 3
 	mknod -m 666 "$root/dev/zero" c 1 5

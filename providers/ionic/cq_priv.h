@@ -31,7 +31,8 @@ struct ionic_cq {
 	bool color;
 	bool flush; /* some QP on the flush lists has work */
 	bool pending_sq; /* poll_sq is not empty */
-	/* the QP the last CQE named (poll.c); dropped when it detaches */
+	/* the QP of this CQ the last CQE named (poll.c); dropped when it
+	 * detaches */
 	uint32_t last_qid;
 	struct ionic_qp *last_qp;
 	struct ionic_cq_pub pub; /* credits and doorbells */

@@ -524,7 +524,12 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 			qp = last_qp;
 		} else {
 			qp = ionic_qp_table_lookup(table, qid);
-			if (qp) {
+			/*
+			 * Only a QP of this CQ: the memo is forgotten when
+			 * the QP detaches from its own CQs, so one a device
+			 * named here wrongly would outlive its QP.
+			 */
+			if (qp && (qp->send_cq == cq || qp->recv_cq == cq)) {
 				last_qid = qid;
 				last_qp = qp;
 			}
@@ -556,7 +561,13 @@ skip:
 		if (unlikely(!prod))
 			color ^= htobe32(IONIC_CQE_COLOR);
 	}
-	if (prod != cq->q.prod) {
+	/*
+	 * A whole lap (a full ring read, every CQE of it skipped or not)
+	 * ends where it started with the colour flipped: that is progress
+	 * too, or the next poll would take the same lap again and again.
+	 * Only a poll that did not move pays the second compare.
+	 */
+	if (prod != cq->q.prod || unlikely(color != cq->color_be)) {
 		__atomic_store_n(&cq->q.prod, prod, __ATOMIC_RELAXED);
 		if (unlikely(color != cq->color_be)) {
 			__atomic_store_n(&cq->color_be, color,

@@ -14,9 +14,19 @@
 #include "fabric_priv.h"
 #include "pcap.h"
 
+/* Set once by a process that owns threads of the fabric while it still
+ * changes its environment (the launcher's UDP relay): getenv() in such a
+ * thread races with setenv() in another. */
+static const char *fixed_name;
+
+void ifab_fix_name(const char *name)
+{
+	fixed_name = name;
+}
+
 const char *ifab_name(void)
 {
-	const char *name = getenv(ISIM_ENV_FABRIC);
+	const char *name = fixed_name ? fixed_name : getenv(ISIM_ENV_FABRIC);
 
 	return name && *name ? name : "default";
 }

@@ -149,6 +149,9 @@ enum ifab_result {
 /* The fabric name in use ($IONIC_SIM_FABRIC or "default"): endpoints of
  * different fabrics never see each other. */
 const char *ifab_name(void);
+/* Use 'name' from now on, whatever the environment says (call before
+ * starting threads that look the name up; 'name' must outlive them). */
+void ifab_fix_name(const char *name);
 
 /* Bind the endpoint of (node, qpn) on transport 'tp' (NULL: the unix
  * one).  0, -EADDRINUSE if another endpoint holds the address, or another

@@ -20,11 +20,15 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* kpriv.h first: it reaches libibverbs' verbs_api.h, which defines
+ * RDMA_UAPI_PTR for the uapi headers below (they define it only when
+ * nobody did, and some releases' verbs_api.h does not check). */
+#include "kpriv.h"
+
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
-
-#include "kpriv.h"
 
 #define MAX_ATTRS 32
 #define UHW_IN_MAX 4096 /* the driver's requests are a few dozen bytes */

@@ -506,23 +506,31 @@ int ik_ucma_query(struct ik_ucma_cmd *c)
 		return ik_copy_to_user(cmd.response, &r, sizeof(r));
 	}
 	case RDMA_USER_CM_QUERY_PATH: {
-		struct {
-			struct rdma_ucm_query_path_resp hdr;
-			struct ib_path_rec_data path;
-		} r;
-		size_t n = sizeof(r.hdr);
+		/* the header and its one path_data[] entry, as bytes: a
+		 * struct ending in a flexible array cannot be a member
+		 * (clang's -Wgnu-variable-sized-type-not-at-end) */
+		enum {
+			at = offsetof(struct rdma_ucm_query_path_resp,
+				      path_data),
+		};
+		struct rdma_ucm_query_path_resp hdr = { 0 };
+		struct ib_path_rec_data path = { 0 };
+		uint8_t r[at + sizeof(path)];
+		size_t n = sizeof(hdr);
 
-		if (c->out_len < sizeof(r.hdr))
+		if (c->out_len < sizeof(hdr))
 			return -ENOSPC;
-		memset(&r, 0, sizeof(r));
+		memset(r, 0, sizeof(r));
 		if (ctx->route && c->out_len >= sizeof(r)) {
-			r.hdr.num_paths = 1;
-			r.path.flags = IB_PATH_GMP | IB_PATH_PRIMARY |
-				       IB_PATH_BIDIRECTIONAL;
-			path_record(ctx, (uint8_t *)r.path.path_rec);
+			hdr.num_paths = 1;
+			path.flags = IB_PATH_GMP | IB_PATH_PRIMARY |
+				     IB_PATH_BIDIRECTIONAL;
+			path_record(ctx, (uint8_t *)path.path_rec);
+			memcpy(r + at, &path, sizeof(path));
 			n = sizeof(r);
 		}
-		return ik_copy_to_user(cmd.response, &r, n);
+		memcpy(r, &hdr, sizeof(hdr));
+		return ik_copy_to_user(cmd.response, r, n);
 	}
 	}
 	return -ENOSYS;

@@ -613,6 +613,9 @@ int main(int argc, char **argv)
 			o.fabric, strerror(errno));
 		return 125;
 	}
+	/* the relay thread names fabric sockets while this thread still
+	 * sets the environment */
+	ifab_fix_name(o.fabric);
 	/* the NIC's address decides GID 1 (sysfs, kernel, device) */
 	if (set_transport(&o, node, &relay)) {
 		close(node_fd);

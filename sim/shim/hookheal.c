@@ -149,7 +149,7 @@ void ishim_hooks_heal(void)
 	pthread_mutex_unlock(&heal_lock);
 }
 
-void *ishim_hooks_chain(unsigned int which)
+ISHIM_RUNTIME_SAFE void *ishim_hooks_chain(unsigned int which)
 {
 	return which < NFNS ?
 		       __atomic_load_n(&fns[which].chain, __ATOMIC_ACQUIRE) :

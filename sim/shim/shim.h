@@ -101,8 +101,9 @@ ISHIM_STUB_BODY int ishim_munmap_body(void *addr, size_t len);
 /* Undo a program's patch of them (before every device command). */
 void ishim_hooks_heal(void);
 /* The hook a healed patch jumped to (0 mmap, 1 mmap64, 2 munmap), which
- * then receives the calls that are not the device's; NULL if none. */
-void *ishim_hooks_chain(unsigned int which);
+ * then receives the calls that are not the device's; NULL if none.
+ * Runtime-safe: the mmap body asks before any sanitizer has started. */
+ISHIM_RUNTIME_SAFE void *ishim_hooks_chain(unsigned int which);
 
 /* ---- /sys redirection (sysredir.c) ---------------------------------- */
 

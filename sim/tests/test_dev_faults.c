@@ -123,14 +123,28 @@ static void test_rc_faults(void)
 	for (i = 0; i < 32; i++)
 		post_recv(b, rbuf[i], 256, rkey);
 	while (recvd < RC_MSGS) {
-		/* a window of up to 16 messages in flight */
-		while (sent < RC_MSGS && sent - recvd < 16) {
+		/* a window of up to 16 messages in flight; a send buffer is
+		 * reused only once its message completed at the sender, since
+		 * a retransmission reads it again until then */
+		while (sent < RC_MSGS && sent - recvd < 16 &&
+		       sent - (int)msn < 16) {
 			for (int k = 0; k < 200; k++)
 				sbuf[(sent % 16) * 200 + k] =
 					(uint8_t)(sent * 7 + k);
 			post_send(a, IONIC_V2_OP_SEND, sbuf + (sent % 16) * 200,
 				  200, skey, IONIC_WQE_FLAG_SIG, 0, 0, 0);
 			sent++;
+		}
+		if (recvd == sent) {
+			/* all sent messages arrived: wait for their ACKs */
+			if (!poll_cqe(cq_a, &c, 5000)) {
+				CHECK(0 && "a send never completed");
+				break;
+			}
+			CHECK(cqe_type(&c) == IONIC_CQE_TYPE_SEND_MSN &&
+			      !cqe_err(&c) && be32toh(c.send.msg_msn) > msn);
+			msn = be32toh(c.send.msg_msn);
+			continue;
 		}
 		if (!poll_cqe(cq_b, &c, 5000)) {
 			CHECK(0 && "a message never arrived");

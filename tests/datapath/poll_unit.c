@@ -492,6 +492,89 @@ static void test_qp_memo(void)
 	unit_cq_destroy(vcq);
 }
 
+/*
+ * A CQE naming a QP on the other pipeline's CQ is skipped, and the memo
+ * does not take that QP: the QP's destroy forgets it only on its own CQs,
+ * so it would outlive the QP (a use-after-free, found by the provider-cq
+ * fuzzer).
+ */
+static void test_qp_memo_other_cq(void)
+{
+	struct unit_dev_opts two = { .udma_count = 2 };
+	struct unit_dev *dev2 = unit_dev_create(&two);
+	struct ionic_vcq *vcq = unit_cq_create(dev2, 64);
+	struct ionic_qp *qp = unit_qp(dev2, vcq, false, 0x64, 8);
+	struct ionic_cq *other = qp->send_cq == &vcq->cq[0] ? &vcq->cq[1] :
+							      &vcq->cq[0];
+	struct unit_cq_dev hw = unit_cq_dev(other);
+	struct ibv_wc wc[2];
+
+	CHECK_EQ(unit_post_sends(qp, 1, NULL, 1), 0);
+	unit_cqe_msn(&hw, 0x64, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
+	CHECK_EQ(other->q.prod, hw.pos);
+	CHECK(other->last_qp == NULL);
+	CHECK_EQ(ionic_queue_length(&qp->sq.q), 1);
+
+	unit_qp_destroy(qp);
+	unit_cq_destroy(vcq);
+	unit_dev_destroy(dev2);
+}
+
+/*
+ * A device may write every slot of the ring before the host reads one
+ * (it never overwrites what the host has not read).  A poll that reads
+ * that whole lap ends at the slot it started from with the colour
+ * flipped; it must keep both, or each later poll takes the same lap again
+ * and misses every CQE after it (a fuzz finding:
+ * tests/fuzz/corpus/provider-cq/stall-full-lap-of-skipped-cqes.bin).
+ */
+static void test_full_lap(void)
+{
+	struct ionic_vcq *vcq = unit_cq_create(dev, 64);
+	struct ionic_cq *cq = &vcq->cq[0];
+	struct ionic_qp *qp = unit_qp(dev, vcq, false, 0x63, 8);
+	struct unit_cq_dev hw = unit_cq_dev(cq);
+	unsigned int slots = cq->q.mask + 1u, i;
+	struct ibv_wc wc[2];
+
+	/* start the lap off slot 0 */
+	CHECK_EQ(unit_post_sends(qp, 1, NULL, 1), 0);
+	unit_cqe_msn(&hw, 0x63, 1, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 1);
+	CHECK_EQ(cq->q.prod, 1);
+
+	/* a whole ring of CQEs that complete nothing, the last one a WQE */
+	CHECK_EQ(unit_post_sends(qp, 1, NULL, 2), 0);
+	for (i = 0; i + 1 < slots; i++)
+		unit_cqe(&hw, IONIC_CQE_QID_CLEANED, IONIC_CQE_TYPE_RECV, false,
+			 0);
+	unit_cqe_msn(&hw, 0x63, 2, false, 0);
+	CHECK_EQ(hw.pos, 1);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 1);
+	CHECK_EQ(wc[0].wr_id, 2);
+	CHECK_EQ(cq->q.prod, hw.pos);
+	CHECK_EQ(cq->color, hw.color);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
+
+	/* the same with nothing completed at all */
+	for (i = 0; i < slots; i++)
+		unit_cqe(&hw, IONIC_CQE_QID_CLEANED, IONIC_CQE_TYPE_RECV, false,
+			 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 0);
+	CHECK_EQ(cq->q.prod, hw.pos);
+	CHECK_EQ(cq->color, hw.color);
+
+	/* and the CQE after the lap completes its WQE */
+	CHECK_EQ(unit_post_sends(qp, 1, NULL, 3), 0);
+	unit_cqe_msn(&hw, 0x63, 3, false, 0);
+	CHECK_EQ(unit_poll(vcq, wc, 2), 1);
+	CHECK_EQ(wc[0].wr_id, 3);
+
+	unit_qp_destroy(qp);
+	unit_cq_destroy(vcq);
+}
+
 int main(void)
 {
 	dev = unit_dev_create(NULL);
@@ -506,6 +589,8 @@ int main(void)
 	test_golden_cqes();
 	test_idle_poll();
 	test_qp_memo();
+	test_qp_memo_other_cq();
+	test_full_lap();
 
 	unit_dev_destroy(dev);
 	return check_finish();

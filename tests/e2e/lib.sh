@@ -15,6 +15,11 @@
 #                     0 TCP, 1 UDP) on the emulated fabric
 # e2e_require PACKAGES COMMAND...
 #                     exits 77 (skip) naming PACKAGES if a COMMAND is missing
+# e2e_san_runtime     in a sanitizer build, puts its ASan runtime first in
+#                     LD_PRELOAD for what the script starts (as SIM tests
+#                     have it: a program the runtime reaches only through
+#                     our instrumented preload may not start, Open MPI 5's
+#                     ranks do not) and succeeds; fails in other builds
 
 e2e_setup() {
 	work=$(mktemp -d)
@@ -64,4 +69,12 @@ e2e_require() {
 		echo "SKIP: $c not installed ($pkgs)"
 		exit 77
 	done
+}
+
+e2e_san_runtime() {
+	[ -n "${IONIC_TEST_SAN_RUNTIME:-}" ] || return 1
+	case ":${LD_PRELOAD:-}:" in
+	*":$IONIC_TEST_SAN_RUNTIME:"*) ;;
+	*) export LD_PRELOAD=$IONIC_TEST_SAN_RUNTIME${LD_PRELOAD:+:$LD_PRELOAD} ;;
+	esac
 }

@@ -76,7 +76,11 @@ int main(int argc, char **argv)
 
 	SECTION("rdma dev / link / sys");
 	CHECK_EQ(run("rdma dev show"), 0);
-	has("0: ionic_0: node_type ca fw ");
+	/* iproute2 6.x also prints the protocol, from the netlink attribute */
+	if (strstr(out, " protocol "))
+		has("0: ionic_0: node_type ca protocol roce fw ");
+	else
+		has("0: ionic_0: node_type ca fw ");
 	has("node_guid 001d:d8ff:fe00:%04x", node);
 	CHECK_EQ(run("rdma link show"), 0);
 	has("link ionic_0/1 state %s physical_state %s netdev isim0",

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #
-# End-to-end: UCX 1.13 (Debian's ucx-utils) unmodified on the emulated NIC,
-# with its default memory hooks: `ucx_info -d` lists ud_verbs on ionic_0:1,
-# and `ucx_perftest -t tag_bw` passes between two processes, each with its
-# own NIC.  Only UCX_TLS, UCX_NET_DEVICES and UCX_UD_ETH_DGID_CHECK are set
-# (with UCX's destination-GID check on, ud_verbs compares the GRH area of
-# each UD receive with its own GID and, under ionic-sim, drops every
-# datagram: the run hangs; docs/testing.md §2.5).
+# End-to-end: UCX (Debian's ucx-utils: 1.13 in 12, 1.18 in 13) unmodified
+# on the emulated NIC, with its default memory hooks: `ucx_info -d` lists
+# ud_verbs on ionic_0:1, and `ucx_perftest -t tag_bw` passes between two
+# processes, each with its own NIC.  Only UCX_TLS, UCX_NET_DEVICES and
+# UCX_UD_ETH_DGID_CHECK are set (with UCX's destination-GID check on,
+# ud_verbs compares the GRH area of each UD receive with its own GID and,
+# under ionic-sim, drops every datagram: the run hangs; docs/testing.md
+# §2.5).
 # Usage: ucx.sh <ionic-sim>.  Exits 77 (skip) when ucx-utils is missing.
 # work, fabric and port are set by e2e_setup (lib.sh)
 # shellcheck disable=SC2154
@@ -29,6 +30,23 @@ if ! grep -A1 'Transport: ud_verbs' "$work/info.out" | grep -q 'Device: ionic_0:
 fi
 
 args=(-t tag_bw -n 2000 -s 4096 -p "$port")
+# A ucx_perftest built with MPI (UCX 1.18 on Debian 13) starts as an MPI
+# singleton whenever stdin is not a terminal, and in MPI mode unless told
+# otherwise ("exactly 2 processes in p2p case"): -P 0; Open MPI's session
+# directory goes into our work directory (TMPDIR), not the tests'.
+# In the sanitizer build the ASan runtime comes first (e2e_san_runtime,
+# lib.sh: the MPI singleton dies without it), Open MPI's code patcher stays
+# off (mpi.sh) and so do UCX's memory hooks: UCX 1.13's default ("bistro")
+# patches the first mmap in the lookup order, then ASan's interceptor, not
+# the stub ionic-sim heals (sim/shim/hookheal.c), and the provider's
+# doorbell mapping reaches the real kernel (ENODEV; docs/testing.md §2.5).
+export TMPDIR=$work
+if e2e_san_runtime; then
+	export OMPI_MCA_memory=^patcher UCX_MEM_EVENTS=no
+fi
+if ucx_perftest -h 2>&1 | grep -q -- '-P <0|1>'; then
+	args+=(-P 0)
+fi
 timeout 90 "$sim" --fabric "$fabric" -- ucx_perftest "${args[@]}" \
 	>"$work/server.out" 2>&1 &
 server_pid=$!

@@ -115,9 +115,11 @@ const struct mu_row mu_table[] = {
 	  EOPNOTSUPP },
 	{ "ibv_create_qp_ex", "zero creation flags (T)", mu_create_ex,
 	  IBV_QP_INIT_ATTR_CREATE_FLAGS, 0, 0 },
+#if IONIC_IBVERBS_RDMA_CORE >= 44 /* v39's verbs.h has no ATOMIC_WRITE */
 	{ "ibv_create_qp_ex", "send_ops_flags ATOMIC_WRITE (T)", mu_create_ex,
 	  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS, IBV_QP_EX_WITH_ATOMIC_WRITE,
 	  EOPNOTSUPP },
+#endif
 
 	/* modify_qp (docs/kernel-contract.md §9.4, the cases of issue 13) */
 	{ "ibv_modify_qp", "attr_mask 0: nothing to do", mu_modify_nothing, 0,
