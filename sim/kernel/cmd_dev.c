@@ -234,10 +234,6 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 	struct ik_event_queue *q, **t;
 	int rc;
 
-	/* the model finds a channel by its descriptor number, which is the
-	 * importer's, not ours: not yet (docs/kernel-contract.md §21.1) */
-	if (ik_caller)
-		return -EOPNOTSUPP;
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
@@ -245,6 +241,18 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 	if (rc) {
 		free(q);
 		return rc;
+	}
+	if (ik_caller) {
+		/* the read end goes to the importer (closed here); the
+		 * number it has there names the channel in its CREATE_CQ */
+		rc = ik_fd_to_caller(q->rd);
+		if (rc < 0) {
+			ik_evq_close(q);
+			free(q);
+			return rc;
+		}
+		q->rd = rc;
+		q->remote = true;
 	}
 	pthread_mutex_lock(&f->nic->chan_lock);
 	t = realloc(f->channels, (f->nchannels + 1) * sizeof(*t));
@@ -256,7 +264,8 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 	pthread_mutex_unlock(&f->nic->chan_lock);
 	if (!t) {
 		ik_evq_close(q);
-		close(q->rd);
+		if (!q->remote)
+			close(q->rd);
 		free(q);
 		return -ENOMEM;
 	}

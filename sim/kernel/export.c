@@ -31,7 +31,7 @@
 #include "kpriv.h"
 #include "xproc.h"
 
-_Thread_local const struct ik_caller *ik_caller;
+_Thread_local struct ik_caller *ik_caller;
 
 struct xport {
 	struct ik_file *f;
@@ -74,6 +74,7 @@ void ik_export_atfork_child(void)
 
 		close(x->sock);
 		close(x->hold);
+		free(x->caller.held);
 		free(x);
 		x = next;
 	}
@@ -158,26 +159,109 @@ int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd)
 	return n < 0 ? -EPIPE : 0;
 }
 
-int ik_fd_to_caller(int fd)
+/*
+ * The importer's answer to what a command asked of it mid-command: the
+ * next message that is not a doorbell.  Doorbells its other threads rang
+ * meanwhile are held and applied once the command is done, so a command
+ * never runs device work in its middle.
+ */
+static int caller_await(struct ik_caller *c, struct ixp_msg *m, int *fd)
 {
-	const struct ik_caller *c = ik_caller;
-	struct ixp_msg m = { .op = IXP_INSTALL };
+	for (;;) {
+		int rc = ik_xp_recv(c->sock, m, NULL, fd);
+
+		if (rc || m->op != IXP_DOORBELL)
+			return rc;
+		if (fd && *fd >= 0)
+			close(*fd);
+		if (c->nheld == c->held_cap) {
+			unsigned int n = c->held_cap ? 2 * c->held_cap : 16;
+			struct ixp_msg *t = realloc(c->held, n * sizeof(*t));
+
+			if (!t)
+				continue; /* a store lost as on a full bus */
+			c->held = t;
+			c->held_cap = n;
+		}
+		c->held[c->nheld++] = *m;
+	}
+}
+
+/* The importer's FD answer: the number (or a negative errno) and, for a
+ * PIN, the descriptor that came with it. */
+static int caller_ask(struct ik_caller *c, const struct ixp_msg *q, int qfd,
+		      int *fd)
+{
+	struct ixp_msg m;
 	int rc;
 
-	if (!c || fd < 0)
-		return fd;
-	rc = ik_xp_send(c->sock, &m, fd);
-	close(fd);
+	rc = ik_xp_send(c->sock, q, qfd);
+	if (qfd >= 0)
+		close(qfd);
 	if (rc)
 		return rc;
-	rc = ik_xp_recv(c->sock, &m, NULL, NULL);
+	rc = caller_await(c, &m, fd);
 	if (rc)
 		return rc;
 	if (m.op != IXP_FD)
-		return -EPIPE;
-	if (m.ret < 0)
-		return m.ret < -4095 ? -EINVAL : (int)m.ret;
-	return m.a <= INT32_MAX ? (int)m.a : -EINVAL;
+		rc = -EPIPE;
+	else if (m.ret < 0)
+		rc = m.ret < -4095 ? -EINVAL : (int)m.ret;
+	else
+		rc = m.a <= INT32_MAX ? (int)m.a : -EINVAL;
+	if (rc < 0 && fd && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}
+
+int ik_fd_to_caller(int fd)
+{
+	struct ixp_msg m = { .op = IXP_INSTALL };
+
+	if (!ik_caller || fd < 0)
+		return fd;
+	return caller_ask(ik_caller, &m, fd, NULL);
+}
+
+int ik_caller_pin(uint64_t uaddr, uint64_t len)
+{
+	struct ixp_msg m = { .op = IXP_PIN, .a = uaddr, .b = len };
+	int fd = -1, rc;
+
+	if (!ik_caller)
+		return -EINVAL;
+	rc = caller_ask(ik_caller, &m, -1, &fd);
+	if (rc < 0)
+		return rc;
+	return fd >= 0 ? fd : -EPIPE;
+}
+
+/* A store of the importer to its doorbell page, as a store to our page
+ * of the file: the device checks it like any other. */
+static void doorbell_apply(struct xport *x, const struct ixp_msg *m)
+{
+	struct ik_nic *nic = x->f->nic;
+	struct isim_mmio_store st = { .offset = (uint32_t)m->a,
+				      .size = (uint32_t)m->c,
+				      .value = m->b };
+
+	if (m->a >= IK_PAGE_SIZE || m->c > sizeof(st.value))
+		return;
+	pthread_mutex_lock(&nic->lock);
+	if (!x->f->dead && x->f->has_ucontext) {
+		st.page = x->f->dbid;
+		idev_mmio_inject(nic->dev, &st);
+	}
+	pthread_mutex_unlock(&nic->lock);
+}
+
+static void doorbells_held(struct xport *x)
+{
+	for (unsigned int i = 0; i < x->caller.nheld; i++)
+		doorbell_apply(x, &x->caller.held[i]);
+	x->caller.nheld = 0;
 }
 
 static void serve_mmap(struct xport *x, const struct ixp_msg *q)
@@ -229,16 +313,22 @@ static void *serve(void *arg)
 			ik_caller = NULL;
 			serve_mmap(x, &q);
 			continue;
+		case IXP_DOORBELL:
+			ik_caller = NULL;
+			doorbell_apply(x, &q);
+			continue;
 		default:
 			r.ret = -EINVAL;
 			break;
 		}
 		ik_caller = NULL;
+		doorbells_held(x);
 		if (ik_xp_send(x->sock, &r, -1))
 			break;
 	}
 out:
 	ik_caller = NULL;
+	free(x->caller.held);
 	export_unlink(x);
 	close(x->sock);
 	close(x->hold);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,8 +105,23 @@ struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd)
 {
 	struct ik_event_queue *q;
 	struct stat st;
+	int rc;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+	if (fd < 0)
+		return NULL;
+	if (ik_caller) {
+		/* an importer's number names a descriptor of its own: the
+		 * socket behind it, seen through its /proc (the access
+		 * process_vm_readv has, uaccess.c) */
+		char path[48];
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d",
+			 (int)ik_caller->pid, fd);
+		rc = stat(path, &st);
+	} else {
+		rc = fstat(fd, &st);
+	}
+	if (rc < 0 || !S_ISSOCK(st.st_mode))
 		return NULL;
 	pthread_mutex_lock(&f->nic->chan_lock);
 	q = channel_find(f, fd, (unsigned long)st.st_ino);
@@ -170,7 +186,7 @@ void ik_fd_closing(int fd)
 		if (f->dead)
 			continue;
 		q = channel_find(f, fd, (unsigned long)st.st_ino);
-		if (!q || q->rd != fd)
+		if (!q || q->rd != fd || q->remote)
 			q = NULL;
 		else if (__atomic_load_n(&q->users, __ATOMIC_RELAXED))
 			q->closed = true, q = NULL; /* the last CQ frees it */

@@ -7,13 +7,18 @@
  * ucontext as on a real node, where both descriptors name one file.
  * Mappings are the exception: the exporter says what an offset maps and
  * we map it here (the clock page and controller memory are shared
- * memory; a doorbell page is trapped under a tag of its own).
+ * memory; a doorbell page is trapped under a tag of its own, whose stores
+ * our device's MMIO port sends to the exporter).  Memory the exporter's
+ * device is to use (queue rings) it asks us to pin: we move the range to
+ * a memfd mapped in its place and send that.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,7 +36,15 @@ struct ik_import {
 	int sock;
 	pid_t pid; /* ours: a fork child's copy is dead, as for an open */
 	pthread_mutex_t lock; /* one command at a time on the socket */
+	uint32_t seq; /* its doorbell page's tag: IXP_IMPORT_TAG(seq) */
+	struct ik_import *next; /* imports */
 };
+
+/* The imports of this process, for the MMIO port to find the one a
+ * doorbell store belongs to; imports_lock also orders a doorbell's send
+ * before the release that closes its socket. */
+static struct ik_import *imports;
+static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool ik_import_probe(int fd)
 {
@@ -70,6 +83,8 @@ static int hello(int sock)
 									-errno;
 }
 
+static atomic_uint import_seq = 1;
+
 int ik_import_open(int sock, struct ik_file **out)
 {
 	struct ucred peer;
@@ -96,6 +111,11 @@ int ik_import_open(int sock, struct ik_file **out)
 	im->sock = sock;
 	im->pid = getpid();
 	pthread_mutex_init(&im->lock, NULL);
+	im->seq = atomic_fetch_add(&import_seq, 1);
+	pthread_mutex_lock(&imports_lock);
+	im->next = imports;
+	imports = im;
+	pthread_mutex_unlock(&imports_lock);
 	f->imp = im;
 	f->async_q.rd = -1;
 	*out = f;
@@ -111,9 +131,76 @@ fail:
 }
 
 /*
+ * The exporter pins [a, a + len) of ours for its device (a queue ring):
+ * the pages' contents move to a memfd mapped MAP_SHARED | MAP_FIXED over
+ * the same addresses, so the application keeps its memory, now shared
+ * with the exporter, as pinned memory stays the application's.  The ring
+ * was just allocated and its creating thread is inside this command:
+ * nothing else writes it meanwhile.  The memfd, or a negative errno.
+ */
+static int pin_here(uint64_t a, uint64_t len)
+{
+	uint8_t *p = (uint8_t *)(uintptr_t)a;
+	size_t done = 0;
+	void *m;
+	int fd, rc;
+
+	if (!a || !len || ((a | len) & (IK_PAGE_SIZE - 1)) || a + len < a ||
+	    len > SIZE_MAX / 2)
+		return -EINVAL;
+	fd = memfd_create("ionic-sim-pin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	/* sealed against shrinking: the exporter's device never meets a
+	 * page that is gone (it checks the seal) */
+	if (ftruncate(fd, (off_t)len) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL)) {
+		rc = -errno;
+		goto fail;
+	}
+	/* pwrite copies with the kernel's checks: a range that is not
+	 * mapped readable is EFAULT, as ib_umem_get would say */
+	while (done < len) {
+		ssize_t n = pwrite(fd, p + done, len - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EFAULT;
+			goto fail;
+		}
+		done += (size_t)n;
+	}
+	m = (void *)syscall(SYS_mmap, p, len, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, fd, 0);
+	if (m == MAP_FAILED) {
+		rc = -errno;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return rc;
+}
+
+/* Our doorbell stores reach the exporter in order with our commands:
+ * those captured before a command go first. */
+static void doorbells_flush(void)
+{
+	struct ik_nic *nic = __atomic_load_n(&ik_nic, __ATOMIC_ACQUIRE);
+
+	if (!nic || !nic->dev)
+		return;
+	pthread_mutex_lock(&nic->lock);
+	idev_sync_doorbells(nic->dev);
+	pthread_mutex_unlock(&nic->lock);
+}
+
+/*
  * One command: the request, the descriptors it creates for us (they
- * stay open here: the command's answer names them), then its answer.
- * A command of the fork child of an importer fails as on a dead file.
+ * stay open here: the command's answer names them) and the memory it
+ * pins, then its answer.  A command of the fork child of an importer
+ * fails as on a dead file.
  */
 static int64_t call(struct ik_import *im, const struct ixp_msg *q,
 		    struct ixp_msg *r, int *rfd)
@@ -123,10 +210,14 @@ static int64_t call(struct ik_import *im, const struct ixp_msg *q,
 
 	if (getpid() != im->pid)
 		return -EIO;
+	doorbells_flush();
 	pthread_mutex_lock(&im->lock);
 	if (ik_xp_send(im->sock, q, -1))
 		rc = -EIO;
 	while (!rc) {
+		struct ixp_msg a = { .op = IXP_FD };
+		int give = -1;
+
 		rc = ik_xp_recv(im->sock, r, NULL, &fd) ? -EIO : 0;
 		if (rc)
 			break;
@@ -138,18 +229,25 @@ static int64_t call(struct ik_import *im, const struct ixp_msg *q,
 				close(fd);
 			break;
 		}
-		if (r->op != IXP_INSTALL || fd < 0) {
+		if (r->op == IXP_PIN && fd < 0) {
+			give = pin_here(r->a, r->b);
+			if (give < 0)
+				a.ret = give;
+		} else if (r->op == IXP_INSTALL && fd >= 0) {
+			a.a = (uint64_t)fd;
+		} else {
 			if (fd >= 0)
 				close(fd);
 			rc = -EIO;
 			break;
 		}
-		struct ixp_msg a = { .op = IXP_FD, .a = (uint64_t)fd };
-
-		if (ik_xp_send(im->sock, &a, -1)) {
-			close(fd);
+		if (ik_xp_send(im->sock, &a, give)) {
+			if (r->op == IXP_INSTALL)
+				close(fd);
 			rc = -EIO;
 		}
+		if (give >= 0)
+			close(give);
 	}
 	pthread_mutex_unlock(&im->lock);
 	return rc;
@@ -189,9 +287,9 @@ void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
 	rc = call(im, &q, &r, &fd);
 	*err = (int)rc;
 	if (!rc && r.a == IK_MMAP_DBELL) {
-		p = ik_plat->dbpage_map(IXP_IMPORT_TAG(r.b), addr, len, err);
-		if (p)
-			ik_plat->dbpage_revoke(IXP_IMPORT_TAG(r.b));
+		/* armed: ik_mmio_pop sends its stores to the exporter */
+		p = ik_plat->dbpage_map(IXP_IMPORT_TAG(im->seq), addr, len,
+					err);
 	} else if (!rc && r.a == IK_MMAP_CMB && r.b && fd >= 0) {
 		p = ik_plat->window_map(IXP_IMPORT_TAG(r.b), addr, len, fd,
 					(off_t)r.c, err);
@@ -220,8 +318,42 @@ void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
 	return p;
 }
 
+int ik_mmio_pop(struct isim_mmio_store *st)
+{
+	while (ik_plat->mmio.pop(st)) {
+		struct ixp_msg m = { .op = IXP_DOORBELL,
+				     .a = st->offset,
+				     .b = st->value,
+				     .c = st->size };
+
+		if ((st->page & (IXP_IMPORT_BIT | IDEV_TAG_EXPDB)) !=
+		    IXP_IMPORT_BIT)
+			return 1;
+		/* a doorbell is one 64-bit store: nothing wider is sent */
+		if (st->size > sizeof(st->value))
+			continue;
+		pthread_mutex_lock(&imports_lock);
+		for (struct ik_import *im = imports; im; im = im->next)
+			if (IXP_IMPORT_TAG(im->seq) == st->page &&
+			    im->pid == getpid()) {
+				ik_xp_send(im->sock, &m, -1);
+				break;
+			}
+		pthread_mutex_unlock(&imports_lock);
+	}
+	return 0;
+}
+
 void ik_import_release(struct ik_import *im)
 {
+	ik_plat->dbpage_revoke(IXP_IMPORT_TAG(im->seq));
+	pthread_mutex_lock(&imports_lock);
+	for (struct ik_import **pp = &imports; *pp; pp = &(*pp)->next)
+		if (*pp == im) {
+			*pp = im->next;
+			break;
+		}
+	pthread_mutex_unlock(&imports_lock);
 	close(im->sock);
 	pthread_mutex_destroy(&im->lock);
 	free(im);

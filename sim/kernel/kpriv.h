@@ -102,9 +102,16 @@ void ik_phc_update(struct ik_nic *nic);
 
 /* Is [addr, addr+len) mapped in this process (what pinning would need)? */
 bool ik_user_mapped(uint64_t addr, uint64_t len);
-/* Memory of another process (an importer's, xproc.h) cannot be given to
- * this process's device yet: its queues and MRs are EOPNOTSUPP
- * (docs/kernel-contract.md §21.1). */
+/* Pin the caller's [uaddr, uaddr + len) for the device (a ring already
+ * checked by ik_qdesc_check): p->addr is where the device reaches it.
+ * For an importer (xproc.h) its pages become shared memory mapped here
+ * too; ik_unpin() (a no-op on a zeroed pin) lets go of that mapping. */
+int ik_pin_user(uint64_t uaddr, uint64_t len, struct ik_pin *p);
+void ik_unpin(struct ik_pin *p);
+/* What an importer's memory still cannot be given to this process's
+ * device for: MRs of its own buffers, EOPNOTSUPP (REG_MR of arbitrary
+ * memory other threads may write during the move to shared memory,
+ * docs/kernel-contract.md §21.1). */
 #define IK_PIN_REMOTE_ERR (-EOPNOTSUPP)
 /* copy_from_user / copy_to_user (uaccess.c): 0 or -EFAULT, never a fault
  * in the emulator for a bad application pointer. */

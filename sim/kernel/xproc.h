@@ -9,16 +9,21 @@
  *
  * One SOCK_SEQPACKET message per step, never crossing exec:
  *   importer -> exporter  HELLO (with SCM_CREDENTIALS), then one request
- *                         per command: WRITE, IOCTL, MMAP
+ *                         per command: WRITE, IOCTL, MMAP; at any time
+ *                         DOORBELL (a store to its doorbell page, no
+ *                         answer)
  *   exporter -> importer  during a command, INSTALL (a new descriptor in
- *                         SCM_RIGHTS) answered by FD; at its end REPLY
- *                         (for MMAP with the descriptor to map)
+ *                         SCM_RIGHTS) or PIN (a range of its memory the
+ *                         device is to use), each answered by FD; at its
+ *                         end REPLY (for MMAP with the descriptor to map)
  */
 #ifndef IK_XPROC_H
 #define IK_XPROC_H
 
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "../common/mmio.h"
 
 /* abstract name the exporter's end is bound to: the importer's
  * recvmsg() recognises an export socket by its peer's name */
@@ -32,6 +37,8 @@ enum ixp_op {
 	IXP_INSTALL, /* exporter: install the descriptor that comes with it */
 	IXP_FD, /* importer: a = its number, or ret = negative errno */
 	IXP_REPLY, /* ret: the command's answer; MMAP: a kind, b tag, c off */
+	IXP_PIN, /* exporter: a address, b length of the caller's memory */
+	IXP_DOORBELL, /* importer: a offset, b value, c size of a store */
 };
 
 struct ixp_msg {
@@ -51,23 +58,37 @@ int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd);
 
 /* Doorbell tags of imported pages: apart from every dbid of this
  * process's own contexts and from the express-doorbell tags (bit 63).
- * The pages are revoked as soon as mapped, so their stores never reach
- * this process's device: forwarding them to the exporter's device is the
- * next step (docs/kernel-contract.md §21.1). */
-#define IXP_IMPORT_TAG(tag) ((1ull << 62) | ((tag)&0xffffffffull))
+ * A doorbell page's tag names its import (a number of this process, not
+ * the exporter's dbid: two exporters may have the same); its stores are
+ * sent to the exporter (ik_mmio_pop).  An imported express-doorbell
+ * window is revoked as soon as mapped: an importer's QP never gets one. */
+#define IXP_IMPORT_BIT (1ull << 62)
+#define IXP_IMPORT_TAG(tag) (IXP_IMPORT_BIT | ((tag)&0xffffffffull))
 
 /* The process a command is served for: NULL is the calling process
  * itself; an export server sets its importer around each command. */
 struct ik_caller {
 	pid_t pid; /* whose memory user pointers name (uaccess.c) */
 	int sock; /* where descriptors for it go (ik_fd_to_caller) */
+	/* doorbells that arrived while the command waited for an answer:
+	 * applied once it is done (export.c) */
+	struct ixp_msg *held;
+	unsigned int nheld, held_cap;
 };
-extern _Thread_local const struct ik_caller *ik_caller;
+extern _Thread_local struct ik_caller *ik_caller;
 
 /* A new descriptor the command hands to its caller: 'fd' itself, or for
  * an importer the number it has there (fd is then closed here); a
  * negative errno on failure (fd closed too). */
 int ik_fd_to_caller(int fd);
+/* An importer's [uaddr, uaddr + len) (whole pages) as shared memory: the
+ * importer moves the range to a memfd mapped at the same addresses and
+ * sends it; the descriptor (ours to close) or a negative errno. */
+int ik_caller_pin(uint64_t uaddr, uint64_t len);
+
+/* The MMIO port the kernel hands its device: the platform's, except that
+ * stores to an imported doorbell page go to their exporter (import.c). */
+int ik_mmio_pop(struct isim_mmio_store *st);
 
 /* What an mmap of the file maps (mmap.c): the exporter describes it, the
  * importer maps it in its own address space. */

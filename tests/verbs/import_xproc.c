@@ -6,11 +6,19 @@
  * command fd and the handles of a PD and an MR; the importer imports the
  * device, the PD and the MR, queries the device, the port and the clock,
  * and allocates a PD of the shared context, which the exporter then uses
- * as its own: one kernel ucontext behind both descriptors.  Queues and
- * MRs of the importer's own memory are refused with EOPNOTSUPP (not yet
- * emulated); the test says so, so it changes when they are.
+ * as its own: one kernel ucontext behind both descriptors.
+ *
+ * Then the importer moves data: a completion channel, a CQ and an RC QP
+ * of its own on the imported PD, connected to a QP of the exporter; a
+ * SEND and an RDMA WRITE from the imported MR land in the exporter's
+ * buffer (compared byte for byte there), the importer's CQ gets exactly
+ * its two completions and its channel the event.  MRs of the importer's
+ * own memory stay refused with EOPNOTSUPP (not emulated); the test says
+ * so, so it changes when they are.  Neither process keeps a mapping of
+ * the pinned rings once the queues are gone.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -25,7 +33,29 @@ struct handles {
 	uint64_t length;
 	int32_t ncv;
 	uint32_t vendor_part_id;
+	/* the data step: the imported MR's bytes (the source), the
+	 * exporter's QP and its destination buffer */
+	uint64_t src, dst;
+	uint32_t dst_rkey, qpn;
+	union ibv_gid gid;
 };
+
+/* Bytes of one message: the SEND lands at dst, the WRITE at dst + MSG. */
+#define MSG 3000
+
+/* Mappings of this process whose name contains 'what'. */
+static int maps_with(const char *what)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	REQUIRE(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, what) != NULL;
+	fclose(f);
+	return n;
+}
 
 static int send_fd(int sock, int fd, const void *data, size_t len)
 {
@@ -66,6 +96,105 @@ static int recv_fd(int sock, void *data, size_t len)
 	if (h && h->cmsg_type == SCM_RIGHTS)
 		memcpy(&fd, CMSG_DATA(h), sizeof(fd));
 	return fd;
+}
+
+/* An RC QP of a few one-SGE WRs completing into 'cq'. */
+static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = 8,
+			 .max_recv_wr = 8,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(pd, &qa);
+}
+
+/*
+ * The importer's queues on the imported PD: an RC QP connected to the
+ * exporter's, a SEND and an RDMA WRITE from the imported MR, the CQ's
+ * event on a channel of the importer, then exactly two completions.
+ */
+static void importer_data(int sock, struct ibv_context *ictx,
+			  struct ibv_pd *ipd, struct ibv_mr *imr,
+			  const struct handles *h)
+{
+	struct ibv_sge sge[2] = {
+		{ .addr = h->src, .length = MSG, .lkey = imr->lkey },
+		{ .addr = h->src + MSG, .length = MSG, .lkey = imr->lkey },
+	};
+	struct ibv_send_wr wr[2], *bad = NULL;
+	struct ibv_comp_channel *ch;
+	struct fx_qp_opts o;
+	struct ibv_cq *cq, *ev_cq = NULL;
+	struct pollfd pfd;
+	struct ibv_wc wc[2] = { 0 };
+	struct ibv_qp *qp;
+	void *ev_ctx = NULL;
+	uint32_t qpn;
+	char c;
+
+	SECTION("importer: a completion channel, a CQ and an RC QP");
+	ch = ibv_create_comp_channel(ictx);
+	REQUIRE(ch);
+	cq = ibv_create_cq(ictx, 16, NULL, ch, 0);
+	REQUIRE(cq);
+	qp = rc_qp(ipd, cq);
+	REQUIRE(qp);
+	CHECK(maps_with("ionic-sim-pin") > 0);
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	REQUIRE_EQ(fx_rc_to_init(qp), 0);
+	REQUIRE_EQ(fx_rc_to_rtr(qp, &h->gid, h->qpn, &o), 0);
+	REQUIRE_EQ(fx_rc_to_rts(qp, &o), 0);
+	qpn = qp->qp_num;
+	REQUIRE(write(sock, &qpn, sizeof(qpn)) == (ssize_t)sizeof(qpn));
+	/* the exporter's QP is connected and its receive posted */
+	REQUIRE(read(sock, &c, 1) == 1);
+
+	SECTION("importer: SEND and RDMA WRITE from the imported MR");
+	REQUIRE_EQ(ibv_req_notify_cq(cq, 0), 0);
+	memset(wr, 0, sizeof(wr));
+	wr[0].wr_id = 1;
+	wr[0].sg_list = &sge[0];
+	wr[0].num_sge = 1;
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].send_flags = IBV_SEND_SIGNALED;
+	wr[0].next = &wr[1];
+	wr[1].wr_id = 2;
+	wr[1].sg_list = &sge[1];
+	wr[1].num_sge = 1;
+	wr[1].opcode = IBV_WR_RDMA_WRITE;
+	wr[1].send_flags = IBV_SEND_SIGNALED;
+	wr[1].wr.rdma.remote_addr = h->dst + MSG;
+	wr[1].wr.rdma.rkey = h->dst_rkey;
+	CHECK_RC(ibv_post_send(qp, wr, &bad), 0);
+
+	SECTION("importer: the channel's event, then exactly two completions");
+	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	CHECK_EQ(poll(&pfd, 1, 10000), 1);
+	CHECK_RC(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	CHECK(ev_cq == cq);
+	ibv_ack_cq_events(cq, 1);
+	CHECK_EQ(fx_poll(cq, wc, 2, 10000), 2);
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc[i].wr_id, (uint64_t)i + 1);
+		CHECK_EQ(wc[i].opcode, i ? IBV_WC_RDMA_WRITE : IBV_WC_SEND);
+	}
+	CHECK_EQ(fx_expect_none(cq, 200), 0);
+	/* the exporter checks its buffer */
+	REQUIRE(write(sock, "d", 1) == 1);
+	REQUIRE(read(sock, &c, 1) == 1);
+
+	SECTION("importer: its queues go, and the pinned rings with them");
+	CHECK_RC(ibv_destroy_qp(qp), 0);
+	CHECK_RC(ibv_destroy_cq(cq), 0);
+	CHECK_RC(ibv_destroy_comp_channel(ch), 0);
+	CHECK_EQ(maps_with("ionic-sim-pin"), 0);
 }
 
 /* The second process: everything through the received descriptor. */
@@ -120,13 +249,12 @@ static int importer(int sock)
 	own_handle = own->handle;
 	CHECK(own_handle != h.pd);
 
-	SECTION("importer: its own memory is not the device's yet");
+	SECTION("importer: MRs of its own memory are not the device's");
 	errno = 0;
 	CHECK(!ibv_reg_mr(ipd, page, sizeof(page), IBV_ACCESS_LOCAL_WRITE));
 	CHECK_EQ(errno, EOPNOTSUPP);
-	errno = 0;
-	CHECK(!ibv_create_cq(ictx, 16, NULL, NULL, 0));
-	CHECK_EQ(errno, EOPNOTSUPP);
+
+	importer_data(sock, ictx, ipd, imr, &h);
 
 	/* the exporter takes the PD over; then the importer lets go */
 	REQUIRE(write(sock, &own_handle, sizeof(own_handle)) ==
@@ -200,6 +328,86 @@ static void test_exporter_gone(const char *self)
 	close(sv[0]);
 }
 
+/* The exporter's end of the data step: its QP, CQ and destination. */
+struct peer {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *dst;
+	size_t len;
+};
+
+static void peer_create(struct peer *e, struct ibv_context *ctx,
+			struct ibv_pd *pd, struct handles *h)
+{
+	struct ibv_sge sge;
+	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad = NULL;
+
+	e->len = 4 * MSG;
+	e->dst = calloc(1, e->len);
+	REQUIRE(e->dst);
+	e->mr = ibv_reg_mr(pd, e->dst, e->len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	REQUIRE(e->mr);
+	e->cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	REQUIRE(e->cq);
+	e->qp = rc_qp(pd, e->cq);
+	REQUIRE(e->qp);
+	REQUIRE_EQ(fx_rc_to_init(e->qp), 0);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)e->dst,
+				.length = MSG,
+				.lkey = e->mr->lkey };
+	REQUIRE_EQ(ibv_post_recv(e->qp, &rwr, &bad), 0);
+	REQUIRE_EQ(ibv_query_gid(ctx, 1, 1, &h->gid), 0);
+	h->dst = (uintptr_t)e->dst;
+	h->dst_rkey = e->mr->rkey;
+	h->qpn = e->qp->qp_num;
+}
+
+/* The importer's SEND and WRITE, checked where they landed. */
+static void peer_check(struct peer *e, int sock, const uint8_t *src)
+{
+	struct fx_qp_opts o;
+	union ibv_gid gid;
+	struct ibv_wc wc = { 0 };
+	uint32_t qpn = 0;
+	size_t zero = 0;
+	char c = 0;
+
+	SECTION("exporter: our QP connected to the importer's");
+	REQUIRE(read(sock, &qpn, sizeof(qpn)) == (ssize_t)sizeof(qpn));
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	/* both QPs are on our NIC: the path is to ourselves */
+	REQUIRE_EQ(ibv_query_gid(e->qp->context, 1, 1, &gid), 0);
+	REQUIRE_EQ(fx_rc_to_rtr(e->qp, &gid, qpn, &o), 0);
+	REQUIRE_EQ(fx_rc_to_rts(e->qp, &o), 0);
+	REQUIRE(write(sock, "g", 1) == 1);
+
+	SECTION("exporter: the SEND and the WRITE in our buffer");
+	CHECK_EQ(fx_poll(e->cq, &wc, 1, 10000), 1);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc.opcode, IBV_WC_RECV);
+	CHECK_EQ(wc.byte_len, MSG);
+	CHECK_EQ(wc.wr_id, 7);
+	CHECK(read(sock, &c, 1) == 1 && c == 'd');
+	CHECK(!memcmp(e->dst, src, MSG));
+	CHECK(!memcmp(e->dst + MSG, src + MSG, MSG));
+	for (size_t i = 2 * MSG; i < e->len; i++)
+		zero += !e->dst[i];
+	CHECK_EQ(zero, e->len - 2 * MSG);
+	CHECK_EQ(fx_expect_none(e->cq, 100), 0);
+	REQUIRE(write(sock, "k", 1) == 1);
+}
+
+static void peer_destroy(struct peer *e)
+{
+	CHECK_RC(ibv_destroy_qp(e->qp), 0);
+	CHECK_RC(ibv_destroy_cq(e->cq), 0);
+	CHECK_RC(ibv_dereg_mr(e->mr), 0);
+	free(e->dst);
+}
+
 int main(int argc, char **argv)
 {
 	const size_t len = 8192;
@@ -208,6 +416,7 @@ int main(int argc, char **argv)
 	struct ibv_pd *pd, *taken;
 	struct ibv_mr *mr, *mr2;
 	struct handles h;
+	struct peer e;
 	uint32_t handle = 0;
 	uint8_t *buf;
 	int sv[2], status;
@@ -233,7 +442,10 @@ int main(int argc, char **argv)
 			      .rkey = mr->rkey,
 			      .length = len,
 			      .ncv = ctx->num_comp_vectors,
-			      .vendor_part_id = a.vendor_part_id };
+			      .vendor_part_id = a.vendor_part_id,
+			      .src = (uintptr_t)buf };
+	fx_fill(buf, len, 9);
+	peer_create(&e, ctx, pd, &h);
 
 	SECTION("exporter: the importer is another program");
 	REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
@@ -243,11 +455,14 @@ int main(int argc, char **argv)
 	REQUIRE(pid > 0);
 	close(sv[1]);
 	CHECK_RC(send_fd(sv[0], ctx->cmd_fd, &h, sizeof(h)), 0);
+	peer_check(&e, sv[0], buf);
 
 	SECTION("exporter: the importer's PD is in our context");
 	CHECK(read(sv[0], &handle, sizeof(handle)) == (ssize_t)sizeof(handle));
 	REQUIRE(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* its queues were destroyed: we map none of its rings */
+	CHECK_EQ(maps_with("ionic-sim-pin"), 0);
 	/* the PD outlives the importer's close: it belongs to the context */
 	taken = ibv_import_pd(ctx, handle);
 	REQUIRE(taken);
@@ -258,6 +473,7 @@ int main(int argc, char **argv)
 	CHECK_RC(ibv_dealloc_pd(taken), 0);
 
 	SECTION("exporter: the context is ours alone again");
+	peer_destroy(&e);
 	CHECK_RC(ibv_dereg_mr(mr), 0);
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 	CHECK_RC(ibv_close_device(ctx), 0);
