@@ -291,10 +291,13 @@ void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
 		p = ik_plat->dbpage_map(IXP_IMPORT_TAG(im->seq), addr, len,
 					err);
 	} else if (!rc && r.a == IK_MMAP_CMB && r.b && fd >= 0) {
-		p = ik_plat->window_map(IXP_IMPORT_TAG(r.b), addr, len, fd,
-					(off_t)r.c, err);
+		/* express window: readable, its stores dropped (xproc.h);
+		 * the express bit keeps its tag apart from every import's */
+		uint64_t tag = IXP_IMPORT_TAG(r.b) | IDEV_TAG_EXPDB;
+
+		p = ik_plat->window_map(tag, addr, len, fd, (off_t)r.c, err);
 		if (p)
-			ik_plat->dbpage_revoke(IXP_IMPORT_TAG(r.b));
+			ik_plat->dbpage_revoke(tag);
 	} else if (!rc && fd >= 0) {
 		/* the clock page (read only) or controller memory: shared
 		 * memory of the exporter's NIC */
@@ -318,28 +321,37 @@ void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
 	return p;
 }
 
+/* A store to the doorbell page of one of our imports: to its exporter. */
+static void import_doorbell(const struct isim_mmio_store *st)
+{
+	struct ixp_msg m = { .op = IXP_DOORBELL,
+			     .a = st->offset,
+			     .b = st->value,
+			     .c = st->size };
+	pid_t self = getpid();
+
+	/* a doorbell is one 64-bit store: nothing wider is sent */
+	if (st->size > sizeof(st->value))
+		return;
+	pthread_mutex_lock(&imports_lock);
+	for (struct ik_import *im = imports; im; im = im->next) {
+		if (IXP_IMPORT_TAG(im->seq) != st->page)
+			continue;
+		/* a fork child's copy of the page is not the import's */
+		if (im->pid == self)
+			ik_xp_send(im->sock, &m, -1);
+		break;
+	}
+	pthread_mutex_unlock(&imports_lock);
+}
+
 int ik_mmio_pop(struct isim_mmio_store *st)
 {
 	while (ik_plat->mmio.pop(st)) {
-		struct ixp_msg m = { .op = IXP_DOORBELL,
-				     .a = st->offset,
-				     .b = st->value,
-				     .c = st->size };
-
 		if ((st->page & (IXP_IMPORT_BIT | IDEV_TAG_EXPDB)) !=
 		    IXP_IMPORT_BIT)
 			return 1;
-		/* a doorbell is one 64-bit store: nothing wider is sent */
-		if (st->size > sizeof(st->value))
-			continue;
-		pthread_mutex_lock(&imports_lock);
-		for (struct ik_import *im = imports; im; im = im->next)
-			if (IXP_IMPORT_TAG(im->seq) == st->page &&
-			    im->pid == getpid()) {
-				ik_xp_send(im->sock, &m, -1);
-				break;
-			}
-		pthread_mutex_unlock(&imports_lock);
+		import_doorbell(st);
 	}
 	return 0;
 }

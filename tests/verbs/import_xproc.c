@@ -377,6 +377,8 @@ static void peer_check(struct peer *e, int sock, const uint8_t *src)
 
 	SECTION("exporter: our QP connected to the importer's");
 	REQUIRE(read(sock, &qpn, sizeof(qpn)) == (ssize_t)sizeof(qpn));
+	/* the importer's rings, as our device reaches them */
+	CHECK(maps_with("ionic-sim-pin") > 0);
 	fx_qp_opts_default(&o, IBV_QPT_RC);
 	/* both QPs are on our NIC: the path is to ourselves */
 	REQUIRE_EQ(ibv_query_gid(e->qp->context, 1, 1, &gid), 0);
