@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include "xproc.h"
 
 _Thread_local struct ik_caller *ik_caller;
+int ik_xp_answer_ms = 10000;
 
 struct xport {
 	struct ik_file *f;
@@ -168,7 +170,18 @@ int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd)
 static int caller_await(struct ik_caller *c, struct ixp_msg *m, int *fd)
 {
 	for (;;) {
-		int rc = ik_xp_recv(c->sock, m, NULL, fd);
+		struct pollfd p = { .fd = c->sock, .events = POLLIN };
+		int rc;
+
+		/* the command holds the NIC: an importer that never answers
+		 * (stopped, or hostile) fails it instead of stalling the
+		 * device for good; a late answer is dropped (serve) */
+		do
+			rc = poll(&p, 1, ik_xp_answer_ms);
+		while (rc < 0 && errno == EINTR);
+		if (rc == 0)
+			return -ETIMEDOUT;
+		rc = ik_xp_recv(c->sock, m, NULL, fd);
 
 		if (rc || m->op != IXP_DOORBELL)
 			return rc;
@@ -316,6 +329,11 @@ static void *serve(void *arg)
 		case IXP_DOORBELL:
 			ik_caller = NULL;
 			doorbell_apply(x, &q);
+			continue;
+		case IXP_FD:
+			/* a late answer to a command that gave up waiting:
+			 * no request, no reply (its descriptor is closed) */
+			ik_caller = NULL;
 			continue;
 		default:
 			r.ret = -EINVAL;

@@ -41,6 +41,11 @@ enum ixp_op {
 	IXP_DOORBELL, /* importer: a offset, b value, c size of a store */
 };
 
+/* How long (ms) the exporter waits for the importer's answer to INSTALL
+ * or PIN before it fails the command with ETIMEDOUT (10 s; tests lower
+ * it). */
+extern int ik_xp_answer_ms;
+
 struct ixp_msg {
 	uint32_t op;
 	uint32_t pad;

@@ -7,7 +7,8 @@
  * and a completion channel is installed by number; then a hostile
  * importer speaks the protocol on a raw socket: wrong answers to PIN
  * (no seal, too small, not a memfd, an error, no descriptor, another
- * message), stray and malformed doorbells, unknown requests.  Every one
+ * message, none in time), stray and malformed doorbells, unknown
+ * requests.  Every one
  * fails its command with an errno or is ignored, nothing stays mapped,
  * and the server lets go of its file when the socket goes.
  */
@@ -251,6 +252,19 @@ static void test_hostile(void)
 		CHECK_RC(pinned_maps(), before);
 	}
 
+	/* no answer: the command gives up, the late answer is dropped and
+	 * the conversation goes on in order */
+	ik_xp_answer_ms = 200;
+	m = raw_create_cq(&req);
+	CHECK(m.op == IXP_PIN, "PIN %u", m.op);
+	CHECK_RC(raw_reply(), -ETIMEDOUT);
+	fd = memfd(m.b, true);
+	raw_send(IXP_FD, 0, 0, 0, 0, fd);
+	close(fd);
+	ik_xp_answer_ms = 10000;
+	CHECK_RC(kx_dev_stats().cqs, cqs);
+	CHECK_RC(pinned_maps(), before);
+
 	/* right answers: the CQ exists, its rings mapped here */
 	m = raw_create_cq(&req);
 	for (int i = 0; i < 2 && m.op == IXP_PIN; i++) {
@@ -269,9 +283,11 @@ static void test_hostile(void)
 	raw_send(IXP_DOORBELL, 0, 0, 8, 0, -1);
 	raw_send(IXP_DOORBELL, 4095, ~0ull, 1, 0, -1);
 	raw_send(IXP_DOORBELL, ~0ull, ~0ull, ~0ull, 0, -1);
+	/* an answer nothing waits for gets no reply */
+	fd = memfd(4096, true);
+	raw_send(IXP_FD, 0, 0, 0, 0, fd);
+	close(fd);
 	raw_send(99, 0, 0, 0, 0, -1);
-	CHECK_RC(raw_reply(), -EINVAL);
-	raw_send(IXP_FD, 0, 0, 0, 0, -1);
 	CHECK_RC(raw_reply(), -EINVAL);
 	/* a message of another size ends the conversation */
 	CHECK_RC(send(raw, "x", 1, MSG_NOSIGNAL), 1);
