@@ -245,7 +245,7 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 	if (ik_caller) {
 		/* the read end goes to the importer (closed here); the
 		 * number it has there names the channel in its CREATE_CQ */
-		rc = ik_fd_to_caller(q->rd);
+		rc = ik_channel_to_caller(q->rd);
 		if (rc < 0) {
 			ik_evq_close(q);
 			free(q);

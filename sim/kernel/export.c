@@ -163,9 +163,10 @@ int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd)
 
 /*
  * The importer's answer to what a command asked of it mid-command: the
- * next message that is not a doorbell.  Doorbells its other threads rang
- * meanwhile are held and applied once the command is done, so a command
- * never runs device work in its middle.
+ * next message that is not a doorbell or a close.  Those its other
+ * threads sent meanwhile are held and applied once the command is done,
+ * so a command never runs device work (or frees a channel) in its
+ * middle.
  */
 static int caller_await(struct ik_caller *c, struct ixp_msg *m, int *fd)
 {
@@ -183,7 +184,7 @@ static int caller_await(struct ik_caller *c, struct ixp_msg *m, int *fd)
 			return -ETIMEDOUT;
 		rc = ik_xp_recv(c->sock, m, NULL, fd);
 
-		if (rc || m->op != IXP_DOORBELL)
+		if (rc || (m->op != IXP_DOORBELL && m->op != IXP_CLOSE))
 			return rc;
 		if (fd && *fd >= 0)
 			close(*fd);
@@ -229,13 +230,23 @@ static int caller_ask(struct ik_caller *c, const struct ixp_msg *q, int qfd,
 	return rc;
 }
 
-int ik_fd_to_caller(int fd)
+static int fd_to_caller(int fd, uint64_t kind)
 {
-	struct ixp_msg m = { .op = IXP_INSTALL };
+	struct ixp_msg m = { .op = IXP_INSTALL, .b = kind };
 
 	if (!ik_caller || fd < 0)
 		return fd;
 	return caller_ask(ik_caller, &m, fd, NULL);
+}
+
+int ik_fd_to_caller(int fd)
+{
+	return fd_to_caller(fd, 0);
+}
+
+int ik_channel_to_caller(int fd)
+{
+	return fd_to_caller(fd, 1);
 }
 
 int ik_caller_pin(uint64_t uaddr, uint64_t len)
@@ -270,10 +281,21 @@ static void doorbell_apply(struct xport *x, const struct ixp_msg *m)
 	pthread_mutex_unlock(&nic->lock);
 }
 
-static void doorbells_held(struct xport *x)
+/* The importer closed a channel of ours it had (CREATE_COMP_CHANNEL). */
+static void channel_closed(struct xport *x, const struct ixp_msg *m)
 {
-	for (unsigned int i = 0; i < x->caller.nheld; i++)
-		doorbell_apply(x, &x->caller.held[i]);
+	if (m->a <= INT32_MAX && !x->f->dead)
+		ik_file_channel_closed(x->f, (int)m->a);
+}
+
+static void messages_held(struct xport *x)
+{
+	for (unsigned int i = 0; i < x->caller.nheld; i++) {
+		if (x->caller.held[i].op == IXP_CLOSE)
+			channel_closed(x, &x->caller.held[i]);
+		else
+			doorbell_apply(x, &x->caller.held[i]);
+	}
 	x->caller.nheld = 0;
 }
 
@@ -330,6 +352,10 @@ static void *serve(void *arg)
 			ik_caller = NULL;
 			doorbell_apply(x, &q);
 			continue;
+		case IXP_CLOSE:
+			ik_caller = NULL;
+			channel_closed(x, &q);
+			continue;
 		case IXP_FD:
 			/* a late answer to a command that gave up waiting:
 			 * no request, no reply (its descriptor is closed) */
@@ -340,7 +366,7 @@ static void *serve(void *arg)
 			break;
 		}
 		ik_caller = NULL;
-		doorbells_held(x);
+		messages_held(x);
 		if (ik_xp_send(x->sock, &r, -1))
 			break;
 	}

@@ -176,6 +176,7 @@ void ik_fd_closing(int fd)
 	struct ik_event_queue *q = NULL;
 	struct stat st;
 
+	ik_import_fd_closing(fd);
 	if (!nic || fd < 0 ||
 	    !__atomic_load_n(&nic->nchannels, __ATOMIC_RELAXED))
 		return;
@@ -194,6 +195,27 @@ void ik_fd_closing(int fd)
 			channel_unlink(f, q);
 	}
 	pthread_mutex_unlock(&nic->chan_lock);
+	if (q) {
+		ik_evq_close(q);
+		free(q);
+	}
+}
+
+void ik_file_channel_closed(struct ik_file *f, int num)
+{
+	struct ik_event_queue *q = NULL;
+
+	pthread_mutex_lock(&f->nic->chan_lock);
+	for (unsigned int i = 0; i < f->nchannels && !q; i++) {
+		q = f->channels[i];
+		if (!q->remote || q->rd != num || q->closed)
+			q = NULL;
+	}
+	if (q && __atomic_load_n(&q->users, __ATOMIC_RELAXED))
+		q->closed = true, q = NULL; /* the last CQ frees it */
+	else if (q)
+		channel_unlink(f, q);
+	pthread_mutex_unlock(&f->nic->chan_lock);
 	if (q) {
 		ik_evq_close(q);
 		free(q);

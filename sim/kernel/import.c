@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -38,6 +39,12 @@ struct ik_import {
 	pthread_mutex_t lock; /* one command at a time on the socket */
 	uint32_t seq; /* its doorbell page's tag: IXP_IMPORT_TAG(seq) */
 	struct ik_import *next; /* imports */
+	/* completion channels it installed here, until we close them */
+	struct import_chan {
+		int fd;
+		ino_t ino;
+	} * chans;
+	unsigned int nchans;
 };
 
 /* The imports of this process, for the MMIO port to find the one a
@@ -45,6 +52,8 @@ struct ik_import {
  * before the release that closes its socket. */
 static struct ik_import *imports;
 static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
+/* channels of all imports: a close() elsewhere looks no further */
+static atomic_uint import_channels;
 
 bool ik_import_probe(int fd)
 {
@@ -183,6 +192,52 @@ fail:
 	return rc;
 }
 
+/* The exporter installed a completion channel as 'fd': remembered, so
+ * that our close() of it reaches the exporter (ik_import_fd_closing). */
+static void channel_installed(struct ik_import *im, int fd)
+{
+	struct import_chan *t;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return;
+	pthread_mutex_lock(&imports_lock);
+	t = realloc(im->chans, (im->nchans + 1) * sizeof(*t));
+	if (t) {
+		im->chans = t;
+		im->chans[im->nchans++] = (struct import_chan){ fd, st.st_ino };
+		atomic_fetch_add(&import_channels, 1);
+	}
+	pthread_mutex_unlock(&imports_lock);
+}
+
+void ik_import_fd_closing(int fd)
+{
+	struct ixp_msg m = { .op = IXP_CLOSE, .a = (uint64_t)fd };
+	pid_t self;
+	struct stat st;
+
+	if (!atomic_load_explicit(&import_channels, memory_order_relaxed) ||
+	    fd < 0 || fstat(fd, &st))
+		return;
+	self = getpid();
+	pthread_mutex_lock(&imports_lock);
+	for (struct ik_import *im = imports; im; im = im->next) {
+		for (unsigned int i = 0; i < im->nchans; i++) {
+			if (im->chans[i].fd != fd ||
+			    im->chans[i].ino != st.st_ino)
+				continue;
+			/* a fork child's copy is not the import's */
+			if (im->pid == self)
+				ik_xp_send(im->sock, &m, -1);
+			im->chans[i] = im->chans[--im->nchans];
+			atomic_fetch_sub(&import_channels, 1);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&imports_lock);
+}
+
 /* Our doorbell stores reach the exporter in order with our commands:
  * those captured before a command go first. */
 static void doorbells_flush(void)
@@ -245,6 +300,8 @@ static int64_t call(struct ik_import *im, const struct ixp_msg *q,
 			if (r->op == IXP_INSTALL)
 				close(fd);
 			rc = -EIO;
+		} else if (r->op == IXP_INSTALL && r->b == 1) {
+			channel_installed(im, fd);
 		}
 		if (give >= 0)
 			close(give);
@@ -365,7 +422,9 @@ void ik_import_release(struct ik_import *im)
 			*pp = im->next;
 			break;
 		}
+	atomic_fetch_sub(&import_channels, im->nchans);
 	pthread_mutex_unlock(&imports_lock);
+	free(im->chans);
 	close(im->sock);
 	pthread_mutex_destroy(&im->lock);
 	free(im);

@@ -145,6 +145,9 @@ struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd);
  * channel the application has closed already (ik_fd_closing). */
 void ik_channel_get(struct ik_event_queue *q);
 void ik_channel_put(struct ik_file *f, struct ik_event_queue *q);
+/* The importer closed its channel with number 'num' (xproc.h): released
+ * as ik_fd_closing releases a local one. */
+void ik_file_channel_closed(struct ik_file *f, int num);
 
 /* ---- resource tracking (res_objects.c, restrack.h) ------------------- */
 

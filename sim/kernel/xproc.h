@@ -10,8 +10,8 @@
  * One SOCK_SEQPACKET message per step, never crossing exec:
  *   importer -> exporter  HELLO (with SCM_CREDENTIALS), then one request
  *                         per command: WRITE, IOCTL, MMAP; at any time
- *                         DOORBELL (a store to its doorbell page, no
- *                         answer)
+ *                         DOORBELL (a store to its doorbell page) and
+ *                         CLOSE (it closed a channel), no answer
  *   exporter -> importer  during a command, INSTALL (a new descriptor in
  *                         SCM_RIGHTS) or PIN (a range of its memory the
  *                         device is to use), each answered by FD; at its
@@ -34,11 +34,13 @@ enum ixp_op {
 	IXP_WRITE, /* a: buffer address, b: length */
 	IXP_IOCTL, /* a: request, b: argument address */
 	IXP_MMAP, /* a: length, b: prot, c: flags, d: offset */
-	IXP_INSTALL, /* exporter: install the descriptor that comes with it */
+	IXP_INSTALL, /* exporter: install the descriptor that comes with it;
+		      * b = 1: a completion channel */
 	IXP_FD, /* importer: a = its number, or ret = negative errno */
 	IXP_REPLY, /* ret: the command's answer; MMAP: a kind, b tag, c off */
 	IXP_PIN, /* exporter: a address, b length of the caller's memory */
 	IXP_DOORBELL, /* importer: a offset, b value, c size of a store */
+	IXP_CLOSE, /* importer: a = its number of a channel it closed */
 };
 
 /* How long (ms) the exporter waits for the importer's answer to INSTALL
@@ -86,6 +88,9 @@ extern _Thread_local struct ik_caller *ik_caller;
  * an importer the number it has there (fd is then closed here); a
  * negative errno on failure (fd closed too). */
 int ik_fd_to_caller(int fd);
+/* The same for a completion channel's read end: the importer tells us
+ * when it closes it (CLOSE, ik_import_fd_closing). */
+int ik_channel_to_caller(int fd);
 /* An importer's [uaddr, uaddr + len) (whole pages) as shared memory: the
  * importer moves the range to a memfd mapped at the same addresses and
  * sends it; the descriptor (ours to close) or a negative errno. */
@@ -116,5 +121,8 @@ int ik_import_ioctl(struct ik_import *im, unsigned long req, void *arg);
 void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
 		     int flags, off_t off, int *err);
 void ik_import_release(struct ik_import *im);
+/* Any close(fd) of the process (ik_fd_closing): a channel an import
+ * installed is closed, its exporter hears of it. */
+void ik_import_fd_closing(int fd);
 
 #endif /* IK_XPROC_H */

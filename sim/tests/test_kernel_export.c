@@ -79,12 +79,38 @@ static void export_done(int hold[2])
 	close(hold[0]);
 }
 
+/* CREATE_COMP_CHANNEL on 'f': the descriptor, ours. */
+static int channel_on(struct ik_file *f)
+{
+	struct ib_uverbs_create_comp_channel core = { 0 };
+
+	CHECK_RC(leg(f, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &core,
+		     sizeof(core), NULL, 0, 4),
+		 16);
+	return (int)((struct ib_uverbs_create_comp_channel_resp *)respbuf)->fd;
+}
+
+/* close() of a channel as the platform does it; then a command on 'f',
+ * after which the exporter has heard of the close (one socket, in
+ * order). */
+static void channel_close(struct ik_file *f, int fd)
+{
+	struct ib_uverbs_query_device core = { 0 };
+
+	ik_fd_closing(fd);
+	close(fd);
+	CHECK(leg(f, IB_USER_VERBS_CMD_QUERY_DEVICE, &core, sizeof(core), NULL,
+		  0, sizeof(struct ib_uverbs_query_device_resp)) > 0,
+	      "query");
+}
+
 static void test_proxy(void)
 {
 	struct ionic_cq_req req = cq_req();
 	struct ik_file *g = NULL;
 	uint32_t handle = 0, h2 = 0;
 	int hold[2], sock, chan, before;
+	unsigned int nch;
 	struct ik_cq *cq;
 
 	sock = export_F(hold);
@@ -114,25 +140,25 @@ static void test_proxy(void)
 	CHECK_RC(destroy_cq(g, handle), 24);
 
 	/* a channel: its read end is installed in the caller, which
-	 * names it by its own number */
-	{
-		struct ib_uverbs_create_comp_channel core = { 0 };
-
-		CHECK_RC(leg(g, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &core,
-			     sizeof(core), NULL, 0, 4),
-			 16);
-		chan = (int)((struct ib_uverbs_create_comp_channel_resp *)
-				     respbuf)
-			       ->fd;
-	}
+	 * names it by its own number; closing it there releases it here,
+	 * at once or with the last CQ using it */
+	nch = F->nchannels;
+	chan = channel_on(g);
 	CHECK(chan >= 0 && fcntl(chan, F_GETFD) >= 0, "channel fd %d", chan);
+	CHECK_RC(F->nchannels, nch + 1);
 	req = cq_req();
 	CHECK_RC(create_cq_on(g, chan, &req, &h2), 80);
 	cq = ik_handle_get(F, h2, IK_UOBJ_CQ);
 	CHECK(cq && cq->channel && cq->channel->remote, "remote channel");
 	CHECK_RC(create_cq_on(g, chan + 1000, &req, &handle), -EBADF);
+	channel_close(g, chan);
+	CHECK_RC(F->nchannels, nch + 1);
 	CHECK_RC(destroy_cq(g, h2), 24);
-	close(chan);
+	CHECK_RC(F->nchannels, nch);
+	chan = channel_on(g);
+	CHECK_RC(F->nchannels, nch + 1);
+	channel_close(g, chan);
+	CHECK_RC(F->nchannels, nch);
 
 	ik_file_release(g);
 	export_done(hold);
