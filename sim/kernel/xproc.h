@@ -77,8 +77,8 @@ int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd);
 struct ik_caller {
 	pid_t pid; /* whose memory user pointers name (uaccess.c) */
 	int sock; /* where descriptors for it go (ik_fd_to_caller) */
-	/* doorbells that arrived while the command waited for an answer:
-	 * applied once it is done (export.c) */
+	/* DOORBELL and CLOSE messages that arrived while the command
+	 * waited for an answer: applied once it is done (export.c) */
 	struct ixp_msg *held;
 	unsigned int nheld, held_cap;
 };
