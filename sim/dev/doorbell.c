@@ -149,6 +149,13 @@ void idev_mmio_store(struct idev *dev, const struct isim_mmio_store *st)
 	idev_doorbell(dev, (uint32_t)st->page, st->offset, st->value);
 }
 
+void idev_mmio_inject(struct idev *dev, const struct isim_mmio_store *st)
+{
+	idev_mmio_store(dev, st);
+	if (dev->engine)
+		idev_engine_wake(dev->engine);
+}
+
 static void db_cq(struct idev *dev, uint32_t dbid, uint32_t qid,
 		  unsigned int ring, uint16_t index, uint64_t value)
 {

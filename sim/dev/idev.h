@@ -288,6 +288,11 @@ void idev_doorbell(struct idev *dev, uint32_t dbid, uint32_t offset,
 /* Any store the MMIO port delivers: doorbell pages and express-doorbell
  * windows alike. */
 void idev_mmio_store(struct idev *dev, const struct isim_mmio_store *st);
+/* A store that reached the device another way than its MMIO port (one
+ * another process forwarded, docs/kernel-contract.md §21.1), from a
+ * thread that is not the engine's (cfg->lock held): applied as
+ * idev_mmio_store() does, and the engine woken for the work it made. */
+void idev_mmio_inject(struct idev *dev, const struct isim_mmio_store *st);
 
 /* One frame from the fabric on the endpoint of QP 'qpn' (what the engine
  * does with every packet it receives; cfg->lock held): a frame that is

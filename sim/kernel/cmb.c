@@ -136,8 +136,10 @@ int ik_cmb_sq_setup(struct ik_file *f, struct ik_qp *qp, uint8_t req,
 			return 0;
 		req &= IK_CMB_KNOWN;
 	}
+	/* an importer's stores to an express window are not forwarded
+	 * (xproc.h): its SQs are offered the CMB without express doorbell */
 	if ((req & IONIC_CMB_EXPDB) &&
-	    !ik_cmb_expdb_ok(nic, qp->sq.desc.stride_log2)) {
+	    (ik_caller || !ik_cmb_expdb_ok(nic, qp->sq.desc.stride_log2))) {
 		if (req & IONIC_CMB_REQUIRE)
 			return 0;
 		req &= ~IONIC_CMB_EXPDB;

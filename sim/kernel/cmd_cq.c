@@ -28,7 +28,8 @@ int ik_qdesc_check(const struct ionic_qdesc *q)
 		return -EINVAL;
 	if (q->size < (1ull << (q->depth_log2 + q->stride_log2)))
 		return -EINVAL;
-	if (!ik_user_mapped(q->addr, q->size))
+	/* an importer's range is checked when it pins it (ik_pin_user) */
+	if (!ik_caller && !ik_user_mapped(q->addr, q->size))
 		return -EFAULT;
 	return 0;
 }
@@ -49,6 +50,9 @@ void ik_cq_free(struct ik_file *f, struct ik_cq *cq)
 		ik_ida_free(&nic->cq_ida[i], ik_udma_idx(nic, hw->cqid));
 		hw->present = false;
 	}
+	/* the device has let go of the rings */
+	ik_unpin(&cq->hw[0].ring);
+	ik_unpin(&cq->hw[1].ring);
 	if (cq->channel)
 		ik_channel_put(f, cq->channel);
 	ik_handle_del(f, &cq->uobj);
@@ -64,7 +68,7 @@ static int cq_dev_create(struct ik_file *f, const struct ik_hwcq *hw,
 		.eqid = hw->eqid,
 		.dbid = f->dbid,
 		.ring = {
-			.addr = (uint8_t *)(uintptr_t)q->addr,
+			.addr = hw->ring.addr,
 			.mask = q->mask,
 			.depth_log2 = q->depth_log2,
 			.stride_log2 = q->stride_log2,
@@ -148,7 +152,9 @@ static int cq_create(struct ik_cmd *c, uint64_t user_handle, uint32_t cqe,
 		/* EQs 0 and 1 carry async events; completion vectors map to
 		 * the pairs after them, one EQ per UDMA */
 		hw->eqid = ((comp_vector % (p->eq_count / 2 - 1)) + 1) * 2 + i;
-		rc = cq_dev_create(c->f, hw, &req.cq[i]);
+		rc = ik_pin_user(req.cq[i].addr, req.cq[i].size, &hw->ring);
+		if (!rc)
+			rc = cq_dev_create(c->f, hw, &req.cq[i]);
 		if (rc) {
 			ik_ida_free(&nic->cq_ida[i], (uint32_t)idx);
 			goto err;

@@ -242,6 +242,18 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 		free(q);
 		return rc;
 	}
+	if (ik_caller) {
+		/* the read end goes to the importer (closed here); the
+		 * number it has there names the channel in its CREATE_CQ */
+		rc = ik_channel_to_caller(q->rd);
+		if (rc < 0) {
+			ik_evq_close(q);
+			free(q);
+			return rc;
+		}
+		q->rd = rc;
+		q->remote = true;
+	}
 	pthread_mutex_lock(&f->nic->chan_lock);
 	t = realloc(f->channels, (f->nchannels + 1) * sizeof(*t));
 	if (t) {
@@ -252,7 +264,8 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 	pthread_mutex_unlock(&f->nic->chan_lock);
 	if (!t) {
 		ik_evq_close(q);
-		close(q->rd);
+		if (!q->remote)
+			close(q->rd);
 		free(q);
 		return -ENOMEM;
 	}

@@ -219,6 +219,8 @@ int ik_cmd_reg_mr(struct ik_cmd *c)
 	/* ib_umem_get: no pages, or pages that cannot be pinned */
 	if (!cmd->length || cmd->start + cmd->length < cmd->start)
 		return -EINVAL;
+	if (ik_caller)
+		return IK_PIN_REMOTE_ERR;
 	if (!ik_user_mapped(cmd->start, cmd->length))
 		return -EFAULT;
 	mr = calloc(1, sizeof(*mr));

@@ -75,6 +75,9 @@ void ik_qp_free(struct ik_file *f, struct ik_qp *qp)
 		ik_ida_free(&nic->qp_ida[qp->udma], ik_udma_idx(nic, qp->qpn));
 	}
 	ik_cmb_sq_release(f, qp);
+	/* the device has let go of the rings */
+	ik_unpin(&qp->sq.pin);
+	ik_unpin(&qp->rq.pin);
 	if (qp->has_ah)
 		ik_ida_free(&nic->ah_ida, qp->ahid);
 	if (qp->pd)
@@ -235,11 +238,16 @@ static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 	qp->type = a->qp_type;
 	qp->sq_sig_all = !!a->sq_sig_all;
 	qp->sq.desc = req.sq;
-	qp->sq.ring = (uint8_t *)(uintptr_t)req.sq.addr;
 	qp->sq.spec = req.sq_spec;
 	qp->rq.desc = req.rq;
-	qp->rq.ring = (uint8_t *)(uintptr_t)req.rq.addr;
 	qp->rq.spec = req.rq_spec;
+	rc = ik_pin_user(req.sq.addr, req.sq.size, &qp->sq.pin);
+	if (!rc)
+		rc = ik_pin_user(req.rq.addr, req.rq.size, &qp->rq.pin);
+	if (rc)
+		goto err_unpin;
+	qp->sq.ring = qp->sq.pin.addr;
+	qp->rq.ring = qp->rq.pin.addr;
 	/* the RQ is never placed in CMB (IONIC_RQCMB_ORDER 0) */
 	qp->sq.cmb = 0;
 	qp->rq.cmb = 0;
@@ -248,8 +256,8 @@ static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 		int64_t ahid = ik_ida_alloc(&nic->ah_ida);
 
 		if (ahid < 0) {
-			free(qp);
-			return (int)ahid;
+			rc = (int)ahid;
+			goto err_unpin;
 		}
 		qp->ahid = (uint32_t)ahid;
 		qp->has_ah = true;
@@ -260,8 +268,7 @@ static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 	if (rc) {
 		if (qp->has_ah)
 			ik_ida_free(&nic->ah_ida, qp->ahid);
-		free(qp);
-		return rc;
+		goto err_unpin;
 	}
 	/* caps once the placement (express doorbell or not) is known */
 	qp_caps(qp, &qp->sq.max_wr, &qp->rq.max_wr, &qp->sq.max_sge,
@@ -303,6 +310,11 @@ static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 	return 0;
 err:
 	ik_qp_free(c->f, qp);
+	return rc;
+err_unpin:
+	ik_unpin(&qp->sq.pin);
+	ik_unpin(&qp->rq.pin);
+	free(qp);
 	return rc;
 }
 

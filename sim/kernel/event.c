@@ -282,7 +282,10 @@ int ik_nic_dev_create(struct ik_nic *nic)
 		.lock = &nic->lock,
 		.ops = &dev_ops,
 		.host = nic,
-		.mmio = ik_plat->mmio,
+		/* the platform's port; stores to imported doorbell pages
+		 * go on to their exporters (import.c) */
+		.mmio = { .eventfd = ik_plat->mmio.eventfd,
+			  .pop = ik_plat->mmio.pop ? ik_mmio_pop : NULL },
 		/* the CMB is the device's memory (cmb.c made it first) */
 		.cmb = nic->cmb_base,
 		.cmb_size = nic->cmb_base ? (uint64_t)nic->prof.cmb_pages *

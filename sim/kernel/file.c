@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,8 +105,23 @@ struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd)
 {
 	struct ik_event_queue *q;
 	struct stat st;
+	int rc;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+	if (fd < 0)
+		return NULL;
+	if (ik_caller) {
+		/* an importer's number names a descriptor of its own: the
+		 * socket behind it, seen through its /proc (the access
+		 * process_vm_readv has, uaccess.c) */
+		char path[48];
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d",
+			 (int)ik_caller->pid, fd);
+		rc = stat(path, &st);
+	} else {
+		rc = fstat(fd, &st);
+	}
+	if (rc < 0 || !S_ISSOCK(st.st_mode))
 		return NULL;
 	pthread_mutex_lock(&f->nic->chan_lock);
 	q = channel_find(f, fd, (unsigned long)st.st_ino);
@@ -160,6 +176,7 @@ void ik_fd_closing(int fd)
 	struct ik_event_queue *q = NULL;
 	struct stat st;
 
+	ik_import_fd_closing(fd);
 	if (!nic || fd < 0 ||
 	    !__atomic_load_n(&nic->nchannels, __ATOMIC_RELAXED))
 		return;
@@ -170,7 +187,7 @@ void ik_fd_closing(int fd)
 		if (f->dead)
 			continue;
 		q = channel_find(f, fd, (unsigned long)st.st_ino);
-		if (!q || q->rd != fd)
+		if (!q || q->rd != fd || q->remote)
 			q = NULL;
 		else if (__atomic_load_n(&q->users, __ATOMIC_RELAXED))
 			q->closed = true, q = NULL; /* the last CQ frees it */
@@ -178,6 +195,27 @@ void ik_fd_closing(int fd)
 			channel_unlink(f, q);
 	}
 	pthread_mutex_unlock(&nic->chan_lock);
+	if (q) {
+		ik_evq_close(q);
+		free(q);
+	}
+}
+
+void ik_file_channel_closed(struct ik_file *f, int num)
+{
+	struct ik_event_queue *q = NULL;
+
+	pthread_mutex_lock(&f->nic->chan_lock);
+	for (unsigned int i = 0; i < f->nchannels && !q; i++) {
+		q = f->channels[i];
+		if (!q->remote || q->rd != num || q->closed)
+			q = NULL;
+	}
+	if (q && __atomic_load_n(&q->users, __ATOMIC_RELAXED))
+		q->closed = true, q = NULL; /* the last CQ frees it */
+	else if (q)
+		channel_unlink(f, q);
+	pthread_mutex_unlock(&f->nic->chan_lock);
 	if (q) {
 		ik_evq_close(q);
 		free(q);
@@ -250,6 +288,13 @@ void ik_file_release(struct ik_file *f)
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_FD, "release file=%p%s", (void *)f,
 			   f->dead ? " (inherited, dead)" : "");
+	if (f->imp) {
+		/* the exporter's kernel releases its reference when it
+		 * sees the socket close */
+		ik_import_release(f->imp);
+		free(f);
+		return;
+	}
 	if (f->dead) {
 		/* parent's objects: only this process' copies of the model's
 		 * fds are ours to close */

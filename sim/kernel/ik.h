@@ -77,6 +77,21 @@ int ik_file_ioctl(struct ik_file *f, unsigned long req, void *arg);
 void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 		   int flags, off_t off, int *err);
 
+/*
+ * A device fd in SCM_RIGHTS (docs/kernel-contract.md §21.1).  Sending:
+ * ik_file_export() returns the descriptor to pass instead, a socket to a
+ * thread of this process's kernel that serves the receiver's commands on
+ * 'f'; 'hold' is a tracked dup of the device fd the server closes when
+ * the receiver lets go (on failure the caller still owns it).  The
+ * caller closes the returned descriptor once sent.  Receiving:
+ * ik_import_probe() tells whether a received descriptor is such a
+ * socket; ik_import_open() makes it an open file of ours (taking the
+ * socket, closed on failure too) whose commands go to the exporter.
+ */
+int ik_file_export(struct ik_file *f, int hold);
+bool ik_import_probe(int fd);
+int ik_import_open(int sock, struct ik_file **out);
+
 /* Any close(fd) of the process, before the real close: a completion
  * channel's fd going away releases the model's ends of it. */
 void ik_fd_closing(int fd);

@@ -261,6 +261,10 @@ static int async_event_alloc(struct ioc *x)
 	pthread_mutex_unlock(&x->f->nic->lock);
 	if (rc)
 		return rc;
+	/* an importer's own descriptor of the file (export.c) */
+	fd = ik_fd_to_caller(fd);
+	if (fd < 0)
+		return fd;
 	out_obj(x, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, (uint64_t)fd);
 	return 0;
 }
@@ -480,6 +484,8 @@ int ik_file_ioctl(struct ik_file *f, unsigned long req, void *arg)
 	struct ioc x = { .f = f };
 	int rc;
 
+	if (f->imp)
+		return ik_import_ioctl(f->imp, req, arg);
 	if (req != RDMA_VERBS_IOCTL)
 		return -ENOTTY;
 	if (f->dead)

@@ -13,6 +13,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "objects.h"
+#include "xproc.h"
 #include "../common/trace.h"
 
 #define IK_PAGE_SHIFT 12
@@ -101,6 +102,17 @@ void ik_phc_update(struct ik_nic *nic);
 
 /* Is [addr, addr+len) mapped in this process (what pinning would need)? */
 bool ik_user_mapped(uint64_t addr, uint64_t len);
+/* Pin the caller's [uaddr, uaddr + len) for the device (a ring already
+ * checked by ik_qdesc_check): p->addr is where the device reaches it.
+ * For an importer (xproc.h) its pages become shared memory mapped here
+ * too; ik_unpin() (a no-op on a zeroed pin) lets go of that mapping. */
+int ik_pin_user(uint64_t uaddr, uint64_t len, struct ik_pin *p);
+void ik_unpin(struct ik_pin *p);
+/* What an importer's memory still cannot be given to this process's
+ * device for: MRs of its own buffers, EOPNOTSUPP (REG_MR of arbitrary
+ * memory other threads may write during the move to shared memory,
+ * docs/kernel-contract.md §21.1). */
+#define IK_PIN_REMOTE_ERR (-EOPNOTSUPP)
 /* copy_from_user / copy_to_user (uaccess.c): 0 or -EFAULT, never a fault
  * in the emulator for a bad application pointer. */
 int ik_copy_from_user(void *dst, uint64_t uaddr, size_t len);
@@ -133,6 +145,9 @@ struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd);
  * channel the application has closed already (ik_fd_closing). */
 void ik_channel_get(struct ik_event_queue *q);
 void ik_channel_put(struct ik_file *f, struct ik_event_queue *q);
+/* The importer closed its channel with number 'num' (xproc.h): released
+ * as ik_fd_closing releases a local one. */
+void ik_file_channel_closed(struct ik_file *f, int num);
 
 /* ---- resource tracking (res_objects.c, restrack.h) ------------------- */
 

@@ -89,6 +89,33 @@ static int mmap_lookup(struct ik_file *f, size_t len, int prot, int flags,
 	return 0;
 }
 
+/* For an importer (export.c): what the mapping is, for it to map. */
+int ik_file_mmap_desc(struct ik_file *f, size_t len, int prot, int flags,
+		      off_t off, struct ik_mmap_desc *d)
+{
+	enum ik_mmap_kind kind = 0;
+	uint64_t cmb_tag = 0;
+	int64_t cmb_off = 0;
+	int rc;
+
+	if (f->dead)
+		return -EIO;
+	pthread_mutex_lock(&f->nic->lock);
+	rc = f->dead ? -EIO :
+		       mmap_lookup(f, len, prot, flags, off, &kind, &cmb_off,
+				   &cmb_tag);
+	pthread_mutex_unlock(&f->nic->lock);
+	if (rc)
+		return rc;
+	d->kind = (int)kind;
+	d->tag = kind == IK_MMAP_DBELL ? f->dbid : cmb_tag;
+	d->fd = kind == IK_MMAP_CMB ? f->nic->cmb_memfd :
+		kind == IK_MMAP_PHC ? f->nic->phc_ro_fd :
+				      -1;
+	d->off = kind == IK_MMAP_CMB ? (off_t)cmb_off : 0;
+	return 0;
+}
+
 void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 		   int flags, off_t off, int *err)
 {
@@ -98,6 +125,8 @@ void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 	void *p = NULL;
 
 	*err = 0;
+	if (f->imp)
+		return ik_import_mmap(f->imp, addr, len, prot, flags, off, err);
 	if (f->dead) {
 		/* inherited across fork: the parent's NIC lock is not ours */
 		*err = -EIO;

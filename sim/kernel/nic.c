@@ -324,6 +324,7 @@ void ik_model_atfork_child(void)
 
 	pthread_mutex_init(&ik_init_lock, NULL);
 	ik_ucma_atfork_child();
+	ik_export_atfork_child();
 	if (!old)
 		return;
 	for (struct ik_file *f = old->files; f; f = f->next) {

@@ -60,6 +60,9 @@ struct ik_event_queue {
 	 * model do the same (see ik_evq_drop_unread). */
 	int peek;
 	unsigned long ino; /* inode of the read end: identifies the channel */
+	/* a channel of an importer (xproc.h): rd is its number there, the
+	 * application's close() here never names it */
+	bool remote;
 	/* completion channels: CQs using it (atomic), and whether the
 	 * application closed its fd while they did (freed with the last) */
 	unsigned int users;
@@ -108,9 +111,18 @@ struct ik_ah {
 	bool dev_live; /* admin CREATE_AH done */
 };
 
+/* User memory the device uses (a queue's ring), as the device reaches
+ * it (uaccess.c): the caller's own pages, or for an importer (xproc.h)
+ * this process's shared mapping of them. */
+struct ik_pin {
+	uint8_t *addr;
+	size_t maplen; /* our mapping's length; 0: the caller's memory */
+};
+
 /* One hardware CQ of a virtual CQ (one per UDMA pipeline in its mask). */
 struct ik_hwcq {
 	bool present; /* admin CREATE_CQ done */
+	struct ik_pin ring;
 	uint8_t udma;
 	uint32_t cqid;
 	uint32_t eqid;
@@ -132,6 +144,7 @@ struct ik_cq {
 struct ik_wq {
 	struct ionic_qdesc desc;
 	uint8_t *ring; /* user memory (or CMB window for a CMB SQ) */
+	struct ik_pin pin; /* the user memory */
 	uint8_t spec; /* speculative SGE setting sent at create */
 	uint8_t cmb; /* final IONIC_CMB_* flags */
 	uint32_t max_wr, max_sge, max_inline; /* caps returned at create */
@@ -209,6 +222,9 @@ struct ik_file {
 	int32_t res_slot1; /* the context's restrack record + 1 */
 	uint32_t port_events_reported; /* PORT_ERR / PORT_ACTIVE records */
 	struct ik_file *next; /* nic->files */
+	/* another process's file passed to us: every command goes there
+	 * (import.c); nic is NULL */
+	struct ik_import *imp;
 };
 
 struct ik_nic {

@@ -8,11 +8,22 @@
  * on our own pid copy with the kernel's own checks and fail with EFAULT
  * instead of faulting.  Where they are not allowed (a seccomp filter),
  * the mapping check of ik_user_mapped() and a plain copy stand in.
+ * A command an export serves (export.c) names the importer's memory: the
+ * same calls on its pid, with no stand-in.  Pinning memory for the device
+ * is the same address for our own caller; an importer's pages are made
+ * shared memory that we map (ik_caller_pin).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,18 +36,19 @@ static int uaccess(void *kbuf, uint64_t uaddr, size_t len, bool to_user)
 	struct iovec remote = { .iov_base = (void *)(uintptr_t)uaddr,
 				.iov_len = len };
 	void *ubuf = (void *)(uintptr_t)uaddr;
+	pid_t pid = ik_caller ? ik_caller->pid : getpid();
 	ssize_t n;
 
 	if (!len)
 		return 0;
 	if (!uaddr || uaddr + len < uaddr)
 		return -EFAULT;
-	n = to_user ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0) :
-		      process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	n = to_user ? process_vm_writev(pid, &local, 1, &remote, 1, 0) :
+		      process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	if (n == (ssize_t)len)
 		return 0;
 	/* partly accessible, or not at all */
-	if (n >= 0 || (errno != ENOSYS && errno != EPERM))
+	if (n >= 0 || ik_caller || (errno != ENOSYS && errno != EPERM))
 		return -EFAULT;
 	if (!ik_user_mapped(uaddr, len))
 		return -EFAULT;
@@ -70,4 +82,47 @@ int ik_user_writable(uint64_t uaddr, size_t len)
 		rc = ik_copy_to_user(uaddr, tmp, len);
 	free(tmp);
 	return rc;
+}
+
+int ik_pin_user(uint64_t uaddr, uint64_t len, struct ik_pin *p)
+{
+	uint64_t pages = (len + IK_PAGE_SIZE - 1) & ~(IK_PAGE_SIZE - 1);
+	struct stat st;
+	int fd, seals;
+	void *m;
+
+	p->addr = (uint8_t *)(uintptr_t)uaddr;
+	p->maplen = 0;
+	if (!ik_caller)
+		return 0;
+	/* ib_umem_get pins whole pages */
+	if (!pages || pages < len || pages > SIZE_MAX)
+		return -EINVAL;
+	fd = ik_caller_pin(uaddr, pages);
+	if (fd < 0)
+		return fd;
+	/* the importer's memfd, sealed so that it cannot shrink under the
+	 * device (a page gone would be SIGBUS in our engine) */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < pages) {
+		close(fd);
+		return -EFAULT;
+	}
+	m = (void *)syscall(SYS_mmap, NULL, (size_t)pages,
+			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	p->addr = m;
+	p->maplen = (size_t)pages;
+	return 0;
+}
+
+void ik_unpin(struct ik_pin *p)
+{
+	if (p->maplen)
+		syscall(SYS_munmap, p->addr, p->maplen);
+	p->addr = NULL;
+	p->maplen = 0;
 }

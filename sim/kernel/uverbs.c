@@ -210,6 +210,8 @@ ssize_t ik_file_write(struct ik_file *f, const void *buf, size_t len)
 	uint8_t *kbuf;
 	ssize_t rc;
 
+	if (f->imp)
+		return ik_import_write(f->imp, buf, len);
 	if (len > IK_CMD_MAX_LEN)
 		return -EINVAL;
 	kbuf = malloc(len ? len : 1);

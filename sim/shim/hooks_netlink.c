@@ -661,7 +661,7 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	ssize_t rc;
 
 	if (!ishim_nl_is(fd))
-		return ISHIM_REAL(sendmsg, sendmsg_fn)(fd, msg, flags);
+		return ishim_scm_sendmsg(fd, msg, flags);
 	for (size_t i = 0; i < msg->msg_iovlen; i++)
 		total += msg->msg_iov[i].iov_len;
 	buf = malloc(total ? total : 1);
@@ -699,8 +699,12 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	socklen_t namelen;
 	ssize_t rc;
 
-	if (!ishim_nl_is(fd))
-		return ISHIM_REAL(recvmsg, recvmsg_fn)(fd, msg, flags);
+	if (!ishim_nl_is(fd)) {
+		rc = ISHIM_REAL(recvmsg, recvmsg_fn)(fd, msg, flags);
+		if (rc >= 0 && msg->msg_controllen)
+			ishim_scm_received(msg, flags);
+		return rc;
+	}
 	pump_fd(fd);
 	name = msg->msg_name;
 	namelen = msg->msg_namelen;

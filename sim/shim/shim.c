@@ -76,6 +76,7 @@ static void atfork_child(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	ishim_model_start = ishim_shim_model_init;
 }
 
 /* ---- SIGSEGV as the application sees it --------------------------------- */

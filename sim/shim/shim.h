@@ -131,6 +131,16 @@ ssize_t ishim_nl_read(int fd, void *buf, size_t len);
 void ishim_nl_untrack(int fd);
 void ishim_nl_atfork_child(void);
 
+/* ---- device fds in SCM_RIGHTS (hooks_scm.c) ---------------------------- */
+
+struct msghdr;
+/* sendmsg() on a socket that is not ours: device fds travel as exports. */
+ssize_t ishim_scm_sendmsg(int sock, const struct msghdr *msg, int flags);
+/* ishim_shim_model_init, set by the preload's start-up (shim.c). */
+extern int (*ishim_model_start)(void);
+/* After a real recvmsg() with control data: exports become device fds. */
+void ishim_scm_received(struct msghdr *msg, int flags);
+
 /* ---- the rdma_cm device (hooks_rdmacm.c) --------------------------------- */
 
 struct stat;

@@ -105,6 +105,14 @@ ssize_t leg(struct ik_file *f, uint32_t cmd, void *core, size_t core_len,
 	    const void *drv, size_t drv_len, size_t out)
 {
 	uint8_t buf[1024];
+
+	return ik_file_write(
+		f, buf, leg_build(buf, cmd, core, core_len, drv, drv_len, out));
+}
+
+size_t leg_build(uint8_t *buf, uint32_t cmd, void *core, size_t core_len,
+		 const void *drv, size_t drv_len, size_t out)
+{
 	struct ib_uverbs_cmd_hdr h = {
 		.command = cmd,
 		.in_words = (uint16_t)((8 + core_len + drv_len) / 4),
@@ -121,7 +129,7 @@ ssize_t leg(struct ik_file *f, uint32_t cmd, void *core, size_t core_len,
 	memcpy(buf + 8, core, core_len);
 	if (drv_len)
 		memcpy(buf + 8 + core_len, drv, drv_len);
-	return ik_file_write(f, buf, 8 + core_len + drv_len);
+	return 8 + core_len + drv_len;
 }
 
 /* Extended command: hdr | ex_hdr | core | drv (core/drv multiples of 8) */

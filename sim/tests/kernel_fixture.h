@@ -54,6 +54,9 @@ struct idev_stats kx_dev_stats(void);
  * u64 is set to respbuf; 'out' is core + driver response bytes. */
 ssize_t leg(struct ik_file *f, uint32_t cmd, void *core, size_t core_len,
 	    const void *drv, size_t drv_len, size_t out);
+/* The bytes leg() writes, built in 'buf' (1024 bytes): their length. */
+size_t leg_build(uint8_t *buf, uint32_t cmd, void *core, size_t core_len,
+		 const void *drv, size_t drv_len, size_t out);
 /* Extended command: hdr | ex_hdr | core | drv (core/drv multiples of 8) */
 ssize_t exc(struct ik_file *f, uint32_t cmd, const void *core, size_t core_len,
 	    const void *drv, size_t drv_len, size_t core_out, size_t drv_out);
