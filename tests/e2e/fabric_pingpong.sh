@@ -20,7 +20,7 @@
 # 256 x 256 entries, above ionic's max_cqe 65435): set to 16, as for any
 # device under 65536 (soft-RoCE's 32767 alike).
 #
-# rdm is not registered as a test: its teardown races in libfabric 1.17.
+# rdm's teardown races in libfabric 1.17.
 # fi_pingpong's last step ("fin" both ways, then close) has no closing
 # handshake, so the side that finishes first closes its connection (a
 # DREQ) while its peer may not have read its last completions yet.  When
@@ -33,9 +33,14 @@
 # ionic-sim's trace of such a run (--trace) shows every CQE of that side
 # written 17 to 40 ms before its rxm read the DISCONNECTED, its thread
 # silent in between (no command, no doorbell): a preemption that a loaded
-# two-core machine makes often (about one run in five at a load of 20 to 30) and an idle
-# host almost never.  FI_OFI_RXM_CM_PROGRESS_INTERVAL does
+# two-core machine makes often (about one run in five at a load of 20 to
+# 30) and an idle host almost never.  FI_OFI_RXM_CM_PROGRESS_INTERVAL does
 # not help: a listener that reads no CM events accepts no connection.
+# So a run counts when both sides printed every size's row of acked,
+# checked transfers; a run whose only fault is that race's signature (all
+# rows on both sides, no corrupted byte, one side ending in 124 or 125)
+# is said as such and run again, up to RUNS times; any other failure fails
+# at once.
 # Usage: fabric_pingpong.sh <ionic-sim> msg|rdm
 set -u
 sim=$1 mode=$2
@@ -89,39 +94,64 @@ printf '198.18.0.1 localhost\n' >"$work/hosts"
 in_ns() {
 	FI_UNIVERSE_SIZE=16 ip netns exec "$ns" unshare --mount sh -c \
 		'mount --bind "$0" /etc/hosts && exec "$@"' "$work/hosts" \
-		timeout 120 "$sim" --fabric "$fabric" -- "$@"
+		timeout 60 "$sim" --fabric "$fabric" -- "$@"
 }
 pp=(fi_pingpong -p "$prov" -e "$mode" -I "$ITER" -c)
+RUNS=3
 
-in_ns "${pp[@]}" >"$work/server.out" 2>&1 &
-server_pid=$!
-# the server's TCP control port (47592), in the namespace
-for _ in $(seq 200); do
-	ip netns exec "$ns" ss -ltn 2>/dev/null | grep -q ':47592 ' && break
-	kill -0 "$server_pid" 2>/dev/null || break
-	sleep 0.1
-done
-in_ns "${pp[@]}" 198.18.0.1 >"$work/client.out" 2>&1
-client_rc=$?
-wait "$server_pid"
-server_rc=$?
-server_pid=
+# one_run: server and client once; prints both outputs; returns 0 (pass),
+# 2 (only the teardown race's signature) or 1 (failed)
+one_run() {
+	local fail=0 race=0 side rows rc client_rc server_rc
+	in_ns "${pp[@]}" >"$work/server.out" 2>&1 &
+	server_pid=$!
+	# the server's TCP control port (47592), in the namespace
+	for _ in $(seq 200); do
+		ip netns exec "$ns" ss -ltn 2>/dev/null | grep -q ':47592 ' && break
+		kill -0 "$server_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	in_ns "${pp[@]}" 198.18.0.1 >"$work/client.out" 2>&1
+	client_rc=$?
+	wait "$server_pid"
+	server_rc=$?
+	server_pid=
+	for side in server client; do
+		echo "---- $side ----"
+		cat "$work/$side.out"
+		# one row per size: bytes, #sent, #ack (=sent), total, time, ...
+		rows=$(grep -cE "^[0-9]+[km]? +$ITER +=$ITER " "$work/$side.out")
+		if [ "$rows" -ne 6 ]; then
+			echo "FAIL: $side printed $rows result rows of $ITER acked transfers, expected 6 (64 .. 1m)"
+			fail=1
+		fi
+		if grep -q '^Error at iteration' "$work/$side.out"; then
+			echo "FAIL: $side found corrupted data"
+			fail=1
+		fi
+	done
+	for side in client:$client_rc server:$server_rc; do
+		rc=${side#*:}
+		[ "$rc" -eq 0 ] && continue
+		if [ "$mode" = rdm ] && { [ "$rc" -eq 124 ] || [ "$rc" -eq 125 ]; }; then
+			echo "NOTE: ${side%%:*} exit $rc after all its transfers: libfabric's teardown race (header)"
+			race=1
+		else
+			echo "FAIL: ${side%%:*} exit $rc"
+			fail=1
+		fi
+	done
+	[ $fail -eq 1 ] && return 1
+	[ $race -eq 1 ] && return 2
+	return 0
+}
 
-fail=0
-for side in server client; do
-	echo "---- $side ----"
-	cat "$work/$side.out"
-	# one row per size: bytes, #sent, #ack (=sent), total, time, ...
-	rows=$(grep -cE "^[0-9]+[km]? +$ITER +=$ITER " "$work/$side.out")
-	if [ "$rows" -ne 6 ]; then
-		echo "FAIL: $side printed $rows result rows of $ITER acked transfers, expected 6 (64 .. 1m)"
-		fail=1
-	fi
-	if grep -q '^Error at iteration' "$work/$side.out"; then
-		echo "FAIL: $side found corrupted data"
-		fail=1
-	fi
+for run in $(seq "$RUNS"); do
+	echo "==== run $run of at most $RUNS ===="
+	one_run
+	rc=$?
+	[ $rc -eq 2 ] && continue
+	exit $rc
 done
-[ "$client_rc" -eq 0 ] || { echo "FAIL: client exit $client_rc"; fail=1; }
-[ "$server_rc" -eq 0 ] || { echo "FAIL: server exit $server_rc"; fail=1; }
-exit $fail
+echo "FAIL: the teardown race in each of $RUNS runs"
+exit 1
