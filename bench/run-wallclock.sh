@@ -52,15 +52,33 @@ configs=(
 	"express|--cmb-pages 256 --expdb-qtypes 1"
 )
 
-# Tests: name, perftest program, its arguments, kind (lat or bw).
+# Tests: name, perftest program, its arguments, kind (lat or bw), and
+# the goal of issue 14 item 3 where it sets one (lat: typical and p99 at
+# most, in us; bw: MB/s at least).
 tests=(
-	"send_lat_64|ib_send_lat|-s 64|lat"
-	"write_lat_64|ib_write_lat|-s 64|lat"
-	"read_lat_64|ib_read_lat|-s 64|lat"
-	"send_bw_64|ib_send_bw|-s 64|bw"
-	"send_bw_4096|ib_send_bw|-s 4096|bw"
-	"write_bw_65536|ib_write_bw|-s 65536|bw"
+	"send_lat_64|ib_send_lat|-s 64|lat|15 100"
+	"write_lat_64|ib_write_lat|-s 64|lat|15 100"
+	"read_lat_64|ib_read_lat|-s 64|lat|"
+	"send_bw_64|ib_send_bw|-s 64|bw|"
+	"send_bw_4096|ib_send_bw|-s 4096|bw|1000"
+	"write_bw_65536|ib_write_bw|-s 65536|bw|2000"
 )
+
+# goal_met KIND "GOAL" FIRST SECOND -> yes, no, or - (no goal or figure)
+goal_met() {
+	local kind=$1 goal=$2 a=$3 b=$4
+	if [ -z "$goal" ] || [ -z "$a" ]; then
+		echo -
+		return
+	fi
+	if [ "$kind" = lat ]; then
+		[ -n "$b" ] || { echo -; return; }
+		awk -v a="$a" -v b="$b" -v g="$goal" 'BEGIN { split(g, l, " ")
+			print (a <= l[1] && b <= l[2]) ? "yes" : "no" }'
+	else
+		awk -v a="$a" -v g="$goal" 'BEGIN { print (a >= g) ? "yes" : "no" }'
+	fi
+}
 
 # run_once PROG ARGS SIMOPTS -> the client's result line on stdout
 run_once() {
@@ -94,8 +112,8 @@ median() { # numbers on stdin -> median (empty if none)
 		      else if (NR) printf "%s", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-printf '%-14s %-12s %10s %10s %10s %10s\n' test doorbells "typ[us]" \
-	"p99[us]" "BW[MB/s]" "Mpps"
+printf '%-14s %-12s %10s %10s %10s %10s %-12s %s\n' test doorbells "typ[us]" \
+	"p99[us]" "BW[MB/s]" "Mpps" goal met
 echo "[" >"$out"
 first=1
 for c in "${configs[@]}"; do
@@ -108,7 +126,7 @@ for c in "${configs[@]}"; do
 		note="ionic-sim grants no express doorbells: the SQs are in CMB with trapped doorbells"
 	fi
 	for t in "${tests[@]}"; do
-		IFS='|' read -r tname prog args kind <<<"$t"
+		IFS='|' read -r tname prog args kind goal <<<"$t"
 		if [ -n "${IONIC_BENCH_WALLCLOCK_ONLY:-}" ] &&
 			[ "$IONIC_BENCH_WALLCLOCK_ONLY" != "$tname:$cname" ]; then
 			continue
@@ -131,15 +149,23 @@ for c in "${configs[@]}"; do
 		m1=$(median <"$work/a")
 		m2=$(median <"$work/b")
 		n=$(wc -l <"$work/a")
+		met=$(goal_met "$kind" "$goal" "$m1" "$m2")
 		if [ "$kind" = lat ]; then
-			printf '%-14s %-12s %10s %10s %10s %10s\n' "$tname" \
-				"$cname" "${m1:--}" "${m2:--}" - -
+			gtext=${goal:+"<=${goal% *}/${goal#* }us"}
+			printf '%-14s %-12s %10s %10s %10s %10s %-12s %s\n' \
+				"$tname" "$cname" "${m1:--}" "${m2:--}" - - \
+				"${gtext:--}" "$met"
 			fields="\"typical_us\": ${m1:-null}, \"p99_us\": ${m2:-null}"
+			[ -z "$goal" ] || fields="$fields, \"goal_typical_us\": ${goal% *}, \"goal_p99_us\": ${goal#* }"
 		else
-			printf '%-14s %-12s %10s %10s %10s %10s\n' "$tname" \
-				"$cname" - - "${m1:--}" "${m2:--}"
+			gtext=${goal:+">=${goal}MB/s"}
+			printf '%-14s %-12s %10s %10s %10s %10s %-12s %s\n' \
+				"$tname" "$cname" - - "${m1:--}" "${m2:--}" \
+				"${gtext:--}" "$met"
 			fields="\"bw_mbs\": ${m1:-null}, \"mpps\": ${m2:-null}"
+			[ -z "$goal" ] || fields="$fields, \"goal_bw_mbs\": $goal"
 		fi
+		[ -z "$goal" ] || fields="$fields, \"goal_met\": $([ "$met" = yes ] && echo true || echo false)"
 		[ $first -eq 1 ] || echo "," >>"$out"
 		first=0
 		printf '  {"test": "%s", "doorbells": "%s", "runs": %s, %s, "note": "%s"}' \
