@@ -318,6 +318,10 @@ uint64_t ik_res_walk(uint8_t type, ik_res_visit_fn fn, void *ctx)
 	struct dirent *de;
 	DIR *dp;
 
+	/* 0 marks a free slot: it is no kind of object (nldev's CM_ID and
+	 * SRQ tables, which have none, must not list the free slots) */
+	if (!type || type >= IK_RES_NTYPES)
+		return 0;
 	pthread_mutex_lock(&res_lock);
 	if (table)
 		count += walk_table(table, nslots, type, fn, ctx, &stop);

@@ -56,8 +56,9 @@ uint32_t ik_res_id(int32_t slot);
 /* The QP state the record in 'slot' holds. */
 uint8_t ik_res_qp_state(int32_t slot);
 
-/* Every live record of 'type' on the node, in no particular order; fn
- * returns non-zero to stop.  Returns the count visited. */
+/* Every live record of 'type' on the node (none for 0, a free slot, or a
+ * type of no kind), in no particular order; fn returns non-zero to stop.
+ * Returns the count visited. */
 typedef int (*ik_res_visit_fn)(void *ctx, const struct ik_res_rec *r);
 uint64_t ik_res_walk(uint8_t type, ik_res_visit_fn fn, void *ctx);
 

@@ -327,6 +327,12 @@ static void test_resources(void)
 	n = dump_entries(RDMA_NLDEV_CMD_RES_MR_GET,
 			 RDMA_NLDEV_ATTR_RES_MR_ENTRY);
 	CHECK_MSG(n == 0 && nrep == 2, "an empty table: one message and DONE");
+	/* the freed slots are no CM_IDs or SRQs (fuzz-kernel-netlink) */
+	CHECK_MSG(dump_entries(RDMA_NLDEV_CMD_RES_CM_ID_GET,
+			       RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY) == 0 &&
+			  dump_entries(RDMA_NLDEV_CMD_RES_SRQ_GET,
+				       RDMA_NLDEV_ATTR_RES_SRQ_ENTRY) == 0,
+		  "free slots listed as CM_IDs or SRQs");
 	CHECK_MSG(dump_entries(RDMA_NLDEV_CMD_RES_PD_GET,
 			       RDMA_NLDEV_ATTR_RES_PD_ENTRY) == 1,
 		  "one PD");
