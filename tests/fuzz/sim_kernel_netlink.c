@@ -78,6 +78,12 @@ static int fz_collect(void *ctx, const void *msg, size_t len)
 	return 0;
 }
 
+static bool same_replies(const struct fz_replies *a, const struct fz_replies *b)
+{
+	return a->n == b->n && a->len == b->len &&
+	       (!a->len || !memcmp(a->buf, b->buf, a->len));
+}
+
 static void fz_send(const struct ik_nl_sock *s, const void *buf, size_t len,
 		    struct fz_replies *q)
 {
@@ -366,8 +372,7 @@ static void fz_datagram(struct fuzz_in *in)
 			break;
 		off += NLMSG_ALIGN(h.nlmsg_len);
 	}
-	FUZZ_CHECK(whole.n == concat.n && whole.len == concat.len &&
-			   !memcmp(whole.buf, concat.buf, whole.len),
+	FUZZ_CHECK(same_replies(&whole, &concat),
 		   "the datagram's %u replies (%zu bytes) are not its "
 		   "messages' %u (%zu bytes)",
 		   whole.n, whole.len, concat.n, concat.len);
@@ -416,8 +421,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fixture_del();
 
 	probe(&whole);
-	FUZZ_CHECK(whole.n == first.n && whole.len == first.len &&
-			   !memcmp(whole.buf, first.buf, first.len),
+	FUZZ_CHECK(same_replies(&whole, &first),
 		   "the probe's answer changed (%u replies, %u at first)",
 		   whole.n, first.n);
 	return 0;
