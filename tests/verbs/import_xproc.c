@@ -155,22 +155,27 @@ static void importer_data(int sock, struct ibv_context *ictx,
 	/* the exporter's QP is connected and its receive posted */
 	REQUIRE(read(sock, &c, 1) == 1);
 
-	SECTION("importer: SEND and RDMA WRITE from the imported MR");
+	/*
+	 * The WRITE first: RC places it before the SEND, so the exporter's
+	 * receive completion orders both for its own threads (its buffer is
+	 * written by its device, and a WRITE alone completes nothing there).
+	 */
+	SECTION("importer: RDMA WRITE and SEND from the imported MR");
 	REQUIRE_EQ(ibv_req_notify_cq(cq, 0), 0);
 	memset(wr, 0, sizeof(wr));
 	wr[0].wr_id = 1;
-	wr[0].sg_list = &sge[0];
+	wr[0].sg_list = &sge[1];
 	wr[0].num_sge = 1;
-	wr[0].opcode = IBV_WR_SEND;
+	wr[0].opcode = IBV_WR_RDMA_WRITE;
 	wr[0].send_flags = IBV_SEND_SIGNALED;
+	wr[0].wr.rdma.remote_addr = h->dst + MSG;
+	wr[0].wr.rdma.rkey = h->dst_rkey;
 	wr[0].next = &wr[1];
 	wr[1].wr_id = 2;
-	wr[1].sg_list = &sge[1];
+	wr[1].sg_list = &sge[0];
 	wr[1].num_sge = 1;
-	wr[1].opcode = IBV_WR_RDMA_WRITE;
+	wr[1].opcode = IBV_WR_SEND;
 	wr[1].send_flags = IBV_SEND_SIGNALED;
-	wr[1].wr.rdma.remote_addr = h->dst + MSG;
-	wr[1].wr.rdma.rkey = h->dst_rkey;
 	CHECK_RC(ibv_post_send(qp, wr, &bad), 0);
 
 	SECTION("importer: the channel's event, then exactly two completions");
@@ -183,7 +188,7 @@ static void importer_data(int sock, struct ibv_context *ictx,
 	for (int i = 0; i < 2; i++) {
 		CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
 		CHECK_EQ(wc[i].wr_id, (uint64_t)i + 1);
-		CHECK_EQ(wc[i].opcode, i ? IBV_WC_RDMA_WRITE : IBV_WC_SEND);
+		CHECK_EQ(wc[i].opcode, i ? IBV_WC_SEND : IBV_WC_RDMA_WRITE);
 	}
 	CHECK_EQ(fx_expect_none(cq, 200), 0);
 	/* the exporter checks its buffer */
@@ -386,7 +391,7 @@ static void peer_check(struct peer *e, int sock, const uint8_t *src)
 	REQUIRE_EQ(fx_rc_to_rts(e->qp, &o), 0);
 	REQUIRE(write(sock, "g", 1) == 1);
 
-	SECTION("exporter: the SEND and the WRITE in our buffer");
+	SECTION("exporter: the WRITE and the SEND in our buffer");
 	CHECK_EQ(fx_poll(e->cq, &wc, 1, 10000), 1);
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.opcode, IBV_WC_RECV);
