@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# Included by tests/CMakeLists.txt (include(), so paths stay relative to
+# tests/ and the registration order is unchanged).
+# ===========================================================================
+# Verbs through ionic-sim (H7): the real provider through libibverbs,
+# success and errno paths of every verb, both UDMA pipeline counts, both
+# firmware versions, multi-threaded post/poll.  Sources in tests/verbs/.
+# ===========================================================================
+if(TARGET ionic)
+  set(_h7 ${CMAKE_CURRENT_SOURCE_DIR}/verbs)
+
+  # (1) context: open/close, query_device_ex/port/gid, with and without PHC
+  ionic_add_test(verbs-context SOURCES ${_h7}/context.c
+    LIBS ionic_test_fixture SIM ARGS --phc 1)
+  ionic_add_test(verbs-context-nophc COMMAND $<TARGET_FILE:verbs-context>
+    SIM SIM_ARGS --no-phc ARGS --phc 0)
+  # fw_ver really comes from sysfs, whatever the firmware says
+  ionic_add_test(verbs-context-fwver COMMAND $<TARGET_FILE:verbs-context>
+    SIM SIM_ARGS --profile fw_ver=9.8.7-h7 ARGS --phc 1)
+  ionic_add_test(verbs-context-portdown COMMAND $<TARGET_FILE:verbs-context>
+    SIM SIM_ARGS --port-down ARGS --port-down)
+  # the sysfs-only discovery path (no RDMA netlink), as on older kernels
+  ionic_add_test(verbs-context-sysfs COMMAND $<TARGET_FILE:verbs-context>
+    SIM SIM_ARGS --no-netlink ARGS --phc 1)
+  # ibv_import_device/_pd/_mr on a dup of the command fd
+  ionic_add_test(verbs-import SOURCES ${_h7}/import.c
+    LIBS ionic_test_fixture SIM)
+  # the same by a second process the command fd was passed to
+  ionic_add_test(verbs-import-xproc SOURCES ${_h7}/import_xproc.c
+    LIBS ionic_test_fixture SIM)
+  # its SQs in controller memory (shared with the importer as the CMB
+  # memfd); with express doorbells offered, the importer's SQ gets none
+  # (its window stores are not forwarded, docs/kernel-contract.md §21.1)
+  ionic_add_test(verbs-import-xproc-cmb COMMAND $<TARGET_FILE:verbs-import-xproc>
+    SIM SIM_ARGS --cmb-pages 64)
+  ionic_add_test(verbs-import-xproc-expdb
+    COMMAND $<TARGET_FILE:verbs-import-xproc>
+    SIM SIM_ARGS --cmb-pages 64 --expdb-qtypes 1)
+  # context creation under firmware values the provider must refuse
+  # (EINVAL, docs/device-contract.md §16.1) or tolerate (max_spec > 16: spec
+  # off)
+  foreach(_bad
+      "version0;version=0;--open-fails;22"
+      "version3;version=3;--open-fails;22"
+      "v1-qp-opcodes10;version=1,qp_opcodes=10;--open-fails;22"
+      "udma-count0;udma_count=0;--open-fails;22"
+      "udma-count3;udma_count=3;--open-fails;22"
+      "max-spec17;max_spec=17;--open-ok"
+      "v1-qp-opcodes11;version=1,qp_opcodes=11;--open-ok")
+    list(GET _bad 0 _n)
+    list(GET _bad 1 _prof)
+    list(SUBLIST _bad 2 -1 _args)
+    ionic_add_test(verbs-context-fw-${_n} COMMAND $<TARGET_FILE:verbs-context>
+      SIM SIM_ARGS --profile ${_prof} ARGS ${_args})
+  endforeach()
+
+  # (6) data path, under both pipeline counts and both firmware versions
+  ionic_add_test(verbs-datapath
+    SOURCES ${_h7}/datapath_main.c ${_h7}/datapath_send.c
+            ${_h7}/datapath_post_errors.c ${_h7}/datapath_flush.c
+            ${_h7}/datapath_transport.c
+    LIBS ionic_test_fixture ionic_test_expdb_all SIM TIMEOUT 120)
+  foreach(_v "udma1;--udma-count;1" "fw1;--fw-version;1"
+             "udma1-fw1;--udma-count;1;--fw-version;1")
+    list(GET _v 0 _n)
+    list(SUBLIST _v 1 -1 _sa)
+    ionic_add_test(verbs-datapath-${_n}
+      COMMAND $<TARGET_FILE:verbs-datapath>
+      SIM SIM_ARGS ${_sa} TIMEOUT 120)
+  endforeach()
+
+  # fork() with live QPs: the child holds no fabric name of the parent's
+  ionic_add_test(verbs-fork SOURCES ${_h7}/fork.c
+    LIBS ionic_test_fixture SIM)
+
+  # asynchronous events on the context's async fd
+  ionic_add_test(verbs-async SOURCES ${_h7}/async.c
+    LIBS ionic_test_fixture SIM)
+
+  # a peer process killed mid-connection: retry exceeded, no hang
+  ionic_add_test(verbs-peer-exit SOURCES ${_h7}/peer_exit.c
+    LIBS ionic_test_fixture SIM)
+
+  # faults on demand (sim/fabric/fault.c): the link pulled for good,
+  # pulled and given back, a NIC that stops answering
+  ionic_add_test(verbs-link-down SOURCES ${_h7}/link_down.c
+    LIBS ionic_test_fixture SIM SIM_ARGS --link-down-after 9 ARGS --down)
+  ionic_add_test(verbs-link-down-up COMMAND $<TARGET_FILE:verbs-link-down>
+    SIM SIM_ARGS --link-down-after 9 --link-down-ms 300
+    ARGS --down-up 300)
+  ionic_add_test(verbs-link-mute COMMAND $<TARGET_FILE:verbs-link-down>
+    SIM SIM_ARGS --mute-after 8 ARGS --mute)
+  # 100k messages through 2% loss, 1% duplication, 1% reordering and
+  # 0.5% corruption: every byte and every completion exactly once
+  ionic_add_test(verbs-stress-faults COMMAND $<TARGET_FILE:verbs-stress>
+    SIM SIM_ARGS --loss-ppm 20000 --dup-ppm 10000 --reorder-ppm 10000
+                 --corrupt-ppm 5000
+    ARGS 4 2 25000 TIMEOUT 400)
+  # the device fails under a running program (trigger file, on its own
+  # after a time, or a reset after which new contexts work)
+  ionic_add_test(verbs-fatal SOURCES ${_h7}/fatal.c
+    LIBS ionic_test_fixture SIM SIM_ARGS --fatal-trigger)
+  ionic_add_test(verbs-fatal-reset COMMAND $<TARGET_FILE:verbs-fatal>
+    SIM SIM_ARGS --fatal-trigger --fatal-reset ARGS --reset)
+  ionic_add_test(verbs-fatal-after COMMAND $<TARGET_FILE:verbs-fatal>
+    SIM SIM_ARGS --fatal-after 300 ARGS --after)
+
+  # (7) multi-threaded post/poll with exact completion accounting
+  ionic_add_test(verbs-stress SOURCES ${_h7}/stress.c
+    LIBS ionic_test_fixture ionic_test_expdb_all SIM ARGS 4 2 20000 TIMEOUT 150)
+  ionic_add_test(verbs-stress-udma1 COMMAND $<TARGET_FILE:verbs-stress>
+    SIM SIM_ARGS --udma-count 1 ARGS 8 4 5000 TIMEOUT 150)
+  # only every 5th send signalled: coalesced completions under load
+  ionic_add_test(verbs-stress-unsignaled COMMAND $<TARGET_FILE:verbs-stress>
+    SIM ARGS 4 2 20000 5 TIMEOUT 150)
+  ionic_add_test(verbs-stress-fw1-unsignaled COMMAND $<TARGET_FILE:verbs-stress>
+    SIM SIM_ARGS --fw-version 1 ARGS 6 1 6000 3 TIMEOUT 150)
+
+  # soak: mixed traffic (every opcode, several QPs and threads, resets,
+  # create/destroy churn) with exact accounting and flat fd, mapping and
+  # memory counts; a minute here, ./build.sh soak [MINUTES] for long
+  ionic_add_test(verbs-soak
+    SOURCES ${_h7}/soak_main.c ${_h7}/soak_traffic.c ${_h7}/soak_churn.c
+    LIBS ionic_test_fixture SIM ARGS --seconds 60 TIMEOUT 600)
+
+  # (4) CQs: create errno paths, extended CQ, completion channel events
+  ionic_add_test(verbs-cq SOURCES ${_h7}/cq.c
+    LIBS ionic_test_fixture SIM ARGS --phc 1)
+  ionic_add_test(verbs-cq-nophc-udma1 COMMAND $<TARGET_FILE:verbs-cq>
+    SIM SIM_ARGS --no-phc --udma-count 1 ARGS --phc 0)
+
+  # (5) QPs: caps, unsupported types/attributes, state machine, query
+  ionic_add_test(verbs-qp SOURCES ${_h7}/qp.c
+    LIBS ionic_test_fixture SIM)
+  ionic_add_test(verbs-qp-udma1-fw1 COMMAND $<TARGET_FILE:verbs-qp>
+    SIM SIM_ARGS --udma-count 1 --fw-version 1)
+
+  # what a new user gets wrong: one table of bad arguments and wrong-state
+  # calls with their documented errno, under a watchdog; CQ overrun, the
+  # read-queue depths of query_qp, zero SGEs (issue 13)
+  ionic_add_test(verbs-misuse
+    SOURCES ${_h7}/misuse_main.c ${_h7}/misuse_table.c
+            ${_h7}/misuse_qp_calls.c ${_h7}/misuse_obj_calls.c
+            ${_h7}/misuse_overrun.c
+    LIBS ionic_test_fixture SIM TIMEOUT 240)
+  ionic_add_test(verbs-misuse-udma1-fw1 COMMAND $<TARGET_FILE:verbs-misuse>
+    SIM SIM_ARGS --udma-count 1 --fw-version 1 TIMEOUT 240)
+
+  # (2) the DV API on real ionic objects
+  ionic_add_test(verbs-dv SOURCES ${_h7}/dv.c
+    LIBS ionic_test_fixture ionic SIM ARGS --udma 2)
+  ionic_add_test(verbs-dv-udma1 COMMAND $<TARGET_FILE:verbs-dv>
+    SIM SIM_ARGS --udma-count 1 ARGS --udma 1)
+  ionic_add_test(verbs-dv-expdb COMMAND $<TARGET_FILE:verbs-dv>
+    SIM SIM_ARGS --profile expdb_qtypes=3,udma_shift=6
+    ARGS --udma 2 --expdb 3 --udma-shift 6)
+  ionic_add_test(verbs-dv-expdb-sq COMMAND $<TARGET_FILE:verbs-dv>
+    SIM SIM_ARGS --profile expdb_qtypes=1 ARGS --udma 2 --expdb 1)
+
+  # The extended DV API (issue 11) through ionic-sim.  dv_link.c: a QP
+  # set up the way the GPU stacks do it, connected to a verbs peer.
+  add_library(ionic_dv_link STATIC ${_h7}/dv_link.c)
+  target_link_libraries(ionic_dv_link PUBLIC ionic_test_fixture ionic)
+  target_include_directories(ionic_dv_link PUBLIC
+    ${PROJECT_SOURCE_DIR}/include)
+  # a device-side poster per pipeline, driven by the descriptors only
+  ionic_add_test(verbs-dv-gpu SOURCES ${_h7}/dv_gpu.c
+    LIBS ionic_dv_link SIM TIMEOUT 120)
+  ionic_add_test(verbs-dv-gpu-udma1 COMMAND $<TARGET_FILE:verbs-dv-gpu>
+    SIM SIM_ARGS --udma-count 1 TIMEOUT 120)
+  ionic_add_test(verbs-dv-gpu-fw1 COMMAND $<TARGET_FILE:verbs-dv-gpu>
+    SIM SIM_ARGS --fw-version 1 ARGS --fw 1 TIMEOUT 120)
+  ionic_add_test(verbs-dv-gpu-cmb COMMAND $<TARGET_FILE:verbs-dv-gpu>
+    SIM SIM_ARGS --cmb-pages 64 ARGS --cmb TIMEOUT 120)
+
+  # ionic_dv_create_cq_ex / _qp_ex and sq_sig_all with vendor bits
+  ionic_add_test(verbs-dv-create SOURCES ${_h7}/dv_create.c
+    LIBS ionic_dv_link SIM)
+  ionic_add_test(verbs-dv-create-udma1 COMMAND $<TARGET_FILE:verbs-dv-create>
+    SIM SIM_ARGS --udma-count 1)
+  # dlopen("libionic.so") and dlvsym of every symbol at every version
+  # node, the way RCCL, MRC and MORI bind them; not linked with libionic
+  ionic_add_test(verbs-dv-symbols SOURCES ${_h7}/dv_symbols.c
+    LIBS ionic_test_fixture ${CMAKE_DL_LIBS} SIM
+    ENV "LD_LIBRARY_PATH=${IONIC_BUILD_PROVIDER_DIR}/.."
+    LABELS packaging)
+  # the same from a staged install of the provider and dev components
+  ionic_add_test(packaging-dv-installed
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check-dv-installed.sh
+            ${PROJECT_BINARY_DIR} "${CMAKE_INSTALL_FULL_LIBDIR}"
+            "${IONIC_PROVIDER_DIR}" ${IBVERBS_PRIVATE_ABI}
+            $<TARGET_FILE:verbs-dv-symbols> @SIM@
+    ENV "CMAKE=${CMAKE_COMMAND}")
+  if(IONIC_SAN_PRELOAD)
+    set_property(TEST packaging-dv-installed APPEND PROPERTY ENVIRONMENT
+                 "LD_PRELOAD=${IONIC_SAN_PRELOAD}")
+  endif()
+  # both rewrite the build tree's install manifests
+  set_tests_properties(packaging-dv-installed packaging-install-layout
+                       PROPERTIES RESOURCE_LOCK ionic_install_manifests)
+  # the device-side posters under valgrind memcheck (~4 s)
+  if(NOT IONIC_SANITIZE)
+    ionic_add_test(memcheck-verbs-dv-gpu
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/memcheck.sh
+              ${IONIC_SIM_LAUNCHER} ${CMAKE_CURRENT_SOURCE_DIR}/memcheck.supp
+              -- $<TARGET_FILE:verbs-dv-gpu>
+      TIMEOUT 120)
+  endif()
+  # GDA host flow: posts without doorbells (checked in the run's trace,
+  # a private temporary file), then the application's doorbell
+  # (built apart: the command is a script, so it runs as a SIM test does,
+  # without LeakSanitizer in the shell)
+  add_executable(verbs-dv-gda-prog ${_h7}/dv_gda.c)
+  target_link_libraries(verbs-dv-gda-prog PRIVATE ionic_dv_link)
+  ionic_add_test(verbs-dv-gda
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run-traced.sh @SIM@
+            -- $<TARGET_FILE:verbs-dv-gda-prog>)
+  if(IONIC_SAN_PRELOAD)
+    set_property(TEST verbs-dv-gda APPEND PROPERTY ENVIRONMENT
+                 "LD_PRELOAD=${IONIC_SAN_PRELOAD}")
+  endif()
+
+  # send queues in controller memory: placement, traffic, DV preferences
+  ionic_add_test(verbs-cmb SOURCES ${_h7}/cmb.c
+    LIBS ionic_test_fixture ionic SIM SIM_ARGS --cmb-pages 64
+    ARGS --cmb)
+  ionic_add_test(verbs-cmb-fw1-expdb COMMAND $<TARGET_FILE:verbs-cmb>
+    SIM SIM_ARGS --cmb-pages 64 --fw-version 1 --profile expdb_qtypes=3
+    ARGS --cmb --expdb)
+  ionic_add_test(verbs-cmb-none COMMAND $<TARGET_FILE:verbs-cmb>
+    SIM ARGS --no-cmb)
+  # the CMB window cannot be mapped: creation fails, nothing leaks
+  # (docs/upstream-defects.md D23); few QP ids and pages show any leak
+  ionic_add_test(verbs-cmb-map-fails SOURCES ${_h7}/cmb_map_fail.c
+    LIBS ionic_test_fixture ionic SIM
+    SIM_ARGS --profile cmb_pages=4,qp_count=8,cmb_map_fail=1)
+  # suites written for host rings, with every SQ in CMB (default PD
+  # preferences): ibv_wr_*, RDMA/atomics/MW, multi-threaded posting
+  ionic_add_test(verbs-wrx-cmb COMMAND $<TARGET_FILE:verbs-wrx>
+    SIM SIM_ARGS --cmb-pages 64)
+  ionic_add_test(verbs-rdma-cmb COMMAND $<TARGET_FILE:verbs-rdma>
+    SIM SIM_ARGS --cmb-pages 64 TIMEOUT 120)
+  ionic_add_test(verbs-stress-cmb COMMAND $<TARGET_FILE:verbs-stress>
+    SIM SIM_ARGS --cmb-pages 64 ARGS 4 2 5000 TIMEOUT 150)
+  # the same suites over the UDP fabric: RoCEv2 in UDP datagrams to this
+  # NIC's own loopback address (127.18.0.1)
+  ionic_add_test(verbs-datapath-udp COMMAND $<TARGET_FILE:verbs-datapath>
+    SIM SIM_ARGS --transport udp TIMEOUT 150)
+  ionic_add_test(verbs-rdma-udp COMMAND $<TARGET_FILE:verbs-rdma>
+    SIM SIM_ARGS --transport udp TIMEOUT 150)
+  ionic_add_test(verbs-wrx-udp COMMAND $<TARGET_FILE:verbs-wrx>
+    SIM SIM_ARGS --transport udp)
+  ionic_add_test(verbs-stress-udp COMMAND $<TARGET_FILE:verbs-stress>
+    SIM SIM_ARGS --transport udp ARGS 4 2 5000 TIMEOUT 150)
+  ionic_add_test(verbs-stress-faults-udp COMMAND $<TARGET_FILE:verbs-stress>
+    SIM SIM_ARGS --transport udp --loss-ppm 20000 --dup-ppm 10000
+                 --reorder-ppm 10000
+    ARGS 4 2 5000 TIMEOUT 200)
+  # the same suites with every SQ behind an express doorbell: the device
+  # offers them for SQs of every WQE size, and every PD allows them all
+  # (tests/common/expdb_all.c fails a run in which none was used)
+  set(_expdb --cmb-pages 64 --expdb-qtypes 1)
+  ionic_add_test(verbs-wrx-expdb COMMAND $<TARGET_FILE:verbs-wrx>
+    SIM SIM_ARGS ${_expdb} ENV IONIC_TEST_EXPDB_MASK=15)
+  ionic_add_test(verbs-wrx-expdb-fw1 COMMAND $<TARGET_FILE:verbs-wrx>
+    SIM SIM_ARGS ${_expdb} --fw-version 1 --udma-count 1
+    ENV IONIC_TEST_EXPDB_MASK=15)
+  ionic_add_test(verbs-rdma-expdb COMMAND $<TARGET_FILE:verbs-rdma>
+    SIM SIM_ARGS ${_expdb} ENV IONIC_TEST_EXPDB_MASK=15 TIMEOUT 150)
+  # firmware v1: atomics must not overwrite the trailer
+  # (docs/upstream-defects.md D7)
+  ionic_add_test(verbs-rdma-expdb-fw1 COMMAND $<TARGET_FILE:verbs-rdma>
+    SIM SIM_ARGS ${_expdb} --fw-version 1 ENV IONIC_TEST_EXPDB_MASK=15
+    TIMEOUT 150)
+  ionic_add_test(verbs-datapath-expdb COMMAND $<TARGET_FILE:verbs-datapath>
+    SIM SIM_ARGS ${_expdb} ENV IONIC_TEST_EXPDB_MASK=15 TIMEOUT 150)
+  ionic_add_test(verbs-stress-expdb COMMAND $<TARGET_FILE:verbs-stress>
+    SIM SIM_ARGS ${_expdb} ENV IONIC_TEST_EXPDB_MASK=15
+    ARGS 4 2 5000 TIMEOUT 150)
+  # the DV tests with express doorbells: the GPU-style posters on an
+  # express SQ, and the DV preferences on a device that has them
+  ionic_add_test(verbs-dv-gpu-expdb COMMAND $<TARGET_FILE:verbs-dv-gpu>
+    SIM SIM_ARGS ${_expdb} ARGS --cmb TIMEOUT 120)
+
+  # (3) PD, MR, MW, AH, thread and parent domains
+  ionic_add_test(verbs-pdmr SOURCES ${_h7}/pdmr.c
+    LIBS ionic_test_fixture SIM)
+  ionic_add_test(verbs-pdmr-udma1-fw1 COMMAND $<TARGET_FILE:verbs-pdmr>
+    SIM SIM_ARGS --udma-count 1 --fw-version 1)
+
+  # extended send API (ibv_wr_*), RC and UD
+  ionic_add_test(verbs-wrx SOURCES ${_h7}/wrx.c
+    LIBS ionic_test_fixture ionic_test_expdb_all SIM)
+  ionic_add_test(verbs-wrx-udma1-fw1 COMMAND $<TARGET_FILE:verbs-wrx>
+    SIM SIM_ARGS --udma-count 1 --fw-version 1)
+
+  # RDMA WRITE/READ, atomics, memory windows (post_send and ibv_wr_*),
+  # remote access errors; both firmware versions (atomic body v1/v2)
+  ionic_add_test(verbs-rdma
+    SOURCES ${_h7}/rdma_main.c ${_h7}/rdma_ops.c ${_h7}/rdma_errors.c
+            ${_h7}/rdma_mw.c ${_h7}/rdma_wrx.c
+    LIBS ionic_test_fixture ionic_test_expdb_all SIM TIMEOUT 120)
+  ionic_add_test(verbs-rdma-fw1 COMMAND $<TARGET_FILE:verbs-rdma>
+    SIM SIM_ARGS --fw-version 1 TIMEOUT 120)
+  ionic_add_test(verbs-rdma-udma1-fw2 COMMAND $<TARGET_FILE:verbs-rdma>
+    SIM SIM_ARGS --udma-count 1 --fw-version 2 TIMEOUT 120)
+endif()
