@@ -309,11 +309,13 @@ struct ibv_qp *ionic_dv_create_qp_ex(struct ibv_context *ibctx,
 
 #if defined(__LP64__)
 IONIC_DV_ASSERT(ctx_size, sizeof(struct ionic_dv_ctx) == 24);
+IONIC_DV_ASSERT(ctx_db_page, offsetof(struct ionic_dv_ctx, db_page) == 0);
 IONIC_DV_ASSERT(ctx_db_ptr, offsetof(struct ionic_dv_ctx, db_ptr) == 8);
 IONIC_DV_ASSERT(ctx_sq_qtype, offsetof(struct ionic_dv_ctx, sq_qtype) == 16);
 IONIC_DV_ASSERT(ctx_rq_qtype, offsetof(struct ionic_dv_ctx, rq_qtype) == 17);
 IONIC_DV_ASSERT(ctx_cq_qtype, offsetof(struct ionic_dv_ctx, cq_qtype) == 18);
 IONIC_DV_ASSERT(queue_size, sizeof(struct ionic_dv_queue) == 32);
+IONIC_DV_ASSERT(queue_ptr, offsetof(struct ionic_dv_queue, ptr) == 0);
 IONIC_DV_ASSERT(queue_size_f, offsetof(struct ionic_dv_queue, size) == 8);
 IONIC_DV_ASSERT(queue_db_val, offsetof(struct ionic_dv_queue, db_val) == 16);
 IONIC_DV_ASSERT(queue_mask, offsetof(struct ionic_dv_queue, mask) == 24);
@@ -321,18 +323,25 @@ IONIC_DV_ASSERT(queue_depth, offsetof(struct ionic_dv_queue, depth_log2) == 26);
 IONIC_DV_ASSERT(queue_stride,
 		offsetof(struct ionic_dv_queue, stride_log2) == 27);
 IONIC_DV_ASSERT(cq_size, sizeof(struct ionic_dv_cq) == 32);
+IONIC_DV_ASSERT(cq_q, offsetof(struct ionic_dv_cq, q) == 0);
 IONIC_DV_ASSERT(qp_size, sizeof(struct ionic_dv_qp) == 64);
 IONIC_DV_ASSERT(qp_rq, offsetof(struct ionic_dv_qp, rq) == 0);
 IONIC_DV_ASSERT(qp_sq, offsetof(struct ionic_dv_qp, sq) == 32);
 IONIC_DV_ASSERT(qp_attr_1_1_size,
 		sizeof(struct ionic_dv_qp_init_attr_ex_1_1) == 16);
+IONIC_DV_ASSERT(qp_attr_1_1_mask,
+		offsetof(struct ionic_dv_qp_init_attr_ex_1_1, comp_mask) == 0);
 IONIC_DV_ASSERT(qp_attr_1_1_flags, offsetof(struct ionic_dv_qp_init_attr_ex_1_1,
 					    ionic_flags) == 8);
 #endif
 IONIC_DV_ASSERT(cq_attr_size, sizeof(struct ionic_cq_init_attr_ex) == 8);
+IONIC_DV_ASSERT(cq_attr_mask,
+		offsetof(struct ionic_cq_init_attr_ex, comp_mask) == 0);
 IONIC_DV_ASSERT(cq_attr_flags,
 		offsetof(struct ionic_cq_init_attr_ex, flags) == 4);
 IONIC_DV_ASSERT(qp_attr_size, sizeof(struct ionic_dv_qp_init_attr_ex) == 16);
+IONIC_DV_ASSERT(qp_attr_mask,
+		offsetof(struct ionic_dv_qp_init_attr_ex, comp_mask) == 0);
 IONIC_DV_ASSERT(qp_attr_flags,
 		offsetof(struct ionic_dv_qp_init_attr_ex, ionic_flags) == 4);
 IONIC_DV_ASSERT(qp_attr_mode,
