@@ -5,7 +5,8 @@
 # exactly the symbol versions below (docs/gpu-direct-verbs.md §1;
 # providers/ionic/libionic.map), the version nodes themselves and nothing
 # else.  The header declarations, the exports and the man pages must name
-# the same functions.  Every undefined strong symbol must carry a version,
+# the same functions, and ionicdv(7) must list each with exactly its
+# versions.  Every undefined strong symbol must carry a version,
 # so that RTLD_NOW loading by libibverbs cannot fail on a symbol the
 # installed library does not export, and the provider must register itself
 # through verbs_register_driver_<ABI>@IBVERBS_PRIVATE_<ABI>.
@@ -22,6 +23,17 @@ fail=0
 err() {
 	echo "FAIL: $*"
 	fail=1
+}
+# same_set WANT GOT FAILURE OK: two sorted lists must be equal; otherwise
+# report FAILURE and the difference.
+same_set() {
+	if [ "$2" != "$1" ]; then
+		err "$3"
+		diff -u <(printf '%s\n' "$1") <(printf '%s\n' "$2") | sed -n '3,$p' |
+			sed 's/^/    /'
+	else
+		echo "ok: $4"
+	fi
 }
 
 # Prefer the SONAME link next to the real file, as applications load it.
@@ -67,13 +79,9 @@ want=$( {
 } | LC_ALL=C sort)
 got=$(nm -D --defined-only "$lib" | awk '{ print $(NF-1), $NF }' | LC_ALL=C sort)
 
-if [ "$got" != "$want" ]; then
-	err "exported symbols of $(basename "$lib") differ from the DV API:"
-	diff -u <(printf '%s\n' "$want") <(printf '%s\n' "$got") | sed -n '3,$p' |
-		sed 's/^/    /'
-else
-	echo "ok: exactly the $nfuncs ionic_dv_* functions are exported, at the versions of each node (${nodes[*]})"
-fi
+same_set "$want" "$got" \
+	"exported symbols of $(basename "$lib") differ from the DV API:" \
+	"exactly the $nfuncs ionic_dv_* functions are exported, at the versions of each node (${nodes[*]})"
 
 # Imports.
 undef=$(nm -D --undefined-only "$lib")
@@ -102,13 +110,9 @@ if [ -f "$header" ]; then
 	declared=$(sed 's,/\*.*\*/,,g' "$header" |
 		grep -oE '\bionic_dv_[a-z0-9_]+[[:space:]]*\(' |
 		sed 's/[[:space:]]*($//' | LC_ALL=C sort -u)
-	if [ "$declared" != "$(printf '%s\n' "$funcs" | LC_ALL=C sort)" ]; then
-		err "$(basename "$header") declares a different set of functions:"
-		diff -u <(printf '%s\n' "$funcs" | LC_ALL=C sort) \
-			<(printf '%s\n' "$declared") | sed -n '3,$p' | sed 's/^/    /'
-	else
-		echo "ok: the header declares the same $nfuncs functions"
-	fi
+	same_set "$(printf '%s\n' "$funcs" | LC_ALL=C sort)" "$declared" \
+		"$(basename "$header") declares a different set of functions:" \
+		"the header declares the same $nfuncs functions"
 else
 	err "$header not found"
 fi
@@ -116,13 +120,33 @@ fi
 # One man page per exported function, and no page for anything else.
 pages=$(find "$mandir" -maxdepth 1 -name 'ionic_dv_*.3' -printf '%f\n' |
 	sed 's/\.3$//' | LC_ALL=C sort)
-if [ "$pages" != "$(printf '%s\n' "$funcs" | LC_ALL=C sort)" ]; then
-	err "man3 pages do not match the exported functions"
-	diff -u <(printf '%s\n' "$funcs" | LC_ALL=C sort) <(printf '%s\n' "$pages") |
-		sed -n '3,$p' | sed 's/^/    /'
-else
-	echo "ok: one man page per exported function"
-fi
+same_set "$(printf '%s\n' "$funcs" | LC_ALL=C sort)" "$pages" \
+	"man3 pages do not match the exported functions" \
+	"one man page per exported function"
+
+# ionicdv(7) lists every function with exactly its versions, in the same
+# notation: each ".TP" entry of "Functions and symbol versions" names a
+# page and then the versions, the default one marked "(default)".
+listed=$(awk '
+	/^\.S[SH] / { inside = ($0 ~ /^\.SS Functions and symbol versions/); next }
+	!inside { next }
+	/^\.TP/ { tp = 1; next }
+	tp == 1 && /^\.BR ionic_dv_/ { name = $2; tp = 2; next }
+	tp == 2 {
+		n = split($0, w, /[ ,]+/); k = 0
+		for (i = 1; i <= n; i++) if (w[i] ~ /^IONIC_/) k++
+		for (i = 1; i <= n; i++)
+			if (w[i] ~ /^IONIC_/)
+				print name, w[i],
+					(k == 1 || w[i + 1] == "(default)") ? "@@" : "@"
+		tp = 0
+	}' "$mandir/ionicdv.7" | LC_ALL=C sort -k1,1 -k2,2 |
+	awk '$1 != prev { if (line != "") print line; line = $1; prev = $1 }
+		{ line = line " " $3 $2 }
+		END { if (line != "") print line }' | LC_ALL=C sort)
+same_set "$(printf '%s\n' "$exports" | LC_ALL=C sort)" "$listed" \
+	"ionicdv.7 does not list exactly the exported functions and versions" \
+	"ionicdv.7 lists the $nfuncs functions with their versions"
 
 [ $fail -eq 0 ] && echo "symbols: ok" && exit 0
 echo "symbols: FAILED"
