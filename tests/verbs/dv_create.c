@@ -54,7 +54,13 @@ static void test_cq(void)
 	ca.wc_flags = IBV_WC_EX_WITH_TM_INFO;
 	CHECK_NULL_ERRNO(ionic_dv_create_cq_ex(ctx, &ca, &ia), EOPNOTSUPP);
 	ca.wc_flags = 0;
+	ca.comp_mask = 1u << 7; /* no such ibv_cq_init_attr_mask bit */
+	CHECK_NULL_ERRNO(ionic_dv_create_cq_ex(ctx, &ca, &ia), EOPNOTSUPP);
+	ca.comp_mask = 0;
 	ca.cqe = 0;
+	CHECK_NULL_ERRNO(ionic_dv_create_cq_ex(ctx, &ca, &ia), EINVAL);
+	/* the ring holds cqe + 100 (the grace) and indexes are 16-bit */
+	ca.cqe = 0xffff - 100 + 1;
 	CHECK_NULL_ERRNO(ionic_dv_create_cq_ex(ctx, &ca, &ia), EINVAL);
 	ca.cqe = 64;
 	CHECK_NULL_ERRNO(ionic_dv_create_cq_ex(ctx, NULL, &ia), EINVAL);
