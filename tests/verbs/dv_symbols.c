@@ -10,12 +10,14 @@
  *    default version;
  *  - runs RCCL's sequence (pd_set_udma_mask@IONIC_1.0, a QP with the
  *    sq_sig_all vendor bits, qp_set_gda@IONIC_1.0, create_qp_ex@IONIC_1.3
- *    with RCCL's attributes), the proposal's create_qp_ex@IONIC_1.1 with
+ *    with RCCL's attributes), then that set-up with traffic on each
+ *    pipeline, the proposal's create_qp_ex@IONIC_1.1 with
  *    its own attribute layout, and MORI's descriptor calls, on objects
  *    libibverbs made with the provider it loaded: the same library.
  */
 #define _GNU_SOURCE /* dlvsym */
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <infiniband/ionic_dv.h>
 
@@ -176,6 +178,141 @@ static void test_rccl(struct ibv_context *ctx)
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 }
 
+/* One RDMA WRITE from side 0 into side 1's buffer at 'off'. */
+static int post_write(struct fx_pair *p, uint64_t wr_id, size_t off,
+		      uint32_t len, unsigned int flags)
+{
+	struct ibv_sge sge = { (uintptr_t)(p->buf[0] + off), len,
+			       p->mr[0]->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = flags,
+		.wr.rdma = { (uintptr_t)(p->buf[1] + off), p->mr[1]->rkey },
+	};
+	struct ibv_send_wr *bad;
+
+	return ibv_post_send(p->qp[0], &wr, &bad);
+}
+
+/* The first CQE of a ring: colour (bit 0) and QP number (bits 8-31). */
+static uint32_t first_cqe_word(const struct ionic_dv_cq *c)
+{
+	const uint32_t *w = (const uint32_t *)((const uint8_t *)c->q.ptr + 28);
+
+	return be32toh(__atomic_load_n(w, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * get_cq per pipeline: a CQ over every pipeline has one ring each, and
+ * the completion of a QP on pipeline 'ch' lands in that one.
+ */
+static void check_cq_pipelines(struct fx_pair *p, int channels, int ch)
+{
+	__typeof__(ionic_dv_get_cq) *get_cq =
+		need("ionic_dv_get_cq", "IONIC_1.0");
+	struct ionic_dv_cq ring[2], none;
+	uint64_t end = fx_now_ms() + 5000;
+
+	for (int u = 0; u < channels; u++)
+		REQUIRE_EQ(get_cq(&ring[u], p->scq[0], (uint8_t)u), 0);
+	CHECK_RC(get_cq(&none, p->scq[0], (uint8_t)channels), EINVAL);
+	if (channels == 2) {
+		CHECK(ring[0].q.ptr != ring[1].q.ptr);
+		CHECK(ring[0].q.db_val != ring[1].q.db_val);
+	}
+	while (!(first_cqe_word(&ring[ch]) & 1) && fx_now_ms() < end)
+		usleep(100);
+	CHECK_EQ(first_cqe_word(&ring[ch]) & 1, 1);
+	CHECK_EQ(first_cqe_word(&ring[ch]) >> 8, p->qp[0]->qp_num);
+	if (channels == 2)
+		CHECK_EQ(first_cqe_word(&ring[!ch]), 0);
+}
+
+/*
+ * RCCL's QP set-up with traffic (docs/gpu-direct-verbs.md §6, §8): the
+ * PD's pipeline alternating per channel, sq_sig_all with the vendor bits,
+ * qp_set_gda(qp, false, true) right after creation, all through the
+ * IONIC_1.0 bindings.  The send queue is the provider's: RDMA WRITEs move
+ * data and only the signalled one completes.  The receive queue is in GDA
+ * mode: a receive is seen only after the application writes the doorbell
+ * value (RCCL itself never does, see §8).
+ */
+static void test_rccl_traffic(struct ibv_context *ctx)
+{
+	int (*set_udma)(struct ibv_pd *, uint8_t) =
+		need("ionic_dv_pd_set_udma_mask", "IONIC_1.0");
+	int (*set_gda)(struct ibv_qp *, bool, bool) =
+		need("ionic_dv_qp_set_gda", "IONIC_1.0");
+	uint8_t (*udma_count)(struct ibv_context *) =
+		need("ionic_dv_ctx_get_udma_count", "IONIC_1.0");
+	uint8_t (*udma_idx)(struct ibv_qp *) =
+		need("ionic_dv_qp_get_udma_idx", "IONIC_1.0");
+	__typeof__(ionic_dv_get_ctx) *get_ctx =
+		need("ionic_dv_get_ctx", "IONIC_1.0");
+	__typeof__(ionic_dv_qp_get_recv_dbell_data) *recv_db =
+		need("ionic_dv_qp_get_recv_dbell_data", "IONIC_1.0");
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	int channels = udma_count(ctx);
+	struct ionic_dv_ctx dctx;
+
+	REQUIRE(pd);
+	REQUIRE_EQ(get_ctx(&dctx, ctx), 0);
+	for (int ch = 0; ch < channels; ch++) {
+		uint8_t mask = ch ? IONIC_UDMA_MASK_HIGH : IONIC_UDMA_MASK_LOW;
+		volatile uint64_t *rq_reg = dctx.db_ptr + dctx.rq_qtype;
+		struct fx_qp_opts o;
+		struct fx_pair p;
+		struct ibv_wc wc[4];
+		uint64_t v = 0;
+
+		SECTION("RCCL set-up: WRITEs move data, GDA receives wait");
+		CHECK_RC(set_udma(pd, mask), 0);
+		fx_qp_opts_default(&o, IBV_QPT_RC);
+		o.sq_sig_all = IONIC_DV_CREATE_QP_TYPE_RCCL |
+			       IONIC_DV_CREATE_QP_RCCL_DATA |
+			       IONIC_DV_CREATE_QP_RCCL_RDFENCE;
+		fx_pair_create(&p, ctx, pd, &o, 8192);
+		for (int i = 0; i < 2; i++) {
+			CHECK_EQ(udma_idx(p.qp[i]), ch);
+			CHECK_RC(set_gda(p.qp[i], false, true), 0);
+		}
+		fx_pair_connect(&p);
+
+		fx_fill(p.buf[0], 8192, 17u + (unsigned int)ch);
+		CHECK_RC(post_write(&p, 1, 0, 3000, 0), 0);
+		CHECK_RC(post_write(&p, 2, 3000, 1000, 0), 0);
+		CHECK_RC(post_write(&p, 3, 4000, 96, IBV_SEND_SIGNALED), 0);
+		check_cq_pipelines(&p, channels, ch);
+		CHECK_EQ(fx_poll(p.scq[0], wc, 3, 2000), 1);
+		CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc[0].wr_id, 3);
+		CHECK(!memcmp(p.buf[1], p.buf[0], 4096));
+
+		CHECK_RC(fx_post_recv(&p, 1, 10, 4096, 1024), 0);
+		CHECK_RC(fx_post_send(&p, 0, 11, 5000, 700, IBV_SEND_SIGNALED,
+				      false, 0),
+			 0);
+		CHECK_EQ(fx_expect_none(p.rcq[1], 300), 0);
+		CHECK_EQ(fx_expect_none(p.scq[0], 10), 0);
+		CHECK_RC(recv_db(p.qp[1], &v), 0);
+		CHECK_EQ(v, ((uint64_t)p.qp[1]->qp_num << 24) | 1);
+		*rq_reg = htole64(v);
+		fx_poll_one(p.rcq[1], wc, 5000);
+		CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc[0].wr_id, 10);
+		CHECK_EQ(wc[0].byte_len, 700);
+		CHECK(!memcmp(p.buf[1] + 4096, p.buf[0] + 5000, 700));
+		fx_poll_one(p.scq[0], wc, 5000);
+		CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc[0].wr_id, 11);
+		fx_pair_destroy(&p);
+	}
+	CHECK_RC(ibv_dealloc_pd(pd), 0);
+}
+
 /* MORI / rocSHMEM: plain dlsym, descriptors, CCQE probe. */
 static void test_mori(struct ibv_context *ctx)
 {
@@ -253,6 +390,7 @@ int main(void)
 
 	ctx = fx_open();
 	test_rccl(ctx);
+	test_rccl_traffic(ctx);
 	test_mori(ctx);
 	CHECK_RC(ibv_close_device(ctx), 0);
 	if (again)
