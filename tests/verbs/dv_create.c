@@ -132,6 +132,7 @@ static void qp_case(struct ibv_qp_init_attr_ex *qa,
 static void test_qp(void)
 {
 	struct ibv_cq *cq = ibv_create_cq(ctx, 32, NULL, NULL, 0);
+	struct ibv_cq *cq2 = ibv_create_cq(ctx2, 32, NULL, NULL, 0);
 	struct ibv_qp_init_attr_ex qa = {
 		.qp_type = IBV_QPT_RC,
 		.cap = { 8, 8, 1, 1, 0 },
@@ -146,7 +147,7 @@ static void test_qp(void)
 			       IONIC_DV_CREATE_QP_RCCL_RX_OFFLOAD,
 	};
 
-	REQUIRE(cq);
+	REQUIRE(cq && cq2);
 	qa.send_cq = qa.recv_cq = cq;
 
 	SECTION("ionic_dv_create_qp_ex: RCCL's flags, plain RC otherwise");
@@ -189,7 +190,15 @@ static void test_qp(void)
 	qa.pd = pd2; /* another context's */
 	qp_case(&qa, &a, EINVAL, false);
 	qa.pd = pd;
+	/* a CQ of another context, as send or as receive CQ */
+	qa.send_cq = cq2;
+	qp_case(&qa, &a, EINVAL, false);
+	qa.send_cq = cq;
+	qa.recv_cq = cq2;
+	qp_case(&qa, &a, EINVAL, false);
+	qa.recv_cq = cq;
 	CHECK_NULL_ERRNO(ionic_dv_create_qp_ex(ctx, NULL, &a), EINVAL);
+	CHECK_RC(ibv_destroy_cq(cq2), 0);
 	CHECK_RC(ibv_destroy_cq(cq), 0);
 }
 

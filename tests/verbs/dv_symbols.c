@@ -161,6 +161,13 @@ static void test_rccl(struct ibv_context *ctx)
 	CHECK(qp);
 	if (qp)
 		CHECK_RC(ibv_destroy_qp(qp), 0);
+	/* RCCL's layout: the flags at offset 4, the transport mode at 8 */
+	amd.ionic_flags |= IONIC_DV_CREATE_QP_RCCL_RCQ;
+	CHECK_NULL_ERRNO(create_1_3(ctx, &xa, &amd), EINVAL);
+	amd.ionic_flags &= ~(uint32_t)IONIC_DV_CREATE_QP_RCCL_RCQ;
+	amd.comp_mask |= IONIC_DV_QP_INIT_ATTR_MASK_TRANSPORT_MODE;
+	amd.transport_mode = IONIC_DV_QPT_TRANSPORT_MRC;
+	CHECK_NULL_ERRNO(create_1_3(ctx, &xa, &amd), EOPNOTSUPP);
 
 	SECTION("create_qp_ex@IONIC_1.1 reads the proposal's layout");
 	/* RCQ at offset 8 of the 1.1 layout: refused (no RCQ) */
