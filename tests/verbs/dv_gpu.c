@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Device-initiated posting under ionic-sim: a "device-side poster"
- * thread per UDMA pipeline that, given only the ionic_dv_get_ctx/cq/qp
- * descriptors, does what the GPU code of rocSHMEM and MORI does
- * (docs/gpu-direct-verbs.md §4):
- *
- *  - writes SEND (SGE and inline) and RDMA WRITE WQEs into the SQ ring,
- *    body first and the flags word (colour, signal) last with a release
- *    store, the colour 1 on the ring's first lap and flipping each lap;
- *  - rings the SQ doorbell with one 64-bit store of sq.db_val | producer
- *    index to db_ptr[sq_qtype];
- *  - polls the CQ ring by colour, checks type, QP and error bits and
- *    follows the cumulative MSN;
- *  - returns CQ credits every 100 CQEs (and at the end) with a store of
- *    cq.db_val | consumer index to db_ptr[cq_qtype].
+ * thread per UDMA pipeline (dv_poster.h) that, given only the
+ * ionic_dv_get_ctx/cq/qp descriptors, does what the GPU code of rocSHMEM
+ * and MORI does (docs/gpu-direct-verbs.md §4): SEND (SGE and inline) and
+ * RDMA WRITE WQEs in bursts, one SQ doorbell per burst, the CQ ring
+ * polled by colour and MSN, credits returned every 100 CQEs and at the
+ * end.
  *
  * The main thread is the peer: ordinary verbs receives, checking every
  * SEND's length and bytes, and at the end every RDMA WRITE's bytes.
@@ -26,23 +19,27 @@
  *     --fw N  firmware RDMA version of the run (opcode table)
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <unistd.h>
 
-#include "../../common/ionic_hw.h"
 #include "dv_link.h"
+#include "dv_poster.h"
 
 #define OPS 900
 #define DEPTH 64
 #define MSG_MAX 512 /* SEND slot in the peer buffer */
 #define WR_MAX 256 /* RDMA WRITE slot */
-#define INL_MAX 32
-#define CREDIT_EVERY 100 /* IONIC_CQ_GRACE, as the GPU stacks use */
+#define INL_MAX DVP_INLINE_MAX
 #define WAIT_MS 20000
 
 static bool cmb;
 static int fw = 2;
 
-enum op_kind { OP_SEND, OP_SEND_INL, OP_WRITE };
+enum op_kind {
+	OP_SEND = DVP_SEND,
+	OP_SEND_INL = DVP_SEND_INL,
+	OP_WRITE = DVP_WRITE
+};
 
 /* Op i: its kind, length, and slot in the poster's and the peer's buffer. */
 static enum op_kind op_kind(int i)
@@ -70,172 +67,14 @@ static size_t op_off(int i)
 	return (size_t)i * MSG_MAX;
 }
 
-/* ---- the device side: descriptors only ------------------------------ */
+/* ---- the device side: descriptors only (dv_poster.h) ---------------- */
 
 struct poster {
-	/* given */
-	struct ionic_dv_ctx dctx;
-	struct ionic_dv_qp dqp;
-	struct ionic_dv_cq dcq;
-	uint32_t qpn;
+	struct dvp d;
 	uint8_t *buf;
-	uint32_t lkey;
 	uint64_t peer_va;
 	uint32_t peer_rkey;
-	/* device-side state */
-	uint64_t sq_pos; /* running SQ producer position */
-	uint64_t cq_pos; /* running CQ consumer position */
-	uint32_t msn; /* remote WQEs completed (24 bits) */
-	unsigned int unreturned; /* CQEs consumed since the last credit */
-	unsigned int cqes;
-	/* result */
-	char err[160];
 };
-
-static uint64_t poster_now_ms(void)
-{
-	return fx_now_ms();
-}
-
-static void db_store(const struct ionic_dv_ctx *c, unsigned int qtype,
-		     uint64_t val)
-{
-	volatile uint64_t *reg = c->db_ptr + qtype;
-
-	/* the WQE (or the CQE reads) before the doorbell */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	*reg = htole64(val);
-}
-
-static void poster_fail(struct poster *p, const char *what, uint64_t a,
-			uint64_t b)
-{
-	if (!p->err[0])
-		snprintf(p->err, sizeof(p->err), "qp %u: %s (0x%llx, 0x%llx)",
-			 p->qpn, what, (unsigned long long)a,
-			 (unsigned long long)b);
-}
-
-/* Consume one CQE if there is one; false if none or on error. */
-static bool poster_poll(struct poster *p)
-{
-	const struct ionic_dv_queue *q = &p->dcq.q;
-	struct ionic_cqe *cqe =
-		(struct ionic_cqe *)((uint8_t *)q->ptr +
-				     ((p->cq_pos & q->mask) << q->stride_log2));
-	bool color = !((p->cq_pos >> q->depth_log2) & 1);
-	uint32_t qtf, msn;
-
-	qtf = be32toh(__atomic_load_n(&cqe->qid_type_flags, __ATOMIC_ACQUIRE));
-	if (!!(qtf & IONIC_CQE_COLOR) != color)
-		return false;
-	if (((qtf >> IONIC_CQE_QID_SHIFT) & IONIC_CQE_QID_MASK) != p->qpn) {
-		poster_fail(p, "CQE of another QP", qtf, p->cq_pos);
-		return false;
-	}
-	if (qtf & IONIC_CQE_ERROR) {
-		poster_fail(p, "error CQE", qtf, be32toh(cqe->status_length));
-		return false;
-	}
-	if (((qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK) !=
-	    IONIC_CQE_TYPE_SEND_MSN) {
-		poster_fail(p, "not an MSN CQE", qtf, p->cq_pos);
-		return false;
-	}
-	msn = be32toh(cqe->send.msg_msn) & 0xffffff;
-	/* 24-bit serial arithmetic: it moves forward, never past what was
-	 * posted */
-	if (!((msn - p->msn) & 0xffffff) ||
-	    ((msn - p->msn) & 0xffffff) >
-		    (((uint32_t)p->sq_pos - p->msn) & 0xffffff)) {
-		poster_fail(p, "MSN out of range", msn, p->sq_pos);
-		return false;
-	}
-	p->msn = msn;
-	p->cq_pos++;
-	p->cqes++;
-	if (++p->unreturned >= CREDIT_EVERY) {
-		db_store(&p->dctx, p->dctx.cq_qtype,
-			 q->db_val | (p->cq_pos & q->mask));
-		p->unreturned = 0;
-	}
-	return true;
-}
-
-/* Poll until every posted WQE has completed. */
-static bool poster_drain(struct poster *p)
-{
-	uint64_t end = poster_now_ms() + WAIT_MS;
-
-	while ((p->msn & 0xffffff) != (p->sq_pos & 0xffffff)) {
-		if (p->err[0])
-			return false;
-		if (!poster_poll(p)) {
-			if (p->err[0])
-				return false;
-			if (poster_now_ms() > end) {
-				poster_fail(p, "no completion", p->msn,
-					    p->sq_pos);
-				return false;
-			}
-			usleep(20);
-		}
-	}
-	return true;
-}
-
-/* Write WQE i at the producer position; the flags word goes last. */
-static void poster_write_wqe(struct poster *p, int i, bool signal)
-{
-	const struct ionic_dv_queue *q = &p->dqp.sq;
-	struct ionic_wqe *w =
-		(struct ionic_wqe *)((uint8_t *)q->ptr +
-				     ((p->sq_pos & q->mask) << q->stride_log2));
-	uint32_t len = op_len(i);
-	uint8_t *src = p->buf + op_off(i);
-	uint16_t flags = 0;
-
-	memset((uint8_t *)w + IONIC_WQE_HDR_SIZE, 0,
-	       sizeof(*w) - IONIC_WQE_HDR_SIZE);
-	w->base.wqe_idx = htole64(p->sq_pos);
-	w->base.imm_data_key = 0;
-	w->common.length = htobe32(len);
-	switch (op_kind(i)) {
-	case OP_SEND_INL:
-		w->base.op = fw >= 2 ? IONIC_V2_OP_SEND : IONIC_V1_OP_SEND;
-		w->base.num_sge_key = 0;
-		memcpy(w->common.pld.data, src, len);
-		flags |= IONIC_WQE_FLAG_INL;
-		break;
-	case OP_SEND:
-	case OP_WRITE:
-		if (op_kind(i) == OP_SEND) {
-			w->base.op = fw >= 2 ? IONIC_V2_OP_SEND :
-					       IONIC_V1_OP_SEND;
-		} else {
-			uint64_t va = p->peer_va + op_off(i);
-
-			w->base.op = fw >= 2 ? IONIC_V2_OP_RDMA_WRITE :
-					       IONIC_V1_OP_RDMA_WRITE;
-			w->common.rdma.remote_va_high =
-				htobe32((uint32_t)(va >> 32));
-			w->common.rdma.remote_va_low = htobe32((uint32_t)va);
-			w->common.rdma.remote_rkey = htobe32(p->peer_rkey);
-		}
-		w->base.num_sge_key = 1;
-		w->common.pld.sgl[0].va = htobe64((uintptr_t)src);
-		w->common.pld.sgl[0].len = htobe32(len);
-		w->common.pld.sgl[0].lkey = htobe32(p->lkey);
-		break;
-	}
-	/* colour 1 on the first lap of the ring, flipping every lap */
-	if (!((p->sq_pos >> q->depth_log2) & 1))
-		flags |= IONIC_WQE_FLAG_COLOR;
-	if (signal)
-		flags |= IONIC_WQE_FLAG_SIG;
-	__atomic_store_n(&w->base.flags, htobe16(flags), __ATOMIC_RELEASE);
-	p->sq_pos++;
-}
 
 /* Bursts of 1..4 WQEs, one doorbell each, then wait for them. */
 static void *poster_run(void *arg)
@@ -246,22 +85,30 @@ static void *poster_run(void *arg)
 	while (i < OPS) {
 		int burst = 1 + (i * 7) % 4;
 
-		for (int b = 0; b < burst && i < OPS; b++, i++)
-			poster_write_wqe(p, i, b == burst - 1 || i == OPS - 1);
-		db_store(&p->dctx, p->dctx.sq_qtype,
-			 p->dqp.sq.db_val | (p->sq_pos & p->dqp.sq.mask));
-		if (!poster_drain(p))
+		for (int b = 0; b < burst && i < OPS; b++, i++) {
+			struct dvp_op op = {
+				.kind = (enum dvp_kind)op_kind(i),
+				.len = op_len(i),
+				.src = p->buf + op_off(i),
+				.remote_va = p->peer_va + op_off(i),
+				.rkey = p->peer_rkey,
+			};
+
+			dvp_write_wqe(&p->d, &op,
+				      b == burst - 1 || i == OPS - 1);
+		}
+		dvp_ring_sq(&p->d);
+		if (!dvp_drain(&p->d, WAIT_MS))
 			return NULL;
 	}
 	/* the last credits */
-	db_store(&p->dctx, p->dctx.cq_qtype,
-		 p->dcq.q.db_val | (p->cq_pos & p->dcq.q.mask));
+	dvp_return_credits(&p->d);
 	return NULL;
 }
 
 /* ---- host side: set-up from the descriptors, the peer, checks ------- */
 
-static void check_descriptors(struct dvl_link *l, struct poster *p, int udma)
+static void check_descriptors(struct dvl_link *l, struct dvp *p, int udma)
 {
 	const struct dvl_alloc *a = &l->alloc;
 	struct ionic_dv_cq other;
@@ -374,10 +221,11 @@ static void run(struct ibv_context *ctx, struct ibv_pd *pd, int nlinks)
 
 		dvl_create(&link[u], ctx, pd, &o);
 		memset(&post[u], 0, sizeof(post[u]));
-		check_descriptors(&link[u], &post[u], u);
-		post[u].qpn = link[u].qp->qp_num;
+		check_descriptors(&link[u], &post[u].d, u);
+		post[u].d.qpn = link[u].qp->qp_num;
+		post[u].d.lkey = link[u].mr->lkey;
+		post[u].d.fw = fw;
 		post[u].buf = link[u].buf;
-		post[u].lkey = link[u].mr->lkey;
 		post[u].peer_va = (uintptr_t)link[u].peer_buf;
 		post[u].peer_rkey = link[u].peer_mr->rkey;
 		for (int i = 0; i < OPS; i++)
@@ -404,7 +252,7 @@ static void run(struct ibv_context *ctx, struct ibv_pd *pd, int nlinks)
 		pthread_join(th[u], NULL);
 
 	for (int u = 0; u < nlinks; u++) {
-		struct poster *p = &post[u];
+		struct dvp *p = &post[u].d;
 
 		if (p->err[0])
 			check_fail(__FILE__, __LINE__, "poster %d: %s", u,

@@ -12,7 +12,8 @@
  *    sq_sig_all vendor bits, qp_set_gda@IONIC_1.0, create_qp_ex@IONIC_1.3
  *    with RCCL's attributes), then that set-up with traffic on each
  *    pipeline, the proposal's create_qp_ex@IONIC_1.1 with
- *    its own attribute layout, and MORI's descriptor calls, on objects
+ *    its own attribute layout, and MORI's descriptor calls and its
+ *    device-side posting (dv_poster.h) moving verified data, on objects
  *    libibverbs made with the provider it loaded: the same library.
  */
 #define _GNU_SOURCE /* dlvsym */
@@ -21,6 +22,7 @@
 
 #include <infiniband/ionic_dv.h>
 
+#include "dv_poster.h"
 #include "fixture.h"
 
 static void *lib;
@@ -320,7 +322,127 @@ static void test_rccl_traffic(struct ibv_context *ctx)
 	CHECK_RC(ibv_dealloc_pd(pd), 0);
 }
 
-/* MORI / rocSHMEM: plain dlsym, descriptors, CCQE probe. */
+#define MORI_OPS 60
+#define MORI_SLOT 1024 /* bytes of each op in both buffers */
+
+static struct dvp_op mori_op(int i, uint8_t *buf, uint8_t *peer_buf,
+			     uint32_t rkey)
+{
+	struct dvp_op op = { .kind = (enum dvp_kind)(i % 3),
+			     .src = buf + (size_t)i * MORI_SLOT };
+
+	switch (op.kind) {
+	case DVP_SEND:
+		op.len = 1 + (uint32_t)(i * 53) % MORI_SLOT;
+		break;
+	case DVP_SEND_INL:
+		op.len = 1 + (uint32_t)(i * 7) % DVP_INLINE_MAX;
+		break;
+	default:
+		op.len = 8 + (uint32_t)(i * 31) % (MORI_SLOT - 8);
+		op.remote_va = (uintptr_t)(peer_buf + (size_t)i * MORI_SLOT);
+		op.rkey = rkey;
+		break;
+	}
+	return op;
+}
+
+/*
+ * MORI's and rocSHMEM's device code, here the dv_poster.h thread-free
+ * poster: given only the descriptors (in p), SENDs, inline SENDs and RDMA
+ * WRITEs in bursts of three, the last signalled, to a verbs peer that
+ * checks every byte.
+ */
+static void mori_traffic(struct ibv_context *ctx, struct ibv_pd *pd,
+			 struct ibv_qp *qp, struct dvp *p)
+{
+	size_t len = (size_t)MORI_OPS * MORI_SLOT;
+	uint8_t *buf = aligned_alloc(4096, len), *peer_buf = calloc(1, len);
+	struct ibv_cq *peer_cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC,
+				       .cap = { 16, 256, 1, 1, 0 } };
+	struct ibv_mr *mr, *peer_mr;
+	struct ibv_qp *peer;
+	struct fx_qp_opts o;
+	union ibv_gid gid;
+	struct ibv_wc wc[MORI_OPS];
+	int sends = 0, got;
+
+	SECTION("MORI: the descriptors alone move data");
+	REQUIRE(buf && peer_buf && peer_cq);
+	ia.send_cq = ia.recv_cq = peer_cq;
+	peer = ibv_create_qp(pd, &ia);
+	mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	peer_mr = ibv_reg_mr(pd, peer_buf, len,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	REQUIRE(peer && mr && peer_mr);
+	REQUIRE(!ibv_query_gid(ctx, 1, 1, &gid));
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	REQUIRE_EQ(fx_rc_to_init(qp), 0);
+	REQUIRE_EQ(fx_rc_to_init(peer), 0);
+	REQUIRE_EQ(fx_rc_to_rtr(qp, &gid, peer->qp_num, &o), 0);
+	REQUIRE_EQ(fx_rc_to_rtr(peer, &gid, qp->qp_num, &o), 0);
+	REQUIRE_EQ(fx_rc_to_rts(qp, &o), 0);
+	REQUIRE_EQ(fx_rc_to_rts(peer, &o), 0);
+
+	fx_fill(buf, len, 61);
+	for (int i = 0; i < MORI_OPS; i++) {
+		struct ibv_sge sge = { (uintptr_t)(peer_buf + i * MORI_SLOT),
+				       MORI_SLOT, peer_mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = (uint64_t)i,
+					   .sg_list = &sge,
+					   .num_sge = 1 },
+				   *bad;
+
+		if (i % 3 == DVP_WRITE)
+			continue;
+		CHECK_RC(ibv_post_recv(peer, &rwr, &bad), 0);
+		sends++;
+	}
+	p->qpn = qp->qp_num;
+	p->lkey = mr->lkey;
+	p->fw = 2;
+	for (int i = 0; i < MORI_OPS && !p->err[0]; i += 3) {
+		for (int b = 0; b < 3; b++) {
+			struct dvp_op op =
+				mori_op(i + b, buf, peer_buf, peer_mr->rkey);
+
+			dvp_write_wqe(p, &op, b == 2);
+		}
+		dvp_ring_sq(p);
+		dvp_drain(p, 5000);
+	}
+	dvp_return_credits(p);
+	if (p->err[0])
+		check_fail(__FILE__, __LINE__, "poster: %s", p->err);
+	CHECK_EQ(p->msn, MORI_OPS);
+
+	got = fx_poll(peer_cq, wc, sends, 5000);
+	CHECK_EQ(got, sends);
+	for (int k = 0; k < got; k++) {
+		int i = (int)wc[k].wr_id;
+		struct dvp_op op = mori_op(i, buf, peer_buf, peer_mr->rkey);
+
+		CHECK_EQ(wc[k].status, IBV_WC_SUCCESS);
+		CHECK_EQ(wc[k].byte_len, op.len);
+		if (memcmp(peer_buf + i * MORI_SLOT, op.src, op.len))
+			check_fail(__FILE__, __LINE__, "SEND %d differs", i);
+	}
+	for (int i = DVP_WRITE; i < MORI_OPS; i += 3) {
+		struct dvp_op op = mori_op(i, buf, peer_buf, peer_mr->rkey);
+
+		if (memcmp(peer_buf + i * MORI_SLOT, op.src, op.len))
+			check_fail(__FILE__, __LINE__, "WRITE %d differs", i);
+	}
+	CHECK_RC(ibv_destroy_qp(peer), 0);
+	CHECK_RC(ibv_destroy_cq(peer_cq), 0);
+	CHECK_RC(ibv_dereg_mr(mr), 0);
+	CHECK_RC(ibv_dereg_mr(peer_mr), 0);
+	free(buf);
+	free(peer_buf);
+}
+
+/* MORI / rocSHMEM: plain dlsym, descriptors, CCQE probe, traffic. */
 static void test_mori(struct ibv_context *ctx)
 {
 	__typeof__(ionic_dv_get_ctx) *get_ctx = dlsym(lib, "ionic_dv_get_ctx");
@@ -346,9 +468,7 @@ static void test_mori(struct ibv_context *ctx)
 	struct ibv_qp_init_attr_ex xa = { .qp_type = IBV_QPT_RC,
 					  .cap = { 8, 8, 1, 1, 32 },
 					  .comp_mask = IBV_QP_INIT_ATTR_PD };
-	struct ionic_dv_ctx dctx;
-	struct ionic_dv_cq dcq;
-	struct ionic_dv_qp dqp;
+	struct dvp p = { 0 };
 	struct ibv_cq_ex *cq;
 	struct ibv_qp *qp;
 
@@ -368,13 +488,15 @@ static void test_mori(struct ibv_context *ctx)
 	xa.pd = ca.parent_domain;
 	qp = ibv_create_qp_ex(ctx, &xa);
 	REQUIRE(qp);
-	CHECK_RC(get_ctx(&dctx, ctx), 0);
-	CHECK(dctx.db_ptr && dctx.db_page);
-	CHECK_RC(get_cq(&dcq, ibv_cq_ex_to_cq(cq), udma_idx(qp)), 0);
-	CHECK_RC(get_qp(&dqp, qp), 0);
-	CHECK(dcq.q.ptr && dqp.sq.ptr && dqp.rq.ptr);
-	CHECK_EQ(dqp.sq.db_val, (uint64_t)qp->qp_num << 24);
-	CHECK_EQ(dqp.sq.stride_log2, 6); /* torchcomms requires 64-byte WQEs */
+	REQUIRE_EQ(get_ctx(&p.dctx, ctx), 0);
+	CHECK(p.dctx.db_ptr && p.dctx.db_page);
+	REQUIRE_EQ(get_cq(&p.dcq, ibv_cq_ex_to_cq(cq), udma_idx(qp)), 0);
+	REQUIRE_EQ(get_qp(&p.dqp, qp), 0);
+	REQUIRE(p.dcq.q.ptr && p.dqp.sq.ptr && p.dqp.rq.ptr);
+	CHECK_EQ(p.dqp.sq.db_val, (uint64_t)qp->qp_num << 24);
+	/* torchcomms requires 64-byte WQEs */
+	REQUIRE_EQ(p.dqp.sq.stride_log2, 6);
+	mori_traffic(ctx, pd, qp, &p);
 	CHECK_RC(ibv_destroy_qp(qp), 0);
 	CHECK_RC(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
 	CHECK_RC(ibv_dealloc_pd(ca.parent_domain), 0);

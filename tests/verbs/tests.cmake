@@ -165,7 +165,7 @@ if(TARGET ionic)
   target_include_directories(ionic_dv_link PUBLIC
     ${PROJECT_SOURCE_DIR}/include)
   # a device-side poster per pipeline, driven by the descriptors only
-  ionic_add_test(verbs-dv-gpu SOURCES ${_h7}/dv_gpu.c
+  ionic_add_test(verbs-dv-gpu SOURCES ${_h7}/dv_gpu.c ${_h7}/dv_poster.c
     LIBS ionic_dv_link SIM TIMEOUT 120)
   ionic_add_test(verbs-dv-gpu-udma1 COMMAND $<TARGET_FILE:verbs-dv-gpu>
     SIM SIM_ARGS --udma-count 1 TIMEOUT 120)
@@ -182,6 +182,7 @@ if(TARGET ionic)
   # dlopen("libionic.so") and dlvsym of every symbol at every version
   # node, the way RCCL, MRC and MORI bind them; not linked with libionic
   ionic_add_test(verbs-dv-symbols SOURCES ${_h7}/dv_symbols.c
+    ${_h7}/dv_poster.c
     LIBS ionic_test_fixture ${CMAKE_DL_LIBS} SIM
     ENV "LD_LIBRARY_PATH=${IONIC_BUILD_PROVIDER_DIR}/.."
     LABELS packaging)
