@@ -126,6 +126,49 @@ static void test_send(struct dvl_link *l, const struct ionic_dv_ctx *dc)
 	CHECK_EQ(v, dq.sq.db_val | 5);
 }
 
+/*
+ * GDA for several laps of the send ring: every doorbell value is db_val |
+ * (producer index & mask), the application's store is the only doorbell
+ * the device sees, and every round's data arrives.
+ */
+static void test_send_laps(struct dvl_link *l, const struct ionic_dv_ctx *dc)
+{
+	struct ibv_cq *cq = ibv_cq_ex_to_cq(l->cq);
+	struct ionic_dv_qp dq;
+	uint64_t v = 0, idx;
+	int rounds, rung;
+
+	SECTION("GDA over several laps of the ring: exact doorbell values");
+	REQUIRE_EQ(ionic_dv_get_qp(&dq, l->qp), 0);
+	CHECK_RC(ionic_dv_qp_get_send_dbell_data(l->qp, &v), 0);
+	idx = v & dq.sq.mask;
+	rung = doorbells(l->qp, "SQ");
+	rounds = 2 * (dq.sq.mask + 1) / 3 + 1;
+	CHECK_RC(ionic_dv_qp_set_gda(l->qp, true, false), 0);
+	for (int r = 0; r < rounds && !check_failures(); r++) {
+		for (int i = 0; i < 3; i++) {
+			size_t off = 1024 * (size_t)i;
+
+			fx_fill(l->buf + off, 200, (unsigned int)(r * 3 + i));
+			CHECK_RC(dvl_peer_recv(l, 100 + (uint64_t)i, off, 1024),
+				 0);
+			CHECK_RC(post_send(l, 200 + (uint64_t)i, off, 200), 0);
+		}
+		idx = (idx + 3) & dq.sq.mask;
+		CHECK_RC(ionic_dv_qp_get_send_dbell_data(l->qp, &v), 0);
+		CHECK_EQ(v, dq.sq.db_val | idx);
+		CHECK_EQ(doorbells(l->qp, "SQ"), rung + r);
+		ring(dc, dc->sq_qtype, v);
+		expect_wcs(cq, 3, 200, IBV_WC_SEND, 0);
+		expect_wcs(l->peer_cq, 3, 100, IBV_WC_RECV, 200);
+		for (int i = 0; i < 3; i++)
+			CHECK(!memcmp(l->peer_buf + 1024 * i, l->buf + 1024 * i,
+				      200));
+	}
+	CHECK_EQ(doorbells(l->qp, "SQ"), rung + rounds);
+	CHECK_RC(ionic_dv_qp_set_gda(l->qp, false, false), 0);
+}
+
 static void test_recv(struct dvl_link *l, const struct ionic_dv_ctx *dc)
 {
 	struct ibv_cq *cq = ibv_cq_ex_to_cq(l->cq);
@@ -205,6 +248,7 @@ int main(void)
 	dvl_create(&l, ctx, pd, &o);
 	dvl_connect(&l);
 	test_send(&l, &dc);
+	test_send_laps(&l, &dc);
 	test_recv(&l, &dc);
 	test_errors(&l);
 	dvl_destroy(&l);
