@@ -11,6 +11,10 @@
  *
  * Needs the run's trace (ionic-sim --trace, $IONIC_SIM_TRACE): the
  * doorbells the device decoded are counted from it.
+ *
+ *   verbs-dv-gda-prog [--cmb]
+ *     --cmb   the run's device has controller memory (--cmb-pages): the
+ *             send queue is placed there, GDA still copies each WQE to it
  */
 #include <stdio.h>
 
@@ -235,17 +239,32 @@ static void test_errors(struct dvl_link *l)
 	CHECK_RC(ionic_dv_qp_set_gda(l->qp, false, false), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct dvl_opts o = { .udma = 0, .depth = 16, .buf_len = 16384 };
 	struct ionic_dv_ctx dc;
 	struct dvl_link l;
 
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cmb"))
+			o.cmb = true;
+		else
+			check_fatal(__FILE__, __LINE__, "bad argument %s",
+				    argv[i]);
+	}
 	ctx = fx_open();
 	pd = ibv_alloc_pd(ctx);
 	REQUIRE(pd);
 	REQUIRE_EQ(ionic_dv_get_ctx(&dc, ctx), 0);
 	dvl_create(&l, ctx, pd, &o);
+	{
+		struct ionic_dv_qp dq;
+
+		/* in controller memory the device reads the window */
+		REQUIRE_EQ(ionic_dv_get_qp(&dq, l.qp), 0);
+		REQUIRE(o.cmb ? dq.sq.ptr != l.alloc.ptr[DVL_SQ] :
+				dq.sq.ptr == l.alloc.ptr[DVL_SQ]);
+	}
 	dvl_connect(&l);
 	test_send(&l, &dc);
 	test_send_laps(&l, &dc);

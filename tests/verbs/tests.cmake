@@ -217,9 +217,13 @@ if(TARGET ionic)
   ionic_add_test(verbs-dv-gda
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run-traced.sh @SIM@
             -- $<TARGET_FILE:verbs-dv-gda-prog>)
+  # the same with the send queue in controller memory
+  ionic_add_test(verbs-dv-gda-cmb
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run-traced.sh @SIM@ --cmb-pages 64
+            -- $<TARGET_FILE:verbs-dv-gda-prog> --cmb)
   if(IONIC_SAN_PRELOAD)
-    set_property(TEST verbs-dv-gda APPEND PROPERTY ENVIRONMENT
-                 "LD_PRELOAD=${IONIC_SAN_PRELOAD}")
+    set_property(TEST verbs-dv-gda verbs-dv-gda-cmb APPEND PROPERTY
+                 ENVIRONMENT "LD_PRELOAD=${IONIC_SAN_PRELOAD}")
   endif()
 
   # send queues in controller memory: placement, traffic, DV preferences
