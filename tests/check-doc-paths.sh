@@ -16,6 +16,10 @@
 #                           relative to that file;
 #   a section in Markdown   a document name followed by §N: that
 #                           document has a heading numbered N;
+#   a provider name         `ionic_cq_arm` (a function, type or variable
+#                           of the provider, quoted as code in a Markdown
+#                           file) is a word of some source, script or
+#                           CMake file;
 #   the defect table        every ctest name in the "Proved by" column of
 #                           docs/upstream-defects.md ("`verbs-wrx` (and
 #                           `-cmb`)" names verbs-wrx and verbs-wrx-cmb) is a
@@ -52,7 +56,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	*)
-		sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//' >&2
+		sed -n '4,34p' "$0" | sed 's/^# \{0,1\}//' >&2
 		exit 2
 		;;
 	esac
@@ -153,8 +157,24 @@ def check_paths(name, text, chunks):
                     name, line_of(text, off + m.start()), m.group(1)))
 
 
-def check_markdown(name, text):
+def source_words(names):
+    words = set()
+    for n in names:
+        if n.endswith((".c", ".h", ".map", ".cmake", ".sh", ".py",
+                       "CMakeLists.txt")):
+            with open(os.path.join(root, n), errors="replace") as f:
+                words.update(re.findall(r"\w+", f.read()))
+    return words
+
+
+def check_markdown(name, text, words):
     d = os.path.dirname(name)
+    for m in re.finditer(r"`([^`\n]+)`", text):
+        for w in re.findall(r"(?<![\w*])(ionic_[a-z0-9_]+)\b(?!\*)",
+                            m.group(1)):
+            if w not in words:
+                fails.append("%s:%d: no such name in the sources: %s" % (
+                    name, line_of(text, m.start()), w))
     for m in LINK.finditer(text):
         t = m.group(1)
         if re.match(r"[a-z]+:", t):
@@ -224,14 +244,16 @@ elif build:
     if not tests:
         sys.exit("check-doc-paths: ctest -N in %s lists no test" % build)
 
-for name in files():
+names = files()
+words = source_words(names)
+for name in names:
     if os.path.basename(name) in SKIP or name.startswith("tests/fuzz/corpus"):
         continue
     if name.endswith(".md"):
         with open(os.path.join(root, name), errors="replace") as f:
             text = f.read()
         check_paths(name, text, [(0, text)])
-        check_markdown(name, text)
+        check_markdown(name, text, words)
         continue
     chunks = None
     try:
