@@ -3,7 +3,7 @@
 #
 # The files each install component ships: the one definition that
 # tests/check-install-layout.sh (cmake --install), the .deb check and the
-# .rpm check (packaging/check-package-files.sh) compare against.  Sourced.
+# .rpm check (packaging/check-packages.sh) compare against.  Sourced.
 #
 # ionic_install_sets_init LIBDIR INCDIR BINDIR MANDIR PROVDIR CONFDIR
 #                         SIMLIBDIR ABI LIBFILE

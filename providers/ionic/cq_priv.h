@@ -133,7 +133,7 @@ static inline void ionic_cq_flag_set(bool *flag, bool v)
 	__atomic_store_n(flag, v, __ATOMIC_RELAXED);
 }
 
-/* poll.c: map a device status code to a work completion status. */
+/* poll_error.c: map a device status code to a work completion status. */
 enum ibv_wc_status ionic_map_status(uint32_t sts);
 
 /* cq_ex.c: install the extended-CQ callbacks for the requested wc_flags. */

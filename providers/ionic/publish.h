@@ -311,13 +311,6 @@ void ionic_publish_slow(const struct ionic_pub *pub,
 			uint16_t to);
 
 /*
- * Publish the WQEs produced in 'q' since the last call, spending one
- * credit of CQ 'cp' (ring 'cq_ring') for each: every WQE may produce one
- * CQE, so the room is reserved before the device can run them (with
- * express doorbells the device may start as soon as the first WQE's last
- * chunk lands).  Caller holds the queue lock and the CQ lock.
- */
-/*
  * ionic_publish() of the WQEs [from, prod) (from = pub->prod_rung, prod =
  * q->prod, from != prod), for a caller that read both before it took the
  * CQ lock: they only change under the queue lock, which it holds.
@@ -339,6 +332,13 @@ static inline void ionic_publish_range(struct ionic_pub *pub,
 	ionic_dbell_write(pub->dbreg, ionic_pub_dbell_val(q, prod));
 }
 
+/*
+ * Publish the WQEs produced in 'q' since the last call, spending one
+ * credit of CQ 'cp' (ring 'cq_ring') for each: every WQE may produce one
+ * CQE, so the room is reserved before the device can run them (with
+ * express doorbells the device may start as soon as the first WQE's last
+ * chunk lands).  Caller holds the queue lock and the CQ lock.
+ */
 static inline void ionic_publish(struct ionic_pub *pub,
 				 const struct ionic_queue *q,
 				 struct ionic_cq_pub *cp,

@@ -2,7 +2,7 @@
 /*
  * ionic-sim platform layer internals (sim/shim): what the interposers,
  * the fd table and the doorbell trap share.  The model never includes
- * this; its boundary is sim/isim.h.
+ * this; its boundary is sim/kernel/ik.h.
  */
 #ifndef ISHIM_SHIM_H
 #define ISHIM_SHIM_H
@@ -43,7 +43,7 @@ ISHIM_RUNTIME_SAFE void *ishim_real(const char *name);
  * installed), 0 if the caller should pass the call to libc. */
 ISHIM_RUNTIME_SAFE int ishim_dbtrap_app_sigaction(const struct sigaction *act,
 						  struct sigaction *old);
-/* The platform half of sim/isim.h (struct ik_platform). */
+/* The platform half of sim/kernel/ik.h (struct ik_platform). */
 void *ishim_dbpage_map(uint64_t tag, void *addr, size_t len, int *err);
 void *ishim_window_map(uint64_t tag, void *addr, size_t len, int fd, off_t off,
 		       int *err);

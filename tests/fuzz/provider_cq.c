@@ -33,16 +33,15 @@
  *
  * ASan and UBSan (always on under libFuzzer) catch out-of-bounds reads
  * and writes of rings and slot metadata.
+ *
+ * This file holds the program: set-up, posting, polling, state changes
+ * and the final drain.  The oracle is provider_cq_oracle.c, the device
+ * model provider_cq_device.c, what they share provider_cq.h.
  */
 #include <errno.h>
 
 #include "fuzz.h"
-#include "unit.h"
-
-#define FZ_MAX_QP 4
-#define FZ_MAX_VCQ 2
-#define FZ_FIFO 512 /* > any ring the configuration can make */
-#define FZ_MAX_OPS 400 /* per input: keeps every run short */
+#include "provider_cq.h"
 
 /* ibv_cmd_modify_qp without a kernel: ionic_modify_qp runs for real. */
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -56,60 +55,10 @@ int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	return 0;
 }
 
-/* One work request as posted. */
-struct fz_wr {
-	uint64_t wr_id;
-	uint16_t slot; /* ring slot it was prepared in */
-	uint16_t seq; /* MSN, for remote (MSN-tracked) sends */
-	uint8_t wc_op; /* enum ibv_wc_opcode its WC must carry */
-	bool signaled;
-	bool remote;
-	bool done; /* receive queue: reported */
-};
-
-/* The oracle's view of one SQ or RQ: requests in posting order. */
-struct fz_queue {
-	struct fz_wr wr[FZ_FIFO];
-	unsigned int head, tail; /* absolute: head = oldest outstanding */
-	unsigned int dev_next; /* first one the device model has not done */
-	bool failed; /* an error or flush WC was seen: only flushes now */
-	uint16_t cons; /* provider's consumer index at the last check */
-};
-
-struct fz_qp {
-	struct ionic_qp *qp; /* NULL once destroyed */
-	uint32_t qpid;
-	bool ud;
-	uint8_t udma;
-	uint8_t send_vcq, recv_vcq;
-	uint32_t depth, max_sge;
-	struct fz_queue sq, rq;
-};
-
-/* The device side of one hardware CQ. */
-struct fz_hwcq {
-	struct unit_cq_dev d;
-	unsigned int unread; /* CQEs written, not yet read by the host */
-	bool overrun; /* the device once wrote over an unread CQE */
-	uint16_t prod; /* host read position at the last check */
-	bool color;
-};
-
-struct fz {
-	struct unit_dev *dev;
-	struct ionic_vcq *vcq[FZ_MAX_VCQ];
-	unsigned int nvcq;
-	bool ex_poll; /* poll through start/next/end_poll */
-	struct fz_hwcq hw[FZ_MAX_VCQ][IONIC_MAX_UDMA];
-	struct fz_qp qp[FZ_MAX_QP];
-	unsigned int nqp;
-	uint64_t next_wr_id;
-};
-
 static struct ibv_comp_channel fz_channel = { .fd = -1 };
 
 /* IONIC_FUZZ_TRACE=1: print every operation (to understand a finding). */
-static bool fz_trace_on;
+bool fz_trace_on;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -117,28 +66,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	fz_trace_on = getenv("IONIC_FUZZ_TRACE") != NULL;
 	return 0;
-}
-
-#define fz_trace(...)                                 \
-	do {                                          \
-		if (fz_trace_on)                      \
-			fprintf(stderr, __VA_ARGS__); \
-	} while (0)
-
-static struct fz_wr *fz_at(struct fz_queue *q, unsigned int abs)
-{
-	return &q->wr[abs % FZ_FIFO];
-}
-
-static unsigned int fz_len(const struct fz_queue *q)
-{
-	return q->tail - q->head;
-}
-
-static struct fz_hwcq *fz_hw_of(struct fz *fz, unsigned int vcq,
-				unsigned int udma)
-{
-	return &fz->hw[vcq][udma];
 }
 
 /* ---- set-up ------------------------------------------------------------ */
@@ -221,225 +148,6 @@ static void fz_setup(struct fz *fz, struct fuzz_in *in)
 		fz_qp_create(fz, f);
 	}
 	fz->next_wr_id = 0x1000;
-}
-
-/* ---- the oracle ---------------------------------------------------------- */
-
-static bool fz_is_recv_op(enum ibv_wc_opcode op)
-{
-	return op == IBV_WC_RECV || op == IBV_WC_RECV_RDMA_WITH_IMM;
-}
-
-static struct fz_qp *fz_qp_by_num(struct fz *fz, uint32_t qpn)
-{
-	unsigned int i;
-
-	for (i = 0; i < fz->nqp; i++)
-		if (fz->qp[i].qp && fz->qp[i].qpid == qpn)
-			return &fz->qp[i];
-	return NULL;
-}
-
-/*
- * The send WCs of one poll for 'f', in order, against the requests the
- * provider retired meanwhile (its SQ consumer index moved by 'retired').
- */
-static void fz_check_send(struct fz_qp *f, const struct ibv_wc *wc,
-			  unsigned int nwc)
-{
-	struct fz_queue *q = &f->sq;
-	uint16_t cons = f->qp->sq.q.cons;
-	unsigned int retired = (uint16_t)(cons - q->cons) & f->qp->sq.q.mask;
-	unsigned int i, w = 0;
-
-	FUZZ_CHECK(retired <= fz_len(q),
-		   "QP %u: %u sends retired, %u outstanding", f->qpid, retired,
-		   fz_len(q));
-	for (i = 0; i < retired; i++) {
-		struct fz_wr *e = fz_at(q, q->head + i);
-
-		if (w < nwc && wc[w].wr_id == e->wr_id) {
-			const struct ibv_wc *c = &wc[w++];
-
-			FUZZ_CHECK(c->opcode == e->wc_op,
-				   "QP %u wr %#llx: opcode %d, posted %d",
-				   f->qpid, (unsigned long long)e->wr_id,
-				   c->opcode, e->wc_op);
-			if (c->status == IBV_WC_SUCCESS) {
-				FUZZ_CHECK(e->signaled,
-					   "QP %u wr %#llx: WC for an "
-					   "unsignalled success",
-					   f->qpid,
-					   (unsigned long long)e->wr_id);
-				FUZZ_CHECK(!q->failed,
-					   "QP %u wr %#llx: success after the "
-					   "SQ failed",
-					   f->qpid,
-					   (unsigned long long)e->wr_id);
-			} else {
-				FUZZ_CHECK(
-					!q->failed ||
-						c->status ==
-							IBV_WC_WR_FLUSH_ERR,
-					"QP %u wr %#llx: status %d after the "
-					"SQ failed",
-					f->qpid, (unsigned long long)e->wr_id,
-					c->status);
-				q->failed = true;
-			}
-			continue;
-		}
-		/* retired without a WC: only an unsignalled success */
-		FUZZ_CHECK(!e->signaled,
-			   "QP %u wr %#llx: signalled, retired without a WC",
-			   f->qpid, (unsigned long long)e->wr_id);
-		FUZZ_CHECK(!q->failed,
-			   "QP %u wr %#llx: retired silently after the SQ "
-			   "failed",
-			   f->qpid, (unsigned long long)e->wr_id);
-	}
-	FUZZ_CHECK(w == nwc,
-		   "QP %u: send WC wr_id %#llx is no request retired in order",
-		   f->qpid, (unsigned long long)wc[w].wr_id);
-	q->head += retired;
-	if (q->dev_next < q->head)
-		q->dev_next = q->head;
-	q->cons = cons;
-}
-
-static void fz_check_recv(struct fz_qp *f, const struct ibv_wc *c)
-{
-	struct fz_queue *q = &f->rq;
-	unsigned int i;
-
-	for (i = q->head; i != q->tail; i++) {
-		struct fz_wr *e = fz_at(q, i);
-
-		if (e->done || e->wr_id != c->wr_id)
-			continue;
-		e->done = true;
-		FUZZ_CHECK(c->status == IBV_WC_WR_FLUSH_ERR || !q->failed,
-			   "QP %u recv %#llx: status %d after the RQ failed",
-			   f->qpid, (unsigned long long)c->wr_id, c->status);
-		if (c->status != IBV_WC_SUCCESS)
-			q->failed = true;
-		/* drop the reported prefix */
-		while (q->head != q->tail && fz_at(q, q->head)->done)
-			q->head++;
-		if (q->dev_next < q->head)
-			q->dev_next = q->head;
-		return;
-	}
-	FUZZ_CHECK(false, "QP %u: receive WC wr_id %#llx was never posted",
-		   f->qpid, (unsigned long long)c->wr_id);
-}
-
-/* Outstanding requests of every live QP on hardware CQ 'cq'. */
-static int fz_outstanding_on(struct fz *fz, const struct ionic_cq *cq)
-{
-	unsigned int i;
-	int n = 0;
-
-	for (i = 0; i < fz->nqp; i++) {
-		struct fz_qp *f = &fz->qp[i];
-
-		if (!f->qp)
-			continue;
-		if (f->qp->send_cq == cq)
-			n += ionic_queue_length(&f->qp->sq.q);
-		if (f->qp->recv_cq == cq)
-			n += ionic_queue_length(&f->qp->rq.q);
-	}
-	return n;
-}
-
-/* Invariants of every hardware CQ of vCQ 'v'; 'drained': poll < asked. */
-static void fz_check_cqs(struct fz *fz, unsigned int v, bool drained)
-{
-	unsigned int u;
-
-	for (u = 0; u < IONIC_MAX_UDMA; u++) {
-		struct fz_hwcq *hw = fz_hw_of(fz, v, u);
-		const struct ionic_cq *cq = &fz->vcq[v]->cq[u];
-		unsigned int slots = cq->q.mask + 1u;
-		unsigned int read;
-
-		if (!(fz->vcq[v]->udma_mask & (1u << u)))
-			continue;
-
-		FUZZ_CHECK(cq->pub.reserve + cq->pub.reserve_pending +
-					   fz_outstanding_on(fz, cq) ==
-				   (int)cq->q.mask,
-			   "CQ %u: credits %d + %d + %d outstanding != %u",
-			   cq->cqid, cq->pub.reserve, cq->pub.reserve_pending,
-			   fz_outstanding_on(fz, cq), cq->q.mask);
-
-		/* how far the host read: a whole lap if only the colour moved */
-		read = (uint16_t)(cq->q.prod - hw->prod) & cq->q.mask;
-		if (!read && cq->color != hw->color)
-			read = slots;
-		hw->prod = cq->q.prod;
-		hw->color = cq->color;
-		if (hw->overrun)
-			continue;
-		FUZZ_CHECK(read <= hw->unread,
-			   "CQ %u: host read %u CQEs, the device wrote %u",
-			   cq->cqid, read, hw->unread);
-		hw->unread -= read;
-		if (drained)
-			FUZZ_CHECK(!hw->unread && cq->q.prod == hw->d.pos &&
-					   cq->color == hw->d.color,
-				   "CQ %u stalls: host at %u, device at %u, "
-				   "%u unread",
-				   cq->cqid, cq->q.prod, hw->d.pos, hw->unread);
-	}
-}
-
-/* Check the WCs of one poll of vCQ 'v'. */
-static void fz_check_poll(struct fz *fz, unsigned int v,
-			  const struct ibv_wc *wc, unsigned int nwc,
-			  bool drained)
-{
-	struct ibv_wc sends[16];
-	unsigned int i, j, n;
-
-	for (i = 0; i < nwc; i++) {
-		struct fz_qp *f = fz_qp_by_num(fz, wc[i].qp_num);
-
-		FUZZ_CHECK(f,
-			   "WC wr_id %#llx names QP %u, which does not exist",
-			   (unsigned long long)wc[i].wr_id, wc[i].qp_num);
-		if (fz_is_recv_op(wc[i].opcode)) {
-			FUZZ_CHECK(fz->vcq[f->recv_vcq] == fz->vcq[v],
-				   "QP %u: receive WC on another CQ", f->qpid);
-			fz_check_recv(f, &wc[i]);
-		} else {
-			FUZZ_CHECK(fz->vcq[f->send_vcq] == fz->vcq[v],
-				   "QP %u: send WC on another CQ", f->qpid);
-		}
-	}
-	/* send WCs per QP, in order, against what each SQ retired */
-	for (j = 0; j < fz->nqp; j++) {
-		struct fz_qp *f = &fz->qp[j];
-
-		if (!f->qp)
-			continue;
-		for (i = n = 0; i < nwc; i++)
-			if (wc[i].qp_num == f->qpid &&
-			    !fz_is_recv_op(wc[i].opcode))
-				sends[n++] = wc[i];
-		fz_check_send(f, sends, n);
-		/* one WC for every receive retired, none without */
-		for (i = n = 0; i < nwc; i++)
-			n += wc[i].qp_num == f->qpid &&
-			     fz_is_recv_op(wc[i].opcode);
-		FUZZ_CHECK(((uint16_t)(f->qp->rq.q.cons - f->rq.cons) &
-			    f->qp->rq.q.mask) == n,
-			   "QP %u: %u receive WCs, RQ moved from %u to %u",
-			   f->qpid, n, f->rq.cons, f->qp->rq.q.cons);
-		f->rq.cons = f->qp->rq.q.cons;
-	}
-	fz_check_cqs(fz, v, drained);
 }
 
 /* ---- operations ---------------------------------------------------------- */
@@ -575,124 +283,6 @@ static void fz_post_recv(struct fz *fz, struct fz_qp *f, struct fuzz_in *in)
 		   "post_recv: %d, %u of %u posted", rc, posted, n);
 	/* a full ring, or a slot whose last receive is still out (ooo) */
 	FUZZ_CHECK(!rc || rc == ENOMEM, "post_recv: errno %d", rc);
-}
-
-/* The device writes one CQE (the colour word last). */
-static void fz_hw_note_write(struct fz_hwcq *hw)
-{
-	/* writing over a CQE the host has not read: an overrun */
-	if (hw->unread > hw->d.cq->q.mask)
-		hw->overrun = true;
-	hw->unread++;
-}
-
-static struct fz_hwcq *fz_send_hw(struct fz *fz, struct fz_qp *f)
-{
-	return fz_hw_of(fz, f->send_vcq, f->udma);
-}
-
-static struct fz_hwcq *fz_recv_hw(struct fz *fz, struct fz_qp *f)
-{
-	return fz_hw_of(fz, f->recv_vcq, f->udma);
-}
-
-/*
- * A correct device completes the next 1..8 requests of one queue, the
- * last one with an error if asked: NPG CQEs for local and UD sends, one
- * MSN CQE for the remote ones, one RECV CQE per receive.
- */
-static void fz_dev_complete(struct fz *fz, struct fz_qp *f, struct fuzz_in *in)
-{
-	uint8_t a = fuzz_u8(in);
-	unsigned int k = 1 + (a & 7), i;
-	bool recv = a & 8, err = a & 16;
-	uint32_t sts = err ? 1 + fuzz_u8(in) % 16 : 0;
-	struct fz_queue *q = recv ? &f->rq : &f->sq;
-	struct fz_hwcq *hw = recv ? fz_recv_hw(fz, f) : fz_send_hw(fz, f);
-	bool msn = false, msn_err = false;
-	uint16_t last_seq = 0;
-
-	fz_trace("dev_complete qp %u %s k %u err %u\n", f->qpid,
-		 recv ? "recv" : "send", k, sts);
-	for (i = 0; i < k && q->dev_next != q->tail; i++, q->dev_next++) {
-		struct fz_wr *e = fz_at(q, q->dev_next);
-		bool e_err = err && (i + 1 == k || q->dev_next + 1 == q->tail);
-
-		if (recv) {
-			fz_hw_note_write(hw);
-			unit_cqe_recv(&hw->d, f->qpid, e->slot, a >> 5, 0x77,
-				      e_err ? sts : 64, 0x1234,
-				      (uint16_t)(a << 8), e_err);
-		} else if (e->remote) {
-			msn = true;
-			msn_err = e_err;
-			last_seq = e->seq;
-		} else {
-			fz_hw_note_write(hw);
-			unit_cqe_npg(&hw->d, f->qpid, e->slot, e_err, sts);
-		}
-	}
-	if (msn) {
-		fz_hw_note_write(hw);
-		unit_cqe_msn(&hw->d, f->qpid, (uint16_t)(last_seq + 1u),
-			     msn_err, msn_err ? sts : 0);
-	}
-}
-
-/*
- * A hostile device: one CQE of arbitrary bytes on any hardware CQ, with a
- * queue id of a live, destroyed or cleaned QP or any number, any type and
- * error bit, and the colour the host expects or the other one (a stale
- * or half-written CQE: the device has not moved on).  'repeat' copies.
- */
-static void fz_dev_raw(struct fz *fz, struct fuzz_in *in)
-{
-	uint8_t a = fuzz_u8(in), b = fuzz_u8(in);
-	unsigned int v = (a & 1) % fz->nvcq, u = (a >> 1) & 1;
-	unsigned int repeat = 1 + ((b >> 5) == 7 ? fuzz_u8(in) : 0);
-	struct fz_hwcq *hw;
-	uint32_t qid, qtf;
-	uint8_t bytes[IONIC_CQE_SIZE];
-	bool color_ok = !(a & 4);
-	unsigned int i;
-
-	if (!(fz->vcq[v]->udma_mask & (1u << u)))
-		u = 0;
-	hw = fz_hw_of(fz, v, u);
-
-	switch ((a >> 3) & 7) {
-	case 0:
-	case 1:
-	case 2:
-	case 3:
-		qid = fz->qp[((a >> 3) & 3) % fz->nqp].qpid;
-		break;
-	case 4:
-		qid = IONIC_CQE_QID_CLEANED;
-		break;
-	default:
-		qid = fuzz_u32(in) & IONIC_CQE_QID_MASK;
-		break;
-	}
-	fuzz_bytes(in, bytes, sizeof(bytes));
-	fz_trace("dev_raw cq %u/%u qid %#x type %u err %u colour %s x%u\n", v,
-		 u, qid, b & 7, !!(b & 8), color_ok ? "ok" : "stale", repeat);
-
-	for (i = 0; i < repeat; i++) {
-		struct ionic_cqe *cqe = ionic_queue_at(&hw->d.cq->q, hw->d.pos);
-		bool color = color_ok ? hw->d.color : !hw->d.color;
-
-		memcpy(cqe, bytes, offsetof(struct ionic_cqe, qid_type_flags));
-		qtf = ionic_cqe_qtf(qid, (enum ionic_cqe_type)(b & 7), b & 8,
-				    color);
-		cqe->qid_type_flags = htobe32(qtf);
-		if (!color_ok)
-			break;
-		fz_hw_note_write(hw);
-		hw->d.pos = ionic_queue_next(&hw->d.cq->q, hw->d.pos);
-		if (!hw->d.pos)
-			hw->d.color = !hw->d.color;
-	}
 }
 
 /* Poll up to 0..16 WCs from vCQ 'v', plainly or through the extended API. */

@@ -14,6 +14,8 @@
  *   family-<F>.h  one per family: its ABI number, which prototype variants
  *                 and ibv_qp_ex slots it has, its fingerprint asserts
  *   shared.h      everything that is the same in all supported releases
+ *   commands.h    of that, the command wrappers and unchanged ibv_cmd_*
+ *                 prototypes (included by shared.h)
  *   variants.h    the prototypes that differ, behind family-neutral
  *                 ionic_ibv_cmd_*() wrappers
  *   load_guard.c  refuses to register in a libibverbs of another family
