@@ -33,17 +33,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Valgrind options.  The doorbell trap of ionic-sim decodes the faulting
-# store from the signal context: every guest register must be exact at
-# memory accesses, and with callgrind only with VEX's IR optimisation off.
-# One guest instruction per superblock: callgrind counts a block's
-# instructions when it enters it, so after a trapping doorbell store the
-# rest of the block would be counted twice.  None of these change what
-# the guest executes.
-VALGRIND = ["valgrind", "-q", "--tool=callgrind",
-            "--vex-iropt-register-updates=allregs-at-mem-access",
-            "--vex-iropt-level=0", "--vex-guest-max-insns=1",
-            "--collect-systime=yes"]
+# Every callgrind run goes through bench/run-callgrind.sh, the one home
+# of the valgrind flags (and why they are what they are).
+RUN_CALLGRIND = os.path.join(HERE, "run-callgrind.sh")
 
 EMULATED_KERNEL = ("ik_file_write", "ik_file_ioctl", "ik_file_mmap")
 
@@ -114,11 +106,8 @@ class Run:
 
     def __init__(self, sim, bench, args, work, simopts=()):
         out = os.path.join(work, "cg.%d" % len(os.listdir(work)))
-        # a fabric of its own (under ctest named after the test)
-        fabric = "%s-%d" % (os.environ.get("IONIC_TEST_FABRIC", "bench"),
-                            os.getpid())
-        cmd = [sim, "--fabric", fabric] + list(simopts) + ["--"] + VALGRIND + \
-            ["--callgrind-out-file=" + out, bench] + list(args)
+        cmd = [RUN_CALLGRIND, sim, out] + list(simopts) + ["--", bench] + \
+            list(args)
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         self.incl, self.edges = parse_callgrind(out)
 
