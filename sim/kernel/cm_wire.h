@@ -8,7 +8,7 @@
  * what the IB CM and the rdma_cm's IP header would - sent as the payload
  * of a UD SEND (Q_Key 0x80010000) to a CM endpoint of the destination
  * node: the listen endpoint of (port space, port) for a REQ or SIDR REQ,
- * then the agent endpoint of the peer's process (cm_proto.c).  Only
+ * then the agent endpoint of the peer's process (cm_agent.c).  Only
  * cm_wire.c knows how that datagram is framed for the fabric.
  */
 #ifndef IK_CM_WIRE_H

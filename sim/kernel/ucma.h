@@ -9,7 +9,10 @@
  *   ucma_file.c   the open file: write() parser, event queue, GET_EVENT
  *   ucma_cmd.c    the commands on ids: create .. query, INIT_QP_ATTR
  *   cm_proto.c    the connection protocol (REQ/REP/RTU/REJ/DREQ/DREP,
- *                 SIDR) and the process' CM agent thread
+ *                 SIDR): its messages and their resending (cm_proto.h)
+ *   cm_cmd.c      the commands that speak it: CONNECT .. DISCONNECT
+ *   cm_input.c    what each message does on arrival
+ *   cm_agent.c    the process' CM agent thread and its endpoints
  *   cm_wire.c     CM messages as MADs in UD packets on the fabric
  *
  * Locking: one mutex (ik_cm_lock) guards every id, file and endpoint;
@@ -21,6 +24,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <rdma/ib_user_verbs.h>
@@ -187,7 +191,7 @@ int ik_ucma_init_qp_attr(struct ik_ucma_cmd *c);
 int ik_ucma_set_option(struct ik_ucma_cmd *c);
 int ik_ucma_notify(struct ik_ucma_cmd *c);
 int ik_ucma_migrate_id(struct ik_ucma_cmd *c);
-/* cm_proto.c */
+/* cm_cmd.c */
 int ik_ucma_connect(struct ik_ucma_cmd *c);
 int ik_ucma_accept(struct ik_ucma_cmd *c);
 int ik_ucma_reject(struct ik_ucma_cmd *c);
@@ -197,6 +201,16 @@ int ik_ucma_disconnect(struct ik_ucma_cmd *c);
  * visible), -EINVAL another file's.  'dev': it must have a device. */
 int ik_ucma_get_ctx(struct ik_ucma_file *f, uint32_t handle, bool dev,
 		    struct ik_cm_id **out);
+/* Most commands on an id open so: the body copied into 'cmd' (the parser
+ * zero-fills c->in past in_len) and the id its 'id' field names looked
+ * up (ik_ucma_get_ctx).  Nothing else is touched, so a command that checks
+ * its arguments before the id (as the kernel does) may look at 'cmd'
+ * first and the result after. */
+int ik_ucma_cmd_ctx(const struct ik_ucma_cmd *c, void *cmd, size_t len,
+		    size_t id_off, bool dev, struct ik_cm_id **out);
+#define IK_UCMA_CMD_CTX(c, cmd, dev, out)         \
+	ik_ucma_cmd_ctx((c), &(cmd), sizeof(cmd), \
+			offsetof(__typeof__(cmd), id), (dev), (out))
 /* A new id on file f (lowest free handle), or NULL. */
 struct ik_cm_id *ik_cm_id_new(struct ik_ucma_file *f, uint16_t ps,
 			      uint8_t qp_type, uint64_t uid);
@@ -217,7 +231,7 @@ uint8_t ik_cm_path_mtu(void);
 /* The default flow label of an IPv4 path. */
 uint32_t ik_cm_flow_label(uint16_t sport, uint16_t dport);
 
-/* ---- cm_proto.c ---------------------------------------------------- */
+/* ---- cm_proto.c, cm_agent.c ----------------------------------------- */
 
 /* The CM action of destroying an id in its connection state. */
 void ik_cm_conn_destroy(struct ik_cm_id *ctx);
@@ -226,7 +240,7 @@ int ik_cm_listen_open(struct ik_cm_id *ctx);
 void ik_cm_listen_close(struct ik_cm_id *ctx);
 /* Node-unique-enough values: comm ids. */
 uint32_t ik_cm_new_comm_id(void);
-/* This process' node and the agent endpoint's QPN (starts the agent). */
+/* Open the agent endpoint and start the agent thread, once. */
 int ik_cm_agent_start(void);
 /* fork() child: no agent thread, no endpoints of its own. */
 void ik_cm_agent_atfork_child(void);

@@ -389,8 +389,7 @@ int ik_ucma_resolve_route(struct ik_ucma_cmd *c)
 	struct ik_cm_id *ctx;
 	int rc;
 
-	memcpy(&cmd, c->in, sizeof(cmd));
-	rc = ik_ucma_get_ctx(c->f, cmd.id, true, &ctx);
+	rc = IK_UCMA_CMD_CTX(c, cmd, true, &ctx);
 	if (rc)
 		return rc;
 	if (ctx->state != IK_CM_ADDR_RESOLVED)
@@ -475,8 +474,7 @@ int ik_ucma_query(struct ik_ucma_cmd *c)
 	struct ik_cm_id *ctx;
 	int rc;
 
-	memcpy(&cmd, c->in, sizeof(cmd));
-	rc = ik_ucma_get_ctx(c->f, cmd.id, false, &ctx);
+	rc = IK_UCMA_CMD_CTX(c, cmd, false, &ctx);
 	if (rc)
 		return rc;
 	switch (cmd.option) {
@@ -538,8 +536,7 @@ int ik_ucma_listen(struct ik_ucma_cmd *c)
 	struct ik_cm_id *ctx;
 	int rc, backlog;
 
-	memcpy(&cmd, c->in, sizeof(cmd));
-	rc = ik_ucma_get_ctx(c->f, cmd.id, false, &ctx);
+	rc = IK_UCMA_CMD_CTX(c, cmd, false, &ctx);
 	if (rc)
 		return rc;
 	backlog = cmd.backlog <= 0 || cmd.backlog > IK_CM_MAX_BACKLOG ?
@@ -659,8 +656,7 @@ int ik_ucma_set_option(struct ik_ucma_cmd *c)
 	uint8_t val[8] = { 0 };
 	int rc, v;
 
-	memcpy(&cmd, c->in, sizeof(cmd));
-	rc = ik_ucma_get_ctx(c->f, cmd.id, false, &ctx);
+	rc = IK_UCMA_CMD_CTX(c, cmd, false, &ctx);
 	if (rc)
 		return rc;
 	if (cmd.level != RDMA_OPTION_ID)
@@ -705,8 +701,7 @@ int ik_ucma_notify(struct ik_ucma_cmd *c)
 	struct ik_cm_id *ctx;
 	int rc;
 
-	memcpy(&cmd, c->in, sizeof(cmd));
-	rc = ik_ucma_get_ctx(c->f, cmd.id, true, &ctx);
+	rc = IK_UCMA_CMD_CTX(c, cmd, true, &ctx);
 	if (rc)
 		return rc;
 	/* COMM_EST on the passive side stands in for a lost RTU */

@@ -168,6 +168,16 @@ int ik_ucma_get_ctx(struct ik_ucma_file *f, uint32_t handle, bool dev,
 	return 0;
 }
 
+int ik_ucma_cmd_ctx(const struct ik_ucma_cmd *c, void *cmd, size_t len,
+		    size_t id_off, bool dev, struct ik_cm_id **out)
+{
+	uint32_t id;
+
+	memcpy(cmd, c->in, len);
+	memcpy(&id, (const uint8_t *)cmd + id_off, sizeof(id));
+	return ik_ucma_get_ctx(c->f, id, dev, out);
+}
+
 void ik_cm_id_destroy(struct ik_cm_id *ctx)
 {
 	ik_ucma_drop_events(ctx);

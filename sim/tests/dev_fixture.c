@@ -11,7 +11,6 @@
 
 #include "dev_fixture.h"
 
-int failures;
 struct idev *fx_dev;
 struct fx_events fx_ev;
 
@@ -150,12 +149,7 @@ int fx_stop(void)
 	fx_dev = NULL;
 	fx_unlock();
 	close(db_efd);
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return check_finish();
 }
 
 /* ---- host side: rings, posting, polling ---------------------------------- */

@@ -6,6 +6,13 @@
  * port (a FIFO standing for the platform's trap), events into a sink
  * standing for the kernel - plus a host side that writes WQEs into rings
  * and polls CQEs as a provider does (colour, ring-0 credits).
+ *
+ * One fixture per layer, not two of the same: the device tests link
+ * ionic-sim-dev and ionic-sim-fabric only (sim/CMakeLists.txt), so this
+ * fixture plays the kernel model itself, where kernel_fixture.h drives
+ * the real kernel model (which then needs the device below it).  A
+ * device test that linked the kernel would no longer prove the device
+ * stands on its own.  Both report through tests/common/check.h.
  */
 #ifndef ISIM_TESTS_DEV_FIXTURE_H
 #define ISIM_TESTS_DEV_FIXTURE_H
@@ -15,18 +22,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "check.h"
 #include "dev/idev.h"
 
-extern int failures;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
+/* Checks: tests/common/check.h. */
 
 /* The device under test, its node and the doorbell page of the host. */
 extern struct idev *fx_dev;
@@ -45,7 +44,7 @@ extern struct fx_events fx_ev;
 
 /* Start the device (engine running) on a fabric of this process' own;
  * 0 on success.  fx_stop() destroys it with the lock held, as the kernel
- * layer may.  Returns the number of failures to exit with. */
+ * layer may, and returns the exit status (check_finish). */
 int fx_start(void);
 int fx_stop(void);
 void fx_lock(void);

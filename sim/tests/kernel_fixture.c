@@ -11,7 +11,6 @@
 
 #include "kernel_fixture.h"
 
-int failures, checks;
 struct ik_file *F;
 uint8_t respbuf[4096];
 
@@ -68,17 +67,16 @@ void kx_open(bool bare)
 	snprintf(name, sizeof(name), "test-kernel-%d", (int)getpid());
 	setenv(ISIM_ENV_FABRIC, name, 1);
 	setenv(ISIM_ENV_PROFILE, "cmb_pages=64", 1);
-	CHECK_RC(ik_model_init(&plain_memory), 0);
-	CHECK_RC(ik_file_open(0, &F), 0);
+	CHECK_RET(ik_model_init(&plain_memory), 0);
+	CHECK_RET(ik_file_open(0, &F), 0);
 	if (!bare)
-		CHECK_RC(get_context(F, NULL, NULL), 0);
+		CHECK_RET(get_context(F, NULL, NULL), 0);
 }
 
 int kx_finish(void)
 {
 	ik_file_release(F);
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_finish();
 }
 
 struct idev_stats kx_dev_stats(void)
@@ -201,9 +199,9 @@ uint32_t alloc_pd(void)
 {
 	struct ib_uverbs_alloc_pd core = { 0 };
 
-	CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core), NULL,
-		     0, 4),
-		 16);
+	CHECK_RET(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core), NULL,
+		      0, 4),
+		  16);
 	return ((struct ib_uverbs_alloc_pd_resp *)respbuf)->pd_handle;
 }
 
@@ -211,9 +209,9 @@ int create_channel(void)
 {
 	struct ib_uverbs_create_comp_channel core = { 0 };
 
-	CHECK_RC(leg(F, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &core,
-		     sizeof(core), NULL, 0, 4),
-		 16);
+	CHECK_RET(leg(F, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &core,
+		      sizeof(core), NULL, 0, 4),
+		  16);
 	return ((struct ib_uverbs_create_comp_channel_resp *)respbuf)->fd;
 }
 

@@ -3,7 +3,9 @@
  * ionic-sim kernel layer tests: the emulated driver driven through its C
  * API (ik_file_write/ioctl/mmap) with hand-built uverbs command
  * buffers, on top of the real device model and fabric; the platform's
- * doorbell pages are plain memory here (kernel_fixture.c).
+ * doorbell pages are plain memory here (kernel_fixture.c).  The device
+ * layer's tests have a fixture of their own (dev_fixture.h), one layer
+ * down: they must not link this kernel model.
  */
 #ifndef IK_TESTS_KERNEL_FIXTURE_H
 #define IK_TESTS_KERNEL_FIXTURE_H
@@ -14,28 +16,12 @@
 #include <string.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "check.h"
 #include "kernel/kpriv.h"
 
-extern int failures, checks;
-
-#define CHECK(cond, ...)                                            \
-	do {                                                        \
-		checks++;                                           \
-		if (!(cond)) {                                      \
-			failures++;                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                        \
-			printf("\n");                               \
-		}                                                   \
-	} while (0)
-
-#define CHECK_RC(expr, want)                                               \
-	do {                                                               \
-		long _r = (long)(expr);                                    \
-		CHECK(_r == (long)(want), "%s = %ld, want %ld", #expr, _r, \
-		      (long)(want));                                       \
-	} while (0)
-
+/* Checks: tests/common/check.h.  CHECK_MSG for a condition with a message
+ * of its own, CHECK_RET for what the kernel model returns (a count or a
+ * negative errno). */
 /* The file under test and the buffer every response lands in. */
 extern struct ik_file *F;
 extern uint8_t respbuf[4096];
@@ -43,7 +29,7 @@ extern uint8_t respbuf[4096];
 /* Open F on a profile with controller memory and a fabric of this
  * process' own, with a ucontext unless 'bare'. */
 void kx_open(bool bare);
-/* Release F and print the summary: the exit status. */
+/* Release F: the exit status (check_finish). */
 int kx_finish(void);
 /* The tag of the last doorbell page the kernel revoked. */
 extern uint64_t kx_revoked;

@@ -39,6 +39,15 @@ static void faults(uint32_t loss, uint32_t dup, uint32_t reorder,
 	fx_unlock();
 }
 
+/* Every one of the n bytes at p is v. */
+static bool payload_is(const uint8_t *p, uint8_t v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (p[k] != v)
+			return false;
+	return true;
+}
+
 /* UD_MSGS sends through 30% loss: which ones arrived (bitmap). */
 static void ud_run(uint64_t seed, uint8_t got[UD_MSGS])
 {
@@ -75,9 +84,8 @@ static void ud_run(uint64_t seed, uint8_t got[UD_MSGS])
 		if (poll_cqe(cq_d, &e, 20)) {
 			CHECK(!cqe_err(&e) && cqe_status_len(&e) == 140);
 			CHECK(rbuf[n % 64][40] == (uint8_t)i);
-			for (int k = 1; k < 100; k++)
-				if (rbuf[n % 64][40 + k] != (uint8_t)(i ^ 0x5a))
-					failures++;
+			CHECK(payload_is(rbuf[n % 64] + 41, (uint8_t)(i ^ 0x5a),
+					 99));
 			got[i] = 1;
 			n++;
 			post_recv(d, rbuf[n % 64], 256, rkey);

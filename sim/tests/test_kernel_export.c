@@ -64,9 +64,9 @@ static int export_F(int hold[2])
 {
 	int sock;
 
-	CHECK_RC(pipe2(hold, O_CLOEXEC), 0);
+	CHECK_RET(pipe2(hold, O_CLOEXEC), 0);
 	sock = ik_file_export(F, hold[1]);
-	CHECK(sock >= 0, "export: %d", sock);
+	CHECK_MSG(sock >= 0, "export: %d", sock);
 	return sock;
 }
 
@@ -75,7 +75,7 @@ static void export_done(int hold[2])
 {
 	char c;
 
-	CHECK_RC(read(hold[0], &c, 1), 0);
+	CHECK_RET(read(hold[0], &c, 1), 0);
 	close(hold[0]);
 }
 
@@ -84,9 +84,9 @@ static int channel_on(struct ik_file *f)
 {
 	struct ib_uverbs_create_comp_channel core = { 0 };
 
-	CHECK_RC(leg(f, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &core,
-		     sizeof(core), NULL, 0, 4),
-		 16);
+	CHECK_RET(leg(f, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &core,
+		      sizeof(core), NULL, 0, 4),
+		  16);
 	return (int)((struct ib_uverbs_create_comp_channel_resp *)respbuf)->fd;
 }
 
@@ -99,9 +99,9 @@ static void channel_close(struct ik_file *f, int fd)
 
 	ik_fd_closing(fd);
 	close(fd);
-	CHECK(leg(f, IB_USER_VERBS_CMD_QUERY_DEVICE, &core, sizeof(core), NULL,
-		  0, sizeof(struct ib_uverbs_query_device_resp)) > 0,
-	      "query");
+	CHECK_MSG(leg(f, IB_USER_VERBS_CMD_QUERY_DEVICE, &core, sizeof(core),
+		      NULL, 0, sizeof(struct ib_uverbs_query_device_resp)) > 0,
+		  "query");
 }
 
 static void test_proxy(void)
@@ -114,57 +114,60 @@ static void test_proxy(void)
 	struct ik_cq *cq;
 
 	sock = export_F(hold);
-	CHECK_RC(ik_import_open(sock, &g), 0);
+	CHECK_RET(ik_import_open(sock, &g), 0);
 	if (!g)
 		return;
 
 	/* the rings: ours stay where they are, the device's are our
 	 * mapping of the same memory */
 	before = pinned_maps();
-	CHECK_RC(create_cq_on(g, -1, &req, &handle), 80);
+	CHECK_RET(create_cq_on(g, -1, &req, &handle), 80);
 	cq = ik_handle_get(F, handle, IK_UOBJ_CQ);
-	CHECK(cq != NULL, "the CQ is the exported file's");
+	CHECK_MSG(cq != NULL, "the CQ is the exported file's");
 	for (int i = 0; cq && i < 2; i++) {
 		uint8_t *user = (uint8_t *)(uintptr_t)req.cq[i].addr;
 
 		if (!cq->hw[i].present)
 			continue;
-		CHECK(cq->hw[i].ring.addr != user && cq->hw[i].ring.maplen,
-		      "ring %d pinned at %p", i, (void *)cq->hw[i].ring.addr);
+		CHECK_MSG(cq->hw[i].ring.addr != user && cq->hw[i].ring.maplen,
+			  "ring %d pinned at %p", i,
+			  (void *)cq->hw[i].ring.addr);
 		user[100] = 0x5a;
-		CHECK(cq->hw[i].ring.addr[100] == 0x5a, "ring %d shared", i);
+		CHECK_MSG(cq->hw[i].ring.addr[100] == 0x5a, "ring %d shared",
+			  i);
 		cq->hw[i].ring.addr[200] = 0xa5;
-		CHECK(user[200] == 0xa5, "ring %d shared back", i);
+		CHECK_MSG(user[200] == 0xa5, "ring %d shared back", i);
 	}
-	CHECK(pinned_maps() > before, "pinned: %d", pinned_maps());
-	CHECK_RC(destroy_cq(g, handle), 24);
+	CHECK_MSG(pinned_maps() > before, "pinned: %d", pinned_maps());
+	CHECK_RET(destroy_cq(g, handle), 24);
 
 	/* a channel: its read end is installed in the caller, which
 	 * names it by its own number; closing it there releases it here,
 	 * at once or with the last CQ using it */
 	nch = F->nchannels;
 	chan = channel_on(g);
-	CHECK(chan >= 0 && fcntl(chan, F_GETFD) >= 0, "channel fd %d", chan);
-	CHECK_RC(F->nchannels, nch + 1);
+	CHECK_MSG(chan >= 0 && fcntl(chan, F_GETFD) >= 0, "channel fd %d",
+		  chan);
+	CHECK_RET(F->nchannels, nch + 1);
 	req = cq_req();
-	CHECK_RC(create_cq_on(g, chan, &req, &h2), 80);
+	CHECK_RET(create_cq_on(g, chan, &req, &h2), 80);
 	cq = ik_handle_get(F, h2, IK_UOBJ_CQ);
-	CHECK(cq && cq->channel && cq->channel->remote, "remote channel");
-	CHECK_RC(create_cq_on(g, chan + 1000, &req, &handle), -EBADF);
+	CHECK_MSG(cq && cq->channel && cq->channel->remote, "remote channel");
+	CHECK_RET(create_cq_on(g, chan + 1000, &req, &handle), -EBADF);
 	channel_close(g, chan);
-	CHECK_RC(F->nchannels, nch + 1);
-	CHECK_RC(destroy_cq(g, h2), 24);
-	CHECK_RC(F->nchannels, nch);
+	CHECK_RET(F->nchannels, nch + 1);
+	CHECK_RET(destroy_cq(g, h2), 24);
+	CHECK_RET(F->nchannels, nch);
 	chan = channel_on(g);
-	CHECK_RC(F->nchannels, nch + 1);
+	CHECK_RET(F->nchannels, nch + 1);
 	channel_close(g, chan);
-	CHECK_RC(F->nchannels, nch);
+	CHECK_RET(F->nchannels, nch);
 
 	ik_file_release(g);
 	export_done(hold);
 	/* the device's mappings went with the CQs; ours stay until the
 	 * provider would unmap its rings */
-	CHECK(pinned_maps() > before, "ours still mapped");
+	CHECK_MSG(pinned_maps() > before, "ours still mapped");
 }
 
 /* Requests of a raw importer (this thread), answers checked. */
@@ -176,7 +179,7 @@ static void raw_send(uint32_t op, uint64_t a, uint64_t b, uint64_t c,
 {
 	struct ixp_msg m = { .op = op, .a = a, .b = b, .c = c, .ret = ret };
 
-	CHECK_RC(ik_xp_send(raw, &m, fd), 0);
+	CHECK_RET(ik_xp_send(raw, &m, fd), 0);
 }
 
 /* Send CREATE_CQ; the first message back (a PIN, or the REPLY). */
@@ -191,7 +194,7 @@ static struct ixp_msg raw_create_cq(struct ionic_cq_req *req)
 	n = leg_build(cmdbuf, IB_USER_VERBS_CMD_CREATE_CQ, &core, sizeof(core),
 		      req, sizeof(*req), 8 + sizeof(struct ionic_cq_resp));
 	raw_send(IXP_WRITE, (uintptr_t)cmdbuf, n, 0, 0, -1);
-	CHECK_RC(ik_xp_recv(raw, &m, NULL, NULL), 0);
+	CHECK_RET(ik_xp_recv(raw, &m, NULL, NULL), 0);
 	return m;
 }
 
@@ -199,8 +202,8 @@ static int64_t raw_reply(void)
 {
 	struct ixp_msg m = { 0 };
 
-	CHECK_RC(ik_xp_recv(raw, &m, NULL, NULL), 0);
-	CHECK(m.op == IXP_REPLY, "op %u", m.op);
+	CHECK_RET(ik_xp_recv(raw, &m, NULL, NULL), 0);
+	CHECK_MSG(m.op == IXP_REPLY, "op %u", m.op);
 	return m.ret;
 }
 
@@ -209,9 +212,9 @@ static int memfd(size_t len, bool sealed)
 {
 	int fd = memfd_create("ionic-sim-pin", MFD_ALLOW_SEALING);
 
-	CHECK(fd >= 0 && !ftruncate(fd, (off_t)len), "memfd");
+	CHECK_MSG(fd >= 0 && !ftruncate(fd, (off_t)len), "memfd");
 	if (sealed)
-		CHECK_RC(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+		CHECK_RET(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
 	return fd;
 }
 
@@ -229,10 +232,10 @@ static void test_hostile(void)
 	/* wrong answers to the PIN: the command fails, nothing stays */
 	for (int bad = 0; bad < 7; bad++) {
 		m = raw_create_cq(&req);
-		CHECK(m.op == IXP_PIN && m.a == req.cq[0].addr &&
-			      m.b == req.cq[0].size,
-		      "PIN %u 0x%llx %llu", m.op, (unsigned long long)m.a,
-		      (unsigned long long)m.b);
+		CHECK_MSG(m.op == IXP_PIN && m.a == req.cq[0].addr &&
+				  m.b == req.cq[0].size,
+			  "PIN %u 0x%llx %llu", m.op, (unsigned long long)m.a,
+			  (unsigned long long)m.b);
 		/* doorbells meanwhile are held, whatever they hold */
 		raw_send(IXP_DOORBELL, 0x18, ~0ull, 8, 0, -1);
 		raw_send(IXP_DOORBELL, 1ull << 40, 0, 8, 0, -1);
@@ -273,23 +276,23 @@ static void test_hostile(void)
 			rc = -EPIPE;
 			break;
 		}
-		CHECK_RC(raw_reply(), rc);
-		CHECK_RC(kx_dev_stats().cqs, cqs);
-		CHECK_RC(pinned_maps(), before);
+		CHECK_RET(raw_reply(), rc);
+		CHECK_RET(kx_dev_stats().cqs, cqs);
+		CHECK_RET(pinned_maps(), before);
 	}
 
 	/* no answer: the command gives up, the late answer is dropped and
 	 * the conversation goes on in order */
 	ik_xp_answer_ms = 200;
 	m = raw_create_cq(&req);
-	CHECK(m.op == IXP_PIN, "PIN %u", m.op);
-	CHECK_RC(raw_reply(), -ETIMEDOUT);
+	CHECK_MSG(m.op == IXP_PIN, "PIN %u", m.op);
+	CHECK_RET(raw_reply(), -ETIMEDOUT);
 	fd = memfd(m.b, true);
 	raw_send(IXP_FD, 0, 0, 0, 0, fd);
 	close(fd);
 	ik_xp_answer_ms = 10000;
-	CHECK_RC(kx_dev_stats().cqs, cqs);
-	CHECK_RC(pinned_maps(), before);
+	CHECK_RET(kx_dev_stats().cqs, cqs);
+	CHECK_RET(pinned_maps(), before);
 
 	/* right answers: the CQ exists, its rings mapped here */
 	m = raw_create_cq(&req);
@@ -297,13 +300,13 @@ static void test_hostile(void)
 		fd = memfd(m.b, true);
 		raw_send(IXP_FD, 0, 0, 0, 0, fd);
 		close(fd);
-		CHECK_RC(ik_xp_recv(raw, &m, NULL, NULL), 0);
+		CHECK_RET(ik_xp_recv(raw, &m, NULL, NULL), 0);
 	}
-	CHECK(m.op == IXP_REPLY && m.ret > 0, "op %u ret %lld", m.op,
-	      (long long)m.ret);
+	CHECK_MSG(m.op == IXP_REPLY && m.ret > 0, "op %u ret %lld", m.op,
+		  (long long)m.ret);
 	handle = ((struct ib_uverbs_create_cq_resp *)respbuf)->cq_handle;
-	CHECK(kx_dev_stats().cqs > cqs, "CQ created");
-	CHECK(pinned_maps() > before, "rings mapped");
+	CHECK_MSG(kx_dev_stats().cqs > cqs, "CQ created");
+	CHECK_MSG(pinned_maps() > before, "rings mapped");
 
 	/* stray doorbells, unknown requests: ignored, refused */
 	raw_send(IXP_DOORBELL, 0, 0, 8, 0, -1);
@@ -314,17 +317,17 @@ static void test_hostile(void)
 	raw_send(IXP_FD, 0, 0, 0, 0, fd);
 	close(fd);
 	raw_send(99, 0, 0, 0, 0, -1);
-	CHECK_RC(raw_reply(), -EINVAL);
+	CHECK_RET(raw_reply(), -EINVAL);
 	/* a message of another size ends the conversation */
-	CHECK_RC(send(raw, "x", 1, MSG_NOSIGNAL), 1);
+	CHECK_RET(send(raw, "x", 1, MSG_NOSIGNAL), 1);
 	export_done(hold);
 	close(raw);
 
 	/* the CQ stays with the file (as on a real node): destroyed here,
 	 * its mappings go */
-	CHECK_RC(destroy_cq(F, handle), 24);
-	CHECK_RC(kx_dev_stats().cqs, cqs);
-	CHECK_RC(pinned_maps(), before);
+	CHECK_RET(destroy_cq(F, handle), 24);
+	CHECK_RET(kx_dev_stats().cqs, cqs);
+	CHECK_RET(pinned_maps(), before);
 }
 
 int main(void)

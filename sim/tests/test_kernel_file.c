@@ -28,15 +28,15 @@ int main(void)
 	void *p;
 
 	kx_open(true);
-	CHECK_RC(get_context(F, &cr, &async_fd), 0);
+	CHECK_RET(get_context(F, &cr, &async_fd), 0);
 	pd = alloc_pd();
 	chan_fd = create_channel();
 	creq = cq_req();
-	CHECK_RC(create_cq(100, 0, chan_fd, &creq, &cq, &cdr), 80);
+	CHECK_RET(create_cq(100, 0, chan_fd, &creq, &cq, &cdr), 80);
 	qreq = qp_req();
-	CHECK_RC(create_qp(IBV_QPT_RC, pd, cq, 1, &qreq, &qr, &qdr), 104);
+	CHECK_RET(create_qp(IBV_QPT_RC, pd, cq, 1, &qreq, &qr, &qdr), 104);
 	qp = qr.qp_handle;
-	CHECK(qr.qpn == 2, "qpn %u", qr.qpn);
+	CHECK_MSG(qr.qpn == 2, "qpn %u", qr.qpn);
 
 	/* events and destroy counts */
 	{
@@ -46,92 +46,92 @@ int main(void)
 		struct ib_uverbs_destroy_cq dc = { .cq_handle = cq };
 		uint8_t ev[16];
 
-		CHECK(q && c, "objects by id");
+		CHECK_MSG(q && c, "objects by id");
 		post_async(q);
 		post_async(q);
-		CHECK_RC(read(async_fd, ev, sizeof(ev)), 16);
-		CHECK(((struct ib_uverbs_async_event_desc *)ev)->element ==
-			      0x5000,
-		      "async element");
+		CHECK_RET(read(async_fd, ev, sizeof(ev)), 16);
+		CHECK_MSG(((struct ib_uverbs_async_event_desc *)ev)->element ==
+				  0x5000,
+			  "async element");
 		post_comp(c);
 		post_comp(c);
 		post_comp(c);
-		CHECK_RC(read(chan_fd, ev, sizeof(ev)), 8);
+		CHECK_RET(read(chan_fd, ev, sizeof(ev)), 8);
 
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_CQ, &dc, sizeof(dc),
-			     NULL, 0, 8),
-			 -EBUSY);
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_QP, &dq, sizeof(dq),
-			     NULL, 0, 4),
-			 24);
-		CHECK(((struct ib_uverbs_destroy_qp_resp *)respbuf)
-				      ->events_reported == 1,
-		      "qp events_reported %u",
-		      ((struct ib_uverbs_destroy_qp_resp *)respbuf)
-			      ->events_reported);
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DESTROY_CQ, &dc, sizeof(dc),
-			     NULL, 0, 8),
-			 24);
-		CHECK(((struct ib_uverbs_destroy_cq_resp *)respbuf)
-				      ->comp_events_reported == 1,
-		      "cq comp events %u",
-		      ((struct ib_uverbs_destroy_cq_resp *)respbuf)
-			      ->comp_events_reported);
-		CHECK(recv(chan_fd, ev, sizeof(ev), MSG_DONTWAIT) < 0,
-		      "unread events dropped");
-		CHECK(ik_nic->cqs[0] == NULL, "cqid freed");
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_DESTROY_CQ, &dc, sizeof(dc),
+			      NULL, 0, 8),
+			  -EBUSY);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_DESTROY_QP, &dq, sizeof(dq),
+			      NULL, 0, 4),
+			  24);
+		CHECK_MSG(((struct ib_uverbs_destroy_qp_resp *)respbuf)
+					  ->events_reported == 1,
+			  "qp events_reported %u",
+			  ((struct ib_uverbs_destroy_qp_resp *)respbuf)
+				  ->events_reported);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_DESTROY_CQ, &dc, sizeof(dc),
+			      NULL, 0, 8),
+			  24);
+		CHECK_MSG(((struct ib_uverbs_destroy_cq_resp *)respbuf)
+					  ->comp_events_reported == 1,
+			  "cq comp events %u",
+			  ((struct ib_uverbs_destroy_cq_resp *)respbuf)
+				  ->comp_events_reported);
+		CHECK_MSG(recv(chan_fd, ev, sizeof(ev), MSG_DONTWAIT) < 0,
+			  "unread events dropped");
+		CHECK_MSG(ik_nic->cqs[0] == NULL, "cqid freed");
 	}
 
 	/* mmap */
 	p = ik_file_mmap(F, NULL, 8192, PROT_WRITE, MAP_SHARED, 0, &err);
-	CHECK(!p && err == -EINVAL, "dbell len");
+	CHECK_MSG(!p && err == -EINVAL, "dbell len");
 	p = ik_file_mmap(F, NULL, 4096, PROT_WRITE, MAP_PRIVATE, 0, &err);
-	CHECK(!p && err == -EINVAL, "dbell private");
+	CHECK_MSG(!p && err == -EINVAL, "dbell private");
 	p = ik_file_mmap(F, NULL, 4096, PROT_WRITE, MAP_SHARED, 0, &err);
-	CHECK(p && !err, "dbell map");
+	CHECK_MSG(p && !err, "dbell map");
 	p = ik_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 4096, &err);
-	CHECK(!p && err == -EPERM, "phc write");
+	CHECK_MSG(!p && err == -EPERM, "phc write");
 	p = ik_file_mmap(F, NULL, 4096, PROT_READ, MAP_SHARED, 4096, &err);
-	CHECK(p && !err, "phc map err %d", err);
+	CHECK_MSG(p && !err, "phc map err %d", err);
 	if (p) {
 		uint32_t sign = *(volatile uint32_t *)p;
 		uint64_t mask;
 
 		memcpy(&mask, (uint8_t *)p + 40, 8);
-		CHECK(!(sign & 1) && sign && mask == IDEV_CLOCK_MASK,
-		      "phc page sign %u", sign);
-		CHECK(mprotect(p, 4096, PROT_READ | PROT_WRITE) < 0,
-		      "phc mprotect write must fail");
+		CHECK_MSG(!(sign & 1) && sign && mask == IDEV_CLOCK_MASK,
+			  "phc page sign %u", sign);
+		CHECK_MSG(mprotect(p, 4096, PROT_READ | PROT_WRITE) < 0,
+			  "phc mprotect write must fail");
 	}
 	p = ik_file_mmap(F, NULL, 4096, PROT_READ, MAP_SHARED, 8192, &err);
-	CHECK(!p && err == -EINVAL, "no entry");
+	CHECK_MSG(!p && err == -EINVAL, "no entry");
 
 	/* a second file, released with objects still alive */
-	CHECK_RC(ik_file_open(0, &f2), 0);
+	CHECK_RET(ik_file_open(0, &f2), 0);
 	{
 		struct ik_file *save = F;
 		struct idev_stats before;
 		uint32_t dbid;
 
-		CHECK_RC(get_context(f2, &cr, NULL), 0);
+		CHECK_RET(get_context(f2, &cr, NULL), 0);
 		F = f2;
 		pd = alloc_pd();
 		creq = cq_req();
-		CHECK_RC(create_cq(10, 0, -1, &creq, &cq, &cdr), 80);
+		CHECK_RET(create_cq(10, 0, -1, &creq, &cq, &cdr), 80);
 		qreq = qp_req();
-		CHECK_RC(create_qp(IBV_QPT_RC, pd, cq, 1, &qreq, &qr, &qdr),
-			 104);
+		CHECK_RET(create_qp(IBV_QPT_RC, pd, cq, 1, &qreq, &qr, &qdr),
+			  104);
 		before = kx_dev_stats();
 		dbid = f2->dbid;
 		ik_file_release(f2); /* frees f2 */
-		CHECK(kx_dev_stats().qps == before.qps - 1 &&
-			      kx_dev_stats().cqs == before.cqs - 2,
-		      "release tore down");
-		CHECK(ik_qp_lookup(ik_nic, qr.qpn) == NULL, "qpn freed");
+		CHECK_MSG(kx_dev_stats().qps == before.qps - 1 &&
+				  kx_dev_stats().cqs == before.cqs - 2,
+			  "release tore down");
+		CHECK_MSG(ik_qp_lookup(ik_nic, qr.qpn) == NULL, "qpn freed");
 		/* stores to its doorbell page, still mapped, go nowhere */
-		CHECK(kx_revoked == dbid, "page %u revoked (last %llu)", dbid,
-		      (unsigned long long)kx_revoked);
+		CHECK_MSG(kx_revoked == dbid, "page %u revoked (last %llu)",
+			  dbid, (unsigned long long)kx_revoked);
 		F = save;
 	}
 	/* fork: the child's inherited file is dead, a new open works */
@@ -154,7 +154,7 @@ int main(void)
 		int st = -1;
 
 		waitpid(pid, &st, 0);
-		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork child");
+		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork child");
 	}
 	return kx_finish();
 }

@@ -30,18 +30,18 @@ int main(void)
 		struct ib_uverbs_dealloc_pd dp2 = { 0 };
 		uint32_t pd2;
 
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core, sizeof(core),
-			     NULL, 0, 8),
-			 16);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_ALLOC_PD, &core,
+			      sizeof(core), NULL, 0, 8),
+			  16);
 		memcpy(&pd2, respbuf, 4);
-		CHECK(pd2 != pd, "second pd handle %u", pd2);
-		CHECK(respbuf[4] == 0xa5 && respbuf[7] == 0xa5,
-		      "untouched driver response %02x %02x", respbuf[4],
-		      respbuf[7]);
+		CHECK_MSG(pd2 != pd, "second pd handle %u", pd2);
+		CHECK_MSG(respbuf[4] == 0xa5 && respbuf[7] == 0xa5,
+			  "untouched driver response %02x %02x", respbuf[4],
+			  respbuf[7]);
 		dp2.pd_handle = pd2;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DEALLOC_PD, &dp2, sizeof(dp2),
-			     NULL, 0, 0),
-			 12);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_DEALLOC_PD, &dp2,
+			      sizeof(dp2), NULL, 0, 0),
+			  12);
 	}
 	{
 		struct ib_uverbs_reg_mr core = { 0 };
@@ -56,86 +56,87 @@ int main(void)
 		core.hca_va = (uintptr_t)mem;
 		core.pd_handle = pd;
 		core.access_flags = IBV_ACCESS_REMOTE_WRITE;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12),
-			 -EINVAL);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
+			      NULL, 0, 12),
+			  -EINVAL);
 		core.access_flags = IBV_ACCESS_REMOTE_ATOMIC;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12),
-			 -EINVAL);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
+			      NULL, 0, 12),
+			  -EINVAL);
 		core.access_flags = IBV_ACCESS_LOCAL_WRITE |
 				    IBV_ACCESS_REMOTE_WRITE;
 		core.hca_va = 0x10000123;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12),
-			 -EINVAL);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
+			      NULL, 0, 12),
+			  -EINVAL);
 		core.hca_va = 0x10000000;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12),
-			 48);
-		CHECK(r->lkey == r->rkey && r->lkey == ((1u << 8) | 1),
-		      "first key 0x%x", r->lkey);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
+			      NULL, 0, 12),
+			  48);
+		CHECK_MSG(r->lkey == r->rkey && r->lkey == ((1u << 8) | 1),
+			  "first key 0x%x", r->lkey);
 		mr_handle = r->mr_handle;
 		pthread_mutex_lock(&ik_nic->lock);
-		CHECK(idev_key_valid(ik_nic->dev, r->lkey), "device key");
+		CHECK_MSG(idev_key_valid(ik_nic->dev, r->lkey), "device key");
 		pthread_mutex_unlock(&ik_nic->lock);
 		core.start = 0x1000; /* unmapped */
 		core.hca_va = 0x1000;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
-			     NULL, 0, 12),
-			 -EFAULT);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
+			      NULL, 0, 12),
+			  -EFAULT);
 
 		mw.pd_handle = pd;
 		mw.mw_type = 3;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_MW, &mw, sizeof(mw),
-			     NULL, 0, 8),
-			 -EINVAL);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_ALLOC_MW, &mw, sizeof(mw),
+			      NULL, 0, 8),
+			  -EINVAL);
 		mw.mw_type = 2;
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_ALLOC_MW, &mw, sizeof(mw),
-			     NULL, 0, 8),
-			 24);
-		CHECK(((struct ib_uverbs_alloc_mw_resp *)respbuf)->rkey ==
-			      ((2u << 8) | 2),
-		      "mw key");
-		CHECK_RC(leg(F, IB_USER_VERBS_CMD_DEALLOC_PD, &dp, sizeof(dp),
-			     NULL, 0, 0),
-			 -EBUSY);
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_ALLOC_MW, &mw, sizeof(mw),
+			      NULL, 0, 8),
+			  24);
+		CHECK_MSG(((struct ib_uverbs_alloc_mw_resp *)respbuf)->rkey ==
+				  ((2u << 8) | 2),
+			  "mw key");
+		CHECK_RET(leg(F, IB_USER_VERBS_CMD_DEALLOC_PD, &dp, sizeof(dp),
+			      NULL, 0, 0),
+			  -EBUSY);
 	}
 
 	/* completion channel and CQs */
 	chan_fd = create_channel();
 	creq = cq_req();
-	CHECK_RC(create_cq(100, 0, chan_fd, &creq, &cq, &cdr), 80);
-	CHECK(cdr.udma_mask == 3 && cdr.cqid[0] == 0 && cdr.cqid[1] == 16,
-	      "cqids %u %u mask %u", cdr.cqid[0], cdr.cqid[1], cdr.udma_mask);
-	CHECK(ik_nic->cqs[16] != NULL && kx_dev_stats().cqs == 2,
-	      "hardware CQs");
+	CHECK_RET(create_cq(100, 0, chan_fd, &creq, &cq, &cdr), 80);
+	CHECK_MSG(cdr.udma_mask == 3 && cdr.cqid[0] == 0 && cdr.cqid[1] == 16,
+		  "cqids %u %u mask %u", cdr.cqid[0], cdr.cqid[1],
+		  cdr.udma_mask);
+	CHECK_MSG(ik_nic->cqs[16] != NULL && kx_dev_stats().cqs == 2,
+		  "hardware CQs");
 	creq.cq[0].mask = 7;
-	CHECK_RC(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
+	CHECK_RET(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
 	creq = cq_req();
 	creq.cq[1].addr += 8;
-	CHECK_RC(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
+	CHECK_RET(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
 	creq = cq_req();
 	creq.cq[0].size = 4096 - 1;
-	CHECK_RC(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
+	CHECK_RET(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
 	/* the device writes CQEs: a read-only ring cannot be pinned */
 	creq = cq_req();
-	CHECK_RC(mprotect((void *)(uintptr_t)creq.cq[1].addr, creq.cq[1].size,
-			  PROT_READ),
-		 0);
-	CHECK_RC(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EFAULT);
+	CHECK_RET(mprotect((void *)(uintptr_t)creq.cq[1].addr, creq.cq[1].size,
+			   PROT_READ),
+		  0);
+	CHECK_RET(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EFAULT);
 	creq = cq_req();
-	CHECK_RC(create_cq(65436, 0, -1, &creq, &cq2, &cdr), -EINVAL);
-	CHECK_RC(create_cq(0, 0, -1, &creq, &cq2, &cdr), -EINVAL);
-	CHECK_RC(create_cq(100, 4, -1, &creq, &cq2, &cdr), -EINVAL);
-	CHECK_RC(create_cq(100, 0, 0, &creq, &cq2, &cdr), -EBADF);
+	CHECK_RET(create_cq(65436, 0, -1, &creq, &cq2, &cdr), -EINVAL);
+	CHECK_RET(create_cq(0, 0, -1, &creq, &cq2, &cdr), -EINVAL);
+	CHECK_RET(create_cq(100, 4, -1, &creq, &cq2, &cdr), -EINVAL);
+	CHECK_RET(create_cq(100, 0, 0, &creq, &cq2, &cdr), -EBADF);
 	creq.udma_mask = 0;
-	CHECK_RC(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
+	CHECK_RET(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);
 	creq = cq_req();
 	creq.udma_mask = 2;
-	CHECK_RC(create_cq(65435, 3, -1, &creq, &cq2, &cdr), 80);
-	CHECK(cdr.udma_mask == 2 && cdr.cqid[0] == 0 && cdr.cqid[1] == 17,
-	      "cq2 ids %u %u", cdr.cqid[0], cdr.cqid[1]);
+	CHECK_RET(create_cq(65435, 3, -1, &creq, &cq2, &cdr), 80);
+	CHECK_MSG(cdr.udma_mask == 2 && cdr.cqid[0] == 0 && cdr.cqid[1] == 17,
+		  "cq2 ids %u %u", cdr.cqid[0], cdr.cqid[1]);
 	{
 		struct ib_uverbs_ex_create_cq ex = {
 			.user_handle = 1,
@@ -145,16 +146,16 @@ int main(void)
 		};
 
 		creq = cq_req();
-		CHECK_RC(exc(F, IB_USER_VERBS_EX_CMD_CREATE_CQ, &ex, sizeof(ex),
-			     &creq, sizeof(creq), 16, 16),
-			 -EOPNOTSUPP);
+		CHECK_RET(exc(F, IB_USER_VERBS_EX_CMD_CREATE_CQ, &ex,
+			      sizeof(ex), &creq, sizeof(creq), 16, 16),
+			  -EOPNOTSUPP);
 		ex.flags = 0;
-		CHECK_RC(exc(F, IB_USER_VERBS_EX_CMD_CREATE_CQ, &ex, sizeof(ex),
-			     &creq, sizeof(creq), 16, 16),
-			 24 + 32 + 40);
-		CHECK(((struct ib_uverbs_ex_create_cq_resp *)respbuf)
-				      ->response_length == 16,
-		      "ex cq response_length");
+		CHECK_RET(exc(F, IB_USER_VERBS_EX_CMD_CREATE_CQ, &ex,
+			      sizeof(ex), &creq, sizeof(creq), 16, 16),
+			  24 + 32 + 40);
+		CHECK_MSG(((struct ib_uverbs_ex_create_cq_resp *)respbuf)
+					  ->response_length == 16,
+			  "ex cq response_length");
 	}
 
 	(void)mr_handle;

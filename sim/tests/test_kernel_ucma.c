@@ -17,19 +17,8 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_cm.h>
 
+#include "check.h"
 #include "kernel/ik.h"
-
-static int failures;
-
-#define CHECK(c, ...)                                  \
-	do {                                           \
-		if (!(c)) {                            \
-			failures++;                    \
-			printf("FAIL %d: ", __LINE__); \
-			printf(__VA_ARGS__);           \
-			printf("\n");                  \
-		}                                      \
-	} while (0)
 
 static struct ik_ucma_file *file;
 static int fd;
@@ -54,8 +43,9 @@ static uint32_t create(uint16_t ps)
 					.ps = ps,
 					.response = (uintptr_t)&r };
 
-	CHECK(cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), sizeof(r)) == 0,
-	      "CREATE_ID");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), sizeof(r)) ==
+			  0,
+		  "CREATE_ID");
 	return r.id;
 }
 
@@ -91,17 +81,17 @@ static void test_write_checks(void)
 	uint8_t b[64] = { 0 };
 	struct rdma_ucm_cmd_hdr *h = (void *)b;
 
-	CHECK(ik_ucma_input(file, b, 7) == -EINVAL, "short header");
+	CHECK_MSG(ik_ucma_input(file, b, 7) == -EINVAL, "short header");
 	h->cmd = 23;
-	CHECK(ik_ucma_input(file, b, 8) == -EINVAL, "command 23");
+	CHECK_MSG(ik_ucma_input(file, b, 8) == -EINVAL, "command 23");
 	h->cmd = RDMA_USER_CM_CMD_DESTROY_ID;
 	h->in = 17;
-	CHECK(ik_ucma_input(file, b, 24) == -EINVAL, "in past the buffer");
+	CHECK_MSG(ik_ucma_input(file, b, 24) == -EINVAL, "in past the buffer");
 	h->cmd = RDMA_USER_CM_CMD_GET_OPTION;
 	h->in = 0;
-	CHECK(ik_ucma_input(file, b, 8) == -ENOSYS, "GET_OPTION: ENOSYS");
+	CHECK_MSG(ik_ucma_input(file, b, 8) == -ENOSYS, "GET_OPTION: ENOSYS");
 	h->cmd = RDMA_USER_CM_CMD_JOIN_MCAST;
-	CHECK(ik_ucma_input(file, b, 8) == -ENOSYS, "no multicast");
+	CHECK_MSG(ik_ucma_input(file, b, 8) == -ENOSYS, "no multicast");
 }
 
 static void test_ids_and_bind(void)
@@ -113,44 +103,46 @@ static void test_ids_and_bind(void)
 	struct rdma_ucm_query q = { .response = (uintptr_t)&qa };
 	uint32_t a, b2;
 
-	CHECK(cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 4) == -EINVAL,
-	      "bad port space");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 4) == -EINVAL,
+		  "bad port space");
 	c.ps = RDMA_PS_TCP;
-	CHECK(cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 3) == -ENOSPC,
-	      "short response");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 3) == -ENOSPC,
+		  "short response");
 	c.response = 8; /* not mapped */
-	CHECK(cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 4) == -EFAULT,
-	      "bad response address");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_CREATE_ID, &c, sizeof(c), 4) == -EFAULT,
+		  "bad response address");
 	d.id = 4000;
-	CHECK(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == -ENOENT,
-	      "unknown id");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == -ENOENT,
+		  "unknown id");
 
 	a = create(RDMA_PS_TCP);
 	b2 = create(RDMA_PS_TCP);
-	CHECK(bind4(a, "127.0.0.1", 0) == -ENODEV, "loopback: ENODEV");
-	CHECK(bind4(a, "10.1.2.3", 0) == -EADDRNOTAVAIL, "not ours");
-	CHECK(bind4(a, "198.18.0.1", 7000) == 0, "bind isim0's address");
-	CHECK(bind4(a, "198.18.0.1", 7001) == -EINVAL, "bind twice");
-	CHECK(bind4(b2, "198.18.0.1", 7000) == -EADDRINUSE, "same port");
-	CHECK(bind4(b2, "0.0.0.0", 7000) == -EADDRNOTAVAIL, "wildcard");
+	CHECK_MSG(bind4(a, "127.0.0.1", 0) == -ENODEV, "loopback: ENODEV");
+	CHECK_MSG(bind4(a, "10.1.2.3", 0) == -EADDRNOTAVAIL, "not ours");
+	CHECK_MSG(bind4(a, "198.18.0.1", 7000) == 0, "bind isim0's address");
+	CHECK_MSG(bind4(a, "198.18.0.1", 7001) == -EINVAL, "bind twice");
+	CHECK_MSG(bind4(b2, "198.18.0.1", 7000) == -EADDRINUSE, "same port");
+	CHECK_MSG(bind4(b2, "0.0.0.0", 7000) == -EADDRNOTAVAIL, "wildcard");
 	q.id = a;
 	q.option = RDMA_USER_CM_QUERY_ADDR;
-	CHECK(cmd(RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), sizeof(qa)) == 0 &&
-		      qa.node_guid && qa.port_num == 1 && qa.src_size == 16 &&
-		      ntohs(((struct sockaddr_in *)&qa.src_addr)->sin_port) ==
-			      7000,
-	      "QUERY ADDR: the device and the port");
+	CHECK_MSG(
+		cmd(RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), sizeof(qa)) == 0 &&
+			qa.node_guid && qa.port_num == 1 && qa.src_size == 16 &&
+			ntohs(((struct sockaddr_in *)&qa.src_addr)->sin_port) ==
+				7000,
+		"QUERY ADDR: the device and the port");
 	q.option = 7;
-	CHECK(cmd(RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), sizeof(qa)) == -ENOSYS,
-	      "unknown QUERY option");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_QUERY, &q, sizeof(q), sizeof(qa)) ==
+			  -ENOSYS,
+		  "unknown QUERY option");
 	d.id = a;
-	CHECK(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0 &&
-		      dr.events_reported == 0,
-	      "DESTROY_ID");
-	CHECK(bind4(b2, "0.0.0.0", 7000) == 0, "the port is free again");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0 &&
+			  dr.events_reported == 0,
+		  "DESTROY_ID");
+	CHECK_MSG(bind4(b2, "0.0.0.0", 7000) == 0, "the port is free again");
 	d.id = b2;
-	CHECK(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0,
-	      "DESTROY_ID");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0,
+		  "DESTROY_ID");
 }
 
 static void test_resolve(void)
@@ -169,72 +161,76 @@ static void test_resolve(void)
 	uint32_t id = create(RDMA_PS_TCP);
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	CHECK(get_event(&ev) == -EAGAIN && !readable(),
-	      "no event: EAGAIN, not readable");
+	CHECK_MSG(get_event(&ev) == -EAGAIN && !readable(),
+		  "no event: EAGAIN, not readable");
 	rr.id = id;
-	CHECK(cmd(RDMA_USER_CM_CMD_RESOLVE_ROUTE, &rr, sizeof(rr), 0) ==
-		      -EINVAL,
-	      "route before address: no device");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_RESOLVE_ROUTE, &rr, sizeof(rr), 0) ==
+			  -EINVAL,
+		  "route before address: no device");
 	ra.id = id;
 	dst->sin_family = AF_INET;
 	dst->sin_port = htons(7174);
 	inet_pton(AF_INET, "198.18.0.2", &dst->sin_addr);
 	ra.reserved = 1;
-	CHECK(cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &ra, sizeof(ra), 0) == -EINVAL,
-	      "reserved field");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &ra, sizeof(ra), 0) ==
+			  -EINVAL,
+		  "reserved field");
 	ra.reserved = 0;
-	CHECK(cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &ra, sizeof(ra), 0) == 0,
-	      "RESOLVE_ADDR");
-	CHECK(readable(), "an event: readable");
-	CHECK(get_event(&ev) == 0 && ev.event == 0 && ev.status == 0 &&
-		      ev.uid == 0x1234 && ev.id == id,
-	      "ADDR_RESOLVED, uid and id");
-	CHECK(!readable(), "event taken");
-	CHECK(cmd(RDMA_USER_CM_CMD_RESOLVE_ROUTE, &rr, sizeof(rr), 0) == 0 &&
-		      get_event(&ev) == 0 && ev.event == 2,
-	      "ROUTE_RESOLVED");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &ra, sizeof(ra), 0) == 0,
+		  "RESOLVE_ADDR");
+	CHECK_MSG(readable(), "an event: readable");
+	CHECK_MSG(get_event(&ev) == 0 && ev.event == 0 && ev.status == 0 &&
+			  ev.uid == 0x1234 && ev.id == id,
+		  "ADDR_RESOLVED, uid and id");
+	CHECK_MSG(!readable(), "event taken");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_RESOLVE_ROUTE, &rr, sizeof(rr), 0) ==
+				  0 &&
+			  get_event(&ev) == 0 && ev.event == 2,
+		  "ROUTE_RESOLVED");
 	ia = (struct rdma_ucm_init_qp_attr){ .response = (uintptr_t)&qa,
 					     .id = id,
 					     .qp_state = 1 /* INIT */ };
-	CHECK(cmd(RDMA_USER_CM_CMD_INIT_QP_ATTR, &ia, sizeof(ia), sizeof(qa)) ==
-			      0 &&
-		      qa.qp_attr_mask == 0x39 && qa.qp_access_flags == 0 &&
-		      qa.port_num == 1,
-	      "INIT_QP_ATTR INIT before CONNECT: 0x39 %#x", qa.qp_attr_mask);
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_INIT_QP_ATTR, &ia, sizeof(ia),
+		      sizeof(qa)) == 0 &&
+			  qa.qp_attr_mask == 0x39 && qa.qp_access_flags == 0 &&
+			  qa.port_num == 1,
+		  "INIT_QP_ATTR INIT before CONNECT: 0x39 %#x",
+		  qa.qp_attr_mask);
 	ia.qp_state = 7;
-	CHECK(cmd(RDMA_USER_CM_CMD_INIT_QP_ATTR, &ia, sizeof(ia), sizeof(qa)) ==
-		      -EINVAL,
-	      "qp_state 7");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_INIT_QP_ATTR, &ia, sizeof(ia),
+		      sizeof(qa)) == -EINVAL,
+		  "qp_state 7");
 	ia.qp_state = 2 /* RTR */;
-	CHECK(cmd(RDMA_USER_CM_CMD_INIT_QP_ATTR, &ia, sizeof(ia), 100) ==
-		      -ENOSPC,
-	      "short response");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_INIT_QP_ATTR, &ia, sizeof(ia), 100) ==
+			  -ENOSPC,
+		  "short response");
 	cn.id = id;
-	CHECK(cmd(RDMA_USER_CM_CMD_CONNECT, &cn, sizeof(cn), 0) == -EINVAL,
-	      "CONNECT without valid parameters");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_CONNECT, &cn, sizeof(cn), 0) == -EINVAL,
+		  "CONNECT without valid parameters");
 	cn.conn_param.valid = 1;
 	cn.conn_param.private_data_len = 57;
-	CHECK(cmd(RDMA_USER_CM_CMD_CONNECT, &cn, sizeof(cn), 0) == -EINVAL,
-	      "REQ private data over 56");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_CONNECT, &cn, sizeof(cn), 0) == -EINVAL,
+		  "REQ private data over 56");
 	dc.id = id;
-	CHECK(cmd(RDMA_USER_CM_CMD_DISCONNECT, &dc, sizeof(dc), 0) == -EINVAL,
-	      "DISCONNECT without a connection");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_DISCONNECT, &dc, sizeof(dc), 0) ==
+			  -EINVAL,
+		  "DISCONNECT without a connection");
 	d.id = id;
-	CHECK(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0 &&
-		      dr.events_reported == 2,
-	      "events_reported %u", dr.events_reported);
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0 &&
+			  dr.events_reported == 2,
+		  "events_reported %u", dr.events_reported);
 
 	/* 127.0.0.1 resolves through lo: ADDR_ERROR -ENODEV */
 	id = create(RDMA_PS_TCP);
 	ra.id = id;
 	inet_pton(AF_INET, "127.0.0.1", &dst->sin_addr);
-	CHECK(cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &ra, sizeof(ra), 0) == 0 &&
-		      get_event(&ev) == 0 && ev.event == 1 &&
-		      (int32_t)ev.status == -ENODEV,
-	      "ADDR_ERROR -ENODEV");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_RESOLVE_ADDR, &ra, sizeof(ra), 0) == 0 &&
+			  get_event(&ev) == 0 && ev.event == 1 &&
+			  (int32_t)ev.status == -ENODEV,
+		  "ADDR_ERROR -ENODEV");
 	d.id = id;
-	CHECK(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0,
-	      "DESTROY_ID");
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0,
+		  "DESTROY_ID");
 }
 
 /* Arbitrary commands never crash the model; the file stays usable. */
@@ -263,22 +259,19 @@ static void test_garbage(void)
 	}
 	while (get_event(&ev) == 0)
 		;
-	CHECK(create(RDMA_PS_UDP) < 65536, "still usable");
+	CHECK_MSG(create(RDMA_PS_UDP) < 65536, "still usable");
 }
 
 int main(void)
 {
 	fd = ik_ucma_open(O_CLOEXEC, &file);
-	if (fd < 0) {
-		printf("FAIL: open: %s\n", strerror(-fd));
-		return 1;
-	}
+	if (fd < 0)
+		check_fatal(__FILE__, __LINE__, "open: %s", strerror(-fd));
 	test_write_checks();
 	test_ids_and_bind();
 	test_resolve();
 	test_garbage();
 	ik_ucma_release(file);
 	close(fd);
-	printf("%s: %d failures\n", failures ? "FAILED" : "ok", failures);
-	return failures ? 1 : 0;
+	return check_finish();
 }

@@ -118,4 +118,20 @@ void check_section(const char *name);
 				   (int)(e), strerror(e));                     \
 	} while (0)
 
+/* A call with the kernel's convention - a count (bytes, a handle, 0) or a
+ * negative errno, as write(), ioctl() and mmap handlers return - must
+ * return exactly 'want'; both are printed with the errno name when
+ * negative. */
+#define CHECK_RET(expr, want)                                                 \
+	do {                                                                  \
+		long long _r = (long long)(expr), _w = (long long)(want);     \
+		if (_r != _w)                                                 \
+			check_fail(__FILE__, __LINE__,                        \
+				   "%s returned %lld%s%s, expected %lld%s%s", \
+				   #expr, _r, _r < 0 ? " " : "",              \
+				   _r < 0 ? strerror((int)-_r) : "", _w,      \
+				   _w < 0 ? " " : "",                         \
+				   _w < 0 ? strerror((int)-_w) : "");         \
+	} while (0)
+
 #endif
