@@ -32,8 +32,9 @@
 #                      of Debian SUITE (trixie), on its own packages, with
 #                      no network (tests/distro/chroot-test.sh)
 #   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
-#   ./build.sh packages  .debs (and .rpms where rpmbuild exists) for this
-#                      machine's release in packages/<distro>-<version>/
+#   ./build.sh packages  the package build's tools (PACKAGE_DEPS) + .debs
+#                      (and .rpms where rpmbuild exists) for this machine's
+#                      release in packages/<distro>-<version>/
 #   ./build.sh clean   remove build/, build-san/, build-tsan/, build-fuzz/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
@@ -74,6 +75,11 @@ DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       libnl-3-dev libnl-route-3-dev xz-utils
       # packages and their tests (packaging/)
       dpkg-dev debhelper lintian debootstrap wget rpm rpmlint)
+# What "./build.sh packages" needs, no more (it runs none of the emulator's
+# tests): debian/control's Build-Depends, the package tools and lintian;
+# rpm and rpmlint are used where installed.
+PACKAGE_DEPS=(build-essential dpkg-dev debhelper lintian cmake ninja-build pkg-config
+	libibverbs-dev groff-base)
 # Installed only when no clang-format is there already (the lint-format
 # test formats with clang-format 14, Debian 12's, and skips with another
 # version, e.g. Debian 13's 19).
@@ -96,6 +102,18 @@ installed() {
 }
 
 cmd_deps() {
+	# libFuzzer's runtime comes with the release's default clang
+	local rt=libclang-rt-14-dev
+	[ "$(. /etc/os-release 2>/dev/null && echo "${ID:-}-${VERSION_ID:-}")" = debian-13 ] &&
+		rt=libclang-rt-19-dev
+	local format=()
+	command -v clang-format-14 >/dev/null || command -v clang-format >/dev/null ||
+		format=("$FORMAT_DEP")
+	install_missing "${DEPS[@]}" "$rt" "${format[@]}"
+}
+
+# install_missing PACKAGE...: apt-get install those not installed yet.
+install_missing() {
 	local missing=() p sudo=()
 	command -v dpkg-query >/dev/null ||
 		die "dpkg-query not found: this script supports Debian 12 and 13 only"
@@ -105,14 +123,9 @@ cmd_deps() {
 	*" $release "*) ;;
 	*) echo "build.sh: warning: the package names are Debian 12's and 13's; this is $release" >&2 ;;
 	esac
-	# libFuzzer's runtime comes with the release's default clang
-	local rt=libclang-rt-14-dev
-	[ "$release" = debian-13 ] && rt=libclang-rt-19-dev
-	for p in "${DEPS[@]}" "$rt"; do
+	for p in "$@"; do
 		installed "$p" || missing+=("$p")
 	done
-	command -v clang-format-14 >/dev/null || command -v clang-format >/dev/null ||
-		missing+=("$FORMAT_DEP")
 	if [ ${#missing[@]} -eq 0 ]; then
 		echo "build.sh: all required packages are installed"
 		return 0
@@ -408,7 +421,7 @@ cmd_packages() {
 	local release
 	release=$(. /etc/os-release && echo "$ID-$VERSION_ID") ||
 		die "cannot tell this machine's release from /etc/os-release"
-	cmd_deps
+	install_missing "${PACKAGE_DEPS[@]}"
 	"$ROOT/packaging/build-packages.sh" \
 		"${IONIC_PACKAGES_DIR:-$ROOT/packages/$release}"
 }

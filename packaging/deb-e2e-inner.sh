@@ -4,18 +4,17 @@
 # The package test's half that runs inside the throw-away chroot
 # (packaging/test-debs.sh starts it through debian-chroot.sh run, as PID 1
 # of its namespaces, as root, without network): build the .debs from the
-# release tarball, check them, install them with apt, use the installed
+# release tarball with ./build.sh packages (which checks them and runs the
+# release's own lintian), install them with apt, use the installed
 # provider through the installed ionic-sim (ibv_devinfo, an ibv_rc_pingpong
-# pair, a program built with libionic-dev), purge them and check that no
-# file of theirs is left and nothing else changed; then lintian, the
-# release's own, on them.
+# pair, a program built with libionic-dev, dlopen("libionic.so")), purge
+# them and check that no file of theirs is left and nothing else changed.
 #
 # usage: deb-e2e-inner.sh IODIR TARBALL-NAME DEB_BUILD_OPTIONS
-#   IODIR has the tarball and this script's directory's tools; the built
-#   packages are copied to IODIR/debs.
+#   IODIR has the tarball and this script's directory; the built packages
+#   are copied to IODIR/debs.
 set -u
 io=$1 tarball=$2 build_options=$3
-tools=$io/packaging
 fail=0
 err() {
 	echo "FAIL: $*"
@@ -39,37 +38,37 @@ listening() {
 			'{ sub(/.*:/, "", $2) } $2 == p && $4 == "0A" { f = 1 } END { exit !f }'
 }
 
-step "file system snapshot before"
-snapshot >/tmp/before.txt
-
-step "dpkg-buildpackage -us -uc -b (DEB_BUILD_OPTIONS='$build_options')"
+step "./build.sh packages (DEB_BUILD_OPTIONS='$build_options')"
+# What a user runs: the package build's tools are all installed here, so it
+# needs no network; it builds with dpkg-buildpackage -us -uc -b, checks the
+# contents and dependencies (packaging/check-packages.sh) and runs lintian,
+# the release's own (packaging/lintian-check.sh), into the folder of this
+# release.
 mkdir /tmp/src
 tar -C /tmp/src -xzf "$io/$tarball" || { err "cannot unpack $tarball"; exit 1; }
 srcdir=$(echo /tmp/src/libionic-*)
-if ! (cd "$srcdir" && DEB_BUILD_OPTIONS=$build_options \
-	dpkg-buildpackage -us -uc -b >/tmp/build.log 2>&1); then
-	# dh_auto_configure dumps the whole CMake cache after a failure: show
-	# CMake's own message first.
-	grep -A15 -m3 'CMake Error' /tmp/build.log
-	tail -25 /tmp/build.log
-	err "dpkg-buildpackage failed"
+release=$(. /etc/os-release && echo "$ID-$VERSION_ID")
+pkgdir=$srcdir/packages/$release
+echo "lintian $(dpkg-query -W -f='${Version}' lintian)"
+if ! (cd "$srcdir" && DEB_BUILD_OPTIONS=$build_options ./build.sh packages); then
+	err "./build.sh packages failed"
 	exit 1
 fi
-grep -E '^[0-9]+% tests passed|tests passed, ' /tmp/build.log
 mkdir -p "$io/debs"
-cp /tmp/src/*.deb /tmp/src/*.changes /tmp/src/*.buildinfo "$io/debs/"
-
-step "package contents and dependencies"
+cp "$pkgdir"/*.deb "$pkgdir"/*.changes "$pkgdir"/*.buildinfo "$io/debs/" ||
+	err "no packages in $pkgdir"
 abi=$(readelf --dyn-syms --wide /usr/lib/*/libibverbs.so.1 |
 	grep -o 'verbs_register_driver_[0-9]*' | head -1 | sed 's/.*_//')
-release=$(pkg-config --modversion libibverbs)
-echo "libibverbs $release, private ABI $abi"
-"$tools/check-packages.sh" deb /tmp/src "$abi" "$release" || fail=1
+
+# After the build (which, where rpmbuild is installed, also creates rpm's
+# database): what the packages' installation and purge must restore.
+step "file system snapshot before the installation"
+snapshot >/tmp/before.txt
 
 step "apt-get install ./*.deb"
 debs=()
 for p in libionic1 libionic-dev ionic-sim; do
-	debs+=("$(echo /tmp/src/"${p}"_*.deb)")
+	debs+=("$(echo "$pkgdir/${p}"_*.deb)")
 done
 if ! apt-get install -y -q "${debs[@]}" >/tmp/apt.log 2>&1; then
 	cat /tmp/apt.log
@@ -155,6 +154,55 @@ else
 	err "a DV program does not build with pkg-config libionic"
 fi
 
+step "dlopen(\"libionic.so\") of the installed libionic-dev"
+# How MORI and rocSHMEM find the direct verbs: by the development link's
+# name, at run time; it must be the very library libibverbs loaded.
+cat >/tmp/dl.c <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = list && list[0] ? ibv_open_device(list[0]) : NULL;
+	void *lib = dlopen("libionic.so", RTLD_NOW);
+	char path[PATH_MAX], provider[PATH_MAX];
+	unsigned int (*count)(struct ibv_context *);
+	Dl_info info;
+
+	if (argc != 2 || !ctx || !lib) {
+		fprintf(stderr, "no device or no libionic.so: %s\n", dlerror());
+		return 1;
+	}
+	*(void **)&count = dlsym(lib, "ionic_dv_ctx_get_udma_count");
+	if (!count || !dladdr(*(void **)&count, &info) ||
+	    !realpath(info.dli_fname, path) || !realpath(argv[1], provider)) {
+		fprintf(stderr, "ionic_dv_ctx_get_udma_count not found\n");
+		return 1;
+	}
+	printf("udma_count %u, %s\n", count(ctx),
+	       strcmp(path, provider) ? "another library than the provider" :
+					"the provider's library");
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	dlclose(lib);
+	return 0;
+}
+EOF
+if gcc -Wall -Werror -o /tmp/dl /tmp/dl.c -libverbs; then
+	out=$(ionic-sim --installed-provider --udma-count 1 -- /tmp/dl "$provider" 2>&1)
+	want="udma_count 1, the provider's library"
+	[ "$out" = "$want" ] || err "dlopen program printed '$out', expected '$want'"
+	[ "$out" = "$want" ] && echo "ok: $out"
+else
+	err "the dlopen program does not build"
+fi
+
 step "apt-get purge"
 contents=$(for d in "${debs[@]}"; do dpkg-deb --fsys-tarfile "$d" | tar -tf -; done |
 	sed 's|^\./|/|; s|/$||' | LC_ALL=C sort -u)
@@ -189,9 +237,6 @@ for c in /proc/[0-9]*/comm; do
 	[ "$(cat "$c" 2>/dev/null)" = ionic-sim ] && err "ionic-sim still running: ${c%/comm}"
 done
 ls -d /tmp/ionic-sim.* 2>/dev/null && err "ionic-sim run directories left in /tmp"
-
-step "lintian (the chroot's, $(dpkg-query -W -f='${Version}' lintian))"
-"$tools/lintian-check.sh" /tmp/lintian "$io"/debs/*.changes || fail=1
 
 echo
 [ $fail -eq 0 ] && echo "deb end-to-end: ok (${SECONDS}s)" && exit 0

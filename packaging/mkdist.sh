@@ -21,12 +21,19 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 list=$(mktemp "$out/.dist-files.XXXXXX")
 trap 'rm -f "$list"' EXIT
+# OUTDIR inside the tree (and not ignored) holds this list and earlier
+# tarballs: none of that is source.
+case $out/ in
+"$src"/*) skip=${out#"$src"/}/ ;;
+*) skip=// ;;
+esac
 top=$(git -C "$src" rev-parse --show-toplevel 2>/dev/null) || top=
 if [ -n "$top" ] && [ "$top" -ef "$src" ]; then
 	# Deleted but not yet committed files are listed by --cached: skip them.
 	git -C "$src" ls-files -z --cached --others --exclude-standard |
 		while IFS= read -r -d '' f; do
 			[ -e "$src/$f" ] || [ -L "$src/$f" ] || continue
+			case $f in "$skip"*) continue ;; esac
 			printf '%s\0' "$f"
 		done | LC_ALL=C sort -zu >"$list"
 	stamp=$(git -C "$src" log -1 --format=%ct 2>/dev/null || date +%s)
@@ -35,7 +42,7 @@ elif [ -f "$src/.gitignore" ]; then
 	# Debian 13 run): every file but what .gitignore names, whose lines
 	# are all anchored paths (/build/, /debian/*.substvars); the time is
 	# the tarball's, which every file kept.
-	prune=(-path ./.git)
+	prune=(-path ./.git -o -path "./${skip%/}")
 	while IFS= read -r pat; do
 		case $pat in
 		/*) prune+=(-o -path ".${pat%/}") ;;
