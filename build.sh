@@ -32,9 +32,10 @@
 #                      of Debian SUITE (trixie), on its own packages, with
 #                      no network (tests/distro/chroot-test.sh)
 #   ./build.sh dist    the release tarball libionic-<version>.tar.gz in dist/
-#   ./build.sh packages  the package build's tools (PACKAGE_DEPS) + .debs
-#                      (and .rpms where rpmbuild exists) for this machine's
-#                      release in packages/<distro>-<version>/
+#   ./build.sh packages [--deb|--rpm]  the package build's tools
+#                      (PACKAGE_DEPS) + .debs (and .rpms where rpmbuild
+#                      exists; --deb or --rpm: that format only) for this
+#                      machine's release in packages/<distro>-<version>/
 #   ./build.sh clean   remove build/, build-san/, build-tsan/, build-fuzz/
 #
 # Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
@@ -421,8 +422,15 @@ cmd_packages() {
 	local release
 	release=$(. /etc/os-release && echo "$ID-$VERSION_ID") ||
 		die "cannot tell this machine's release from /etc/os-release"
+	local fmt
+	for fmt in "$@"; do
+		case $fmt in
+		--deb | --rpm) ;;
+		*) die "usage: ./build.sh packages [--deb|--rpm]" ;;
+		esac
+	done
 	install_missing "${PACKAGE_DEPS[@]}"
-	"$ROOT/packaging/build-packages.sh" \
+	"$ROOT/packaging/build-packages.sh" "$@" \
 		"${IONIC_PACKAGES_DIR:-$ROOT/packages/$release}"
 }
 
@@ -479,7 +487,10 @@ distro)
 	;;
 clean) cmd_clean ;;
 dist) cmd_dist ;;
-packages) cmd_packages ;;
+packages)
+	shift
+	cmd_packages "$@"
+	;;
 -h | --help | help) usage ;;
 *)
 	usage >&2

@@ -38,9 +38,11 @@ listening() {
 			'{ sub(/.*:/, "", $2) } $2 == p && $4 == "0A" { f = 1 } END { exit !f }'
 }
 
-step "./build.sh packages (DEB_BUILD_OPTIONS='$build_options')"
+step "./build.sh packages --deb (DEB_BUILD_OPTIONS='$build_options')"
 # What a user runs: the package build's tools are all installed here, so it
-# needs no network; it builds with dpkg-buildpackage -us -uc -b, checks the
+# needs no network; --deb because the .rpms have a test of their own
+# (packaging-rpm) even where this chroot has rpmbuild.  It builds with
+# dpkg-buildpackage -us -uc -b, checks the
 # contents and dependencies (packaging/check-packages.sh) and runs lintian,
 # the release's own (packaging/lintian-check.sh), into the folder of this
 # release.
@@ -50,7 +52,7 @@ srcdir=$(echo /tmp/src/libionic-*)
 release=$(. /etc/os-release && echo "$ID-$VERSION_ID")
 pkgdir=$srcdir/packages/$release
 echo "lintian $(dpkg-query -W -f='${Version}' lintian)"
-if ! (cd "$srcdir" && DEB_BUILD_OPTIONS=$build_options ./build.sh packages); then
+if ! (cd "$srcdir" && DEB_BUILD_OPTIONS=$build_options ./build.sh packages --deb); then
 	err "./build.sh packages failed"
 	exit 1
 fi
