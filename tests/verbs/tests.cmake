@@ -91,6 +91,19 @@ if(TARGET ionic)
     ARGS --down-up 300)
   ionic_add_test(verbs-link-mute COMMAND $<TARGET_FILE:verbs-link-down>
     SIM SIM_ARGS --mute-after 8 ARGS --mute)
+  # every frame 20 ms late, the fault given by a --profile entry
+  ionic_add_test(verbs-link-delay COMMAND $<TARGET_FILE:verbs-link-down>
+    SIM SIM_ARGS --profile delay_us=20000 ARGS --delay 20000)
+  # the same faults on the UDP fabric (RoCEv2 datagrams to 127.18.0.x)
+  ionic_add_test(verbs-link-down-udp COMMAND $<TARGET_FILE:verbs-link-down>
+    SIM SIM_ARGS --transport udp --link-down-after 9 ARGS --down)
+  ionic_add_test(verbs-link-down-up-udp COMMAND $<TARGET_FILE:verbs-link-down>
+    SIM SIM_ARGS --transport udp --link-down-after 9 --link-down-ms 300
+    ARGS --down-up 300)
+  ionic_add_test(verbs-link-mute-udp COMMAND $<TARGET_FILE:verbs-link-down>
+    SIM SIM_ARGS --transport udp --mute-after 8 ARGS --mute)
+  ionic_add_test(verbs-link-delay-udp COMMAND $<TARGET_FILE:verbs-link-down>
+    SIM SIM_ARGS --transport udp --delay-us 20000 ARGS --delay 20000)
   # 100k messages through 2% loss, 1% duplication, 1% reordering and
   # 0.5% corruption: every byte and every completion exactly once
   ionic_add_test(verbs-stress-faults COMMAND $<TARGET_FILE:verbs-stress>
