@@ -272,6 +272,16 @@ if(TARGET ionic)
     SIM SIM_ARGS --transport udp --loss-ppm 20000 --dup-ppm 10000
                  --reorder-ppm 10000
     ARGS 4 2 5000 TIMEOUT 400)
+  # the other suites that move data between QPs, on the UDP fabric too
+  foreach(_t peer-exit fork async dv-gpu import-xproc)
+    ionic_add_test(verbs-${_t}-udp COMMAND $<TARGET_FILE:verbs-${_t}>
+      SIM SIM_ARGS --transport udp TIMEOUT 120)
+  endforeach()
+  ionic_add_test(verbs-cmb-udp COMMAND $<TARGET_FILE:verbs-cmb>
+    SIM SIM_ARGS --transport udp --cmb-pages 64 ARGS --cmb)
+  ionic_add_test(verbs-dv-gpu-expdb-udp COMMAND $<TARGET_FILE:verbs-dv-gpu>
+    SIM SIM_ARGS --transport udp --cmb-pages 64 --expdb-qtypes 1 ARGS --cmb
+    TIMEOUT 120)
   # the same suites with every SQ behind an express doorbell: the device
   # offers them for SQs of every WQE size, and every PD allows them all
   # (tests/common/expdb_all.c fails a run in which none was used)
