@@ -39,6 +39,9 @@
 #define ENGINE_RX_BATCH 32 /* packets per endpoint per lock hold */
 #define ENGINE_BACKLOG_MS 1 /* retry period of a busy fabric peer */
 #define ENGINE_LOCK_SLICE_NS 20000000ll
+/* an ACK timeout waits for the wire this often, and this long at most */
+#define ENGINE_WIRE_POLL_NS 1000000ull
+#define ENGINE_WIRE_WAIT_MAX_NS 10000000000ull
 
 struct idev_engine {
 	struct idev *dev;
@@ -194,6 +197,30 @@ static void engine_link(struct idev *dev)
 		dev->cfg.ops->link(dev->cfg.host, up);
 }
 
+/*
+ * An ACK timeout has expired with nothing for d on its endpoint.  A real
+ * wire delivers what was sent within microseconds; ours may hold frames
+ * for d while the host does not run the thread that carries them (the
+ * UDP relay, fabric/udp_wire.c).  Then the timeout waits for the wire,
+ * up to ENGINE_WIRE_WAIT_MAX_NS past its deadline (a wire that is stuck
+ * for good still fails the QP): true means "not yet".  Frames the fault
+ * injector lost or holds never reach the wire, so they time out as
+ * before; an RNR wait is a timer of our own.
+ */
+static bool engine_wire_wait(struct idev_qp *d, uint64_t now)
+{
+	struct idev_req *r = &d->req;
+
+	if (r->rnr_wait || !ifab_wire_holds(&d->ep))
+		return false;
+	if (!r->wire_wait_from)
+		r->wire_wait_from = r->deadline;
+	if (now - r->wire_wait_from > ENGINE_WIRE_WAIT_MAX_NS)
+		return false;
+	r->deadline = now + ENGINE_WIRE_POLL_NS;
+	return true;
+}
+
 /* Run expired timers and busy backlogs; return the epoll timeout (ms). */
 static int engine_timers(struct idev_engine *eng)
 {
@@ -216,7 +243,8 @@ static int engine_timers(struct idev_engine *eng)
 			while (engine_rx(eng, d->qpn, EPOLLIN) ==
 			       ENGINE_RX_BATCH)
 				;
-			if (d->req.deadline && d->req.deadline <= now)
+			if (d->req.deadline && d->req.deadline <= now &&
+			    !engine_wire_wait(d, now))
 				idev_req_timer(d);
 		}
 		if (ifab_pending(&d->ep))

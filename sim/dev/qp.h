@@ -58,6 +58,9 @@ struct idev_req {
 	uint8_t rnr_left; /* RNR retries left (rnr_retry, 7 = inf) */
 	bool rnr_wait; /* paused until deadline by an RNR NAK */
 	uint64_t deadline; /* ns: RNR wait end or ACK timeout; 0 none */
+	/* the ACK timeout that expired while the wire still held frames
+	 * for us (engine.c: engine_wire_wait); 0 none */
+	uint64_t wire_wait_from;
 	bool err_pending; /* a fetched WQE failed locally ... */
 	uint16_t err_slot; /* ... this one; completed when una gets */
 	enum ionic_status err_status; /* there, so CQEs stay in order */

@@ -89,6 +89,7 @@ void idev_req_arm_timer(struct idev_qp *d)
 	uint64_t to = req_timeout_ns(d);
 
 	d->req.deadline = to && req_outstanding(d) ? idev_now_ns() + to : 0;
+	d->req.wire_wait_from = 0;
 }
 
 /* Snapshot, decode and check the WQE in 'slot'. */
@@ -464,6 +465,7 @@ void idev_req_timer(struct idev_qp *d)
 	struct idev_req *r = &d->req;
 
 	r->deadline = 0;
+	r->wire_wait_from = 0;
 	if (d->state != IBV_QPS_RTS && d->state != IBV_QPS_SQD)
 		return;
 	if (r->rnr_wait) {

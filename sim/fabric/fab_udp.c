@@ -19,12 +19,17 @@
  * each datagram's Ethernet, IPv4 and UDP headers and hands the frame to
  * the endpoint its BTH names, the same abstract unix socket the unix
  * transport receives on.  So an endpoint receives on that socket here too.
+ *
+ * Each datagram to our own address is stamped in the node's shared wire
+ * state (udp_wire.c), so the device can tell an ACK that is late from
+ * one the relay has not handed on yet (udp_holds).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -34,8 +39,20 @@
 #include "../common/profile.h"
 #include "fabric.h"
 #include "pkt.h"
+#include "udp_wire.h"
 
 #define UDP_SNDBUF (1 << 20)
+
+/* One NIC per process: its address and its node's wire state, mapped at
+ * the first bind (NULL outside a launcher's run). */
+static struct ifab_udp_wire *wire;
+static uint8_t self_ip[4];
+static pthread_once_t wire_once = PTHREAD_ONCE_INIT;
+
+static void wire_attach(void)
+{
+	wire = ifab_udp_wire_attach();
+}
 
 static int udp_bind(struct ifab_ep *ep, uint32_t node, uint32_t qpn)
 {
@@ -51,6 +68,8 @@ static int udp_bind(struct ifab_ep *ep, uint32_t node, uint32_t qpn)
 	if (tx < 0)
 		goto fail;
 	isim_node_ipv4(node, (uint8_t *)&sin.sin_addr);
+	memcpy(self_ip, &sin.sin_addr, 4);
+	pthread_once(&wire_once, wire_attach);
 	if (bind(tx, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
 	    getsockname(tx, (struct sockaddr *)&sin, &slen) < 0 ||
 	    setsockopt(tx, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)))
@@ -97,6 +116,8 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 			    .msg_iovlen = 1 };
 	struct cmsghdr *c;
 	size_t l3 = IFAB_ETH_HLEN, l4;
+	uint64_t t = 0;
+	bool self;
 	int tos, ttl;
 
 	(void)qpn; /* it is in the BTH */
@@ -125,13 +146,24 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	c->cmsg_type = IP_TTL;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &ttl, sizeof(ttl));
-	if (sendmsg(ep->txfd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+	self = wire && !memcmp(gid + 12, self_ip, 4);
+	if (self)
+		t = ifab_udp_wire_now();
+	if (sendmsg(ep->txfd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
+		if (self)
+			ifab_udp_wire_sent(wire, t);
 		return 0;
+	}
 	if (errno == EWOULDBLOCK || errno == ENOBUFS || errno == ENOMEM)
 		return -EAGAIN;
 	/* EMSGSIZE (beyond the path MTU, DF), ECONNREFUSED (an ICMP error
 	 * of an earlier datagram), EHOSTUNREACH...: the frame is lost */
 	return -errno;
+}
+
+static bool udp_holds(const struct ifab_ep *ep)
+{
+	return wire && ifab_udp_wire_holds(wire, ep->qpn);
 }
 
 const struct ifab_transport ifab_udp_transport = {
@@ -142,4 +174,5 @@ const struct ifab_transport ifab_udp_transport = {
 	.unpeer = udp_unpeer,
 	.recv = ifab_unix_recv, /* the relay delivers there */
 	.tells_absent = false, /* the peer's relay drops it unseen */
+	.holds = udp_holds,
 };

@@ -67,6 +67,9 @@ struct ifab_transport {
 	 * of its fate (a UDP datagram to another host), so a sender can
 	 * tell a peer that is gone without waiting for an answer. */
 	bool tells_absent;
+	/* Frames for ep may still be on their way to it through the host
+	 * (fab_udp.c: the relay has not run yet); NULL: never. */
+	bool (*holds)(const struct ifab_ep *ep);
 };
 
 /* The abstract unix datagram socket transport (fab_unix.c). */
@@ -86,6 +89,18 @@ struct ifab_relay;
 /* Own UDP port 4791 of node's address and feed its endpoints: 0 or a
  * negative errno (-EADDRINUSE: another NIC has that address). */
 int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out);
+/* Share what the wire holds with the run's processes, through a file of
+ * the run directory (udp_wire.c): 0 or a negative errno. */
+int ifab_udp_relay_share(struct ifab_relay *r, const char *rundir);
+/* What the relay saw: datagrams, those the socket dropped (its receive
+ * buffer full), frames lost to a full queue, the longest a datagram
+ * waited in the socket for the relay and how many waited over 10 ms. */
+struct ifab_relay_stats {
+	uint64_t datagrams, socket_drops, queue_lost, waits_over_10ms;
+	int64_t max_wait_ns;
+};
+/* Stop it, with its counters to 'st'. */
+void ifab_udp_relay_end(struct ifab_relay *r, struct ifab_relay_stats *st);
 void ifab_udp_relay_stop(struct ifab_relay *r);
 /* The transport of this process: $IONIC_SIM_TRANSPORT ("unix", the
  * default, or "udp"); NULL for an unknown name. */
@@ -181,6 +196,13 @@ enum ifab_result ifab_send(struct ifab_ep *ep, const uint8_t gid[16],
 bool ifab_flush(struct ifab_ep *ep);
 /* Throw the backlog away (go-back-N retransmit, reset, error). */
 void ifab_drop_backlog(struct ifab_ep *ep);
+
+/* See ifab_transport.holds: the device does not let an ACK timeout
+ * expire on frames the wire still holds. */
+static inline bool ifab_wire_holds(const struct ifab_ep *ep)
+{
+	return ep->tp && ep->tp->holds && ep->tp->holds(ep);
+}
 
 /* See ifab_transport.tells_absent. */
 static inline bool ifab_tells_absent(const struct ifab_ep *ep)

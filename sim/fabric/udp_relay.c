@@ -22,6 +22,15 @@
  * again and an RC QP ran out of retries with no fault configured (seen
  * in verbs-stress-udp on a loaded machine).  Only a queue past
  * RELAY_QUEUE_BYTES loses frames, as a congested switch would.
+ *
+ * Each wake-up reads port 4791 until it is empty and then says so in the
+ * node's shared wire state (udp_wire.c), with the destination QPs whose
+ * frames wait here, so the device does not time out on them; the receive
+ * buffer is forced to RELAY_RCVBUF where privileges allow (root, as in
+ * CI; net.core.rmem_max caps it otherwise).  Counters of what the relay
+ * saw (datagrams, the socket's drops, queue losses, the longest a
+ * datagram waited in the socket for this thread) are printed when the
+ * run fails (ifab_udp_relay_end).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,14 +43,19 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/profile.h"
 #include "fabric.h"
 #include "pkt.h"
+#include "udp_wire.h"
 
 #define RELAY_HDR (IFAB_ETH_HLEN + IFAB_IPV4_HLEN + IFAB_UDP_HLEN)
-#define RELAY_SLOTS 256 /* connected sockets, by destination QP */
+#define RELAY_SLOTS IFAB_UDP_RELAY_SLOTS
+/* datagrams read per wake-up before the queues get their turn */
+#define RELAY_BURST 1024
+#define RELAY_RCVBUF (8 << 20)
 /* frames held for one full receiver: a few RC windows of MTU packets */
 #define RELAY_QUEUE_BYTES (4u << 20)
 
@@ -67,15 +81,30 @@ struct ifab_relay {
 	struct relay_slot slot[RELAY_SLOTS];
 	struct pollfd p[2 + RELAY_SLOTS];
 	struct relay_slot *polled[RELAY_SLOTS]; /* p[2 + i] is theirs */
+	struct ifab_udp_wire *wire; /* atomic; NULL until shared */
+	struct ifab_relay_stats st; /* this thread's */
 	uint8_t buf[RELAY_HDR + 65536];
 };
+
+/* Tell the node's processes whether frames for s's QP wait here. */
+static void relay_publish(struct ifab_relay *r, struct relay_slot *s,
+			  bool waiting)
+{
+	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
+
+	if (w)
+		ifab_udp_wire_backlog(w, (uint32_t)(s - r->slot),
+				      waiting ? s->qpn : 0);
+}
 
 static void relay_drop_queue(struct ifab_relay *r, struct relay_slot *s)
 {
 	struct relay_frame *f;
 
-	if (s->head)
+	if (s->head) {
 		r->backlogged--;
+		relay_publish(r, s, false);
+	}
 	while ((f = s->head)) {
 		s->head = f->next;
 		free(f);
@@ -96,7 +125,7 @@ static void relay_close(struct ifab_relay *r, struct relay_slot *s)
 static struct relay_slot *relay_conn(struct ifab_relay *r, uint32_t qpn,
 				     bool fresh)
 {
-	struct relay_slot *s = &r->slot[(qpn * 2654435761u) % RELAY_SLOTS];
+	struct relay_slot *s = &r->slot[ifab_udp_relay_slot(qpn)];
 	struct sockaddr_un sun;
 	socklen_t len;
 	int fd;
@@ -122,16 +151,22 @@ static void relay_enqueue(struct ifab_relay *r, struct relay_slot *s,
 {
 	struct relay_frame *f;
 
-	if (s->queued + len > RELAY_QUEUE_BYTES)
+	if (s->queued + len > RELAY_QUEUE_BYTES) {
+		r->st.queue_lost++;
 		return; /* congested: lost */
+	}
 	f = malloc(sizeof(*f) + len);
-	if (!f)
+	if (!f) {
+		r->st.queue_lost++;
 		return;
+	}
 	f->next = NULL;
 	f->len = len;
 	memcpy(f->b, r->buf, len);
-	if (!s->head)
+	if (!s->head) {
 		r->backlogged++;
+		relay_publish(r, s, true);
+	}
 	*s->tail = f;
 	s->tail = &f->next;
 	s->queued += len;
@@ -157,6 +192,7 @@ static void relay_flush(struct ifab_relay *r, struct relay_slot *s)
 	}
 	s->tail = &s->head;
 	r->backlogged--;
+	relay_publish(r, s, false);
 }
 
 static void relay_deliver(struct ifab_relay *r, uint32_t qpn, size_t len)
@@ -219,11 +255,35 @@ static void relay_frame(struct ifab_relay *r, const struct sockaddr_in *from,
 	udp[6] = udp[7] = 0;
 }
 
+/* The socket's drop counter, and how long the datagram waited for us. */
+static void relay_sockopt_cmsg(struct ifab_relay *r, const struct cmsghdr *c)
+{
+	struct timespec now, arrived;
+	uint32_t drops;
+	int64_t waited;
+
+	if (c->cmsg_type == SO_RXQ_OVFL) {
+		memcpy(&drops, CMSG_DATA(c), sizeof(drops));
+		r->st.socket_drops = drops;
+	} else if (c->cmsg_type == SCM_TIMESTAMPNS) {
+		memcpy(&arrived, CMSG_DATA(c), sizeof(arrived));
+		clock_gettime(CLOCK_REALTIME, &now);
+		waited = (int64_t)(now.tv_sec - arrived.tv_sec) * 1000000000ll +
+			 (now.tv_nsec - arrived.tv_nsec);
+		if (waited > r->st.max_wait_ns)
+			r->st.max_wait_ns = waited;
+		if (waited > 10000000ll)
+			r->st.waits_over_10ms++;
+	}
+}
+
 /* Relay one datagram; false: none was waiting. */
 static bool relay_one(struct ifab_relay *r)
 {
 	union {
-		char b[CMSG_SPACE(sizeof(int)) * 4];
+		char b[CMSG_SPACE(sizeof(int)) * 4 +
+		       CMSG_SPACE(sizeof(struct timespec)) +
+		       CMSG_SPACE(sizeof(uint32_t))];
 		struct cmsghdr align;
 	} ctl;
 	struct sockaddr_in from;
@@ -243,7 +303,12 @@ static bool relay_one(struct ifab_relay *r)
 		return false;
 	if (n < IFAB_BTH_LEN || (m.msg_flags & MSG_TRUNC))
 		return true;
+	r->st.datagrams++;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level == SOL_SOCKET) {
+			relay_sockopt_cmsg(r, c);
+			continue;
+		}
 		if (c->cmsg_level != IPPROTO_IP)
 			continue;
 		if (c->cmsg_type == IP_TOS)
@@ -256,6 +321,22 @@ static bool relay_one(struct ifab_relay *r)
 		      (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7],
 		      RELAY_HDR + (size_t)n);
 	return true;
+}
+
+/* Read port 4791 until it is empty (or a burst is done); say when it was. */
+static void relay_drain(struct ifab_relay *r)
+{
+	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
+	uint64_t t;
+
+	for (int i = 0; i < RELAY_BURST; i++) {
+		t = w ? ifab_udp_wire_now() : 0;
+		if (!relay_one(r)) {
+			if (w)
+				ifab_udp_wire_drained(w, t);
+			return;
+		}
+	}
 }
 
 static void *relay_main(void *arg)
@@ -287,8 +368,7 @@ static void *relay_main(void *arg)
 			if (p[i].revents && r->polled[i - 2]->head)
 				relay_flush(r, r->polled[i - 2]);
 		if (p[0].revents & POLLIN)
-			for (int i = 0; i < 64 && relay_one(r); i++)
-				;
+			relay_drain(r);
 	}
 	return NULL;
 }
@@ -298,7 +378,7 @@ int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out)
 	struct ifab_relay *r = calloc(1, sizeof(*r));
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(IFAB_ROCE_PORT) };
-	int one = 1, rcvbuf = 4 << 20, rc;
+	int one = 1, rcvbuf = RELAY_RCVBUF, rc;
 	sigset_t all, old;
 
 	if (!r)
@@ -315,11 +395,16 @@ int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out)
 	if (r->udp < 0 || r->stop < 0 ||
 	    setsockopt(r->udp, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)) ||
 	    setsockopt(r->udp, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one)) ||
+	    setsockopt(r->udp, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) ||
+	    setsockopt(r->udp, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) ||
 	    bind(r->udp, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
 		rc = -errno;
 		goto err;
 	}
-	setsockopt(r->udp, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (setsockopt(r->udp, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)))
+		setsockopt(r->udp, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+			   sizeof(rcvbuf));
 	/* the launcher's signals are not the relay's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -338,17 +423,36 @@ err:
 	return rc;
 }
 
-void ifab_udp_relay_stop(struct ifab_relay *r)
+int ifab_udp_relay_share(struct ifab_relay *r, const char *rundir)
+{
+	struct ifab_udp_wire *w = ifab_udp_wire_create(rundir);
+
+	if (!w)
+		return -errno;
+	__atomic_store_n(&r->wire, w, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void ifab_udp_relay_end(struct ifab_relay *r, struct ifab_relay_stats *st)
 {
 	uint64_t one = 1;
+	bool joined;
 
 	if (!r)
 		return;
-	if (write(r->stop, &one, sizeof(one)) == sizeof(one))
-		pthread_join(r->thread, NULL);
+	joined = write(r->stop, &one, sizeof(one)) == sizeof(one) &&
+		 !pthread_join(r->thread, NULL);
+	if (st && joined)
+		*st = r->st;
 	for (int i = 0; i < RELAY_SLOTS; i++)
 		relay_close(r, &r->slot[i]);
+	ifab_udp_wire_unmap(r->wire);
 	close(r->udp);
 	close(r->stop);
 	free(r);
+}
+
+void ifab_udp_relay_stop(struct ifab_relay *r)
+{
+	ifab_udp_relay_end(r, NULL);
 }

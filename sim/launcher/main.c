@@ -595,6 +595,32 @@ static int set_transport(const struct opts *o, uint32_t node,
 	return rc;
 }
 
+/* Stop the relay; what it saw goes to the trace, and to stderr when the
+ * command failed (a starved relay or a full socket explains timeouts). */
+static void relay_end(struct ifab_relay *relay, int status)
+{
+	struct ifab_relay_stats st;
+	char line[256];
+
+	if (!relay)
+		return;
+	memset(&st, 0, sizeof(st));
+	ifab_udp_relay_end(relay, &st);
+	snprintf(line, sizeof(line),
+		 "UDP relay: %llu datagrams, %llu dropped by a full socket, "
+		 "%llu lost to a full queue, %llu waited over 10 ms for the "
+		 "relay, longest %.1f ms",
+		 (unsigned long long)st.datagrams,
+		 (unsigned long long)st.socket_drops,
+		 (unsigned long long)st.queue_lost,
+		 (unsigned long long)st.waits_over_10ms,
+		 (double)st.max_wait_ns / 1e6);
+	if (isim_trace_enabled())
+		isim_trace("RUN", "%s", line);
+	if (status)
+		fprintf(stderr, "ionic-sim: %s\n", line);
+}
+
 int main(int argc, char **argv)
 {
 	char rundir[PATH_MAX], sysfs[PATH_MAX + 8];
@@ -633,6 +659,12 @@ int main(int argc, char **argv)
 			strerror(-rc));
 		return 125;
 	}
+	/* so that ACK timeouts wait for frames the relay still holds */
+	rc = relay ? ifab_udp_relay_share(relay, rundir) : 0;
+	if (rc)
+		fprintf(stderr,
+			"ionic-sim: cannot share the UDP wire state in %s: %s\n",
+			rundir, strerror(-rc));
 	snprintf(sysfs, sizeof(sysfs), "%s/sys", rundir);
 	snprintf(fatal_path, sizeof(fatal_path), "%s/%s", rundir,
 		 ISIM_FATAL_FILE);
@@ -659,7 +691,7 @@ int main(int argc, char **argv)
 				"decisions)\n",
 				o.cmd[0], o.prof.fault_seed, o.prof.fault_seed);
 	}
-	ifab_udp_relay_stop(relay);
+	relay_end(relay, status);
 	fatal_path[0] = 0; /* no trigger file in a directory being removed */
 	if (!o.keep_rundir && ilaunch_rundir_remove(rundir))
 		fprintf(stderr, "ionic-sim: cannot remove %s\n", rundir);

@@ -5,7 +5,8 @@
 # talk RoCEv2 over UDP (--transport udp): an unmodified client runs with
 # its server in one namespace and its client in the other, and checks its
 # data.  tshark captures the veth meanwhile: the frames on it are real
-# RoCEv2 (UDP port 4791) with right ICRCs (tests/e2e/roce_icrc.py).
+# RoCEv2 (UDP port 4791) with right ICRCs (tests/e2e/roce_icrc.py), and
+# tshark finds the AETH of RC ACKs and the DETH of UD SENDs in them.
 #
 # The rdma_cm kinds connect through /dev/infiniband/rdma_cm instead of a
 # TCP socket: the client resolves the server's isim0 address, which on
@@ -178,6 +179,17 @@ if [ "$capture" = yes ]; then
 	notours tshark -r "$work/veth.pcap" 2>/dev/null | head -8
 	n=$(notours tshark -r "$work/veth.pcap" -Y "infiniband && ip.src == $b && ip.dst == $a" 2>/dev/null | wc -l)
 	[ "$n" -gt 0 ] || { echo "FAIL: no RoCEv2 from $b to $a on the veth"; fail=1; }
+	# the transport's own header decoded on the wire: DETH (with its
+	# Q_Key) for UD, AETH (ACKs) for RC
+	hdr=
+	case $kind in
+	rc | write-bw) hdr=infiniband.aeth ;;
+	ud) hdr=infiniband.deth ;;
+	esac
+	if [ -n "$hdr" ] && [ -z "$(notours tshark -r "$work/veth.pcap" -Y "$hdr" 2>/dev/null | head -1)" ]; then
+		echo "FAIL: no $hdr on the veth"
+		fail=1
+	fi
 	notours python3 "$here/roce_icrc.py" "$work/veth.pcap" || fail=1
 fi
 [ $fail -eq 0 ] && echo PASS

@@ -16,6 +16,10 @@
  *                                  ACTIVE, and a new pair works
  *   verbs-link-down --mute         mute_after=8: the NIC stops answering;
  *                                  the same completions, no port event
+ *   verbs-link-down --delay US     delay_us=US: every frame is late, so
+ *                                  each SEND completes after its frame and
+ *                                  its ACK crossed (>= 2 US), intact, with
+ *                                  no retry (the timeout is above 2 US)
  */
 #include <poll.h>
 
@@ -23,7 +27,7 @@
 
 #define TMO 10000
 
-enum mode { DOWN, DOWN_UP, MUTE };
+enum mode { DOWN, DOWN_UP, MUTE, DELAY };
 
 static struct ibv_context *ctx;
 
@@ -64,10 +68,36 @@ static enum ibv_port_state port_state(void)
 	return pa.state;
 }
 
+/* Every frame held delay_us: 4 SENDs, one at a time, each >= 2 delays. */
+static int delayed(struct fx_qp_opts *o, int delay_us)
+{
+	struct fx_pair p;
+	uint64_t t0, ms;
+
+	REQUIRE(delay_us >= 1000);
+	/* above the round trip: a retry would be a fault of its own */
+	o->timeout = 14; /* 67 ms */
+	while (o->timeout < 30 && (4096ull << o->timeout) < 8000ull * delay_us)
+		o->timeout++;
+	fx_pair_create(&p, ctx, NULL, o, 4096);
+	fx_pair_connect(&p);
+	SECTION("every frame delayed");
+	t0 = fx_now_ms();
+	traffic(&p, 4);
+	ms = fx_now_ms() - t0;
+	printf("4 round trips in %llu ms, delay %d us\n",
+	       (unsigned long long)ms, delay_us);
+	CHECK(ms * 1000 >= 4ull * 2 * (uint64_t)delay_us);
+	CHECK_EQ(port_state(), IBV_PORT_ACTIVE);
+	fx_pair_destroy(&p);
+	CHECK_EQ(ibv_close_device(ctx), 0);
+	return check_finish();
+}
+
 int main(int argc, char **argv)
 {
 	enum mode mode = DOWN;
-	int up_ms = 0;
+	int up_ms = 0, delay_us = 0;
 	struct ibv_async_event ev;
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qia;
@@ -82,9 +112,13 @@ int main(int argc, char **argv)
 			up_ms = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--mute")) {
 			mode = MUTE;
+		} else if (!strcmp(argv[i], "--delay") && i + 1 < argc) {
+			mode = DELAY;
+			delay_us = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--down")) {
 			check_fatal(__FILE__, __LINE__,
-				    "usage: %s --down|--down-up MS|--mute",
+				    "usage: %s --down|--down-up MS|--mute|"
+				    "--delay US",
 				    argv[0]);
 		}
 	}
@@ -92,6 +126,8 @@ int main(int argc, char **argv)
 	fx_qp_opts_default(&o, IBV_QPT_RC);
 	o.timeout = 12; /* 16.8 ms */
 	o.retry_cnt = 3;
+	if (mode == DELAY)
+		return delayed(&o, delay_us);
 	fx_pair_create(&p, ctx, NULL, &o, 4096);
 	fx_pair_connect(&p);
 
