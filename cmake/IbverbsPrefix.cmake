@@ -6,7 +6,9 @@
 # way the result is the imported target PkgConfig::IBVERBS that every
 # directory links (provider, tests, bench) or takes the headers of (sim),
 # and the variables pkg_check_modules() sets that cmake/IbverbsPrivate.cmake
-# reads: IBVERBS_FOUND, IBVERBS_VERSION, IBVERBS_LIBDIR.
+# reads: IBVERBS_FOUND, IBVERBS_VERSION, IBVERBS_LIBDIR; and
+# IONIC_IBVERBS_INCLUDEDIR, the directory with its infiniband/ and rdma/
+# headers (tests/matrix/configure-refusal.sh makes prefixes of them).
 #
 # Options:
 #   IONIC_IBVERBS_PREFIX      a directory with include/infiniband/verbs.h and
@@ -40,6 +42,7 @@ if(NOT IONIC_IBVERBS_PREFIX)
     message(FATAL_ERROR "IONIC_IBVERBS_RUN_PREFIX needs IONIC_IBVERBS_PREFIX")
   endif()
   pkg_check_modules(IBVERBS REQUIRED IMPORTED_TARGET libibverbs)
+  set(IONIC_IBVERBS_INCLUDEDIR "${IBVERBS_INCLUDEDIR}")
   return()
 endif()
 
@@ -63,6 +66,7 @@ if(NOT EXISTS "${_ionic_prefix}/include/infiniband/verbs.h")
     "IONIC_IBVERBS_PREFIX=${IONIC_IBVERBS_PREFIX}: no include/infiniband/verbs.h")
 endif()
 ionic_ibverbs_libdir("${_ionic_prefix}" IBVERBS_LIBDIR)
+set(IONIC_IBVERBS_INCLUDEDIR "${_ionic_prefix}/include")
 
 # libibverbs.so.1 -> libibverbs.so.1.<abi minor>.<release>.<patch>: the same
 # version string pkg-config reports for an installed library.

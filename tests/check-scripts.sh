@@ -3,7 +3,8 @@
 #
 # Every shell script of the tree (*.sh, and files whose first line runs
 # sh or bash) parses and passes shellcheck at its default severity, style
-# included; build.sh answers help and rejects an unknown subcommand.
+# included; build.sh answers help, rejects an unknown subcommand and skips
+# the release matrix of a missing folder.
 # Without shellcheck the test fails, it does not skip: ./build.sh deps
 # installs it.  A finding that is wrong for one line is silenced on that
 # line with "# shellcheck disable=SCnnnn" and a reason.
@@ -84,6 +85,14 @@ fi
 rc=$?
 if [ $rc -ne 2 ]; then
 	echo "FAIL: build.sh with an unknown subcommand exits $rc, expected 2"
+	fail=1
+fi
+# CI runs the release matrix on a folder that may not be there: a skip
+# (77) with a message, before anything is installed or built
+out=$(./build.sh matrix "$src/no-such-folder-of-tarballs" 2>&1)
+rc=$?
+if [ $rc -ne 77 ] || ! grep -q "skipping the rdma-core release matrix" <<<"$out"; then
+	echo "FAIL: build.sh matrix of a missing folder exits $rc, expected 77 with a skip message: $out"
 	fail=1
 fi
 

@@ -16,7 +16,8 @@
 #
 # Same private ABI number: passes when the provider registers nothing (no
 # device), the guard's message is printed exactly once on stderr and once
-# in libibverbs' log, naming both families and both releases.  Another
+# in libibverbs' log, naming both families and both releases and saying
+# what to do.  Another
 # number: libibverbs looks for another file name (lib<name>-rdmav<n>.so),
 # so it must find no device and print no guard message.
 set -u
@@ -76,8 +77,11 @@ if [ "$(matrix_pabi "$family")" = "$(matrix_pabi "$loaded")" ]; then
 		{ echo "FAIL: the message does not name the built family $family"; fail=1; }
 	grep "$msg" "$work/err" | grep -q "rdma-core $release, layout family $loaded" ||
 		{ echo "FAIL: the message does not name rdma-core $release, family $loaded"; fail=1; }
-	grep -q "$msg" "$work/verbs.log" 2>/dev/null ||
-		{ echo "FAIL: the message is not in libibverbs' log (VERBS_LOG_FILE)"; fail=1; }
+	grep "$msg" "$work/err" | grep -q "Install the libionic built for this rdma-core, or rebuild libionic against this libibverbs" ||
+		{ echo "FAIL: the message does not say what to do"; fail=1; }
+	n=$(grep -c "$msg" "$work/verbs.log" 2>/dev/null)
+	[ "${n:-0}" -eq 1 ] ||
+		{ echo "FAIL: the message is in libibverbs' log (VERBS_LOG_FILE) ${n:-0} times, not once"; fail=1; }
 else
 	[ "$n" -eq 0 ] || { echo "FAIL: guard message for a library of another ABI number"; fail=1; }
 	echo "(private ABI $(matrix_pabi "$family") vs $(matrix_pabi "$loaded"): libibverbs does not even open this build)"

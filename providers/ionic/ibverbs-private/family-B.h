@@ -15,6 +15,16 @@
 
 #include "shared.h"
 
+/*
+ * What the library file shows, checked by configure
+ * (cmake/IbverbsPrivate.cmake): how many symbols of version
+ * IBVERBS_PRIVATE_<pabi> it exports (the version entry itself not counted;
+ * another count is only a warning), and the y of its file name
+ * libibverbs.so.1.y.<release>.<patch>.
+ */
+#define IONIC_IBVERBS_PRIVATE_EXPORTS 71
+#define IONIC_IBVERBS_LIB_MINOR 14
+
 /* qp_ex, port_attr, verbs_context, its ibv_context, verbs_context_ops */
 IONIC_IBV_FINGERPRINT(352, 52, 648, 320, 608);
 
