@@ -44,8 +44,14 @@ mkdir -p "$work/logs" || exit 1
 work=$(cd "$work" && pwd)
 # the tests: pingpong pairs, the verbs suite and the provider/DV tests
 tests_re='^(e2e-pingpong-|verbs-|unit-provider-)'
-# ... but not the guard's own cross-load test: the matrix does that itself
-skip_re='^unit-provider-guard-cross$'
+# ... but not the guard's own cross-load test: the matrix does that itself;
+# nor the reruns of a suite over the UDP fabric (-udp: the same provider
+# calls into libibverbs as the suite's own run, only the emulator's wire
+# differs) and the minute-long soak (the same verbs as the suites, for
+# resource churn over time): both belong to the emulator, which build/
+# tests once, and together they would add about 20 minutes to the 12
+# releases
+skip_re='^unit-provider-guard-cross$|-udp$|^verbs-soak'
 # ... and, after a family's first release, the configure refusals: they
 # configure against the tree's build prefix, which is the first release's
 skip_later_re='|^unit-provider-guard-configure$'
