@@ -169,7 +169,7 @@ void ik_rtnl_answer(const struct ik_nl_sock *s, const void *msg, size_t len,
 
 /* ---- the RDMA connection manager: /dev/infiniband/rdma_cm -------------- */
 
-/* One open of the rdma_ucm device (sim/kernel/ucma.h). */
+/* One open of the rdma_ucm device (sim/kernel/cm/ucma.h). */
 struct ik_ucma_file;
 
 /* The misc character device the node reports (netlink GET_CHARDEV,

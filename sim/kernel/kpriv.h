@@ -13,7 +13,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "objects.h"
-#include "xproc.h"
+#include "uverbs/xproc.h"
 #include "../common/trace.h"
 
 #define IK_PAGE_SHIFT 12

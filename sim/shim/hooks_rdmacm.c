@@ -5,7 +5,7 @@
  * on them do: write() is the command channel (the model's parser), fstat
  * reports the misc device netlink names, close releases the file.  poll,
  * select, epoll and fcntl need nothing: the descriptor is a real socket
- * the model makes readable while events wait (sim/kernel/ucma_file.c).
+ * the model makes readable while events wait (sim/kernel/cm/ucma_file.c).
  */
 #undef _FORTIFY_SOURCE
 #include <errno.h>

@@ -49,10 +49,11 @@ layer_of() {
 for i in "${!names[@]}"; do
 	[ -d "$simdir/${names[$i]}" ] || { echo "FAIL: no directory $simdir/${names[$i]}"; fail=1; }
 done
-# "file<TAB>header" for every quoted include of every layer's files
+# "file<TAB>header" for every quoted include of every layer's files (its
+# subsystem folders too: kernel/cm/, kernel/uverbs/, ...)
 for n in "${names[@]}"; do
-	grep -H -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' \
-		"$simdir/$n"/*.[ch] 2>/dev/null
+	find "$simdir/$n" -name '*.[ch]' -type f -print0 |
+		xargs -0 -r grep -H -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"'
 done | sed -E 's/^([^:]*):[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1\t\2/' \
 	>"$work/includes"
 # resolved as the compiler does: next to the including file, else from

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "kernel/ik.h"
-#include "kernel/nlmsg.h"
+#include "kernel/netlink/nlmsg.h"
 #include "kernel/restrack.h"
 #include "check.h"
 

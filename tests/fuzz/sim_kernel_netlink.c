@@ -37,7 +37,7 @@
 
 #include "fuzz.h"
 #include "kernel/ik.h"
-#include "kernel/nlmsg.h"
+#include "kernel/netlink/nlmsg.h"
 #include "kernel/restrack.h"
 
 #define FZ_MAX_SENDS 8

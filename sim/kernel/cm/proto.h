@@ -3,13 +3,13 @@
  * ionic-sim kernel layer: the IB CM between emulated NICs, shared by its
  * four files and private to them (ucma.h has what the rdma_ucm side calls):
  *
- *   cm_proto.c   messages, retransmission, what destroying an id sends
- *   cm_cmd.c     the commands that speak the protocol: CONNECT, ACCEPT
- *                (and the active side's RTU), REJECT, DISCONNECT
- *   cm_input.c   what each message does on arrival
- *   cm_agent.c   the process' CM agent thread and its endpoints
+ *   proto.c  messages, retransmission, what destroying an id sends
+ *   cmd.c    the commands that speak the protocol: CONNECT, ACCEPT
+ *            (and the active side's RTU), REJECT, DISCONNECT
+ *   input.c  what each message does on arrival
+ *   agent.c  the process' CM agent thread and its endpoints
  *
- * Endpoints on the fabric (cm_wire.h): every process with rdma_cm ids has
+ * Endpoints on the fabric (wire.h): every process with rdma_cm ids has
  * one agent endpoint (QPN IK_CM_AGENT_QPN + k) where answers arrive, and
  * every listening id one listen endpoint whose QPN encodes its port space
  * and port (ik_cm_listen_qpn), so a REQ finds the process listening on
@@ -24,7 +24,7 @@
 #ifndef IK_CM_PROTO_H
 #define IK_CM_PROTO_H
 
-#include "kpriv.h"
+#include "../kpriv.h"
 #include "ucma.h"
 
 #define IK_CM_AGENT_QPN 0xf00000u
@@ -50,7 +50,7 @@ static inline uint32_t ik_cm_own_node(void)
 	return ik_host_get()->node;
 }
 
-/* ---- cm_proto.c ----------------------------------------------------- */
+/* ---- proto.c ----------------------------------------------------- */
 
 /* The listen endpoint's QPN of (port space, port). */
 uint32_t ik_cm_listen_qpn(uint16_t ps, uint16_t port);
@@ -80,13 +80,13 @@ void ik_cm_retry(struct ik_cm_id *ctx, uint64_t now);
 /* CLOCK_MONOTONIC in ns: the clock of rtx_due. */
 uint64_t ik_cm_now_ns(void);
 
-/* ---- cm_input.c ----------------------------------------------------- */
+/* ---- input.c ----------------------------------------------------- */
 
 /* A message that arrived on the agent endpoint (listener NULL) or on
  * listener's listen endpoint. */
 void ik_cm_input(const struct ik_cm_msg *m, struct ik_cm_id *listener);
 
-/* ---- cm_agent.c ----------------------------------------------------- */
+/* ---- agent.c ----------------------------------------------------- */
 
 /* The agent's endpoint: where answers to our messages come. */
 struct ifab_ep *ik_cm_agent_ep(void);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 /* IB_QPT_* numbering of the kernel (ibv_qp_type agrees for these) */
 #define IK_QPT_SMI 0

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 /* ionic_validate_qdesc, plus the pinning ib_umem_get would do. */
 int ik_qdesc_check(const struct ionic_qdesc *q)

@@ -28,8 +28,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ik.h"
-#include "kpriv.h"
+#include "../ik.h"
+#include "../kpriv.h"
 #include "xproc.h"
 
 _Thread_local struct ik_caller *ik_caller;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 #define EXF IB_USER_VERBS_CMD_FLAG_EXTENDED
 

@@ -29,8 +29,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ik.h"
-#include "kpriv.h"
+#include "../ik.h"
+#include "../kpriv.h"
 #include "xproc.h"
 
 struct ik_import {

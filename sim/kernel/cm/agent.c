@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim kernel layer: the process' IB CM agent (cm_proto.h) - one
+ * ionic-sim kernel layer: the process' IB CM agent (proto.h) - one
  * thread that polls the agent endpoint and every listen endpoint, hands
  * each message to ik_cm_input() and resends what waits for an answer
  * (ik_cm_retry), all under ik_cm_lock.
@@ -14,7 +14,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "cm_proto.h"
+#include "proto.h"
 
 #define AGENT_MAX_FDS 256
 

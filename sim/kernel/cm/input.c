@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer: what each IB CM message does on arrival
- * (cm_proto.h) - a REQ makes a child id on its listener, the answers move
+ * (proto.h) - a REQ makes a child id on its listener, the answers move
  * the connection of the id they name and queue its rdma_cm event.
  * Messages come from the fabric, from any process: whatever they carry,
  * lengths are clamped and ids looked up, never trusted.
  */
 #include <string.h>
 
-#include "cm_proto.h"
+#include "proto.h"
 
 static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 {

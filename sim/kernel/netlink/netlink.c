@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 #include "nlmsg.h"
-#include "restrack.h"
+#include "../restrack.h"
 
 #define NLDEV_MAX (RDMA_NLDEV_ATTR_MAX - 1)
 #define NLDEV_TYPE(op) RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op)

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 #define NSTATES (IBV_QPS_ERR + 1)
 

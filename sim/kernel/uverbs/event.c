@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 int ik_evq_create(struct ik_event_queue *q)
 {

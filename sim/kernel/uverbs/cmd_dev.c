@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 void ik_ctx_resp_fill(const struct ik_file *f, struct ionic_ctx_resp *dr)
 {

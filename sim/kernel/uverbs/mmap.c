@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 int ik_mmap_insert(struct ik_file *f, enum ik_mmap_kind kind, uint64_t npages,
 		   uint64_t *pgoff)

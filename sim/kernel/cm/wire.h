@@ -8,8 +8,8 @@
  * what the IB CM and the rdma_cm's IP header would - sent as the payload
  * of a UD SEND (Q_Key 0x80010000) to a CM endpoint of the destination
  * node: the listen endpoint of (port space, port) for a REQ or SIDR REQ,
- * then the agent endpoint of the peer's process (cm_agent.c).  Only
- * cm_wire.c knows how that datagram is framed for the fabric.
+ * then the agent endpoint of the peer's process (agent.c).  Only
+ * wire.c knows how that datagram is framed for the fabric.
  */
 #ifndef IK_CM_WIRE_H
 #define IK_CM_WIRE_H
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../fabric/fabric.h"
+#include "../../fabric/fabric.h"
 
 #define IK_CM_GSI_QKEY 0x80010000u
 #define IK_CM_PDATA_MAX 224 /* the largest IB CM private data (RTU) */

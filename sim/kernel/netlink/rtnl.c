@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "ik.h"
+#include "../ik.h"
 #include "nlmsg.h"
 
 /* The interface a request names: by index or (links) by name. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 /* ---- PD ------------------------------------------------------------------ */
 

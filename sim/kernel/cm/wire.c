@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim kernel layer: IB CM messages on the fabric (cm_wire.h).  The
+ * ionic-sim kernel layer: IB CM messages on the fabric (wire.h).  The
  * one file that knows the fabric's packet format: a MAD travels as the
  * payload of a UD SEND_ONLY packet from the sending agent's endpoint to a
  * CM endpoint of the destination node, addressed by its GID.
@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../common/profile.h"
-#include "../fabric/pkt.h"
-#include "cm_wire.h"
+#include "../../common/profile.h"
+#include "../../fabric/pkt.h"
+#include "wire.h"
 
 void ik_cm_mad_encode(const struct ik_cm_msg *m, struct ik_cm_mad *mad)
 {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 static struct ik_host host;
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 #include "ucma.h"
 
 pthread_mutex_t ik_cm_lock = PTHREAD_MUTEX_INITIALIZER;

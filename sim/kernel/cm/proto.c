@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer: the IB CM's messages between emulated NICs
- * (cm_proto.h) - building and sending them, resending what waits for an
+ * (proto.h) - building and sending them, resending what waits for an
  * answer, and what destroying an id sends.
  */
 #ifndef _GNU_SOURCE
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cm_proto.h"
+#include "proto.h"
 
 #define REQ_RETRIES 10
 #define REQ_RETRY_NS 100000000u /* 100 ms */

@@ -24,7 +24,7 @@
 /* kpriv.h first: it reaches libibverbs' verbs_api.h, which defines
  * RDMA_UAPI_PTR for the uapi headers below (they define it only when
  * nobody did, and some releases' verbs_api.h does not check). */
-#include "kpriv.h"
+#include "../kpriv.h"
 
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>

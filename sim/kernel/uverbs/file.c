@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 int ik_file_open(unsigned int devidx, struct ik_file **out)
 {

@@ -3,17 +3,17 @@
  * ionic-sim kernel layer: the RDMA connection manager - the rdma_ucm
  * character device (/dev/infiniband/rdma_cm), its ids and events, and the
  * IB CM protocol that connects ids of different NICs over the fabric
- * (docs/kernel-contract.md §22).  Private to the ucma_*.c and cm_*.c files.
+ * (docs/kernel-contract.md §22).  Private to the files of kernel/cm/.
  *
  * Shape:
  *   ucma_file.c   the open file: write() parser, event queue, GET_EVENT
  *   ucma_cmd.c    the commands on ids: create .. query, INIT_QP_ATTR
- *   cm_proto.c    the connection protocol (REQ/REP/RTU/REJ/DREQ/DREP,
- *                 SIDR): its messages and their resending (cm_proto.h)
- *   cm_cmd.c      the commands that speak it: CONNECT .. DISCONNECT
- *   cm_input.c    what each message does on arrival
- *   cm_agent.c    the process' CM agent thread and its endpoints
- *   cm_wire.c     CM messages as MADs in UD packets on the fabric
+ *   proto.c       the connection protocol (REQ/REP/RTU/REJ/DREQ/DREP,
+ *                 SIDR): its messages and their resending (proto.h)
+ *   cmd.c         the commands that speak it: CONNECT .. DISCONNECT
+ *   input.c       what each message does on arrival
+ *   agent.c       the process' CM agent thread and its endpoints
+ *   wire.c        CM messages as MADs in UD packets on the fabric
  *
  * Locking: one mutex (ik_cm_lock) guards every id, file and endpoint;
  * command threads and the agent thread take it.  GET_EVENT sleeps without
@@ -30,9 +30,9 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_cm.h>
 
-#include "../fabric/fabric.h"
-#include "cm_wire.h"
-#include "ik.h"
+#include "../../fabric/fabric.h"
+#include "wire.h"
+#include "../ik.h"
 
 /* enum rdma_cm_state (rdma res show cm_id numbers them so) */
 enum ik_cm_state {
@@ -191,7 +191,7 @@ int ik_ucma_init_qp_attr(struct ik_ucma_cmd *c);
 int ik_ucma_set_option(struct ik_ucma_cmd *c);
 int ik_ucma_notify(struct ik_ucma_cmd *c);
 int ik_ucma_migrate_id(struct ik_ucma_cmd *c);
-/* cm_cmd.c */
+/* cmd.c */
 int ik_ucma_connect(struct ik_ucma_cmd *c);
 int ik_ucma_accept(struct ik_ucma_cmd *c);
 int ik_ucma_reject(struct ik_ucma_cmd *c);
@@ -231,7 +231,7 @@ uint8_t ik_cm_path_mtu(void);
 /* The default flow label of an IPv4 path. */
 uint32_t ik_cm_flow_label(uint16_t sport, uint16_t dport);
 
-/* ---- cm_proto.c, cm_agent.c ----------------------------------------- */
+/* ---- proto.c, agent.c ---------------------------------------------- */
 
 /* The CM action of destroying an id in its connection state. */
 void ik_cm_conn_destroy(struct ik_cm_id *ctx);

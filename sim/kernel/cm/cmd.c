@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer: the rdma_ucm commands that speak the IB CM
- * (cm_proto.h) - CONNECT sends the REQ (SIDR REQ for UD), ACCEPT the REP
+ * (proto.h) - CONNECT sends the REQ (SIDR REQ for UD), ACCEPT the REP
  * (SIDR REP) or, without parameters, the active side's RTU, REJECT the
  * REJ, DISCONNECT the DREQ (or the DREP that answers one).
  */
 #include <errno.h>
 #include <string.h>
 
-#include "cm_proto.h"
+#include "proto.h"
 
 int ik_ucma_connect(struct ik_ucma_cmd *c)
 {

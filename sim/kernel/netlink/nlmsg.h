@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ik.h"
+#include "../ik.h"
 
 /* Replies are at most this long: libmnl receives into 4096 bytes. */
 #define IK_NL_MSG_MAX 4096

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../common/mmio.h"
+#include "../../common/mmio.h"
 
 /* abstract name the exporter's end is bound to: the importer's
  * recvmsg() recognises an export socket by its peer's name */

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 #include "ucma.h"
 
 #define AF_IB_FAMILY 27

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kpriv.h"
+#include "../kpriv.h"
 
 #define IK_SQCMB_ORDER 5 /* order must be below: at most 16 pages */
 #define IK_CMB_KNOWN                                              \
