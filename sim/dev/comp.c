@@ -65,7 +65,7 @@ static uint16_t comp_find(const struct idev_qp *d, uint32_t psn)
 
 	for (slot = d->req.una; slot != end; slot = idev_sq_next(d, slot)) {
 		s = &d->swqe[slot];
-		off = ifab_psn_diff(psn, s->first_psn);
+		off = idev_psn_diff(psn, s->first_psn);
 		if (off >= 0 && (uint32_t)off < s->npkts)
 			break;
 	}
@@ -78,7 +78,7 @@ static void comp_progress(struct idev_qp *d)
 	d->req.retrying = false;
 	d->req.retry_left = d->retry_cnt;
 	d->req.rnr_left = d->rnr_retry;
-	if (ifab_psn_diff(d->req.snd_psn, d->req.una_psn) < 0)
+	if (idev_psn_diff(d->req.snd_psn, d->req.una_psn) < 0)
 		idev_req_seek(d, d->req.una_psn);
 	idev_req_arm_timer(d);
 }
@@ -92,8 +92,8 @@ static void comp_ack(struct idev_qp *d, uint32_t psn)
 	uint32_t expect;
 
 	/* Older than what we know (duplicate) or never sent (bogus). */
-	if (ifab_psn_diff(psn, r->una_psn) < 0 ||
-	    ifab_psn_diff(psn, r->next_psn) >= 0)
+	if (idev_psn_diff(psn, r->una_psn) < 0 ||
+	    idev_psn_diff(psn, r->next_psn) >= 0)
 		return;
 	for (slot = r->una; slot != end; slot = idev_sq_next(d, slot)) {
 		s = &d->swqe[slot];
@@ -102,8 +102,8 @@ static void comp_ack(struct idev_qp *d, uint32_t psn)
 		if (!s->npkts)
 			break; /* a local operation not executed yet */
 		if (idev_swqe_needs_resp(s)) {
-			expect = ifab_psn_add(s->first_psn, s->rcvd);
-			if (ifab_psn_diff(psn, expect) >= 0) {
+			expect = idev_psn_add(s->first_psn, s->rcvd);
+			if (idev_psn_diff(psn, expect) >= 0) {
 				/* The responder is past responses we never
 				 * got: ask again (an implied NAK), once. */
 				if (r->retrying && r->retry_psn == expect)
@@ -124,28 +124,28 @@ static void comp_ack(struct idev_qp *d, uint32_t psn)
 			}
 			break;
 		}
-		if (ifab_psn_diff(ifab_psn_add(s->first_psn, s->npkts - 1),
+		if (idev_psn_diff(idev_psn_add(s->first_psn, s->npkts - 1),
 				  psn) > 0)
 			break;
 		s->complete = true;
 	}
-	r->una_psn = ifab_psn_add(psn, 1);
+	r->una_psn = idev_psn_add(psn, 1);
 	comp_progress(d);
 	idev_comp_retire(d);
 }
 
-static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt, int kind)
+static void comp_nak(struct idev_qp *d, struct idev_pkt *pkt, int kind)
 {
 	struct idev_req *r = &d->req;
 	uint32_t psn = pkt->psn;
 	uint16_t slot;
 
-	if (ifab_psn_diff(psn, r->una_psn) < 0 ||
-	    ifab_psn_diff(psn, r->next_psn) >= 0)
+	if (idev_psn_diff(psn, r->una_psn) < 0 ||
+	    idev_psn_diff(psn, r->next_psn) >= 0)
 		return;
 	/* A NAK acknowledges everything before the PSN it names. */
 	if (psn != r->una_psn)
-		comp_ack(d, ifab_psn_add(psn, IFAB_PSN_MASK));
+		comp_ack(d, idev_psn_add(psn, IDEV_PSN_MASK));
 	if (d->state != IBV_QPS_RTS && d->state != IBV_QPS_SQD)
 		return;
 	slot = comp_find(d, psn);
@@ -153,7 +153,7 @@ static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt, int kind)
 		return;
 
 	switch (kind) {
-	case IFAB_NAK_RNR:
+	case IDEV_NAK_RNR:
 		d->cnt.rnr_naks_rx++;
 		/* already waiting: a copy, or a NAK to a packet sent before */
 		if (r->rnr_wait)
@@ -171,7 +171,7 @@ static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt, int kind)
 		r->deadline =
 			idev_now_ns() + idev_rnr_delay_ns(pkt->syndrome & 0x1f);
 		break;
-	case IFAB_NAK_SEQ:
+	case IDEV_NAK_SEQ:
 		/* a copy of the NAK we are already acting on */
 		if (r->retrying && r->retry_psn == psn)
 			break;
@@ -185,13 +185,13 @@ static void comp_nak(struct idev_qp *d, struct ifab_pkt *pkt, int kind)
 		idev_req_go_back(d, psn);
 		idev_req_xmit(d);
 		break;
-	case IFAB_NAK_INV_REQ:
+	case IDEV_NAK_INV_REQ:
 		idev_req_fail(d, slot, IONIC_STS_REMOTE_INV_REQ_ERR);
 		break;
-	case IFAB_NAK_REM_ACC:
+	case IDEV_NAK_REM_ACC:
 		idev_req_fail(d, slot, IONIC_STS_REMOTE_ACC_ERR);
 		break;
-	case IFAB_NAK_REM_OP:
+	case IDEV_NAK_REM_OP:
 		idev_req_fail(d, slot, IONIC_STS_REMOTE_OPER_ERR);
 		break;
 	default:
@@ -218,20 +218,20 @@ static struct idev_swqe *comp_resp_target(struct idev_qp *d, uint32_t psn,
 		return NULL;
 	s = &d->swqe[slot];
 	if (s->complete || (s->w.op->op != want1 && s->w.op->op != want2) ||
-	    psn != ifab_psn_add(s->first_psn, s->rcvd))
+	    psn != idev_psn_add(s->first_psn, s->rcvd))
 		return NULL;
 	if (s->rcvd == 0 &&
-	    ifab_psn_diff(ifab_psn_add(psn, IFAB_PSN_MASK), r->una_psn) >= 0)
-		comp_ack(d, ifab_psn_add(psn, IFAB_PSN_MASK));
+	    idev_psn_diff(idev_psn_add(psn, IDEV_PSN_MASK), r->una_psn) >= 0)
+		comp_ack(d, idev_psn_add(psn, IDEV_PSN_MASK));
 	if (comp_first_open(d) != slot)
 		return NULL;
 	return s;
 }
 
-static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
+static void comp_read_resp(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	uint32_t psn = pkt->psn, mtu = idev_qp_mtu(d);
-	uint32_t mask = ifab_pkt_opmask(pkt->opcode);
+	uint32_t mask = idev_pkt_opmask(pkt->opcode);
 	struct idev_swqe *s;
 	enum ionic_status st;
 	uint32_t want;
@@ -250,8 +250,8 @@ static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
 	 */
 	off = (uint64_t)s->rcvd * mtu;
 	want = s->w.length - off < mtu ? s->w.length - off : mtu;
-	if ((s->rcvd == 0 && !(mask & IFAB_PKT_M_FIRST)) ||
-	    !!(mask & IFAB_PKT_M_LAST) != (s->rcvd + 1 == s->npkts) ||
+	if ((s->rcvd == 0 && !(mask & IDEV_PKT_M_FIRST)) ||
+	    !!(mask & IDEV_PKT_M_LAST) != (s->rcvd + 1 == s->npkts) ||
 	    pkt->paylen != want) {
 		idev_req_fail(d, (uint16_t)(s - d->swqe),
 			      IONIC_STS_BAD_RESP_ERR);
@@ -263,14 +263,14 @@ static void comp_read_resp(struct idev_qp *d, struct ifab_pkt *pkt)
 		return;
 	}
 	s->rcvd++;
-	d->req.una_psn = ifab_psn_add(psn, 1);
+	d->req.una_psn = idev_psn_add(psn, 1);
 	if (s->rcvd == s->npkts)
 		s->complete = true;
 	comp_progress(d);
 	idev_comp_retire(d);
 }
 
-static void comp_atomic_ack(struct idev_qp *d, struct ifab_pkt *pkt)
+static void comp_atomic_ack(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	uint32_t psn = pkt->psn;
 	uint64_t orig = pkt->orig;
@@ -291,12 +291,12 @@ static void comp_atomic_ack(struct idev_qp *d, struct ifab_pkt *pkt)
 	memcpy(host, &orig, sizeof(orig));
 	s->rcvd = 1;
 	s->complete = true;
-	d->req.una_psn = ifab_psn_add(psn, 1);
+	d->req.una_psn = idev_psn_add(psn, 1);
 	comp_progress(d);
 	idev_comp_retire(d);
 }
 
-void idev_comp_rx(struct idev_qp *d, struct ifab_pkt *pkt)
+void idev_comp_rx(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	uint8_t op = pkt->opcode;
 	int kind;
@@ -309,25 +309,25 @@ void idev_comp_rx(struct idev_qp *d, struct ifab_pkt *pkt)
 		return;
 	}
 	switch (op) {
-	case IFAB_OP_RC_ACK:
-		kind = ifab_aeth_kind(pkt->syndrome);
+	case IDEV_OP_RC_ACK:
+		kind = idev_aeth_kind(pkt->syndrome);
 		if (kind < 0) {
 			d->cnt.drops++; /* reserved syndrome */
 			return;
 		}
-		if (kind != IFAB_NAK_NONE) {
+		if (kind != IDEV_NAK_NONE) {
 			comp_nak(d, pkt, kind);
 			return;
 		}
 		comp_ack(d, pkt->psn);
 		break;
-	case IFAB_OP_RC_ATOMIC_ACK:
+	case IDEV_OP_RC_ATOMIC_ACK:
 		comp_atomic_ack(d, pkt);
 		break;
-	case IFAB_OP_RC_READ_RESP_FIRST:
-	case IFAB_OP_RC_READ_RESP_MIDDLE:
-	case IFAB_OP_RC_READ_RESP_LAST:
-	case IFAB_OP_RC_READ_RESP_ONLY:
+	case IDEV_OP_RC_READ_RESP_FIRST:
+	case IDEV_OP_RC_READ_RESP_MIDDLE:
+	case IDEV_OP_RC_READ_RESP_LAST:
+	case IDEV_OP_RC_READ_RESP_ONLY:
 		comp_read_resp(d, pkt);
 		break;
 	default:

@@ -128,12 +128,12 @@ static int engine_doorbells(struct idev_engine *eng)
 void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
 {
 	struct idev_qp *d = idev_qp_lookup(dev, qpn);
-	struct ifab_pkt pkt;
+	struct idev_pkt pkt;
 	int kind;
 
 	if (!d)
 		return;
-	if (ifab_pkt_parse(&pkt, buf, len) || pkt.dqpn != qpn) {
+	if (idev_pkt_parse(&pkt, buf, len) || pkt.dqpn != qpn) {
 		d->cnt.drops++;
 		if (isim_trace_enabled())
 			isim_trace(
@@ -144,19 +144,19 @@ void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
 	}
 	if (isim_trace_enabled()) {
 		/* RC names no source QP: the one it is connected to */
-		kind = ifab_pkt_opmask(pkt.opcode) & IFAB_PKT_M_AETH ?
-			       ifab_aeth_kind(pkt.syndrome) :
+		kind = idev_pkt_opmask(pkt.opcode) & IDEV_PKT_M_AETH ?
+			       idev_aeth_kind(pkt.syndrome) :
 			       0;
 		isim_trace(ISIM_TR_PKT,
 			   "rx %s qp %u <- %u/%u psn %u msn %u len %u nak %d",
-			   ifab_pkt_opname(pkt.opcode), qpn,
+			   idev_pkt_opname(pkt.opcode), qpn,
 			   isim_gid_to_node(pkt.sgid),
-			   ifab_pkt_opmask(pkt.opcode) & IFAB_PKT_M_UD ?
+			   idev_pkt_opmask(pkt.opcode) & IDEV_PKT_M_UD ?
 				   pkt.src_qpn :
 				   d->dest_qpn,
 			   pkt.psn, pkt.msn, pkt.paylen, kind);
 	}
-	if (ifab_pkt_opmask(pkt.opcode) & IFAB_PKT_M_REQ)
+	if (idev_pkt_opmask(pkt.opcode) & IDEV_PKT_M_REQ)
 		idev_resp_rx(d, &pkt);
 	else
 		idev_comp_rx(d, &pkt);
@@ -166,7 +166,7 @@ void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
 /* Receive up to ENGINE_RX_BATCH packets of one QP; returns how many. */
 static int engine_rx(struct idev_engine *eng, uint32_t qpn, uint32_t events)
 {
-	static __thread uint8_t buf[IFAB_PKT_MAX_SIZE + 64];
+	static __thread uint8_t buf[IDEV_PKT_MAX_SIZE + 64];
 	struct idev_qp *d = idev_qp_lookup(eng->dev, qpn);
 	ssize_t n;
 	int i;

@@ -296,7 +296,7 @@ void idev_mmio_inject(struct idev *dev, const struct isim_mmio_store *st);
 
 /* One frame from the fabric on the endpoint of QP 'qpn' (what the engine
  * does with every packet it receives; cfg->lock held): a frame that is
- * malformed (sim/fabric/pkt.h: lengths, checksums, the ICRC) or not
+ * malformed (sim/dev/pkt.h: lengths, checksums, the ICRC) or not
  * addressed to that QP is counted as a drop, any other is executed.
  * Whatever a peer sends, this returns. */
 void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len);

@@ -35,14 +35,14 @@ uint32_t idev_qp_mtu(const struct idev_qp *qp)
 	return 1024;
 }
 
-void idev_qp_pkt_start(const struct idev_qp *d, struct ifab_pkt *pkt,
+void idev_qp_pkt_start(const struct idev_qp *d, struct idev_pkt *pkt,
 		       uint8_t *buf, uint8_t opcode, const struct idev_av *av,
 		       uint32_t dqpn)
 {
 	const struct idev *dev = d->dev;
 	uint32_t node;
 
-	ifab_pkt_init(pkt, buf, opcode);
+	idev_pkt_init(pkt, buf, opcode);
 	isim_node_mac(dev->cfg.node, pkt->smac);
 	/* The next hop: the NIC that owns the GID on this host's fabric, or
 	 * the address's own derivation (isim_addr_mac) beyond it. */
@@ -59,23 +59,23 @@ void idev_qp_pkt_start(const struct idev_qp *d, struct ifab_pkt *pkt,
 	pkt->flow_label = av->flow_label;
 	pkt->pcp = av->sl & 7; /* the SL travels as the 802.1Q priority */
 	pkt->sport = d->ep.sport;
-	pkt->dqpn = dqpn & IFAB_PSN_MASK;
+	pkt->dqpn = dqpn & IDEV_PSN_MASK;
 }
 
-void idev_qp_xmit(struct idev_qp *d, struct ifab_pkt *pkt)
+void idev_qp_xmit(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	enum ifab_result r = IFAB_LOST;
 
-	if (ifab_pkt_build(pkt) == 0)
+	if (idev_pkt_build(pkt) == 0)
 		r = ifab_send(&d->ep, pkt->dgid, pkt->dqpn, pkt->buf, pkt->len);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_PKT,
 			   "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %d%s",
-			   ifab_pkt_opname(pkt->opcode), d->qpn,
+			   idev_pkt_opname(pkt->opcode), d->qpn,
 			   isim_gid_to_node(pkt->dgid), pkt->dqpn, pkt->psn,
 			   pkt->msn, pkt->paylen,
-			   ifab_pkt_opmask(pkt->opcode) & IFAB_PKT_M_AETH ?
-				   ifab_aeth_kind(pkt->syndrome) :
+			   idev_pkt_opmask(pkt->opcode) & IDEV_PKT_M_AETH ?
+				   idev_aeth_kind(pkt->syndrome) :
 				   0,
 			   r == IFAB_LOST   ? " LOST" :
 			   r == IFAB_QUEUED ? " queued" :
@@ -387,7 +387,7 @@ static void qp_transition(struct idev_qp *d, enum ibv_qp_state old)
 			/* The connected peer: the path's GID. */
 			d->has_path = true;
 			ifab_set_peer(&d->ep, d->av.dgid, d->dest_qpn);
-			d->resp.epsn = d->rq_psn & IFAB_PSN_MASK;
+			d->resp.epsn = d->rq_psn & IDEV_PSN_MASK;
 		}
 		break;
 	case IBV_QPS_RTS:

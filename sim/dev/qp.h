@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../fabric/fabric.h"
-#include "../fabric/pkt.h"
+#include "pkt.h"
 #include "dev.h"
 #include "wqe.h"
 
@@ -80,7 +80,7 @@ struct idev_resp {
 	uint32_t epsn; /* RC: expected PSN */
 	uint32_t msn; /* RC: messages completed (sent in ACKs) */
 	bool in_msg; /* RC: a multi-packet SEND/WRITE is going on */
-	uint32_t msg_kind; /* ... IFAB_PKT_M_SEND or IFAB_PKT_M_WRITE */
+	uint32_t msg_kind; /* ... IDEV_PKT_M_SEND or IDEV_PKT_M_WRITE */
 	uint64_t msg_off; /* bytes of it placed so far */
 	uint8_t *wr_host; /* WRITE: target memory (rkey resolved) */
 	uint64_t wr_len; /* WRITE: DMA length from the RETH */
@@ -141,15 +141,15 @@ uint32_t idev_qp_mtu(const struct idev_qp *qp);
 void idev_qp_free(struct idev_qp *d);
 /* Start a packet of this QP in 'buf' to the QP 'dqpn' behind 'av' (the
  * RC path, or a UD AH): the GIDs, traffic class, hop limit, SL and UDP
- * source port.  Build with ifab_pkt_build() after the payload. */
-void idev_qp_pkt_start(const struct idev_qp *d, struct ifab_pkt *pkt,
+ * source port.  Build with idev_pkt_build() after the payload. */
+void idev_qp_pkt_start(const struct idev_qp *d, struct idev_pkt *pkt,
 		       uint8_t *buf, uint8_t opcode, const struct idev_av *av,
 		       uint32_t dqpn);
 /* Build the frame and send it, with tracing; lost packets are fine. */
-void idev_qp_xmit(struct idev_qp *d, struct ifab_pkt *pkt);
+void idev_qp_xmit(struct idev_qp *d, struct idev_pkt *pkt);
 /* Is this packet from the RC peer (the path's GID)? */
 static inline bool idev_qp_from_peer(const struct idev_qp *d,
-				     const struct ifab_pkt *pkt)
+				     const struct idev_pkt *pkt)
 {
 	return d->has_path && !memcmp(pkt->sgid, d->av.dgid, 16);
 }
@@ -211,13 +211,13 @@ uint64_t idev_rnr_delay_ns(uint8_t code);
 
 /* ---- comp.c: the completer (responses to our requests) ---- */
 /* An ACK, NAK, READ response or atomic ACK for this QP. */
-void idev_comp_rx(struct idev_qp *d, struct ifab_pkt *pkt);
+void idev_comp_rx(struct idev_qp *d, struct idev_pkt *pkt);
 /* Retire complete WQEs from una in order (MSN CQE for remote ones). */
 void idev_comp_retire(struct idev_qp *d);
 
 /* ---- resp.c ---- */
 void idev_resp_reset(struct idev_qp *d);
 /* A request packet (RC or UD) for this QP. */
-void idev_resp_rx(struct idev_qp *d, struct ifab_pkt *pkt);
+void idev_resp_rx(struct idev_qp *d, struct idev_pkt *pkt);
 
 #endif /* IDEV_QP_H */

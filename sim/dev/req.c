@@ -65,7 +65,7 @@ static uint64_t req_timeout_ns(const struct idev_qp *d)
 
 static inline bool req_outstanding(const struct idev_qp *d)
 {
-	return ifab_psn_diff(d->req.snd_psn, d->req.una_psn) > 0;
+	return idev_psn_diff(d->req.snd_psn, d->req.una_psn) > 0;
 }
 
 void idev_req_reset(struct idev_qp *d)
@@ -77,7 +77,7 @@ void idev_req_start(struct idev_qp *d)
 {
 	struct idev_req *r = &d->req;
 
-	r->next_psn = r->una_psn = r->snd_psn = d->sq_psn & IFAB_PSN_MASK;
+	r->next_psn = r->una_psn = r->snd_psn = d->sq_psn & IDEV_PSN_MASK;
 	r->una = r->snd = d->sq.cons;
 	r->snd_idx = 0;
 	r->retry_left = d->retry_cnt;
@@ -201,7 +201,7 @@ static void req_fetch_rc(struct idev_qp *d)
 		s->remote = s->w.op->flags & IDEV_WRF_REMOTE;
 		s->npkts = req_npkts(s, mtu);
 		s->first_psn = r->next_psn;
-		r->next_psn = ifab_psn_add(r->next_psn, s->npkts);
+		r->next_psn = idev_psn_add(r->next_psn, s->npkts);
 		if (s->remote)
 			s->seq = r->msn_next++;
 	}
@@ -216,7 +216,7 @@ void idev_req_seek(struct idev_qp *d, uint32_t psn)
 
 	for (slot = r->una; slot != end; slot = idev_sq_next(d, slot)) {
 		s = &d->swqe[slot];
-		off = ifab_psn_diff(psn, s->first_psn);
+		off = idev_psn_diff(psn, s->first_psn);
 		if (off >= 0 && (uint32_t)off < s->npkts) {
 			r->snd = slot;
 			r->snd_idx = off;
@@ -245,25 +245,25 @@ static uint8_t seg_opcode(bool first, bool last, const struct idev_wqe *w)
 		     w->op->op == IDEV_WR_RDMA_WRITE_IMM;
 
 	if (first && last)
-		return write ? (imm ? IFAB_OP_RC_WRITE_ONLY_IMM :
-				      IFAB_OP_RC_WRITE_ONLY) :
-		       inv   ? IFAB_OP_RC_SEND_ONLY_INV :
-		       imm   ? IFAB_OP_RC_SEND_ONLY_IMM :
-			       IFAB_OP_RC_SEND_ONLY;
+		return write ? (imm ? IDEV_OP_RC_WRITE_ONLY_IMM :
+				      IDEV_OP_RC_WRITE_ONLY) :
+		       inv   ? IDEV_OP_RC_SEND_ONLY_INV :
+		       imm   ? IDEV_OP_RC_SEND_ONLY_IMM :
+			       IDEV_OP_RC_SEND_ONLY;
 	if (first)
-		return write ? IFAB_OP_RC_WRITE_FIRST : IFAB_OP_RC_SEND_FIRST;
+		return write ? IDEV_OP_RC_WRITE_FIRST : IDEV_OP_RC_SEND_FIRST;
 	if (last)
-		return write ? (imm ? IFAB_OP_RC_WRITE_LAST_IMM :
-				      IFAB_OP_RC_WRITE_LAST) :
-		       inv   ? IFAB_OP_RC_SEND_LAST_INV :
-		       imm   ? IFAB_OP_RC_SEND_LAST_IMM :
-			       IFAB_OP_RC_SEND_LAST;
-	return write ? IFAB_OP_RC_WRITE_MIDDLE : IFAB_OP_RC_SEND_MIDDLE;
+		return write ? (imm ? IDEV_OP_RC_WRITE_LAST_IMM :
+				      IDEV_OP_RC_WRITE_LAST) :
+		       inv   ? IDEV_OP_RC_SEND_LAST_INV :
+		       imm   ? IDEV_OP_RC_SEND_LAST_IMM :
+			       IDEV_OP_RC_SEND_LAST;
+	return write ? IDEV_OP_RC_WRITE_MIDDLE : IDEV_OP_RC_SEND_MIDDLE;
 }
 
 /* Fill packet 'idx' of a SEND or WRITE message. */
 static enum ionic_status req_build_seg(struct idev_qp *d, struct idev_swqe *s,
-				       uint32_t idx, struct ifab_pkt *pkt)
+				       uint32_t idx, struct idev_pkt *pkt)
 {
 	uint32_t mtu = idev_qp_mtu(d);
 	uint64_t off = (uint64_t)idx * mtu;
@@ -283,15 +283,15 @@ static enum ionic_status req_build_seg(struct idev_qp *d, struct idev_swqe *s,
 	if (last && (s->w.op->flags & IDEV_WRF_INV)) /* IETH */
 		pkt->inv_rkey = s->w.key;
 	if (last) {
-		pkt->flags |= IFAB_PKT_F_ACKREQ;
+		pkt->flags |= IDEV_PKT_F_ACKREQ;
 		if (s->w.flags & IONIC_WQE_FLAG_SOL)
-			pkt->flags |= IFAB_PKT_F_SOL;
+			pkt->flags |= IDEV_PKT_F_SOL;
 		if (imm)
 			pkt->imm_raw = s->w.imm_raw;
 	}
 	if (idx % IDEV_REQ_ACKREQ_EVERY == IDEV_REQ_ACKREQ_EVERY - 1)
-		pkt->flags |= IFAB_PKT_F_ACKREQ;
-	pkt->payload = ifab_pkt_payload_at(pkt);
+		pkt->flags |= IDEV_PKT_F_ACKREQ;
+	pkt->payload = idev_pkt_payload_at(pkt);
 	st = idev_mem_gather(d->dev, d->pdid, &s->w, off, pkt->payload, len);
 	if (!st)
 		pkt->paylen = len;
@@ -300,23 +300,23 @@ static enum ionic_status req_build_seg(struct idev_qp *d, struct idev_swqe *s,
 
 /* A READ request for the rest of the message from packet 'idx' on. */
 static void req_build_read(struct idev_qp *d, struct idev_swqe *s, uint32_t idx,
-			   struct ifab_pkt *pkt)
+			   struct idev_pkt *pkt)
 {
 	uint64_t off = (uint64_t)idx * idev_qp_mtu(d);
 
-	pkt->opcode = IFAB_OP_RC_READ_REQ;
-	pkt->flags |= IFAB_PKT_F_ACKREQ;
+	pkt->opcode = IDEV_OP_RC_READ_REQ;
+	pkt->flags |= IDEV_PKT_F_ACKREQ;
 	pkt->va = s->w.remote_va + off;
 	pkt->rkey = s->w.rkey;
 	pkt->dmalen = (uint32_t)(s->w.length - off);
 	s->rd_base = idx;
 }
 
-static void req_build_atomic(struct idev_swqe *s, struct ifab_pkt *pkt)
+static void req_build_atomic(struct idev_swqe *s, struct idev_pkt *pkt)
 {
-	pkt->opcode = s->w.op->op == IDEV_WR_ATOMIC_CS ? IFAB_OP_RC_CMP_SWAP :
-							 IFAB_OP_RC_FETCH_ADD;
-	pkt->flags |= IFAB_PKT_F_ACKREQ;
+	pkt->opcode = s->w.op->op == IDEV_WR_ATOMIC_CS ? IDEV_OP_RC_CMP_SWAP :
+							 IDEV_OP_RC_FETCH_ADD;
+	pkt->flags |= IDEV_PKT_F_ACKREQ;
 	pkt->va = s->w.remote_va;
 	pkt->rkey = s->w.rkey;
 	pkt->swap_add = s->w.swap_add;
@@ -328,8 +328,8 @@ static void req_build_atomic(struct idev_swqe *s, struct ifab_pkt *pkt)
 static uint32_t req_send_one(struct idev_qp *d, struct idev_swqe *s,
 			     enum ionic_status *st)
 {
-	uint8_t buf[IFAB_PKT_MAX_SIZE];
-	struct ifab_pkt pkt;
+	uint8_t buf[IDEV_PKT_MAX_SIZE];
+	struct idev_pkt pkt;
 	struct idev_req *r = &d->req;
 	uint32_t used = 1;
 
@@ -351,9 +351,9 @@ static uint32_t req_send_one(struct idev_qp *d, struct idev_swqe *s,
 			return 0;
 		break;
 	}
-	if (ifab_psn_diff(ifab_psn_add(r->snd_psn, used), r->una_psn) >=
+	if (idev_psn_diff(idev_psn_add(r->snd_psn, used), r->una_psn) >=
 	    IDEV_REQ_WINDOW)
-		pkt.flags |= IFAB_PKT_F_ACKREQ;
+		pkt.flags |= IDEV_PKT_F_ACKREQ;
 	if (d->has_path)
 		idev_qp_xmit(d, &pkt);
 	return used;
@@ -421,7 +421,7 @@ void idev_req_xmit(struct idev_qp *d)
 	if (r->rnr_wait || (d->state != IBV_QPS_RTS && d->state != IBV_QPS_SQD))
 		return;
 	while (r->snd != end &&
-	       ifab_psn_diff(r->snd_psn, r->una_psn) < IDEV_REQ_WINDOW) {
+	       idev_psn_diff(r->snd_psn, r->una_psn) < IDEV_REQ_WINDOW) {
 		s = &d->swqe[r->snd];
 		if (!s->npkts) {
 			/* A local operation, executed in SQ order. */
@@ -448,7 +448,7 @@ void idev_req_xmit(struct idev_qp *d)
 			break;
 		}
 		sent = true;
-		r->snd_psn = ifab_psn_add(r->snd_psn, used);
+		r->snd_psn = idev_psn_add(r->snd_psn, used);
 		r->snd_idx += used;
 		if (r->snd_idx >= s->npkts) {
 			r->snd = idev_sq_next(d, r->snd);
@@ -497,8 +497,8 @@ void idev_req_timer(struct idev_qp *d)
 
 static enum ionic_status req_send_ud(struct idev_qp *d, struct idev_swqe *s)
 {
-	uint8_t buf[IFAB_PKT_MAX_SIZE];
-	struct ifab_pkt pkt;
+	uint8_t buf[IDEV_PKT_MAX_SIZE];
+	struct idev_pkt pkt;
 	struct idev *dev = d->dev;
 	bool imm = s->w.op->flags & IDEV_WRF_IMM;
 	enum ionic_status st;
@@ -513,18 +513,18 @@ static enum ionic_status req_send_ud(struct idev_qp *d, struct idev_swqe *s)
 		return IONIC_STS_LOCAL_LEN_ERR;
 
 	idev_qp_pkt_start(d, &pkt, buf,
-			  imm ? IFAB_OP_UD_SEND_ONLY_IMM : IFAB_OP_UD_SEND_ONLY,
+			  imm ? IDEV_OP_UD_SEND_ONLY_IMM : IDEV_OP_UD_SEND_ONLY,
 			  &ah->av, s->w.dest_qpn);
 	pkt.psn = d->req.next_psn;
-	d->req.next_psn = ifab_psn_add(d->req.next_psn, 1);
+	d->req.next_psn = idev_psn_add(d->req.next_psn, 1);
 	/* A "privileged" qkey (bit 31) means: use the QP's own (IBTA). */
 	pkt.qkey = s->w.dest_qkey & 0x80000000u ? d->qkey : s->w.dest_qkey;
 	pkt.src_qpn = d->qpn;
 	if (s->w.flags & IONIC_WQE_FLAG_SOL)
-		pkt.flags |= IFAB_PKT_F_SOL;
+		pkt.flags |= IDEV_PKT_F_SOL;
 	if (imm)
 		pkt.imm_raw = s->w.imm_raw;
-	pkt.payload = ifab_pkt_payload_at(&pkt);
+	pkt.payload = idev_pkt_payload_at(&pkt);
 	st = idev_mem_gather(dev, d->pdid, &s->w, 0, pkt.payload, s->w.length);
 	if (st)
 		return st;

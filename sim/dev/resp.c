@@ -79,44 +79,44 @@ static void resp_fail_wqe(struct idev_qp *d, enum ionic_status st)
 /* Start a response packet (ACK, NAK, READ response, atomic ACK) to the
  * peer: the AETH (if the opcode has one) says ACK with the message
  * count. */
-static void resp_pkt(struct idev_qp *d, struct ifab_pkt *pkt, uint8_t *buf,
+static void resp_pkt(struct idev_qp *d, struct idev_pkt *pkt, uint8_t *buf,
 		     uint8_t opcode, uint32_t psn)
 {
 	idev_qp_pkt_start(d, pkt, buf, opcode, &d->av, d->dest_qpn);
 	pkt->psn = psn;
-	pkt->msn = d->resp.msn & IFAB_PSN_MASK;
-	pkt->syndrome = ifab_aeth_nak(IFAB_NAK_NONE, 0);
+	pkt->msn = d->resp.msn & IDEV_PSN_MASK;
+	pkt->syndrome = idev_aeth_nak(IDEV_NAK_NONE, 0);
 }
 
-static void resp_send(struct idev_qp *d, struct ifab_pkt *pkt)
+static void resp_send(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	idev_qp_xmit(d, pkt);
 }
 
 /* Headers-only packets: an ACK, a NAK, an atomic ACK. */
-#define RESP_SMALL (IFAB_PKT_MAX_HDR + IFAB_ICRC_LEN)
+#define RESP_SMALL (IDEV_PKT_MAX_HDR + IDEV_ICRC_LEN)
 
 static void resp_ack(struct idev_qp *d, uint32_t psn)
 {
 	uint8_t buf[RESP_SMALL];
-	struct ifab_pkt pkt;
+	struct idev_pkt pkt;
 
-	resp_pkt(d, &pkt, buf, IFAB_OP_RC_ACK, psn);
+	resp_pkt(d, &pkt, buf, IDEV_OP_RC_ACK, psn);
 	resp_send(d, &pkt);
 }
 
-static void resp_nak(struct idev_qp *d, enum ifab_nak kind, uint32_t psn)
+static void resp_nak(struct idev_qp *d, enum idev_nak kind, uint32_t psn)
 {
 	uint8_t buf[RESP_SMALL];
-	struct ifab_pkt pkt;
+	struct idev_pkt pkt;
 
-	resp_pkt(d, &pkt, buf, IFAB_OP_RC_ACK, psn);
-	pkt.syndrome = ifab_aeth_nak(kind, d->min_rnr_timer);
+	resp_pkt(d, &pkt, buf, IDEV_OP_RC_ACK, psn);
+	pkt.syndrome = idev_aeth_nak(kind, d->min_rnr_timer);
 	resp_send(d, &pkt);
 }
 
 /* A fatal responder error: NAK with 'kind', QP to ERR. */
-static void resp_rc_error(struct idev_qp *d, enum ifab_nak kind, uint32_t psn,
+static void resp_rc_error(struct idev_qp *d, enum idev_nak kind, uint32_t psn,
 			  enum idev_eqe_code ev)
 {
 	resp_nak(d, kind, psn);
@@ -127,7 +127,7 @@ static void resp_rc_error(struct idev_qp *d, enum ifab_nak kind, uint32_t psn,
  * requester retries this packet after the RNR timer. */
 static void resp_rnr(struct idev_qp *d, uint32_t psn)
 {
-	resp_nak(d, IFAB_NAK_RNR, psn);
+	resp_nak(d, IDEV_NAK_RNR, psn);
 	d->resp.nak_sent = true;
 }
 
@@ -151,7 +151,7 @@ static enum ionic_status resp_resolve(struct idev_qp *d, uint32_t rkey,
 				       host);
 }
 
-static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
+static void resp_rc_send(struct idev_qp *d, struct idev_pkt *pkt, uint32_t mask)
 {
 	struct idev_resp *r = &d->resp;
 	uint32_t psn = pkt->psn;
@@ -159,13 +159,13 @@ static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
 	struct ionic_cqe cqe;
 	enum ionic_status st;
 
-	if (mask & IFAB_PKT_M_FIRST) {
+	if (mask & IDEV_PKT_M_FIRST) {
 		if (!resp_take_wqe(d)) {
 			resp_rnr(d, psn);
 			return;
 		}
 		r->in_msg = true;
-		r->msg_kind = IFAB_PKT_M_SEND;
+		r->msg_kind = IDEV_PKT_M_SEND;
 		r->msg_off = 0;
 	}
 	r->nak_sent = false;
@@ -182,18 +182,18 @@ static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
 		bool too_long = !r->wst && st == IONIC_STS_LOCAL_LEN_ERR;
 
 		resp_fail_wqe(d, st);
-		resp_rc_error(d, too_long ? IFAB_NAK_INV_REQ : IFAB_NAK_REM_OP,
+		resp_rc_error(d, too_long ? IDEV_NAK_INV_REQ : IDEV_NAK_REM_OP,
 			      psn, 0);
 		return;
 	}
 	r->msg_off += len;
-	r->epsn = ifab_psn_add(r->epsn, 1);
+	r->epsn = idev_psn_add(r->epsn, 1);
 
-	if (mask & IFAB_PKT_M_LAST) {
+	if (mask & IDEV_PKT_M_LAST) {
 		unsigned int op = IONIC_CQE_RECV_OP_SEND;
 		uint32_t imm = 0;
 
-		if (mask & IFAB_PKT_M_INV) {
+		if (mask & IDEV_PKT_M_INV) {
 			/* SEND_WITH_INV: invalidate, then report the rkey
 			 * (BE32, docs/device-contract.md §7.1).  A key we may
 			 * not invalidate is the requester's invalid request (as
@@ -201,72 +201,72 @@ static void resp_rc_send(struct idev_qp *d, struct ifab_pkt *pkt, uint32_t mask)
 			if (idev_mw_remote_inv(d->dev, d->pdid,
 					       pkt->inv_rkey)) {
 				resp_fail_wqe(d, IONIC_STS_REMOTE_INV_REQ_ERR);
-				resp_rc_error(d, IFAB_NAK_INV_REQ, psn, 0);
+				resp_rc_error(d, IDEV_NAK_INV_REQ, psn, 0);
 				return;
 			}
 			op = IONIC_CQE_RECV_OP_SEND_INV;
 			imm = htobe32(pkt->inv_rkey);
-		} else if (mask & IFAB_PKT_M_IMM) {
+		} else if (mask & IDEV_PKT_M_IMM) {
 			op = IONIC_CQE_RECV_OP_SEND_IMM;
 			imm = pkt->imm_raw;
 		}
 		/* RC carries no source QP: the connected one sent it */
 		idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, r->msg_off,
 			      d->dest_qpn, op, imm, pkt->smac, 0);
-		resp_complete(d, &cqe, pkt->flags & IFAB_PKT_F_SOL);
+		resp_complete(d, &cqe, pkt->flags & IDEV_PKT_F_SOL);
 		r->msn++;
 		resp_ack(d, psn);
-	} else if (pkt->flags & IFAB_PKT_F_ACKREQ) {
+	} else if (pkt->flags & IDEV_PKT_F_ACKREQ) {
 		resp_ack(d, psn);
 	}
 }
 
 /* RDMA WRITE (+IMM): the RETH of the first packet names the target; the
  * immediate form consumes a receive WQE at the last packet. */
-static void resp_rc_write(struct idev_qp *d, struct ifab_pkt *pkt,
+static void resp_rc_write(struct idev_qp *d, struct idev_pkt *pkt,
 			  uint32_t mask)
 {
 	struct idev_resp *r = &d->resp;
 	uint32_t psn = pkt->psn;
 	uint32_t len = pkt->paylen;
-	bool imm = mask & IFAB_PKT_M_IMM;
+	bool imm = mask & IDEV_PKT_M_IMM;
 	struct ionic_cqe cqe;
 	enum ionic_status st;
 
-	if (mask & IFAB_PKT_M_FIRST) {
+	if (mask & IDEV_PKT_M_FIRST) {
 		r->wr_len = pkt->dmalen;
 		st = resp_resolve(d, pkt->rkey, pkt->va, r->wr_len,
 				  IBV_ACCESS_REMOTE_WRITE, &r->wr_host);
 		if (st) {
-			resp_rc_error(d, IFAB_NAK_REM_ACC, psn,
+			resp_rc_error(d, IDEV_NAK_REM_ACC, psn,
 				      IDEV_EQE_QP_ERR_ACCESS);
 			return;
 		}
 	}
 	/* Check the receive WQE before touching memory, so an RNR retry of
 	 * this packet finds everything as it was. */
-	if ((mask & IFAB_PKT_M_LAST) && imm && !resp_take_wqe(d)) {
+	if ((mask & IDEV_PKT_M_LAST) && imm && !resp_take_wqe(d)) {
 		resp_rnr(d, psn);
 		return;
 	}
-	if (mask & IFAB_PKT_M_FIRST) {
+	if (mask & IDEV_PKT_M_FIRST) {
 		r->in_msg = true;
-		r->msg_kind = IFAB_PKT_M_WRITE;
+		r->msg_kind = IDEV_PKT_M_WRITE;
 		r->msg_off = 0;
 	}
 	r->nak_sent = false;
 	if (r->msg_off + len > r->wr_len ||
-	    ((mask & IFAB_PKT_M_LAST) && r->msg_off + len != r->wr_len)) {
-		resp_rc_error(d, IFAB_NAK_INV_REQ, psn,
+	    ((mask & IDEV_PKT_M_LAST) && r->msg_off + len != r->wr_len)) {
+		resp_rc_error(d, IDEV_NAK_INV_REQ, psn,
 			      IDEV_EQE_QP_ERR_REQUEST);
 		return;
 	}
 	if (len)
 		memcpy(r->wr_host + r->msg_off, pkt->payload, len);
 	r->msg_off += len;
-	r->epsn = ifab_psn_add(r->epsn, 1);
-	if (!(mask & IFAB_PKT_M_LAST)) {
-		if (pkt->flags & IFAB_PKT_F_ACKREQ)
+	r->epsn = idev_psn_add(r->epsn, 1);
+	if (!(mask & IDEV_PKT_M_LAST)) {
+		if (pkt->flags & IDEV_PKT_F_ACKREQ)
 			resp_ack(d, psn);
 		return;
 	}
@@ -275,13 +275,13 @@ static void resp_rc_write(struct idev_qp *d, struct ifab_pkt *pkt,
 	if (imm) {
 		if (r->wst) {
 			resp_fail_wqe(d, r->wst);
-			resp_rc_error(d, IFAB_NAK_REM_OP, psn, 0);
+			resp_rc_error(d, IDEV_NAK_REM_OP, psn, 0);
 			return;
 		}
 		idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, r->wr_len,
 			      d->dest_qpn, IONIC_CQE_RECV_OP_RDMA_IMM,
 			      pkt->imm_raw, pkt->smac, 0);
-		resp_complete(d, &cqe, pkt->flags & IFAB_PKT_F_SOL);
+		resp_complete(d, &cqe, pkt->flags & IDEV_PKT_F_SOL);
 	}
 	resp_ack(d, psn);
 }
@@ -292,10 +292,10 @@ static void resp_rc_write(struct idev_qp *d, struct ifab_pkt *pkt,
  * so they stay ahead of any later ACK (the fabric keeps order).  A
  * duplicate request (the requester lost responses) is executed again.
  */
-static void resp_rc_read(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
+static void resp_rc_read(struct idev_qp *d, struct idev_pkt *pkt, bool dup)
 {
-	uint8_t buf[IFAB_PKT_MAX_SIZE];
-	struct ifab_pkt rsp;
+	uint8_t buf[IDEV_PKT_MAX_SIZE];
+	struct idev_pkt rsp;
 	struct idev_resp *r = &d->resp;
 	uint32_t psn = pkt->psn, mtu = idev_qp_mtu(d);
 	uint64_t len = pkt->dmalen, off;
@@ -308,24 +308,24 @@ static void resp_rc_read(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 			  &host);
 	if (st) {
 		if (!dup)
-			resp_rc_error(d, IFAB_NAK_REM_ACC, psn,
+			resp_rc_error(d, IDEV_NAK_REM_ACC, psn,
 				      IDEV_EQE_QP_ERR_ACCESS);
 		return;
 	}
 	if (!dup) {
-		r->epsn = ifab_psn_add(r->epsn, n);
+		r->epsn = idev_psn_add(r->epsn, n);
 		r->msn++;
 		r->nak_sent = false;
 	}
 	for (i = 0; i < n; i++) {
-		op = n == 1	? IFAB_OP_RC_READ_RESP_ONLY :
-		     i == 0	? IFAB_OP_RC_READ_RESP_FIRST :
-		     i + 1 == n ? IFAB_OP_RC_READ_RESP_LAST :
-				  IFAB_OP_RC_READ_RESP_MIDDLE;
+		op = n == 1	? IDEV_OP_RC_READ_RESP_ONLY :
+		     i == 0	? IDEV_OP_RC_READ_RESP_FIRST :
+		     i + 1 == n ? IDEV_OP_RC_READ_RESP_LAST :
+				  IDEV_OP_RC_READ_RESP_MIDDLE;
 		off = (uint64_t)i * mtu;
 		chunk = len - off < mtu ? (uint32_t)(len - off) : mtu;
-		resp_pkt(d, &rsp, buf, op, ifab_psn_add(psn, i));
-		rsp.payload = ifab_pkt_payload_at(&rsp);
+		resp_pkt(d, &rsp, buf, op, idev_psn_add(psn, i));
+		rsp.payload = idev_pkt_payload_at(&rsp);
 		if (chunk)
 			memcpy(rsp.payload, host + off, chunk);
 		rsp.paylen = chunk;
@@ -336,15 +336,15 @@ static void resp_rc_read(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 static void resp_atomic_ack(struct idev_qp *d, uint32_t psn, uint64_t orig)
 {
 	uint8_t buf[RESP_SMALL];
-	struct ifab_pkt pkt;
+	struct idev_pkt pkt;
 
-	resp_pkt(d, &pkt, buf, IFAB_OP_RC_ATOMIC_ACK, psn);
+	resp_pkt(d, &pkt, buf, IDEV_OP_RC_ATOMIC_ACK, psn);
 	pkt.orig = orig;
 	resp_send(d, &pkt);
 }
 
 /* Atomics execute once: a duplicate gets the saved original value. */
-static void resp_rc_atomic(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
+static void resp_rc_atomic(struct idev_qp *d, struct idev_pkt *pkt, bool dup)
 {
 	struct idev_resp *r = &d->resp;
 	uint32_t psn = pkt->psn;
@@ -364,19 +364,19 @@ static void resp_rc_atomic(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 		return;
 	}
 	if (va % IDEV_ATOMIC_SIZE) {
-		resp_rc_error(d, IFAB_NAK_INV_REQ, psn,
+		resp_rc_error(d, IDEV_NAK_INV_REQ, psn,
 			      IDEV_EQE_QP_ERR_REQUEST);
 		return;
 	}
 	st = resp_resolve(d, pkt->rkey, va, IDEV_ATOMIC_SIZE,
 			  IBV_ACCESS_REMOTE_ATOMIC, &host);
 	if (st) {
-		resp_rc_error(d, IFAB_NAK_REM_ACC, psn, IDEV_EQE_QP_ERR_ACCESS);
+		resp_rc_error(d, IDEV_NAK_REM_ACC, psn, IDEV_EQE_QP_ERR_ACCESS);
 		return;
 	}
 	/* The application may use the same memory concurrently. */
 	p = (uint64_t *)host;
-	if (pkt->opcode == IFAB_OP_RC_CMP_SWAP) {
+	if (pkt->opcode == IDEV_OP_RC_CMP_SWAP) {
 		orig = pkt->compare;
 		__atomic_compare_exchange_n(p, &orig, pkt->swap_add, false,
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
@@ -387,40 +387,40 @@ static void resp_rc_atomic(struct idev_qp *d, struct ifab_pkt *pkt, bool dup)
 	a->valid = true;
 	a->psn = psn;
 	a->orig = orig;
-	r->epsn = ifab_psn_add(r->epsn, 1);
+	r->epsn = idev_psn_add(r->epsn, 1);
 	r->msn++;
 	r->nak_sent = false;
 	resp_atomic_ack(d, psn, orig);
 }
 
-static void resp_rc(struct idev_qp *d, struct ifab_pkt *pkt)
+static void resp_rc(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	struct idev_resp *r = &d->resp;
-	uint32_t mask = ifab_pkt_opmask(pkt->opcode);
+	uint32_t mask = idev_pkt_opmask(pkt->opcode);
 	uint32_t psn = pkt->psn;
 	int32_t diff;
 
 	/* An RC QP talks to its one peer only: the path's GID (RoCEv2 names
 	 * no source QP for RC). */
-	if (!idev_qp_from_peer(d, pkt) || !(mask & IFAB_PKT_M_RC)) {
+	if (!idev_qp_from_peer(d, pkt) || !(mask & IDEV_PKT_M_RC)) {
 		d->cnt.drops++;
 		return;
 	}
-	diff = ifab_psn_diff(psn, r->epsn);
+	diff = idev_psn_diff(psn, r->epsn);
 	if (diff < 0) {
 		/* Duplicate: READs are answered again, atomics replayed,
 		 * everything else re-ACKed (our ACK was lost or late). */
-		if (mask & IFAB_PKT_M_READ)
+		if (mask & IDEV_PKT_M_READ)
 			resp_rc_read(d, pkt, true);
-		else if (mask & IFAB_PKT_M_ATOMIC)
+		else if (mask & IDEV_PKT_M_ATOMIC)
 			resp_rc_atomic(d, pkt, true);
 		else
-			resp_ack(d, ifab_psn_add(r->epsn, IFAB_PSN_MASK));
+			resp_ack(d, idev_psn_add(r->epsn, IDEV_PSN_MASK));
 		return;
 	}
 	if (diff > 0) {
 		if (!r->nak_sent) {
-			resp_nak(d, IFAB_NAK_SEQ, r->epsn);
+			resp_nak(d, IDEV_NAK_SEQ, r->epsn);
 			r->nak_sent = true;
 		}
 		d->cnt.drops++;
@@ -429,22 +429,22 @@ static void resp_rc(struct idev_qp *d, struct ifab_pkt *pkt)
 
 	/* Opcode sequence: FIRST/ONLY start a message, MIDDLE/LAST continue
 	 * the same kind of message. */
-	if ((mask & IFAB_PKT_M_FIRST) ? r->in_msg :
+	if ((mask & IDEV_PKT_M_FIRST) ? r->in_msg :
 					(!r->in_msg || !(mask & r->msg_kind))) {
-		resp_rc_error(d, IFAB_NAK_INV_REQ, psn,
+		resp_rc_error(d, IDEV_NAK_INV_REQ, psn,
 			      IDEV_EQE_QP_ERR_REQUEST);
 		return;
 	}
-	if (mask & IFAB_PKT_M_SEND)
+	if (mask & IDEV_PKT_M_SEND)
 		resp_rc_send(d, pkt, mask);
-	else if (mask & IFAB_PKT_M_WRITE)
+	else if (mask & IDEV_PKT_M_WRITE)
 		resp_rc_write(d, pkt, mask);
-	else if (mask & IFAB_PKT_M_READ)
+	else if (mask & IDEV_PKT_M_READ)
 		resp_rc_read(d, pkt, false);
-	else if (mask & IFAB_PKT_M_ATOMIC)
+	else if (mask & IDEV_PKT_M_ATOMIC)
 		resp_rc_atomic(d, pkt, false);
 	else
-		resp_rc_error(d, IFAB_NAK_INV_REQ, psn,
+		resp_rc_error(d, IDEV_NAK_INV_REQ, psn,
 			      IDEV_EQE_QP_ERR_REQUEST);
 }
 
@@ -458,7 +458,7 @@ static void resp_rc(struct idev_qp *d, struct ifab_pkt *pkt)
  * read sgid/dgid with ibv_init_ah_from_wc).
  */
 static void resp_build_grh(uint8_t grh[IDEV_GRH_SIZE],
-			   const struct ifab_pkt *pkt)
+			   const struct idev_pkt *pkt)
 {
 	const uint8_t *ip =
 		pkt->buf + IFAB_ETH_HLEN + (pkt->vlan ? IFAB_VLAN_HLEN : 0);
@@ -470,17 +470,17 @@ static void resp_build_grh(uint8_t grh[IDEV_GRH_SIZE],
 		memcpy(grh, ip, IFAB_IPV6_HLEN);
 }
 
-static void resp_ud(struct idev_qp *d, struct ifab_pkt *pkt)
+static void resp_ud(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	struct idev_resp *r = &d->resp;
-	uint32_t mask = ifab_pkt_opmask(pkt->opcode);
+	uint32_t mask = idev_pkt_opmask(pkt->opcode);
 	uint32_t len = pkt->paylen;
-	bool imm = mask & IFAB_PKT_M_IMM;
+	bool imm = mask & IDEV_PKT_M_IMM;
 	uint8_t grh[IDEV_GRH_SIZE];
 	struct ionic_cqe cqe;
 	enum ionic_status st;
 
-	if (!(mask & IFAB_PKT_M_UD) || pkt->qkey != d->qkey ||
+	if (!(mask & IDEV_PKT_M_UD) || pkt->qkey != d->qkey ||
 	    !resp_take_wqe(d)) {
 		d->cnt.drops++;
 		return;
@@ -508,10 +508,10 @@ static void resp_ud(struct idev_qp *d, struct ifab_pkt *pkt)
 		      imm ? IONIC_CQE_RECV_OP_SEND_IMM : IONIC_CQE_RECV_OP_SEND,
 		      imm ? pkt->imm_raw : 0, pkt->smac,
 		      (uint16_t)((pkt->pcp & 7) << 13));
-	resp_complete(d, &cqe, pkt->flags & IFAB_PKT_F_SOL);
+	resp_complete(d, &cqe, pkt->flags & IDEV_PKT_F_SOL);
 }
 
-void idev_resp_rx(struct idev_qp *d, struct ifab_pkt *pkt)
+void idev_resp_rx(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	if (!idev_qp_can_recv(d)) {
 		d->cnt.drops++;

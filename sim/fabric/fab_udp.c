@@ -38,7 +38,7 @@
 
 #include "../common/profile.h"
 #include "fabric.h"
-#include "pkt.h"
+#include "frame.h"
 #include "udp_wire.h"
 
 #define UDP_SNDBUF (1 << 20)

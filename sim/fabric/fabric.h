@@ -8,9 +8,9 @@
  * the NIC's id on this host (processes of one launcher share it), and
  * binding is also how those processes agree on QP numbers: a second bind
  * of the same address fails with EADDRINUSE.  Packets are RoCEv2 frames
- * (pkt.h) sent to (destination GID, destination QP): the transport turns
- * the GID into its own kind of address (a node's socket name, an IPv4
- * address and UDP port 4791).
+ * (frame.h; dev/pkt.h builds them) sent to (destination GID, destination
+ * QP): the transport turns the GID into its own kind of address (a node's
+ * socket name, an IPv4 address and UDP port 4791).
  *
  * The fabric core (fabric.c) keeps what every transport needs: the order
  * of packets per endpoint, the backlog of packets the transport could not

@@ -7,7 +7,7 @@
 #define IFAB_FABRIC_PRIV_H
 
 #include "fabric.h"
-#include "pkt.h"
+#include "frame.h"
 
 /* A frame kept by the fabric: in the backlog, or held by a fault. */
 struct ifab_pend {
@@ -18,9 +18,6 @@ struct ifab_pend {
 	size_t len;
 	uint8_t data[];
 };
-
-/* Largest frame the fault injector copies (a larger one passes as is). */
-#define IFAB_FRAME_MAX (IFAB_PKT_MAX_SIZE + 64)
 
 struct ifab_pend *ifab_pend_new(const uint8_t gid[16], uint32_t qpn,
 				const void *buf, size_t len);

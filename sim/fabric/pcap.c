@@ -21,7 +21,7 @@
 
 #include "fabric.h"
 #include "pcap.h"
-#include "pkt.h"
+#include "frame.h"
 
 #define PCAP_MAGIC_NS 0xa1b23c4du /* nanosecond timestamps */
 #define PCAP_LINKTYPE_ETHERNET 1

@@ -48,7 +48,7 @@
 
 #include "../common/profile.h"
 #include "fabric.h"
-#include "pkt.h"
+#include "frame.h"
 #include "udp_wire.h"
 
 #define RELAY_HDR (IFAB_ETH_HLEN + IFAB_IPV4_HLEN + IFAB_UDP_HLEN)

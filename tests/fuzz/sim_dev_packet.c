@@ -14,7 +14,7 @@
  *   - a UD QP (qpn 3) in RTS with receives posted;
  *   - MR A (remote write, read, atomic), the receive buffers' MR and MR
  *     B, local only and used by no work request; a type-2 window, unbound.
- * Each packet is a RoCEv2 frame (sim/fabric/pkt.h) that the harness
+ * Each packet is a RoCEv2 frame (sim/dev/pkt.h) that the harness
  * builds from fields the input chooses, with correct lengths, IPv4
  * checksum and ICRC so that it gets past the parser (possibly with one
  * byte changed and the checksums fixed, or cut short), or, one time in
@@ -30,25 +30,25 @@
  */
 #include "sim_dev_packet.h"
 #include "fabric/fabric.h"
-#include "fabric/pkt.h"
+#include "dev/pkt.h"
 
 /* ---- packets ------------------------------------------------------------- */
 
 /* Every valid opcode, for an opcode byte that names none. */
 static const uint8_t fz_opcodes[] = {
-	IFAB_OP_RC_SEND_FIRST,	     IFAB_OP_RC_SEND_MIDDLE,
-	IFAB_OP_RC_SEND_LAST,	     IFAB_OP_RC_SEND_LAST_IMM,
-	IFAB_OP_RC_SEND_ONLY,	     IFAB_OP_RC_SEND_ONLY_IMM,
-	IFAB_OP_RC_WRITE_FIRST,	     IFAB_OP_RC_WRITE_MIDDLE,
-	IFAB_OP_RC_WRITE_LAST,	     IFAB_OP_RC_WRITE_LAST_IMM,
-	IFAB_OP_RC_WRITE_ONLY,	     IFAB_OP_RC_WRITE_ONLY_IMM,
-	IFAB_OP_RC_READ_REQ,	     IFAB_OP_RC_READ_RESP_FIRST,
-	IFAB_OP_RC_READ_RESP_MIDDLE, IFAB_OP_RC_READ_RESP_LAST,
-	IFAB_OP_RC_READ_RESP_ONLY,   IFAB_OP_RC_ACK,
-	IFAB_OP_RC_ATOMIC_ACK,	     IFAB_OP_RC_CMP_SWAP,
-	IFAB_OP_RC_FETCH_ADD,	     IFAB_OP_RC_SEND_LAST_INV,
-	IFAB_OP_RC_SEND_ONLY_INV,    IFAB_OP_UD_SEND_ONLY,
-	IFAB_OP_UD_SEND_ONLY_IMM,
+	IDEV_OP_RC_SEND_FIRST,	     IDEV_OP_RC_SEND_MIDDLE,
+	IDEV_OP_RC_SEND_LAST,	     IDEV_OP_RC_SEND_LAST_IMM,
+	IDEV_OP_RC_SEND_ONLY,	     IDEV_OP_RC_SEND_ONLY_IMM,
+	IDEV_OP_RC_WRITE_FIRST,	     IDEV_OP_RC_WRITE_MIDDLE,
+	IDEV_OP_RC_WRITE_LAST,	     IDEV_OP_RC_WRITE_LAST_IMM,
+	IDEV_OP_RC_WRITE_ONLY,	     IDEV_OP_RC_WRITE_ONLY_IMM,
+	IDEV_OP_RC_READ_REQ,	     IDEV_OP_RC_READ_RESP_FIRST,
+	IDEV_OP_RC_READ_RESP_MIDDLE, IDEV_OP_RC_READ_RESP_LAST,
+	IDEV_OP_RC_READ_RESP_ONLY,   IDEV_OP_RC_ACK,
+	IDEV_OP_RC_ATOMIC_ACK,	     IDEV_OP_RC_CMP_SWAP,
+	IDEV_OP_RC_FETCH_ADD,	     IDEV_OP_RC_SEND_LAST_INV,
+	IDEV_OP_RC_SEND_ONLY_INV,    IDEV_OP_UD_SEND_ONLY,
+	IDEV_OP_UD_SEND_ONLY_IMM,
 };
 
 #define FZ_NKEYS 6
@@ -91,32 +91,32 @@ static void fz_addr(const struct fz_host *h, struct fuzz_in *in, bool wide,
 
 /* The extension headers of the opcode, from the input, in IBTA order. */
 static void fz_ext(const struct fz_host *h, struct fuzz_in *in, bool wide,
-		   struct ifab_pkt *p)
+		   struct idev_pkt *p)
 {
-	uint32_t mask = ifab_pkt_opmask(p->opcode), key;
+	uint32_t mask = idev_pkt_opmask(p->opcode), key;
 	uint64_t base;
 
-	if (mask & IFAB_PKT_M_UD) {
+	if (mask & IDEV_PKT_M_UD) {
 		p->qkey = wide ? fuzz_u32(in) : 0x1111u ^ fuzz_u8(in);
-		p->src_qpn = wide ? fuzz_u32(in) & IFAB_PSN_MASK : fuzz_u8(in);
+		p->src_qpn = wide ? fuzz_u32(in) & IDEV_PSN_MASK : fuzz_u8(in);
 	}
-	if (mask & (IFAB_PKT_M_RETH | IFAB_PKT_M_ATOMIC_ETH))
+	if (mask & (IDEV_PKT_M_RETH | IDEV_PKT_M_ATOMIC_ETH))
 		fz_addr(h, in, wide, &p->va, &p->rkey);
-	if (mask & IFAB_PKT_M_RETH)
+	if (mask & IDEV_PKT_M_RETH)
 		p->dmalen = wide ? fuzz_u32(in) : fuzz_u16(in);
-	if (mask & IFAB_PKT_M_ATOMIC_ETH) {
+	if (mask & IDEV_PKT_M_ATOMIC_ETH) {
 		p->swap_add = fz_u64(in);
 		p->compare = fz_u64(in);
 	}
-	if (mask & IFAB_PKT_M_AETH) {
+	if (mask & IDEV_PKT_M_AETH) {
 		p->syndrome = fuzz_u8(in);
-		p->msn = (wide ? fuzz_u32(in) : fuzz_u8(in)) & IFAB_PSN_MASK;
+		p->msn = (wide ? fuzz_u32(in) : fuzz_u8(in)) & IDEV_PSN_MASK;
 	}
-	if (mask & IFAB_PKT_M_ATOMIC_ACK)
+	if (mask & IDEV_PKT_M_ATOMIC_ACK)
 		p->orig = fz_u64(in);
-	if (mask & IFAB_PKT_M_IMM)
+	if (mask & IDEV_PKT_M_IMM)
 		p->imm_raw = fuzz_u32(in);
-	if (mask & IFAB_PKT_M_INV) {
+	if (mask & IDEV_PKT_M_INV) {
 		fz_target(h, fuzz_u8(in), &key, &base);
 		p->inv_rkey = wide ? fuzz_u32(in) : key;
 	}
@@ -143,11 +143,11 @@ static void fz_reseal(uint8_t *b, size_t len)
 		b[l3 + 11] = (uint8_t)csum;
 	}
 	iplen = b[l3] >> 4 == 4 ? IFAB_IPV4_HLEN : IFAB_IPV6_HLEN;
-	if (len < l3 + iplen + IFAB_UDP_HLEN + IFAB_BTH_LEN + IFAB_ICRC_LEN)
+	if (len < l3 + iplen + IFAB_UDP_HLEN + IFAB_BTH_LEN + IDEV_ICRC_LEN)
 		return;
-	icrc = ifab_icrc(b, l3, len - IFAB_ICRC_LEN);
+	icrc = idev_icrc(b, l3, len - IDEV_ICRC_LEN);
 	for (unsigned int i = 0; i < 4; i++)
-		b[len - IFAB_ICRC_LEN + i] = (uint8_t)(icrc >> 8 * i);
+		b[len - IDEV_ICRC_LEN + i] = (uint8_t)(icrc >> 8 * i);
 }
 
 /*
@@ -163,42 +163,42 @@ static size_t fz_frame(const struct fz_host *h, struct fuzz_in *in, uint8_t sel,
 	unsigned int gid = sel & 0x20 ? 0 : 1;
 	uint8_t op = fuzz_u8(in), flags = fuzz_u8(in);
 	uint32_t src = FZ_PEER_NODE, mask, psn;
-	struct ifab_pkt p;
+	struct idev_pkt p;
 
-	if (!ifab_pkt_opinfo[op].name)
+	if (!idev_pkt_opinfo[op].name)
 		op = fz_opcodes[op % (sizeof(fz_opcodes) / sizeof(*fz_opcodes))];
-	mask = ifab_pkt_opmask(op);
-	*qpn = (mask & IFAB_PKT_M_UD) ? FZ_UD_QPN : FZ_RC_QPN;
+	mask = idev_pkt_opmask(op);
+	*qpn = (mask & IDEV_PKT_M_UD) ? FZ_UD_QPN : FZ_RC_QPN;
 	if (sel & 8)
 		*qpn = *qpn == FZ_RC_QPN ? FZ_UD_QPN : FZ_RC_QPN;
-	psn = *qpn == FZ_UD_QPN ? 0 : mask & IFAB_PKT_M_REQ ? 200 : 100;
+	psn = *qpn == FZ_UD_QPN ? 0 : mask & IDEV_PKT_M_REQ ? 200 : 100;
 	psn = wide ? fuzz_u32(in) : psn + (uint32_t)(int8_t)fuzz_u8(in);
 	if (sel & 4)
 		src = fuzz_u8(in); /* someone else, or no node at all */
 
-	ifab_pkt_init(&p, buf, op);
+	idev_pkt_init(&p, buf, op);
 	isim_node_mac(FZ_NODE, p.dmac);
 	isim_node_mac(src ? src : FZ_PEER_NODE, p.smac);
 	isim_node_gid(FZ_NODE, gid, p.dgid);
 	isim_node_gid(src ? src : FZ_PEER_NODE, gid, p.sgid);
 	if (!src)
 		p.sgid[15] ^= 0x5a; /* a GID of no node */
-	p.flags = flags & (IFAB_PKT_F_SOL | IFAB_PKT_F_ACKREQ);
+	p.flags = flags & (IDEV_PKT_F_SOL | IDEV_PKT_F_ACKREQ);
 	p.pcp = flags >> 5;
 	p.sport = 0xc000 | FZ_PEER_QPN;
 	p.dqpn = *qpn;
-	p.psn = psn & IFAB_PSN_MASK;
+	p.psn = psn & IDEV_PSN_MASK;
 	fz_ext(h, in, wide, &p);
-	if (mask & IFAB_PKT_M_PAYLOAD) {
+	if (mask & IDEV_PKT_M_PAYLOAD) {
 		uint8_t fill;
 
-		p.paylen = fuzz_u16(in) % (IFAB_PKT_MAX_PAYLOAD + 1);
+		p.paylen = fuzz_u16(in) % (IDEV_PKT_MAX_PAYLOAD + 1);
 		fill = fuzz_u8(in);
-		p.payload = ifab_pkt_payload_at(&p);
+		p.payload = idev_pkt_payload_at(&p);
 		for (uint32_t i = 0; i < p.paylen; i++)
 			p.payload[i] = (uint8_t)(fill + i);
 	}
-	if (ifab_pkt_build(&p))
+	if (idev_pkt_build(&p))
 		return 0;
 	if (sel & 0x40) {
 		size_t at = fuzz_u16(in) % p.len;
@@ -233,7 +233,7 @@ static size_t fz_frame(const struct fz_host *h, struct fuzz_in *in, uint8_t sel,
  */
 static void fz_packet(struct fz_host *h, struct fuzz_in *in)
 {
-	static uint8_t buf[IFAB_PKT_MAX_SIZE + 64];
+	static uint8_t buf[IDEV_PKT_MAX_SIZE + 64];
 	uint8_t sel = fuzz_u8(in);
 	uint32_t qpn = sel & 8 ? FZ_UD_QPN : FZ_RC_QPN;
 	size_t len;

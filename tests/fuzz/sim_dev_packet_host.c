@@ -10,7 +10,7 @@
 
 #include "sim_dev_packet.h"
 #include "fabric/fabric.h"
-#include "fabric/pkt.h"
+#include "dev/pkt.h"
 
 /* ---- a transport that never delivers ------------------------------------- */
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../common/profile.h"
-#include "../../fabric/pkt.h"
+#include "../../dev/pkt.h"
 #include "wire.h"
 
 void ik_cm_mad_encode(const struct ik_cm_msg *m, struct ik_cm_mad *mad)
@@ -126,14 +126,14 @@ enum ifab_result ik_cm_wire_send(struct ifab_ep *ep, const uint8_t sgid[16],
 				 const uint8_t dgid[16], uint32_t dqpn,
 				 const struct ik_cm_msg *m)
 {
-	uint8_t buf[IFAB_PKT_MAX_HDR + sizeof(struct ik_cm_mad) + 3 +
-		    IFAB_ICRC_LEN];
+	uint8_t buf[IDEV_PKT_MAX_HDR + sizeof(struct ik_cm_mad) + 3 +
+		    IDEV_ICRC_LEN];
 	uint32_t node = isim_gid_to_node(dgid);
-	struct ifab_pkt pkt;
+	struct idev_pkt pkt;
 
 	/* a UD SEND from the CM agent's QP to the peer's GSI endpoint, as
-	 * a RoCEv2 frame like every other (sim/fabric/pkt.h) */
-	ifab_pkt_init(&pkt, buf, IFAB_OP_UD_SEND_ONLY);
+	 * a RoCEv2 frame like every other (sim/dev/pkt.h) */
+	idev_pkt_init(&pkt, buf, IDEV_OP_UD_SEND_ONLY);
 	isim_node_mac(ep->node, pkt.smac);
 	if (node)
 		isim_node_mac(node, pkt.dmac);
@@ -143,22 +143,22 @@ enum ifab_result ik_cm_wire_send(struct ifab_ep *ep, const uint8_t sgid[16],
 	memcpy(pkt.dgid, dgid, 16);
 	pkt.hop_limit = 64;
 	pkt.sport = ep->sport;
-	pkt.dqpn = dqpn & IFAB_PSN_MASK;
+	pkt.dqpn = dqpn & IDEV_PSN_MASK;
 	pkt.qkey = IK_CM_GSI_QKEY;
 	pkt.src_qpn = ep->qpn;
-	pkt.payload = ifab_pkt_payload_at(&pkt);
+	pkt.payload = idev_pkt_payload_at(&pkt);
 	ik_cm_mad_encode(m, (struct ik_cm_mad *)pkt.payload);
 	pkt.paylen = sizeof(struct ik_cm_mad);
-	if (ifab_pkt_build(&pkt))
+	if (idev_pkt_build(&pkt))
 		return IFAB_LOST;
 	return ifab_send(ep, dgid, pkt.dqpn, buf, pkt.len);
 }
 
 int ik_cm_wire_recv(struct ifab_ep *ep, struct ik_cm_msg *m)
 {
-	uint8_t buf[IFAB_PKT_MAX_HDR + sizeof(struct ik_cm_mad) + 3 +
-		    IFAB_ICRC_LEN + 16];
-	struct ifab_pkt pkt;
+	uint8_t buf[IDEV_PKT_MAX_HDR + sizeof(struct ik_cm_mad) + 3 +
+		    IDEV_ICRC_LEN + 16];
+	struct idev_pkt pkt;
 	ssize_t n = ifab_recv(ep, buf, sizeof(buf));
 
 	if (n <= 0)
@@ -166,8 +166,8 @@ int ik_cm_wire_recv(struct ifab_ep *ep, struct ik_cm_msg *m)
 	if ((size_t)n > sizeof(buf))
 		return -EAGAIN; /* truncated: not ours */
 	/* the parser checks every length, the checksum and the ICRC */
-	if (ifab_pkt_parse(&pkt, buf, (size_t)n) ||
-	    pkt.opcode != IFAB_OP_UD_SEND_ONLY || pkt.qkey != IK_CM_GSI_QKEY)
+	if (idev_pkt_parse(&pkt, buf, (size_t)n) ||
+	    pkt.opcode != IDEV_OP_UD_SEND_ONLY || pkt.qkey != IK_CM_GSI_QKEY)
 		return -EAGAIN;
 	if (ik_cm_mad_decode(pkt.payload, pkt.paylen, m))
 		return -EAGAIN;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim fabric packets: the RoCEv2 frame builder and parser, the
+ * ionic-sim device: the RoCEv2 frame builder and parser, the
  * opcode table and the invariant CRC.  The format is described in pkt.h.
  */
 #include <errno.h>
@@ -9,61 +9,61 @@
 
 #include "pkt.h"
 
-#define RC_REQ (IFAB_PKT_M_RC | IFAB_PKT_M_REQ)
-#define RC_RESP (IFAB_PKT_M_RC | IFAB_PKT_M_RESP)
-#define SEND (IFAB_PKT_M_SEND | IFAB_PKT_M_PAYLOAD)
-#define WRITE (IFAB_PKT_M_WRITE | IFAB_PKT_M_PAYLOAD)
-#define RDRESP (RC_RESP | IFAB_PKT_M_READ | IFAB_PKT_M_PAYLOAD)
-#define M(x) IFAB_PKT_M_##x
+#define RC_REQ (IDEV_PKT_M_RC | IDEV_PKT_M_REQ)
+#define RC_RESP (IDEV_PKT_M_RC | IDEV_PKT_M_RESP)
+#define SEND (IDEV_PKT_M_SEND | IDEV_PKT_M_PAYLOAD)
+#define WRITE (IDEV_PKT_M_WRITE | IDEV_PKT_M_PAYLOAD)
+#define RDRESP (RC_RESP | IDEV_PKT_M_READ | IDEV_PKT_M_PAYLOAD)
+#define M(x) IDEV_PKT_M_##x
 
-const struct ifab_pkt_opinfo ifab_pkt_opinfo[256] = {
-	[IFAB_OP_RC_SEND_FIRST] = { "RC_SEND_FIRST", RC_REQ | SEND | M(FIRST) },
-	[IFAB_OP_RC_SEND_MIDDLE] = { "RC_SEND_MIDDLE",
+const struct idev_pkt_opinfo idev_pkt_opinfo[256] = {
+	[IDEV_OP_RC_SEND_FIRST] = { "RC_SEND_FIRST", RC_REQ | SEND | M(FIRST) },
+	[IDEV_OP_RC_SEND_MIDDLE] = { "RC_SEND_MIDDLE",
 				     RC_REQ | SEND | M(MIDDLE) },
-	[IFAB_OP_RC_SEND_LAST] = { "RC_SEND_LAST", RC_REQ | SEND | M(LAST) },
-	[IFAB_OP_RC_SEND_LAST_IMM] = { "RC_SEND_LAST_IMM",
+	[IDEV_OP_RC_SEND_LAST] = { "RC_SEND_LAST", RC_REQ | SEND | M(LAST) },
+	[IDEV_OP_RC_SEND_LAST_IMM] = { "RC_SEND_LAST_IMM",
 				       RC_REQ | SEND | M(LAST) | M(IMM) },
-	[IFAB_OP_RC_SEND_ONLY] = { "RC_SEND_ONLY", RC_REQ | SEND | M(ONLY) },
-	[IFAB_OP_RC_SEND_ONLY_IMM] = { "RC_SEND_ONLY_IMM",
+	[IDEV_OP_RC_SEND_ONLY] = { "RC_SEND_ONLY", RC_REQ | SEND | M(ONLY) },
+	[IDEV_OP_RC_SEND_ONLY_IMM] = { "RC_SEND_ONLY_IMM",
 				       RC_REQ | SEND | M(ONLY) | M(IMM) },
-	[IFAB_OP_RC_WRITE_FIRST] = { "RC_WRITE_FIRST",
+	[IDEV_OP_RC_WRITE_FIRST] = { "RC_WRITE_FIRST",
 				     RC_REQ | WRITE | M(FIRST) | M(RETH) },
-	[IFAB_OP_RC_WRITE_MIDDLE] = { "RC_WRITE_MIDDLE",
+	[IDEV_OP_RC_WRITE_MIDDLE] = { "RC_WRITE_MIDDLE",
 				      RC_REQ | WRITE | M(MIDDLE) },
-	[IFAB_OP_RC_WRITE_LAST] = { "RC_WRITE_LAST", RC_REQ | WRITE | M(LAST) },
-	[IFAB_OP_RC_WRITE_LAST_IMM] = { "RC_WRITE_LAST_IMM",
+	[IDEV_OP_RC_WRITE_LAST] = { "RC_WRITE_LAST", RC_REQ | WRITE | M(LAST) },
+	[IDEV_OP_RC_WRITE_LAST_IMM] = { "RC_WRITE_LAST_IMM",
 					RC_REQ | WRITE | M(LAST) | M(IMM) },
-	[IFAB_OP_RC_WRITE_ONLY] = { "RC_WRITE_ONLY",
+	[IDEV_OP_RC_WRITE_ONLY] = { "RC_WRITE_ONLY",
 				    RC_REQ | WRITE | M(ONLY) | M(RETH) },
-	[IFAB_OP_RC_WRITE_ONLY_IMM] = { "RC_WRITE_ONLY_IMM",
+	[IDEV_OP_RC_WRITE_ONLY_IMM] = { "RC_WRITE_ONLY_IMM",
 					RC_REQ | WRITE | M(ONLY) | M(IMM) |
 						M(RETH) },
-	[IFAB_OP_RC_READ_REQ] = { "RC_READ_REQ",
+	[IDEV_OP_RC_READ_REQ] = { "RC_READ_REQ",
 				  RC_REQ | M(READ) | M(ONLY) | M(RETH) },
-	[IFAB_OP_RC_READ_RESP_FIRST] = { "RC_READ_RESP_FIRST",
+	[IDEV_OP_RC_READ_RESP_FIRST] = { "RC_READ_RESP_FIRST",
 					 RDRESP | M(FIRST) | M(AETH) },
-	[IFAB_OP_RC_READ_RESP_MIDDLE] = { "RC_READ_RESP_MIDDLE",
+	[IDEV_OP_RC_READ_RESP_MIDDLE] = { "RC_READ_RESP_MIDDLE",
 					  RDRESP | M(MIDDLE) },
-	[IFAB_OP_RC_READ_RESP_LAST] = { "RC_READ_RESP_LAST",
+	[IDEV_OP_RC_READ_RESP_LAST] = { "RC_READ_RESP_LAST",
 					RDRESP | M(LAST) | M(AETH) },
-	[IFAB_OP_RC_READ_RESP_ONLY] = { "RC_READ_RESP_ONLY",
+	[IDEV_OP_RC_READ_RESP_ONLY] = { "RC_READ_RESP_ONLY",
 					RDRESP | M(ONLY) | M(AETH) },
-	[IFAB_OP_RC_ACK] = { "RC_ACK", RC_RESP | M(ACK) | M(AETH) },
-	[IFAB_OP_RC_ATOMIC_ACK] = { "RC_ATOMIC_ACK",
+	[IDEV_OP_RC_ACK] = { "RC_ACK", RC_RESP | M(ACK) | M(AETH) },
+	[IDEV_OP_RC_ATOMIC_ACK] = { "RC_ATOMIC_ACK",
 				    RC_RESP | M(ACK) | M(ATOMIC) | M(AETH) |
 					    M(ATOMIC_ACK) },
-	[IFAB_OP_RC_CMP_SWAP] = { "RC_CMP_SWAP", RC_REQ | M(ATOMIC) | M(ONLY) |
+	[IDEV_OP_RC_CMP_SWAP] = { "RC_CMP_SWAP", RC_REQ | M(ATOMIC) | M(ONLY) |
 							 M(ATOMIC_ETH) },
-	[IFAB_OP_RC_FETCH_ADD] = { "RC_FETCH_ADD", RC_REQ | M(ATOMIC) |
+	[IDEV_OP_RC_FETCH_ADD] = { "RC_FETCH_ADD", RC_REQ | M(ATOMIC) |
 							   M(ONLY) |
 							   M(ATOMIC_ETH) },
-	[IFAB_OP_RC_SEND_LAST_INV] = { "RC_SEND_LAST_INV",
+	[IDEV_OP_RC_SEND_LAST_INV] = { "RC_SEND_LAST_INV",
 				       RC_REQ | SEND | M(LAST) | M(INV) },
-	[IFAB_OP_RC_SEND_ONLY_INV] = { "RC_SEND_ONLY_INV",
+	[IDEV_OP_RC_SEND_ONLY_INV] = { "RC_SEND_ONLY_INV",
 				       RC_REQ | SEND | M(ONLY) | M(INV) },
-	[IFAB_OP_UD_SEND_ONLY] = { "UD_SEND_ONLY",
+	[IDEV_OP_UD_SEND_ONLY] = { "UD_SEND_ONLY",
 				   M(UD) | M(REQ) | SEND | M(ONLY) },
-	[IFAB_OP_UD_SEND_ONLY_IMM] = { "UD_SEND_ONLY_IMM",
+	[IDEV_OP_UD_SEND_ONLY_IMM] = { "UD_SEND_ONLY_IMM",
 				       M(UD) | M(REQ) | SEND | M(ONLY) |
 					       M(IMM) },
 };
@@ -115,18 +115,7 @@ static uint64_t get64(const uint8_t *p)
 	return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
 
-/* ---- checksums ----------------------------------------------------------- */
-
-uint16_t ifab_ip_csum(const uint8_t *hdr, size_t len)
-{
-	uint32_t sum = 0;
-
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += get16(hdr + i);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
+/* ---- the invariant CRC -------------------------------------------------- */
 
 /* CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), eight bytes at a
  * time ("slicing by 8": table k advances a byte k positions further). */
@@ -174,7 +163,7 @@ static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
  * class, flow label, hop limit; UDP checksum; the BTH reserved byte that
  * holds FECN/BECN), then the rest of the packet.
  */
-uint32_t ifab_icrc(const uint8_t *frame, size_t l3, size_t len)
+uint32_t idev_icrc(const uint8_t *frame, size_t l3, size_t len)
 {
 	static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff,
 					 0xff, 0xff, 0xff, 0xff };
@@ -208,31 +197,31 @@ uint32_t ifab_icrc(const uint8_t *frame, size_t l3, size_t len)
 
 static size_t ext_len(uint32_t mask)
 {
-	return (mask & M(UD) ? IFAB_DETH_LEN : 0) +
-	       (mask & M(RETH) ? IFAB_RETH_LEN : 0) +
-	       (mask & M(ATOMIC_ETH) ? IFAB_ATOMIC_ETH_LEN : 0) +
-	       (mask & M(AETH) ? IFAB_AETH_LEN : 0) +
-	       (mask & M(ATOMIC_ACK) ? IFAB_ATOMIC_ACK_LEN : 0) +
-	       (mask & M(IMM) ? IFAB_IMMDT_LEN : 0) +
-	       (mask & M(INV) ? IFAB_IETH_LEN : 0);
+	return (mask & M(UD) ? IDEV_DETH_LEN : 0) +
+	       (mask & M(RETH) ? IDEV_RETH_LEN : 0) +
+	       (mask & M(ATOMIC_ETH) ? IDEV_ATOMIC_ETH_LEN : 0) +
+	       (mask & M(AETH) ? IDEV_AETH_LEN : 0) +
+	       (mask & M(ATOMIC_ACK) ? IDEV_ATOMIC_ACK_LEN : 0) +
+	       (mask & M(IMM) ? IDEV_IMMDT_LEN : 0) +
+	       (mask & M(INV) ? IDEV_IETH_LEN : 0);
 }
 
-static bool pkt_v4(const struct ifab_pkt *p)
+static bool pkt_v4(const struct idev_pkt *p)
 {
 	return ifab_gid_is_v4(p->sgid) && ifab_gid_is_v4(p->dgid);
 }
 
-static size_t l3_off(const struct ifab_pkt *p)
+static size_t l3_off(const struct idev_pkt *p)
 {
 	return IFAB_ETH_HLEN + (p->pcp ? IFAB_VLAN_HLEN : 0);
 }
 
-static size_t l4_off(const struct ifab_pkt *p)
+static size_t l4_off(const struct idev_pkt *p)
 {
 	return l3_off(p) + (pkt_v4(p) ? IFAB_IPV4_HLEN : IFAB_IPV6_HLEN);
 }
 
-void ifab_pkt_init(struct ifab_pkt *p, uint8_t *buf, uint8_t op)
+void idev_pkt_init(struct idev_pkt *p, uint8_t *buf, uint8_t op)
 {
 	memset(p, 0, sizeof(*p));
 	p->buf = buf;
@@ -241,75 +230,75 @@ void ifab_pkt_init(struct ifab_pkt *p, uint8_t *buf, uint8_t op)
 	p->hop_limit = 64;
 }
 
-uint8_t *ifab_pkt_payload_at(const struct ifab_pkt *p)
+uint8_t *idev_pkt_payload_at(const struct idev_pkt *p)
 {
 	return p->buf + l4_off(p) + IFAB_UDP_HLEN + IFAB_BTH_LEN +
-	       ext_len(ifab_pkt_opmask(p->opcode));
+	       ext_len(idev_pkt_opmask(p->opcode));
 }
 
 /* The extension headers, in IBTA order; returns the byte after them. */
-static uint8_t *build_ext(const struct ifab_pkt *p, uint8_t *q, uint32_t mask)
+static uint8_t *build_ext(const struct idev_pkt *p, uint8_t *q, uint32_t mask)
 {
 	if (mask & M(UD)) {
 		put32(q, p->qkey);
 		q[4] = 0;
 		put24(q + 5, p->src_qpn);
-		q += IFAB_DETH_LEN;
+		q += IDEV_DETH_LEN;
 	}
 	if (mask & M(RETH)) {
 		put64(q, p->va);
 		put32(q + 8, p->rkey);
 		put32(q + 12, p->dmalen);
-		q += IFAB_RETH_LEN;
+		q += IDEV_RETH_LEN;
 	}
 	if (mask & M(ATOMIC_ETH)) {
 		put64(q, p->va);
 		put32(q + 8, p->rkey);
 		put64(q + 12, p->swap_add);
 		put64(q + 20, p->compare);
-		q += IFAB_ATOMIC_ETH_LEN;
+		q += IDEV_ATOMIC_ETH_LEN;
 	}
 	if (mask & M(AETH)) {
 		q[0] = p->syndrome;
 		put24(q + 1, p->msn);
-		q += IFAB_AETH_LEN;
+		q += IDEV_AETH_LEN;
 	}
 	if (mask & M(ATOMIC_ACK)) {
 		put64(q, p->orig);
-		q += IFAB_ATOMIC_ACK_LEN;
+		q += IDEV_ATOMIC_ACK_LEN;
 	}
 	if (mask & M(IMM)) {
 		memcpy(q, &p->imm_raw, 4);
-		q += IFAB_IMMDT_LEN;
+		q += IDEV_IMMDT_LEN;
 	}
 	if (mask & M(INV)) {
 		put32(q, p->inv_rkey);
-		q += IFAB_IETH_LEN;
+		q += IDEV_IETH_LEN;
 	}
 	return q;
 }
 
-int ifab_pkt_build(struct ifab_pkt *p)
+int idev_pkt_build(struct idev_pkt *p)
 {
-	uint32_t mask = ifab_pkt_opmask(p->opcode);
+	uint32_t mask = idev_pkt_opmask(p->opcode);
 	uint8_t *b = p->buf, *ip, *udp, *bth, *pay;
 	bool v4 = pkt_v4(p);
 	unsigned int pad;
 	size_t l3 = l3_off(p), l4 = l4_off(p), udplen, end;
 	uint32_t icrc;
 
-	if (!ifab_pkt_opinfo[p->opcode].name ||
-	    p->paylen > IFAB_PKT_MAX_PAYLOAD ||
+	if (!idev_pkt_opinfo[p->opcode].name ||
+	    p->paylen > IDEV_PKT_MAX_PAYLOAD ||
 	    (!v4 && (ifab_gid_is_v4(p->sgid) || ifab_gid_is_v4(p->dgid))))
 		return -EINVAL;
-	pay = ifab_pkt_payload_at(p);
+	pay = idev_pkt_payload_at(p);
 	if (p->paylen && p->payload != pay)
 		memmove(pay, p->payload, p->paylen);
 	p->payload = pay;
 	pad = (4 - (p->paylen & 3)) & 3;
 	memset(pay + p->paylen, 0, pad);
 	end = (size_t)(pay - b) + p->paylen + pad;
-	udplen = end + IFAB_ICRC_LEN - l4;
+	udplen = end + IDEV_ICRC_LEN - l4;
 
 	/* Ethernet */
 	memcpy(b, p->dmac, 6);
@@ -348,56 +337,56 @@ int ifab_pkt_build(struct ifab_pkt *p)
 	put16(udp + 6, 0); /* no UDP checksum: the ICRC protects the data */
 	bth = udp + IFAB_UDP_HLEN;
 	bth[0] = p->opcode;
-	bth[1] = (p->flags & IFAB_PKT_F_SOL ? 0x80 : 0) | pad << 4; /* TVer 0 */
+	bth[1] = (p->flags & IDEV_PKT_F_SOL ? 0x80 : 0) | pad << 4; /* TVer 0 */
 	put16(bth + 2, p->pkey);
 	bth[4] = 0;
-	put24(bth + 5, p->dqpn & IFAB_PSN_MASK);
-	bth[8] = p->flags & IFAB_PKT_F_ACKREQ ? 0x80 : 0;
-	put24(bth + 9, p->psn & IFAB_PSN_MASK);
+	put24(bth + 5, p->dqpn & IDEV_PSN_MASK);
+	bth[8] = p->flags & IDEV_PKT_F_ACKREQ ? 0x80 : 0;
+	put24(bth + 9, p->psn & IDEV_PSN_MASK);
 	build_ext(p, bth + IFAB_BTH_LEN, mask);
-	icrc = ifab_icrc(b, l3, end);
+	icrc = idev_icrc(b, l3, end);
 	b[end] = (uint8_t)icrc; /* little-endian, as the Ethernet FCS */
 	b[end + 1] = (uint8_t)(icrc >> 8);
 	b[end + 2] = (uint8_t)(icrc >> 16);
 	b[end + 3] = (uint8_t)(icrc >> 24);
-	p->len = end + IFAB_ICRC_LEN;
+	p->len = end + IDEV_ICRC_LEN;
 	return 0;
 }
 
 /* ---- parsing ------------------------------------------------------------- */
 
-static void parse_ext(struct ifab_pkt *p, const uint8_t *q, uint32_t mask)
+static void parse_ext(struct idev_pkt *p, const uint8_t *q, uint32_t mask)
 {
 	if (mask & M(UD)) {
 		p->qkey = get32(q);
 		p->src_qpn = get24(q + 5);
-		q += IFAB_DETH_LEN;
+		q += IDEV_DETH_LEN;
 	}
 	if (mask & M(RETH)) {
 		p->va = get64(q);
 		p->rkey = get32(q + 8);
 		p->dmalen = get32(q + 12);
-		q += IFAB_RETH_LEN;
+		q += IDEV_RETH_LEN;
 	}
 	if (mask & M(ATOMIC_ETH)) {
 		p->va = get64(q);
 		p->rkey = get32(q + 8);
 		p->swap_add = get64(q + 12);
 		p->compare = get64(q + 20);
-		q += IFAB_ATOMIC_ETH_LEN;
+		q += IDEV_ATOMIC_ETH_LEN;
 	}
 	if (mask & M(AETH)) {
 		p->syndrome = q[0];
 		p->msn = get24(q + 1);
-		q += IFAB_AETH_LEN;
+		q += IDEV_AETH_LEN;
 	}
 	if (mask & M(ATOMIC_ACK)) {
 		p->orig = get64(q);
-		q += IFAB_ATOMIC_ACK_LEN;
+		q += IDEV_ATOMIC_ACK_LEN;
 	}
 	if (mask & M(IMM)) {
 		memcpy(&p->imm_raw, q, 4);
-		q += IFAB_IMMDT_LEN;
+		q += IDEV_IMMDT_LEN;
 	}
 	if (mask & M(INV))
 		p->inv_rkey = get32(q);
@@ -405,7 +394,7 @@ static void parse_ext(struct ifab_pkt *p, const uint8_t *q, uint32_t mask)
 
 /* The IP header at 'ip' ('room' bytes left): addresses and the UDP length;
  * the L4 offset from ip, or 0 if it is not an unfragmented UDP datagram. */
-static size_t parse_ip(struct ifab_pkt *p, const uint8_t *ip, size_t room,
+static size_t parse_ip(struct idev_pkt *p, const uint8_t *ip, size_t room,
 		       uint16_t type, size_t *udplen)
 {
 	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
@@ -448,7 +437,7 @@ static size_t parse_ip(struct ifab_pkt *p, const uint8_t *ip, size_t room,
 	return 0;
 }
 
-int ifab_pkt_parse(struct ifab_pkt *p, uint8_t *buf, size_t len)
+int idev_pkt_parse(struct idev_pkt *p, uint8_t *buf, size_t len)
 {
 	size_t l3 = IFAB_ETH_HLEN, l4, iph, udplen, hdrs, end;
 	const uint8_t *bth, *ic;
@@ -475,7 +464,7 @@ int ifab_pkt_parse(struct ifab_pkt *p, uint8_t *buf, size_t len)
 	if (!iph)
 		return -EBADMSG;
 	l4 = l3 + iph;
-	if (udplen < IFAB_UDP_HLEN + IFAB_BTH_LEN + IFAB_ICRC_LEN ||
+	if (udplen < IFAB_UDP_HLEN + IFAB_BTH_LEN + IDEV_ICRC_LEN ||
 	    get16(buf + l4 + 2) != IFAB_ROCE_PORT ||
 	    get16(buf + l4 + 4) != udplen)
 		return -EBADMSG;
@@ -483,26 +472,26 @@ int ifab_pkt_parse(struct ifab_pkt *p, uint8_t *buf, size_t len)
 	end = l4 + udplen; /* trailing bytes (Ethernet padding) ignored */
 	bth = buf + l4 + IFAB_UDP_HLEN;
 	p->opcode = bth[0];
-	mask = ifab_pkt_opmask(p->opcode);
-	if (!ifab_pkt_opinfo[p->opcode].name || (bth[1] & 0x0f)) /* TVer */
+	mask = idev_pkt_opmask(p->opcode);
+	if (!idev_pkt_opinfo[p->opcode].name || (bth[1] & 0x0f)) /* TVer */
 		return -EBADMSG;
-	p->flags = (bth[1] & 0x80 ? IFAB_PKT_F_SOL : 0) |
-		   (bth[8] & 0x80 ? IFAB_PKT_F_ACKREQ : 0);
+	p->flags = (bth[1] & 0x80 ? IDEV_PKT_F_SOL : 0) |
+		   (bth[8] & 0x80 ? IDEV_PKT_F_ACKREQ : 0);
 	pad = (bth[1] >> 4) & 3;
 	p->pkey = get16(bth + 2);
 	p->dqpn = get24(bth + 5);
 	p->psn = get24(bth + 9);
 	hdrs = IFAB_UDP_HLEN + IFAB_BTH_LEN + ext_len(mask);
-	if (udplen < hdrs + pad + IFAB_ICRC_LEN)
+	if (udplen < hdrs + pad + IDEV_ICRC_LEN)
 		return -EBADMSG;
-	p->paylen = (uint32_t)(udplen - hdrs - pad - IFAB_ICRC_LEN);
-	if (p->paylen > IFAB_PKT_MAX_PAYLOAD || (p->paylen + pad) & 3 ||
+	p->paylen = (uint32_t)(udplen - hdrs - pad - IDEV_ICRC_LEN);
+	if (p->paylen > IDEV_PKT_MAX_PAYLOAD || (p->paylen + pad) & 3 ||
 	    (p->paylen && !(mask & M(PAYLOAD))))
 		return -EBADMSG;
-	ic = buf + end - IFAB_ICRC_LEN;
+	ic = buf + end - IDEV_ICRC_LEN;
 	icrc = (uint32_t)ic[0] | (uint32_t)ic[1] << 8 | (uint32_t)ic[2] << 16 |
 	       (uint32_t)ic[3] << 24;
-	if (icrc != ifab_icrc(buf, l3, end - IFAB_ICRC_LEN))
+	if (icrc != idev_icrc(buf, l3, end - IDEV_ICRC_LEN))
 		return -EBADMSG;
 	parse_ext(p, bth + IFAB_BTH_LEN, mask);
 	p->payload = buf + l4 + hdrs;
