@@ -24,20 +24,6 @@
 #include "cqe.h"
 #include "qp.h"
 
-void idev_cq_reset(struct idev_cq *cq)
-{
-	cq->prod = 0;
-	cq->color = 1;
-	cq->host_cons = 0;
-	cq->arm_any_idx = 0;
-	cq->arm_sol_idx = 0;
-	cq->armed_any = false;
-	cq->armed_sol = false;
-	cq->overflowed = false;
-	cq->sol_pending = false;
-	cq->sol_slot = 0;
-}
-
 static void cq_fire(struct idev_cq *cq)
 {
 	cq->armed_any = false;
@@ -219,47 +205,4 @@ void idev_cqe_flush(struct ionic_cqe *cqe, uint32_t qpn, bool sq)
 	memset(cqe, 0, sizeof(*cqe));
 	cqe_tail(cqe, qpn, sq ? IONIC_CQE_TYPE_SEND_NPG : IONIC_CQE_TYPE_RECV,
 		 IONIC_STS_WQE_FLUSHED_ERR, 0);
-}
-
-/* ---- admin CREATE_CQ / DESTROY_CQ ---------------------------------------- */
-
-int idev_cq_create(struct idev *dev, const struct idev_cq_create *c)
-{
-	struct idev_cq *cq;
-
-	if (dev->dead)
-		return -ENODEV; /* the firmware is gone (fatal.c) */
-	/* CQEs are 32 bytes; a smaller stride can't hold them. */
-	if (c->ring.stride_log2 < 5 || !c->ring.addr)
-		return -EINVAL;
-	if (c->cqid >= dev->ncqs || dev->cqs[c->cqid])
-		return -EINVAL;
-	cq = calloc(1, sizeof(*cq));
-	if (!cq)
-		return -ENOMEM;
-	cq->dev = dev;
-	cq->cqid = c->cqid;
-	cq->eqid = c->eqid;
-	cq->dbid = c->dbid;
-	cq->ring = c->ring.addr;
-	cq->mask = c->ring.mask;
-	cq->stride_log2 = c->ring.stride_log2;
-	idev_cq_reset(cq);
-	dev->cqs[c->cqid] = cq;
-	dev->nlive_cqs++;
-	return 0;
-}
-
-int idev_cq_destroy(struct idev *dev, uint32_t cqid)
-{
-	struct idev_cq *cq;
-
-	idev_sync_doorbells(dev);
-	cq = idev_cq_lookup(dev, cqid);
-	if (!cq)
-		return -EINVAL;
-	dev->cqs[cqid] = NULL;
-	dev->nlive_cqs--;
-	free(cq);
-	return 0;
 }

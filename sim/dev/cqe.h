@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * ionic-sim device: hardware CQs (admin CREATE/DESTROY_CQ in cqe.c), the
+ * ionic-sim device: hardware CQs (admin CREATE/DESTROY_CQ in cq.c), the
  * one place that writes CQEs into user CQ rings (docs/device-contract.md §5,
  * §6, §8) and the CQ doorbell rings.
  *

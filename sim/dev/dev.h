@@ -6,15 +6,21 @@
  *
  *   device.c    create/destroy, the clock, events to the host, stats
  *   mr.c        admin MR/MW/AH: the key and address-handle tables
- *   cqe.c       admin CQ, the one CQE writer, CQ credits and arming
+ *   cq.c        admin CQ: create/destroy, reset
+ *   cqe.c       the one CQE writer, CQ credits and arming
  *   qp.c        admin QP: create/modify/query/destroy, RESET/SQD/ERR
+ *   tx.c        transmit: MTUs, a packet's addresses, build and send
+ *   cq_route.c  a QP's CQEs to its CQs, overruns, flush indicators
+ *   pkt.c       the IB transport codec: frames, headers, ICRC
  *   doorbell.c  decode doorbells, hand SQ/RQ/CQ work to the parts below
  *   wqe.c       WQE snapshot and decode (one opcode table, v1/v2)
  *   req.c       requester: SQ WQEs -> packets, window, retry timers, UD
  *   comp.c      completer: ACK/NAK/READ response/atomic ACK -> SQ CQEs
  *   resp.c      responder: request packets -> memory, RQ WQEs, RECV CQEs
  *   mem.c/mw.c  keys -> host memory; window bind and invalidation
- *   engine.c    the device thread: epoll, timers, dispatch
+ *   engine.c    the device thread: epoll, dispatch, the lock per batch
+ *   rx.c        receive: frames -> parse -> responder or completer
+ *   timer.c     ACK/RNR timers, busy backlogs, held frames, link changes
  *   fatal.c     a firmware failure or reset: everything lost at once
  */
 #ifndef IDEV_DEV_H
@@ -112,6 +118,19 @@ void idev_tables_clear(struct idev *dev);
  * fired; returns the ms until the next check, or -1 for none. */
 #define IDEV_FATAL_POLL_MS 10
 int idev_fatal_poll(struct idev *dev);
+
+/* ---- rx.c ---- */
+#define IDEV_RX_BATCH 32 /* packets per endpoint per lock hold */
+/* Receive up to IDEV_RX_BATCH frames of one QP's endpoint; returns how
+ * many. */
+int idev_rx_batch(struct idev *dev, uint32_t qpn);
+
+/* ---- timer.c ---- */
+/* Run expired timers and retry busy backlogs for the QPs of the engine's
+ * list (its head, read after a firmware failure may have emptied it);
+ * returns the engine's epoll timeout (ms, -1 for none, 0 at once when
+ * doorbells are left over: db_more). */
+int idev_timers_run(struct idev *dev, struct idev_qp *const *qps, bool db_more);
 
 /* ---- engine.c ---- */
 int idev_engine_start(struct idev *dev);

@@ -36,12 +36,7 @@
 
 #define ENGINE_MAX_EVENTS 64
 #define ENGINE_DB_BATCH 256 /* doorbells per lock hold */
-#define ENGINE_RX_BATCH 32 /* packets per endpoint per lock hold */
-#define ENGINE_BACKLOG_MS 1 /* retry period of a busy fabric peer */
 #define ENGINE_LOCK_SLICE_NS 20000000ll
-/* an ACK timeout waits for the wire this often, and this long at most */
-#define ENGINE_WIRE_POLL_NS 1000000ull
-#define ENGINE_WIRE_WAIT_MAX_NS 10000000000ull
 
 struct idev_engine {
 	struct idev *dev;
@@ -125,156 +120,6 @@ static int engine_doorbells(struct idev_engine *eng)
 	return idev_doorbells_pop(eng->dev, ENGINE_DB_BATCH, &eng->db_more);
 }
 
-void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
-{
-	struct idev_qp *d = idev_qp_lookup(dev, qpn);
-	struct idev_pkt pkt;
-	int kind;
-
-	if (!d)
-		return;
-	if (idev_pkt_parse(&pkt, buf, len) || pkt.dqpn != qpn) {
-		d->cnt.drops++;
-		if (isim_trace_enabled())
-			isim_trace(
-				ISIM_TR_PKT,
-				"rx qp %u: malformed frame (%zu bytes) dropped",
-				qpn, len);
-		return;
-	}
-	if (isim_trace_enabled()) {
-		/* RC names no source QP: the one it is connected to */
-		kind = idev_pkt_opmask(pkt.opcode) & IDEV_PKT_M_AETH ?
-			       idev_aeth_kind(pkt.syndrome) :
-			       0;
-		isim_trace(ISIM_TR_PKT,
-			   "rx %s qp %u <- %u/%u psn %u msn %u len %u nak %d",
-			   idev_pkt_opname(pkt.opcode), qpn,
-			   isim_gid_to_node(pkt.sgid),
-			   idev_pkt_opmask(pkt.opcode) & IDEV_PKT_M_UD ?
-				   pkt.src_qpn :
-				   d->dest_qpn,
-			   pkt.psn, pkt.msn, pkt.paylen, kind);
-	}
-	if (idev_pkt_opmask(pkt.opcode) & IDEV_PKT_M_REQ)
-		idev_resp_rx(d, &pkt);
-	else
-		idev_comp_rx(d, &pkt);
-	/* The QP may have been reset/errored, never freed, here. */
-}
-
-/* Receive up to ENGINE_RX_BATCH packets of one QP; returns how many. */
-static int engine_rx(struct idev_engine *eng, uint32_t qpn, uint32_t events)
-{
-	static __thread uint8_t buf[IDEV_PKT_MAX_SIZE + 64];
-	struct idev_qp *d = idev_qp_lookup(eng->dev, qpn);
-	ssize_t n;
-	int i;
-
-	if (!d || !(events & (EPOLLIN | EPOLLERR)))
-		return 0;
-	for (i = 0; i < ENGINE_RX_BATCH; i++) {
-		n = ifab_recv(&d->ep, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		/* a frame longer than the buffer was truncated */
-		idev_rx(eng->dev, qpn, buf, (size_t)n > sizeof(buf) ? 0 : n);
-	}
-	return i;
-}
-
-/* Tell the host when the link went down or came back (fault injection). */
-static void engine_link(struct idev *dev)
-{
-	bool up = ifab_link_up();
-
-	if (up == dev->link_up)
-		return;
-	dev->link_up = up;
-	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_EVENT, "link %s", up ? "up" : "down");
-	if (dev->cfg.ops && dev->cfg.ops->link)
-		dev->cfg.ops->link(dev->cfg.host, up);
-}
-
-/*
- * An ACK timeout has expired with nothing for d on its endpoint.  A real
- * wire delivers what was sent within microseconds; ours may hold frames
- * for d while the host does not run the thread that carries them (the
- * UDP relay, fabric/udp_wire.c).  Then the timeout waits for the wire,
- * up to ENGINE_WIRE_WAIT_MAX_NS past its deadline (a wire that is stuck
- * for good still fails the QP): true means "not yet".  Frames the fault
- * injector lost or holds never reach the wire, so they time out as
- * before; an RNR wait is a timer of our own.
- */
-static bool engine_wire_wait(struct idev_qp *d, uint64_t now)
-{
-	struct idev_req *r = &d->req;
-
-	if (r->rnr_wait || !ifab_wire_holds(&d->ep))
-		return false;
-	if (!r->wire_wait_from)
-		r->wire_wait_from = r->deadline;
-	if (now - r->wire_wait_from > ENGINE_WIRE_WAIT_MAX_NS)
-		return false;
-	r->deadline = now + ENGINE_WIRE_POLL_NS;
-	return true;
-}
-
-/* Run expired timers and busy backlogs; return the epoll timeout (ms). */
-static int engine_timers(struct idev_engine *eng)
-{
-	/* first: a failure frees the QPs the loops below walk */
-	int fatal_ms = idev_fatal_poll(eng->dev);
-	uint64_t now = idev_now_ns(), next = 0, due;
-	struct idev_qp *d;
-	int64_t ms;
-
-	engine_link(eng->dev);
-	for (d = eng->qps; d; d = d->eng_next) {
-		if (d->req.deadline && d->req.deadline <= now) {
-			/*
-			 * Packets already queued on the endpoint arrived before
-			 * the deadline; an ACK among them must win over the
-			 * timer, as it would on a wire.  Without this, an engine
-			 * starved for longer than the QP timeout (a loaded CI
-			 * machine, valgrind) counted phantom retries.
-			 */
-			while (engine_rx(eng, d->qpn, EPOLLIN) ==
-			       ENGINE_RX_BATCH)
-				;
-			if (d->req.deadline && d->req.deadline <= now &&
-			    !engine_wire_wait(d, now))
-				idev_req_timer(d);
-		}
-		if (ifab_pending(&d->ep))
-			ifab_flush(&d->ep);
-	}
-	if (eng->db_more)
-		return 0;
-	next = ifab_link_next_change();
-	for (d = eng->qps; d; d = d->eng_next) {
-		if (d->req.deadline && (!next || d->req.deadline < next))
-			next = d->req.deadline;
-		if (ifab_backlogged(&d->ep) &&
-		    (!next || now + ENGINE_BACKLOG_MS * 1000000ull < next))
-			next = now + ENGINE_BACKLOG_MS * 1000000ull;
-		/* frames a fault holds back (both clocks are monotonic) */
-		due = ifab_fault_next_due(&d->ep);
-		if (due && (!next || due < next))
-			next = due;
-	}
-	if (!next)
-		return fatal_ms;
-	now = idev_now_ns();
-	if (next <= now)
-		return 0;
-	ms = (int64_t)((next - now + 999999) / 1000000);
-	if (ms > 60000)
-		ms = 60000;
-	return fatal_ms >= 0 && fatal_ms < ms ? fatal_ms : (int)ms;
-}
-
 static void *engine_main(void *arg)
 {
 	struct idev_engine *eng = arg;
@@ -304,14 +149,16 @@ static void *engine_main(void *arg)
 				engine_doorbells(eng);
 				break;
 			case EV_QP:
-				engine_rx(eng, (uint32_t)evs[i].data.u64,
-					  evs[i].events);
+				if (evs[i].events & (EPOLLIN | EPOLLERR))
+					idev_rx_batch(
+						eng->dev,
+						(uint32_t)evs[i].data.u64);
 				break;
 			}
 		}
 		if (eng->db_more)
 			engine_doorbells(eng);
-		timeout = engine_timers(eng);
+		timeout = idev_timers_run(eng->dev, &eng->qps, eng->db_more);
 		pthread_mutex_unlock(eng->dev->cfg.lock);
 	}
 	return NULL;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim device: admin CREATE/MODIFY/QUERY/DESTROY_QP, what RESET, SQD
- * and ERR do to the device's QP, and small helpers the requester and
- * responder share.
+ * ionic-sim device: the QP's state - admin CREATE/MODIFY/QUERY/DESTROY_QP
+ * and what RESET, SQD and ERR do to the device's QP.  Transmit is tx.c,
+ * the routing of a QP's CQEs to its CQs cq_route.c.
  */
 #include <endian.h>
 #include <errno.h>
@@ -12,147 +12,6 @@
 #include "../common/trace.h"
 #include "cqe.h"
 #include "qp.h"
-
-/* ---- helpers ------------------------------------------------------------ */
-
-uint32_t idev_port_mtu(const struct idev *dev)
-{
-	/* iboe_get_mtu(): room for GRH, UDP, BTH, extended headers, ICRC. */
-	uint32_t room =
-		dev->prof->netdev_mtu > 96 ? dev->prof->netdev_mtu - 96 : 0;
-	uint32_t mtu;
-
-	for (mtu = 4096; mtu > 256; mtu >>= 1)
-		if (mtu <= room)
-			break;
-	return mtu;
-}
-
-uint32_t idev_qp_mtu(const struct idev_qp *qp)
-{
-	if (qp->path_mtu >= IBV_MTU_256 && qp->path_mtu <= IBV_MTU_4096)
-		return 128u << qp->path_mtu;
-	return 1024;
-}
-
-void idev_qp_pkt_start(const struct idev_qp *d, struct idev_pkt *pkt,
-		       uint8_t *buf, uint8_t opcode, const struct idev_av *av,
-		       uint32_t dqpn)
-{
-	const struct idev *dev = d->dev;
-	uint32_t node;
-
-	idev_pkt_init(pkt, buf, opcode);
-	isim_node_mac(dev->cfg.node, pkt->smac);
-	/* The next hop: the NIC that owns the GID on this host's fabric, or
-	 * the address's own derivation (isim_addr_mac) beyond it. */
-	node = isim_gid_to_node(av->dgid);
-	if (node)
-		isim_node_mac(node, pkt->dmac);
-	else
-		isim_gid_mac(av->dgid, pkt->dmac);
-	memcpy(pkt->sgid, dev->gid[av->sgid_index < 2 ? av->sgid_index : 0],
-	       16);
-	memcpy(pkt->dgid, av->dgid, 16);
-	pkt->tclass = av->traffic_class;
-	pkt->hop_limit = av->hop_limit ? av->hop_limit : 64;
-	pkt->flow_label = av->flow_label;
-	pkt->pcp = av->sl & 7; /* the SL travels as the 802.1Q priority */
-	pkt->sport = d->ep.sport;
-	pkt->dqpn = dqpn & IDEV_PSN_MASK;
-}
-
-void idev_qp_xmit(struct idev_qp *d, struct idev_pkt *pkt)
-{
-	enum ifab_result r = IFAB_LOST;
-
-	if (idev_pkt_build(pkt) == 0)
-		r = ifab_send(&d->ep, pkt->dgid, pkt->dqpn, pkt->buf, pkt->len);
-	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_PKT,
-			   "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %d%s",
-			   idev_pkt_opname(pkt->opcode), d->qpn,
-			   isim_gid_to_node(pkt->dgid), pkt->dqpn, pkt->psn,
-			   pkt->msn, pkt->paylen,
-			   idev_pkt_opmask(pkt->opcode) & IDEV_PKT_M_AETH ?
-				   idev_aeth_kind(pkt->syndrome) :
-				   0,
-			   r == IFAB_LOST   ? " LOST" :
-			   r == IFAB_QUEUED ? " queued" :
-					      "");
-}
-
-int idev_qp_cqe(struct idev_qp *d, bool send, const struct ionic_cqe *cqe,
-		bool solicited)
-{
-	struct idev_cq *cq =
-		idev_cq_lookup(d->dev, send ? d->sq_cqid : d->rq_cqid);
-	int rc;
-
-	if (!cq)
-		return -EINVAL;
-	rc = idev_cqe_post(cq, cqe, solicited);
-	if (!rc) {
-		d->cnt.cqes++;
-		/* an error or flush CQE puts the host's queue into flush */
-		if (be32toh(cqe->qid_type_flags) & IONIC_CQE_ERROR) {
-			if (send)
-				d->sq_errored = true;
-			else
-				d->rq_errored = true;
-		}
-		return 0;
-	}
-	/*
-	 * The CQ overran: this completion is lost, and its work request
-	 * would never complete.  The QP goes to ERR with QP_FATAL and owes
-	 * the queue a flush indicator, written once the host has made room
-	 * (idev_cq_room), so every outstanding WQE completes as flushed
-	 * (docs/device-contract.md §8.1).
-	 */
-	if (send)
-		d->sq_lost = true;
-	else
-		d->rq_lost = true;
-	idev_qp_error(d, IDEV_EQE_QP_ERR);
-	return rc;
-}
-
-/* Work the host still expects a completion for. */
-static bool sq_has_work(const struct idev_qp *d)
-{
-	return d->sq_lost || (d->swqe && d->req.una != d->sq.db_prod);
-}
-
-static bool rq_has_work(const struct idev_qp *d)
-{
-	return d->rq_lost || (d->resp.copy && d->rq.cons != d->rq.db_prod);
-}
-
-void idev_qp_flush_indicators(struct idev_qp *d)
-{
-	struct ionic_cqe cqe;
-
-	/* idev_qp_cqe marks the queue errored once one is written */
-	if (!d->sq_errored && sq_has_work(d)) {
-		idev_cqe_flush(&cqe, d->qpn, true);
-		idev_qp_cqe(d, true, &cqe, true);
-	}
-	if (!d->rq_errored && rq_has_work(d)) {
-		idev_cqe_flush(&cqe, d->qpn, false);
-		idev_qp_cqe(d, false, &cqe, true);
-	}
-}
-
-void idev_cq_room(struct idev_cq *cq)
-{
-	struct idev_qp *d;
-
-	for (d = cq->dev->qp_list; d; d = d->next)
-		if (d->state == IBV_QPS_ERR &&
-		    (d->sq_cqid == cq->cqid || d->rq_cqid == cq->cqid))
-			idev_qp_flush_indicators(d);
-}
 
 void idev_qp_check_drained(struct idev_qp *d)
 {

@@ -59,7 +59,7 @@ struct idev_req {
 	bool rnr_wait; /* paused until deadline by an RNR NAK */
 	uint64_t deadline; /* ns: RNR wait end or ACK timeout; 0 none */
 	/* the ACK timeout that expired while the wire still held frames
-	 * for us (engine.c: engine_wire_wait); 0 none */
+	 * for us (timer.c: timer_wire_wait); 0 none */
 	uint64_t wire_wait_from;
 	bool err_pending; /* a fetched WQE failed locally ... */
 	uint16_t err_slot; /* ... this one; completed when una gets */
@@ -131,14 +131,11 @@ struct idev_qp {
 	struct idev_counters cnt;
 };
 
-/* ---- qp.c ---- */
+/* ---- tx.c ---- */
 /* Bytes of the port's active MTU (iboe_get_mtu of the netdev MTU). */
 uint32_t idev_port_mtu(const struct idev *dev);
 /* RC path MTU in bytes. */
 uint32_t idev_qp_mtu(const struct idev_qp *qp);
-/* Release a QP: table entry, fabric endpoint, memory (destroy, device
- * destroy). */
-void idev_qp_free(struct idev_qp *d);
 /* Start a packet of this QP in 'buf' to the QP 'dqpn' behind 'av' (the
  * RC path, or a UD AH): the GIDs, traffic class, hop limit, SL and UDP
  * source port.  Build with idev_pkt_build() after the payload. */
@@ -153,14 +150,21 @@ static inline bool idev_qp_from_peer(const struct idev_qp *d,
 {
 	return d->has_path && !memcmp(pkt->sgid, d->av.dgid, 16);
 }
+
+/* ---- qp.c ---- */
+/* Release a QP: table entry, fabric endpoint, memory (destroy, device
+ * destroy). */
+void idev_qp_free(struct idev_qp *d);
 /* The device moves the QP to ERR (device-detected error).  'code' is the
  * async event to raise (IDEV_EQE_QP_ERR_*), or 0 for none. */
 void idev_qp_error(struct idev_qp *d, enum idev_eqe_code code);
+/* SQD: once nothing fetched is outstanding, report the drain (once). */
+void idev_qp_check_drained(struct idev_qp *d);
+
+/* ---- cq_route.c ---- */
 /* In ERR: give each queue that has work and no error CQE yet its flush
  * indicator (also called when a doorbell arrives in ERR). */
 void idev_qp_flush_indicators(struct idev_qp *d);
-/* SQD: once nothing fetched is outstanding, report the drain (once). */
-void idev_qp_check_drained(struct idev_qp *d);
 /* Post a CQE for this QP into its send or receive hardware CQ.  0, or
  * -ENOSPC when the CQ overran: the CQE is lost and the QP went to ERR
  * (QP_FATAL), owing the queue a flush indicator. */
