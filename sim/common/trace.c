@@ -3,8 +3,8 @@
  * ionic-sim tracing: one formatted line per event appended to the file
  * named by $IONIC_SIM_TRACE.
  *
- * Raw syscalls are used for open and write so that tracing never re-enters
- * the preload's own open()/write() interposers.
+ * Open and write go through the system-call gate (sys.h), so tracing never
+ * re-enters the preload's own open()/write() interposers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "profile.h"
+#include "sys.h"
 #include "trace.h"
 
 int isim_trace_state = -1;
@@ -40,8 +41,8 @@ int isim_trace_init(void)
 	}
 	path = getenv(ISIM_ENV_TRACE);
 	if (path && *path) {
-		fd = syscall(SYS_openat, AT_FDCWD, path,
-			     O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		fd = isim_sys_open(
+			path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			trace_fd = fd;
 			state = 1;
@@ -84,7 +85,7 @@ static void trace_emit(char *buf, size_t used, size_t len)
 		buf[used++] = '\n';
 	}
 	/* One write per line; O_APPEND keeps lines whole across processes. */
-	syscall(SYS_write, trace_fd, buf, used);
+	isim_sys_write(trace_fd, buf, used);
 }
 
 void isim_trace(const char *cat, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/sys.h"
 #include "../common/trace.h"
 #include "cqe.h"
 #include "qp.h"
@@ -143,9 +144,10 @@ void idev_atfork_child(struct idev *dev)
 	 * that could hold it do not exist in the child. */
 	for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
 		if (d->ep.fd >= 0)
-			close(d->ep.fd);
+			isim_sys_close(d->ep.fd);
 		if (d->ep.txfd >= 0)
-			close(d->ep.txfd); /* the UDP transport's socket */
+			isim_sys_close(
+				d->ep.txfd); /* the UDP transport's socket */
 		d->ep.fd = d->ep.txfd = -1;
 	}
 	if (dev->engine)

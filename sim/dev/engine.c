@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/sys.h"
 #include "../common/trace.h"
 #include "dev.h"
 #include "qp.h"
@@ -54,7 +55,7 @@ void idev_engine_wake(struct idev_engine *eng)
 {
 	uint64_t one = 1;
 
-	if (write(eng->wakefd, &one, sizeof(one)) < 0) {
+	if (isim_sys_write(eng->wakefd, &one, sizeof(one)) < 0) {
 		/* Counter saturated: the engine is awake anyway. */
 	}
 }
@@ -136,14 +137,16 @@ static void *engine_main(void *arg)
 		for (i = 0; i < n; i++) {
 			switch (evs[i].data.u64 & EV_KIND_MASK) {
 			case EV_WAKE:
-				if (read(eng->wakefd, &cnt, sizeof(cnt)) < 0) {
+				if (isim_sys_read(eng->wakefd, &cnt,
+						  sizeof(cnt)) < 0) {
 					/* nonblocking: already drained */
 				}
 				break;
 			case EV_DB:
 				/* Drain the signal first: a record pushed after
 				 * the pops below re-arms it. */
-				if (read(eng->dbfd, &cnt, sizeof(cnt)) < 0) {
+				if (isim_sys_read(eng->dbfd, &cnt,
+						  sizeof(cnt)) < 0) {
 					/* spurious wake-up */
 				}
 				engine_doorbells(eng);
@@ -209,9 +212,9 @@ int idev_engine_start(struct idev *dev)
 	return 0;
 err:
 	if (eng->epfd >= 0)
-		close(eng->epfd);
+		isim_sys_close(eng->epfd);
 	if (eng->wakefd >= 0)
-		close(eng->wakefd);
+		isim_sys_close(eng->wakefd);
 	free(eng);
 	return rc;
 }
@@ -228,8 +231,8 @@ void idev_engine_stop(struct idev *dev)
 		pthread_join(eng->thread, NULL);
 	while (eng->qps)
 		idev_engine_del(eng, eng->qps);
-	close(eng->epfd);
-	close(eng->wakefd);
+	isim_sys_close(eng->epfd);
+	isim_sys_close(eng->wakefd);
 	dev->engine = NULL;
 	free(eng);
 }
@@ -237,7 +240,7 @@ void idev_engine_stop(struct idev *dev)
 void idev_engine_atfork_child(struct idev_engine *eng)
 {
 	/* The QPs' endpoints are closed by idev_atfork_child. */
-	close(eng->epfd);
-	close(eng->wakefd);
+	isim_sys_close(eng->epfd);
+	isim_sys_close(eng->wakefd);
 	eng->epfd = eng->wakefd = -1;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../common/sys.h"
 #include "../common/trace.h"
 #include "cqe.h"
 #include "qp.h"
@@ -85,7 +86,7 @@ int idev_fatal_poll(struct idev *dev)
 		ms = (int)((at - now + 999999) / 1000000);
 	}
 	if (dev->cfg.fatal_file) {
-		if (access(dev->cfg.fatal_file, F_OK) == 0) {
+		if (isim_sys_access(dev->cfg.fatal_file, F_OK) == 0) {
 			idev_fail(dev);
 			return -1;
 		}

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../common/profile.h"
+#include "../common/sys.h"
 #include "fabric.h"
 #include "frame.h"
 #include "udp_wire.h"
@@ -64,17 +65,19 @@ static int udp_bind(struct ifab_ep *ep, uint32_t node, uint32_t qpn)
 	fd = ifab_unix_bind_fd(node, qpn);
 	if (fd < 0)
 		return fd;
-	tx = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	tx = isim_sys_socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			     0);
 	if (tx < 0)
 		goto fail;
 	isim_node_ipv4(node, (uint8_t *)&sin.sin_addr);
 	memcpy(self_ip, &sin.sin_addr, 4);
 	pthread_once(&wire_once, wire_attach);
-	if (bind(tx, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
-	    getsockname(tx, (struct sockaddr *)&sin, &slen) < 0 ||
-	    setsockopt(tx, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)))
+	if (isim_sys_bind(tx, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    isim_sys_getsockname(tx, (struct sockaddr *)&sin, &slen) < 0 ||
+	    isim_sys_setsockopt(tx, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
+				sizeof(pmtu)))
 		goto fail;
-	setsockopt(tx, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	isim_sys_setsockopt(tx, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	ep->fd = fd;
 	ep->txfd = tx;
 	ep->sport = ntohs(sin.sin_port);
@@ -82,16 +85,16 @@ static int udp_bind(struct ifab_ep *ep, uint32_t node, uint32_t qpn)
 fail:
 	err = -errno;
 	if (tx >= 0)
-		close(tx);
-	close(fd);
+		isim_sys_close(tx);
+	isim_sys_close(fd);
 	return err;
 }
 
 static void udp_close(struct ifab_ep *ep)
 {
-	close(ep->fd);
+	isim_sys_close(ep->fd);
 	if (ep->txfd >= 0)
-		close(ep->txfd);
+		isim_sys_close(ep->txfd);
 }
 
 static void udp_unpeer(struct ifab_ep *ep)
@@ -149,7 +152,7 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	self = wire && !memcmp(gid + 12, self_ip, 4);
 	if (self)
 		t = ifab_udp_wire_now();
-	if (sendmsg(ep->txfd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
+	if (isim_sys_sendmsg(ep->txfd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
 		if (self)
 			ifab_udp_wire_sent(wire, t);
 		return 0;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../common/profile.h"
+#include "../common/sys.h"
 #include "fabric.h"
 
 /* Send buffer we ask for: a full RC window of 4 KiB packets plus headers
@@ -58,16 +59,17 @@ int ifab_unix_bind_fd(uint32_t node, uint32_t qpn)
 	int sndbuf = FAB_UNIX_SNDBUF;
 	int fd, err;
 
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = isim_sys_socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			     0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sun, len) < 0) {
+	if (isim_sys_bind(fd, (struct sockaddr *)&sun, len) < 0) {
 		err = -errno;
-		close(fd);
+		isim_sys_close(fd);
 		return err;
 	}
 	/* Best effort: the default is enough for correctness. */
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	isim_sys_setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	return fd;
 }
 
@@ -84,7 +86,7 @@ static int unix_bind(struct ifab_ep *ep, uint32_t node, uint32_t qpn)
 
 static void unix_close(struct ifab_ep *ep)
 {
-	close(ep->fd);
+	isim_sys_close(ep->fd);
 }
 
 static void unix_unpeer(struct ifab_ep *ep)
@@ -127,13 +129,14 @@ static int unix_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	if (ifab_is_peer(ep, gid, qpn)) {
 		unix_try_connect(ep);
 		if (ep->connected) {
-			n = send(ep->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+			n = isim_sys_send(ep->fd, buf, len,
+					  MSG_DONTWAIT | MSG_NOSIGNAL);
 			goto out;
 		}
 	}
 	alen = ifab_unix_addr(&sun, node, qpn);
-	n = sendto(ep->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL,
-		   (struct sockaddr *)&sun, alen);
+	n = isim_sys_sendto(ep->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL,
+			    (struct sockaddr *)&sun, alen);
 out:
 	if (n >= 0)
 		return 0;
@@ -146,7 +149,7 @@ out:
 
 ssize_t ifab_unix_recv(struct ifab_ep *ep, void *buf, size_t len)
 {
-	ssize_t n = recv(ep->fd, buf, len, MSG_DONTWAIT | MSG_TRUNC);
+	ssize_t n = isim_sys_recv(ep->fd, buf, len, MSG_DONTWAIT | MSG_TRUNC);
 
 	if (n >= 0)
 		return n;

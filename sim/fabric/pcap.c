@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/sys.h"
 #include "fabric.h"
 #include "pcap.h"
 #include "frame.h"
@@ -52,7 +53,8 @@ static void pcap_open(void)
 	const char *path = getenv(IFAB_ENV_PCAP);
 
 	if (path && *path)
-		pcap_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		pcap_fd =
+			isim_sys_open(path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
 }
 
 int ifab_pcap_create(const char *path)
@@ -64,13 +66,14 @@ int ifab_pcap_create(const char *path)
 		.snaplen = PCAP_SNAPLEN,
 		.linktype = PCAP_LINKTYPE_ETHERNET,
 	};
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = isim_sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			       0644);
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	n = write(fd, &h, sizeof(h));
-	close(fd);
+	n = isim_sys_write(fd, &h, sizeof(h));
+	isim_sys_close(fd);
 	return n == (ssize_t)sizeof(h) ? 0 : -EIO;
 }
 

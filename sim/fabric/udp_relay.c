@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "../common/profile.h"
+#include "../common/sys.h"
 #include "fabric.h"
 #include "frame.h"
 #include "udp_wire.h"
@@ -117,7 +118,7 @@ static void relay_close(struct ifab_relay *r, struct relay_slot *s)
 {
 	relay_drop_queue(r, s);
 	if (s->qpn)
-		close(s->fd);
+		isim_sys_close(s->fd);
 	s->qpn = 0;
 }
 
@@ -133,12 +134,13 @@ static struct relay_slot *relay_conn(struct ifab_relay *r, uint32_t qpn,
 	if (s->qpn == qpn + 1 && !fresh)
 		return s;
 	relay_close(r, s);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = isim_sys_socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			     0);
 	if (fd < 0)
 		return NULL;
 	len = ifab_unix_addr(&sun, r->node, qpn);
 	if (connect(fd, (struct sockaddr *)&sun, len) < 0) {
-		close(fd);
+		isim_sys_close(fd);
 		return NULL; /* no such QP on this node: the frame is lost */
 	}
 	s->qpn = qpn + 1;
@@ -178,8 +180,8 @@ static void relay_flush(struct ifab_relay *r, struct relay_slot *s)
 	struct relay_frame *f;
 
 	while ((f = s->head)) {
-		if (send(s->fd, f->b, f->len, MSG_DONTWAIT | MSG_NOSIGNAL) <
-		    0) {
+		if (isim_sys_send(s->fd, f->b, f->len,
+				  MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
 			if (errno == EAGAIN)
 				return;
 			/* the endpoint went away: so did its frames */
@@ -207,7 +209,8 @@ static void relay_deliver(struct ifab_relay *r, uint32_t qpn, size_t len)
 			relay_enqueue(r, s, len);
 			return;
 		}
-		if (send(s->fd, r->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+		if (isim_sys_send(s->fd, r->buf, len,
+				  MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
 			return;
 		if (errno == EAGAIN) {
 			relay_enqueue(r, s, len);
@@ -296,8 +299,8 @@ static bool relay_one(struct ifab_relay *r)
 			    .msg_control = ctl.b,
 			    .msg_controllen = sizeof(ctl.b) };
 	int tos = 0, ttl = 64;
-	const uint8_t *bth = r->buf + RELAY_HDR;
-	ssize_t n = recvmsg(r->udp, &m, MSG_DONTWAIT);
+	const uint8_t *dqpn = r->buf + RELAY_HDR + IFAB_BTH_DQPN_OFF;
+	ssize_t n = isim_sys_recvmsg(r->udp, &m, MSG_DONTWAIT);
 
 	if (n < 0)
 		return false;
@@ -317,9 +320,9 @@ static bool relay_one(struct ifab_relay *r)
 			memcpy(&ttl, CMSG_DATA(c), sizeof(ttl));
 	}
 	relay_frame(r, &from, tos, ttl, (size_t)n);
-	relay_deliver(r,
-		      (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7],
-		      RELAY_HDR + (size_t)n);
+	relay_deliver(
+		r, (uint32_t)dqpn[0] << 16 | (uint32_t)dqpn[1] << 8 | dqpn[2],
+		RELAY_HDR + (size_t)n);
 	return true;
 }
 
@@ -390,21 +393,25 @@ int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out)
 	isim_node_ipv4(node, r->ip);
 	isim_node_mac(node, r->mac);
 	memcpy(&sin.sin_addr, r->ip, 4);
-	r->udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	r->udp = isim_sys_socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	r->stop = eventfd(0, EFD_CLOEXEC);
 	if (r->udp < 0 || r->stop < 0 ||
-	    setsockopt(r->udp, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)) ||
-	    setsockopt(r->udp, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one)) ||
-	    setsockopt(r->udp, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) ||
-	    setsockopt(r->udp, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) ||
-	    bind(r->udp, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+	    isim_sys_setsockopt(r->udp, IPPROTO_IP, IP_RECVTOS, &one,
+				sizeof(one)) ||
+	    isim_sys_setsockopt(r->udp, IPPROTO_IP, IP_RECVTTL, &one,
+				sizeof(one)) ||
+	    isim_sys_setsockopt(r->udp, SOL_SOCKET, SO_RXQ_OVFL, &one,
+				sizeof(one)) ||
+	    isim_sys_setsockopt(r->udp, SOL_SOCKET, SO_TIMESTAMPNS, &one,
+				sizeof(one)) ||
+	    isim_sys_bind(r->udp, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
 		rc = -errno;
 		goto err;
 	}
-	if (setsockopt(r->udp, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)))
-		setsockopt(r->udp, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-			   sizeof(rcvbuf));
+	if (isim_sys_setsockopt(r->udp, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+				sizeof(rcvbuf)))
+		isim_sys_setsockopt(r->udp, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				    sizeof(rcvbuf));
 	/* the launcher's signals are not the relay's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -416,9 +423,9 @@ int ifab_udp_relay_start(uint32_t node, struct ifab_relay **out)
 	return 0;
 err:
 	if (r->udp >= 0)
-		close(r->udp);
+		isim_sys_close(r->udp);
 	if (r->stop >= 0)
-		close(r->stop);
+		isim_sys_close(r->stop);
 	free(r);
 	return rc;
 }
@@ -440,15 +447,15 @@ void ifab_udp_relay_end(struct ifab_relay *r, struct ifab_relay_stats *st)
 
 	if (!r)
 		return;
-	joined = write(r->stop, &one, sizeof(one)) == sizeof(one) &&
+	joined = isim_sys_write(r->stop, &one, sizeof(one)) == sizeof(one) &&
 		 !pthread_join(r->thread, NULL);
 	if (st && joined)
 		*st = r->st;
 	for (int i = 0; i < RELAY_SLOTS; i++)
 		relay_close(r, &r->slot[i]);
 	ifab_udp_wire_unmap(r->wire);
-	close(r->udp);
-	close(r->stop);
+	isim_sys_close(r->udp);
+	isim_sys_close(r->stop);
 	free(r);
 }
 

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "../common/profile.h"
+#include "../common/sys.h"
 #include "fabric.h"
 #include "udp_wire.h"
 
@@ -58,17 +59,17 @@ static struct ifab_udp_wire *wire_map(const char *dir, int flags)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, IFAB_UDP_WIRE_FILE) >=
 	    (int)sizeof(path))
 		return NULL;
-	fd = open(path, flags | O_RDWR | O_CLOEXEC, 0600);
+	fd = isim_sys_open(path, flags | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return NULL;
 	if ((flags & O_CREAT) &&
 	    ftruncate(fd, sizeof(struct ifab_udp_wire)) < 0) {
-		close(fd);
+		isim_sys_close(fd);
 		return NULL;
 	}
-	m = mmap(NULL, sizeof(struct ifab_udp_wire), PROT_READ | PROT_WRITE,
-		 MAP_SHARED, fd, 0);
-	close(fd);
+	m = isim_sys_mmap(NULL, sizeof(struct ifab_udp_wire),
+			  PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	isim_sys_close(fd);
 	return m == MAP_FAILED ? NULL : m;
 }
 
@@ -87,7 +88,7 @@ struct ifab_udp_wire *ifab_udp_wire_attach(void)
 void ifab_udp_wire_unmap(struct ifab_udp_wire *w)
 {
 	if (w)
-		munmap(w, sizeof(*w));
+		isim_sys_munmap(w, sizeof(*w));
 }
 
 /* Later stamps only: several processes and threads send. */

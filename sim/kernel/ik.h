@@ -22,7 +22,7 @@
 #include "../common/mmio.h"
 #include "../common/profile.h"
 
-/* ---- provided by the platform (sim/shim) ---------------------------------- */
+/* ---- provided by the platform (sim/shim) --------------------------------- */
 
 /*
  * Doorbell pages.  dbpage_map() returns 'len' bytes of memory whose stores
@@ -48,7 +48,7 @@ struct ik_platform {
 	struct isim_mmio_port mmio;
 };
 
-/* ---- implemented by the model (sim/kernel) -------------------------------- */
+/* ---- implemented by the model (sim/kernel) ------------------------------- */
 
 /* The character device the platform's device fds really are (it backs
  * them with /dev/null): fstat() reports it, netlink and sysfs name it. */
@@ -100,7 +100,7 @@ void ik_fd_closing(int fd);
  * contexts inherited from the parent are dead (their commands fail). */
 void ik_model_atfork_child(void);
 
-/* ---- the host around the NIC: network interface, netlink --------------- */
+/* ---- the host around the NIC: network interface, netlink ----------------- */
 
 /* The NIC's network interface as the Ethernet driver registers it
  * (docs/kernel-contract.md §20).  Addresses are network order. */
@@ -154,7 +154,7 @@ int ik_nl_error(const struct ik_nl_sock *s, const void *req, int err,
 		ik_nl_emit_fn emit, void *ctx);
 
 /* NETLINK_ROUTE: the platform proxies the host kernel's rtnetlink and
- * asks the model about each request message (rtnl.c). */
+ * asks the model about each request message (netlink/rtnl.c). */
 enum ik_rtnl_route {
 	IK_RTNL_HOST, /* the host kernel answers alone */
 	IK_RTNL_OURS, /* about our interface: ik_rtnl_answer() alone */
@@ -167,7 +167,7 @@ enum ik_rtnl_route ik_rtnl_classify(const void *msg, size_t len);
 void ik_rtnl_answer(const struct ik_nl_sock *s, const void *msg, size_t len,
 		    bool complete, ik_nl_emit_fn emit, void *ctx);
 
-/* ---- the RDMA connection manager: /dev/infiniband/rdma_cm -------------- */
+/* ---- the RDMA connection manager: /dev/infiniband/rdma_cm ---------------- */
 
 /* One open of the rdma_ucm device (sim/kernel/cm/ucma.h). */
 struct ik_ucma_file;

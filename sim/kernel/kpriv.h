@@ -74,7 +74,7 @@ static inline int ik_admin_ok(const struct ik_file *f, unsigned int op)
 	return 0;
 }
 
-/* ---- nic.c ----------------------------------------------------------- */
+/* ---- nic.c --------------------------------------------------------------- */
 
 int ik_ida_init(struct ik_ida *ida, uint32_t base, uint32_t count);
 void ik_ida_destroy(struct ik_ida *ida);
@@ -94,7 +94,7 @@ static inline uint8_t ik_udma_all(const struct ik_nic *nic)
 	return nic->prof.udma_count >= 2 ? 3 : 1;
 }
 
-/* Create the NIC's device (event.c: its events come back there). */
+/* Create the NIC's device (uverbs/event.c: its events come back there). */
 int ik_nic_dev_create(struct ik_nic *nic);
 
 /* Refresh the PHC page snapshot under its seqlock. */
@@ -104,7 +104,7 @@ void ik_phc_update(struct ik_nic *nic);
 bool ik_user_mapped(uint64_t addr, uint64_t len);
 /* Pin the caller's [uaddr, uaddr + len) for the device (a ring already
  * checked by ik_qdesc_check): p->addr is where the device reaches it.
- * For an importer (xproc.h) its pages become shared memory mapped here
+ * For an importer (uverbs/xproc.h) its pages become shared memory mapped here
  * too; ik_unpin() (a no-op on a zeroed pin) lets go of that mapping. */
 int ik_pin_user(uint64_t uaddr, uint64_t len, struct ik_pin *p);
 void ik_unpin(struct ik_pin *p);
@@ -121,7 +121,7 @@ int ik_copy_to_user(uint64_t uaddr, const void *src, size_t len);
  * written back unchanged)?  0, -EFAULT or -ENOMEM. */
 int ik_user_writable(uint64_t uaddr, size_t len);
 
-/* ---- event.c --------------------------------------------------------- */
+/* ---- uverbs/event.c ------------------------------------------------------ */
 
 /* A new SOCK_SEQPACKET queue; the application gets q->rd. */
 int ik_evq_create(struct ik_event_queue *q);
@@ -132,7 +132,7 @@ void ik_evq_close(struct ik_event_queue *q);
 void ik_evq_drop_unread(struct ik_event_queue *q, size_t recsz, uint64_t handle,
 			uint32_t *reported);
 
-/* ---- file.c ---------------------------------------------------------- */
+/* ---- uverbs/file.c ------------------------------------------------------- */
 
 /* Insert an object into the file's handle table (lowest free handle). */
 int ik_handle_add(struct ik_file *f, struct ik_uobj *u, enum ik_uobj_type type);
@@ -145,11 +145,11 @@ struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd);
  * channel the application has closed already (ik_fd_closing). */
 void ik_channel_get(struct ik_event_queue *q);
 void ik_channel_put(struct ik_file *f, struct ik_event_queue *q);
-/* The importer closed its channel with number 'num' (xproc.h): released
+/* The importer closed its channel with number 'num' (uverbs/xproc.h): released
  * as ik_fd_closing releases a local one. */
 void ik_file_channel_closed(struct ik_file *f, int num);
 
-/* ---- resource tracking (res_objects.c, restrack.h) ------------------- */
+/* ---- resource tracking (res_objects.c, restrack.h) ----------------------- */
 
 struct ik_cmd;
 /* A command succeeded: record what it created or changed. */
@@ -158,7 +158,7 @@ void ik_res_cmd_done(struct ik_cmd *c, uint32_t cmd);
 void ik_res_forget(struct ik_uobj *u);
 void ik_res_file_release(struct ik_file *f);
 
-/* ---- command context (uverbs.c) -------------------------------------- */
+/* ---- command context (uverbs/uverbs.c) ----------------------------------- */
 
 struct ik_cmd {
 	struct ik_file *f;
@@ -198,7 +198,7 @@ void ik_core_req_copy(const struct ik_cmd *c, void *dst, size_t size);
 
 #define KNOTE(c, ...) snprintf((c)->note, sizeof((c)->note), __VA_ARGS__)
 
-/* ---- handlers -------------------------------------------------------- */
+/* ---- handlers ------------------------------------------------------------ */
 
 int ik_cmd_get_context(struct ik_cmd *c);
 /* The driver's GET_CONTEXT answer for a file that has its ucontext. */
@@ -228,7 +228,7 @@ int ik_cmd_destroy_qp(struct ik_cmd *c);
 int ik_cmd_modify_qp(struct ik_cmd *c);
 int ik_cmd_ex_modify_qp(struct ik_cmd *c);
 
-/* ionic qdesc validation (cmd_cq.c): 0, -EINVAL or -EFAULT. */
+/* ionic qdesc validation (uverbs/cmd_cq.c): 0, -EINVAL or -EFAULT. */
 int ik_qdesc_check(const struct ionic_qdesc *q);
 
 /* Teardown used by destroy commands and file release (lock held). */
@@ -249,7 +249,7 @@ int ik_av_from_uverbs(struct ik_nic *nic, struct ik_av *av,
 /* The device's form of an address vector (admin CREATE_AH, MODIFY_QP). */
 void ik_av_to_dev(const struct ik_av *av, struct idev_av *d);
 
-/* controller memory (cmb.c) */
+/* controller memory (uverbs/cmb.c) */
 int ik_cmb_init(struct ik_nic *nic);
 int ik_cmb_sq_setup(struct ik_file *f, struct ik_qp *qp, uint8_t req,
 		    uint8_t *resp, uint64_t *offset);
@@ -260,7 +260,7 @@ bool ik_cmb_expdb_ok(const struct ik_nic *nic, unsigned int stride_log2);
 /* The device's tag of an express-doorbell SQ's window. */
 uint64_t ik_cmb_expdb_tag(const struct ik_qp *qp);
 
-/* mmap table (mmap.c) */
+/* mmap table (uverbs/mmap.c) */
 int ik_mmap_insert(struct ik_file *f, enum ik_mmap_kind kind, uint64_t npages,
 		   uint64_t *pgoff);
 void ik_mmap_clear(struct ik_file *f);

@@ -21,6 +21,7 @@
 
 #include "../../common/ionic_hw.h"
 
+#include "../common/sys.h"
 #include "kpriv.h"
 #include "restrack.h"
 
@@ -137,15 +138,13 @@ static int phc_create(struct ik_nic *nic)
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, IK_PAGE_SIZE) < 0) {
-		close(fd);
+		isim_sys_close(fd);
 		return -errno;
 	}
-	/* raw syscall: the platform may interpose mmap() itself; the
-	 * offset goes on the stack, so it must be a whole off_t */
-	p = (void *)syscall(SYS_mmap, NULL, IK_PAGE_SIZE,
-			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)0);
+	p = isim_sys_mmap(NULL, IK_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		close(fd);
+		isim_sys_close(fd);
 		return -errno;
 	}
 	nic->phc_memfd = fd;
@@ -153,8 +152,7 @@ static int phc_create(struct ik_nic *nic)
 	/* VM_MAYWRITE is cleared on the user's mapping: map it from a
 	 * read-only descriptor so mprotect(PROT_WRITE) fails as well */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	nic->phc_ro_fd =
-		(int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	nic->phc_ro_fd = isim_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (nic->phc_ro_fd < 0)
 		return -errno;
 	ik_phc_update(nic);

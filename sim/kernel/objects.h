@@ -4,7 +4,7 @@
  * NIC, per open uverbs file (ucontext) and per verbs object.  Nothing of
  * the device's state is here: the device (sim/dev, idev.h) keeps its own
  * QP, CQ, key and AH tables, programmed through admin commands, and
- * reports back through the events it raises (event.c).
+ * reports back through the events it raises (uverbs/event.c).
  *
  * Locking: one mutex per NIC (nic->lock) serialises the control path
  * (uverbs commands from application threads) and the device engine thread
@@ -60,8 +60,8 @@ struct ik_event_queue {
 	 * model do the same (see ik_evq_drop_unread). */
 	int peek;
 	unsigned long ino; /* inode of the read end: identifies the channel */
-	/* a channel of an importer (xproc.h): rd is its number there, the
-	 * application's close() here never names it */
+	/* a channel of an importer (uverbs/xproc.h): rd is its number
+	 * there, the application's close() here never names it */
 	bool remote;
 	/* completion channels: CQs using it (atomic), and whether the
 	 * application closed its fd while they did (freed with the last) */
@@ -112,7 +112,7 @@ struct ik_ah {
 };
 
 /* User memory the device uses (a queue's ring), as the device reaches
- * it (uaccess.c): the caller's own pages, or for an importer (xproc.h)
+ * it (uaccess.c): the caller's own pages, or for an importer (uverbs/xproc.h)
  * this process's shared mapping of them. */
 struct ik_pin {
 	uint8_t *addr;
@@ -223,7 +223,7 @@ struct ik_file {
 	uint32_t port_events_reported; /* PORT_ERR / PORT_ACTIVE records */
 	struct ik_file *next; /* nic->files */
 	/* another process's file passed to us: every command goes there
-	 * (import.c); nic is NULL */
+	 * (uverbs/import.c); nic is NULL */
 	struct ik_import *imp;
 };
 

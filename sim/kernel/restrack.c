@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../common/profile.h"
+#include "../common/sys.h"
 #include "restrack.h"
 
 #define RES_MAGIC 0x52455331u /* "RES1" */
@@ -47,11 +48,10 @@ static uint32_t local_ids[IK_RES_NTYPES];
 static bool tried;
 static char dir[512];
 
-/* raw mmap: the platform above may interpose the libc symbol */
 static void *map(size_t len, int prot, int fd)
 {
-	void *p = (void *)syscall(
-		SYS_mmap, NULL, len, prot,
+	void *p = isim_sys_mmap(
+		NULL, len, prot,
 		fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED, fd, 0);
 
 	return p == MAP_FAILED ? NULL : p;
@@ -59,7 +59,7 @@ static void *map(size_t len, int prot, int fd)
 
 static void unmap(void *p, size_t len)
 {
-	syscall(SYS_munmap, p, len);
+	isim_sys_munmap(p, len);
 }
 
 static struct ik_res_rec *slot_at(uint8_t *base, uint32_t i)
@@ -89,13 +89,13 @@ static void ids_open(const char *d)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/ids", d);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = isim_sys_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
 	/* racing creators all truncate to the same size: contents stay */
 	if (ftruncate(fd, 4096) == 0)
 		next_id = map(4096, PROT_READ | PROT_WRITE, fd);
-	close(fd);
+	isim_sys_close(fd);
 }
 
 static int table_grow(void)
@@ -141,8 +141,8 @@ static int table_init(void)
 	if (d) {
 		ids_open(d);
 		snprintf(path, sizeof(path), "%s/%d", d, (int)getpid());
-		table_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
-				0644);
+		table_fd = isim_sys_open(
+			path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	}
 	if (!next_id)
 		next_id = local_ids;
@@ -290,10 +290,10 @@ static uint64_t walk_file(const char *d, const char *name, uint8_t type,
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", d, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = isim_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) == 0 && (size_t)st.st_size >= RES_HDR) {
+	if (isim_sys_fstat(fd, &st) == 0 && (size_t)st.st_size >= RES_HDR) {
 		p = map((size_t)st.st_size, PROT_READ, fd);
 		if (p) {
 			const struct res_hdr *h = (const struct res_hdr *)p;
@@ -306,7 +306,7 @@ static uint64_t walk_file(const char *d, const char *name, uint8_t type,
 			unmap(p, (size_t)st.st_size);
 		}
 	}
-	close(fd);
+	isim_sys_close(fd);
 	return count;
 }
 
@@ -328,7 +328,7 @@ uint64_t ik_res_walk(uint8_t type, ik_res_visit_fn fn, void *ctx)
 	pthread_mutex_unlock(&res_lock);
 	if (!d || stop)
 		return count;
-	dp = opendir(d);
+	dp = isim_sys_opendir(d);
 	if (!dp)
 		return count;
 	while (!stop && (de = readdir(dp))) {
@@ -354,7 +354,7 @@ void ik_res_atfork_child(void)
 	table = NULL;
 	nslots = 0;
 	if (table_fd >= 0)
-		close(table_fd);
+		isim_sys_close(table_fd);
 	table_fd = -1;
 	tried = false;
 	if (next_id == local_ids)

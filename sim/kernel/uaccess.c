@@ -8,7 +8,7 @@
  * on our own pid copy with the kernel's own checks and fail with EFAULT
  * instead of faulting.  Where they are not allowed (a seccomp filter),
  * the mapping check of ik_user_mapped() and a plain copy stand in.
- * A command an export serves (export.c) names the importer's memory: the
+ * A command an export serves (uverbs/export.c) names the importer's memory: the
  * same calls on its pid, with no stand-in.  Pinning memory for the device
  * is the same address for our own caller; an importer's pages are made
  * shared memory that we map (ik_caller_pin).
@@ -27,6 +27,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../common/sys.h"
 #include "kpriv.h"
 
 /* One copy between our buffer 'kbuf' and the caller's 'uaddr'. */
@@ -103,15 +104,15 @@ int ik_pin_user(uint64_t uaddr, uint64_t len, struct ik_pin *p)
 		return fd;
 	/* the importer's memfd, sealed so that it cannot shrink under the
 	 * device (a page gone would be SIGBUS in our engine) */
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) ||
+	seals = isim_sys_fcntl(fd, F_GET_SEALS, 0);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || isim_sys_fstat(fd, &st) ||
 	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < pages) {
-		close(fd);
+		isim_sys_close(fd);
 		return -EFAULT;
 	}
-	m = (void *)syscall(SYS_mmap, NULL, (size_t)pages,
-			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
+	m = isim_sys_mmap(NULL, (size_t)pages, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, fd, 0);
+	isim_sys_close(fd);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
 	p->addr = m;
@@ -122,7 +123,7 @@ int ik_pin_user(uint64_t uaddr, uint64_t len, struct ik_pin *p)
 void ik_unpin(struct ik_pin *p)
 {
 	if (p->maplen)
-		syscall(SYS_munmap, p->addr, p->maplen);
+		isim_sys_munmap(p->addr, p->maplen);
 	p->addr = NULL;
 	p->maplen = 0;
 }

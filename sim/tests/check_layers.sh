@@ -9,10 +9,16 @@
 #   - references a symbol that a layer above it defines (the undefined
 #     symbols of its static library against the global symbols of the
 #     libraries above), or
-#   - defines a global symbol without its layer's prefix.
+#   - calls a name the C library exports that a layer above defines: the
+#     shim's interposers (open, write, close, send, recv, ...).  Inside
+#     libionic-sim.so such a call lands on the interposer, not on libc;
+#     the layers below the shim reach the system through
+#     sim/common/sys.h instead, or
+#   - defines a global symbol without its layer's prefix (the shim's
+#     interposers, which stand in for libc, aside).
 #
-# Symbols the C library exports are not the shim's even though it defines
-# them: its interposers (open, write, close, ...) stand in for libc.
+# tests/check_layers_selftest.sh plants each kind of violation and checks
+# that this check fails on it.
 #
 # usage: check_layers.sh SIMDIR NM LIBC name:prefix=LIBRARY...   (top layer
 #        first; each name is also the layer's directory under SIMDIR)
@@ -106,10 +112,18 @@ for i in "${!libs[@]}"; do
 			     "${names[$j]} (a layer above)"
 			fail=1
 		done < <(comm -12 "$work/undef.$i" "$work/own.$j")
+		# libc's names that the layer above defines: its interposers
+		comm -12 "$work/def.$j" "$work/libc" >"$work/interposed.$j"
+		while IFS= read -r sym; do
+			echo "FAIL: ${names[$i]} calls $sym, which ${names[$j]}" \
+			     "interposes (a layer above): call it through" \
+			     "sim/common/sys.h"
+			fail=1
+		done < <(comm -12 "$work/undef.$i" "$work/interposed.$j")
 	done
 done
 
 if [ "$fail" = 0 ]; then
-	echo "ok: ${#names[@]} layers (${names[*]}): no include or symbol of a layer above"
+	echo "ok: ${#names[@]} layers (${names[*]}): no include or symbol of a layer above, no call of an interposed name"
 fi
 exit "$fail"

@@ -14,6 +14,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "proto.h"
 
 #define AGENT_MAX_FDS 256
@@ -38,7 +39,7 @@ void ik_cm_agent_kick(void)
 	uint64_t one = 1;
 
 	if (agent.wake >= 0)
-		(void)!write(agent.wake, &one, sizeof(one));
+		(void)!isim_sys_write(agent.wake, &one, sizeof(one));
 }
 
 /* Read everything waiting on ep (ik_cm_lock held). */
@@ -107,7 +108,7 @@ static void *agent_main(void *arg)
 		if (p[0].revents & POLLIN) {
 			uint64_t v;
 
-			(void)!read(agent.wake, &v, sizeof(v));
+			(void)!isim_sys_read(agent.wake, &v, sizeof(v));
 		}
 		ifab_flush(&agent.ep);
 		for (uint32_t h = 0; h < ik_cm_nids; h++)
@@ -154,7 +155,7 @@ int ik_cm_agent_start(void)
 	if (!rc)
 		return 0;
 	agent.running = false;
-	close(agent.wake);
+	isim_sys_close(agent.wake);
 	agent.wake = -1;
 fail:
 	ik_cm_wire_close(&agent.ep);
@@ -165,9 +166,9 @@ void ik_cm_agent_atfork_child(void)
 {
 	/* the thread did not come along; its endpoint is the parent's */
 	if (agent.ep.fd >= 0)
-		close(agent.ep.fd);
+		isim_sys_close(agent.ep.fd);
 	if (agent.wake >= 0)
-		close(agent.wake);
+		isim_sys_close(agent.wake);
 	memset(&agent, 0, sizeof(agent));
 	agent.wake = -1;
 	agent.ep.fd = -1;

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../kpriv.h"
 #include "ucma.h"
 
@@ -723,7 +724,7 @@ int ik_ucma_migrate_id(struct ik_ucma_cmd *c)
 	int rc;
 
 	memcpy(&cmd, c->in, sizeof(cmd));
-	if (fstat((int)cmd.fd, &st) < 0)
+	if (isim_sys_fstat((int)cmd.fd, &st) < 0)
 		return -ENOENT;
 	for (struct ik_ucma_file *f = ik_ucma_files; f; f = f->next)
 		if (f->rd == (int)cmd.fd && f->ino == (unsigned long)st.st_ino)
@@ -750,7 +751,7 @@ int ik_ucma_migrate_id(struct ik_ucma_cmd *c)
 			e->next = NULL;
 			*mt = e;
 			mt = &e->next;
-			(void)!recv(old->rd, &token, 1, MSG_DONTWAIT);
+			(void)!isim_sys_recv(old->rd, &token, 1, MSG_DONTWAIT);
 		}
 		old->tail = NULL;
 		for (struct ik_ucma_event *t = old->head; t; t = t->next)
@@ -766,8 +767,8 @@ int ik_ucma_migrate_id(struct ik_ucma_cmd *c)
 			else
 				c->f->head = e;
 			c->f->tail = e;
-			(void)!send(c->f->wr, &token, 1,
-				    MSG_DONTWAIT | MSG_NOSIGNAL);
+			(void)!isim_sys_send(c->f->wr, &token, 1,
+					     MSG_DONTWAIT | MSG_NOSIGNAL);
 		}
 	}
 	resp.events_reported = ctx->events_reported;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../kpriv.h"
 #include "ucma.h"
 
@@ -50,12 +51,12 @@ int ik_ucma_open(int flags, struct ik_ucma_file **out)
 		return -errno;
 	}
 	if (!(flags & O_CLOEXEC))
-		fcntl(sv[0], F_SETFD, 0);
+		isim_sys_fcntl(sv[0], F_SETFD, 0);
 	f->rd = sv[0];
 	f->wr = sv[1];
 	/* nobody reads it the other way: EOF on a write() would confuse */
 	shutdown(f->rd, SHUT_WR);
-	if (fstat(f->rd, &st) == 0)
+	if (isim_sys_fstat(f->rd, &st) == 0)
 		f->ino = (unsigned long)st.st_ino;
 	pthread_mutex_lock(&ik_cm_lock);
 	f->next = ik_ucma_files;
@@ -83,7 +84,7 @@ void ik_ucma_release(struct ik_ucma_file *f)
 		free(e);
 	}
 	f->released = true;
-	close(f->wr);
+	isim_sys_close(f->wr);
 	f->wr = -1;
 	if (!f->sleepers)
 		free(f);
@@ -203,7 +204,7 @@ static void queue(struct ik_ucma_file *f, struct ik_ucma_event *e)
 	else
 		f->head = e;
 	f->tail = e;
-	if (send(f->wr, &token, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1)
+	if (isim_sys_send(f->wr, &token, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1)
 		isim_trace(ISIM_TR_CMD, "rdma_cm: event token lost: %s",
 			   strerror(errno));
 }
@@ -262,7 +263,7 @@ static void take_token(struct ik_ucma_file *f)
 {
 	char token;
 
-	(void)!recv(f->rd, &token, 1, MSG_DONTWAIT);
+	(void)!isim_sys_recv(f->rd, &token, 1, MSG_DONTWAIT);
 }
 
 void ik_ucma_drop_events(struct ik_cm_id *ctx)
@@ -314,12 +315,13 @@ static int get_event(struct ik_ucma_cmd *c)
 	pthread_mutex_lock(&ik_cm_lock);
 	f->sleepers++;
 	for (;;) {
-		int rd = f->rd, fl = fcntl(rd, F_GETFL), err;
+		int rd = f->rd, fl = isim_sys_fcntl(rd, F_GETFL, 0), err;
 		ssize_t n;
 
 		pthread_mutex_unlock(&ik_cm_lock);
-		n = recv(rd, &token, 1,
-			 fl >= 0 && (fl & O_NONBLOCK) ? MSG_DONTWAIT : 0);
+		n = isim_sys_recv(rd, &token, 1,
+				  fl >= 0 && (fl & O_NONBLOCK) ? MSG_DONTWAIT :
+								 0);
 		err = errno;
 		pthread_mutex_lock(&ik_cm_lock);
 		if (f->released)
@@ -339,7 +341,8 @@ static int get_event(struct ik_ucma_cmd *c)
 							    sizeof(e->resp));
 	if (rc) {
 		/* the event stays first in line, with its token */
-		(void)!send(f->wr, &token, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		(void)!isim_sys_send(f->wr, &token, 1,
+				     MSG_DONTWAIT | MSG_NOSIGNAL);
 		pthread_mutex_unlock(&ik_cm_lock);
 		return rc;
 	}

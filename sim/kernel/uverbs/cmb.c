@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../kpriv.h"
 
 #define IK_SQCMB_ORDER 5 /* order must be below: at most 16 pages */
@@ -46,10 +47,8 @@ int ik_cmb_init(struct ik_nic *nic)
 		return -errno;
 	if (ftruncate(fd, (off_t)n * IK_PAGE_SIZE) < 0)
 		goto err;
-	/* syscall() is variadic: the offset, passed on the stack, must be a
-	 * whole off_t (a plain 0 left garbage in its upper half) */
-	p = (void *)syscall(SYS_mmap, NULL, (size_t)n * IK_PAGE_SIZE,
-			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)0);
+	p = isim_sys_mmap(NULL, (size_t)n * IK_PAGE_SIZE,
+			  PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		goto err;
 	nic->cmb_bits = calloc((n + 63) / 64, sizeof(uint64_t));
@@ -61,7 +60,7 @@ int ik_cmb_init(struct ik_nic *nic)
 	nic->cmb_memfd = fd;
 	return 0;
 err:
-	close(fd);
+	isim_sys_close(fd);
 	return -errno;
 }
 

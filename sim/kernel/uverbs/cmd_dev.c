@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../kpriv.h"
 
 void ik_ctx_resp_fill(const struct ik_file *f, struct ionic_ctx_resp *dr)
@@ -90,7 +91,7 @@ err_mmap:
 	ik_mmap_clear(f);
 err_evq:
 	ik_evq_close(&f->async_q);
-	close(f->async_q.rd);
+	isim_sys_close(f->async_q.rd);
 	f->async_q.rd = -1;
 err_dbid:
 	ik_ida_free(&nic->dbid_ida, (uint32_t)dbid);
@@ -265,7 +266,7 @@ int ik_cmd_create_comp_channel(struct ik_cmd *c)
 	if (!t) {
 		ik_evq_close(q);
 		if (!q->remote)
-			close(q->rd);
+			isim_sys_close(q->rd);
 		free(q);
 		return -ENOMEM;
 	}

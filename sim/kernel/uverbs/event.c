@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../kpriv.h"
 
 int ik_evq_create(struct ik_event_queue *q)
@@ -40,12 +41,12 @@ int ik_evq_create(struct ik_event_queue *q)
 	q->wr = sv[1];
 	/* nothing the application writes should pile up in the model's end */
 	shutdown(q->wr, SHUT_RD);
-	q->peek = fcntl(q->rd, F_DUPFD_CLOEXEC, 0);
-	if (q->peek < 0 || fstat(q->rd, &st) < 0) {
+	q->peek = isim_sys_fcntl(q->rd, F_DUPFD_CLOEXEC, 0);
+	if (q->peek < 0 || isim_sys_fstat(q->rd, &st) < 0) {
 		int rc = -errno;
 
 		ik_evq_close(q);
-		close(q->rd);
+		isim_sys_close(q->rd);
 		q->rd = -1;
 		return rc;
 	}
@@ -57,9 +58,9 @@ int ik_evq_create(struct ik_event_queue *q)
 void ik_evq_close(struct ik_event_queue *q)
 {
 	if (q->wr >= 0)
-		close(q->wr);
+		isim_sys_close(q->wr);
 	if (q->peek >= 0)
-		close(q->peek);
+		isim_sys_close(q->peek);
 	q->wr = q->peek = -1;
 }
 
@@ -69,7 +70,7 @@ static bool evq_send(struct ik_event_queue *q, const void *rec, size_t len)
 		return false;
 	/* never block the engine, never die of SIGPIPE: a full or closed
 	 * queue loses the event, which is then not counted */
-	return send(q->wr, rec, len, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	return isim_sys_send(q->wr, rec, len, MSG_NOSIGNAL | MSG_DONTWAIT) ==
 	       (ssize_t)len;
 }
 
@@ -88,7 +89,8 @@ static unsigned int evq_drain_obj(struct ik_event_queue *q, size_t recsz,
 	for (;;) {
 		uint8_t buf[16];
 		uint64_t h;
-		ssize_t n = recv(q->peek, buf, sizeof(buf), MSG_DONTWAIT);
+		ssize_t n =
+			isim_sys_recv(q->peek, buf, sizeof(buf), MSG_DONTWAIT);
 
 		if (n <= 0)
 			break;
@@ -111,8 +113,8 @@ static unsigned int evq_drain_obj(struct ik_event_queue *q, size_t recsz,
 	}
 	/* other objects' events go back in their original order */
 	for (size_t i = 0; i < nkeep; i++)
-		send(q->wr, keep[i].b, (size_t)keep[i].n,
-		     MSG_NOSIGNAL | MSG_DONTWAIT);
+		isim_sys_send(q->wr, keep[i].b, (size_t)keep[i].n,
+			      MSG_NOSIGNAL | MSG_DONTWAIT);
 	free(keep);
 	return dropped;
 }

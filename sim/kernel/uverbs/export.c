@@ -28,6 +28,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../ik.h"
 #include "../kpriv.h"
 #include "xproc.h"
@@ -74,8 +75,8 @@ void ik_export_atfork_child(void)
 	while (x) {
 		struct xport *next = x->next;
 
-		close(x->sock);
-		close(x->hold);
+		isim_sys_close(x->sock);
+		isim_sys_close(x->hold);
 		free(x->caller.held);
 		free(x);
 		x = next;
@@ -100,8 +101,10 @@ int ik_xp_send(int sock, const struct ixp_msg *m, int fd)
 		cbuf.h.cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(&cbuf.h), &fd, sizeof(int));
 	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 :
-									 -EPIPE;
+	return isim_sys_sendmsg(sock, &mh, MSG_NOSIGNAL) ==
+			       (ssize_t)sizeof(*m) ?
+		       0 :
+		       -EPIPE;
 }
 
 int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd)
@@ -121,7 +124,7 @@ int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd)
 	ssize_t n;
 
 	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		n = isim_sys_recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	for (c = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c;
 	     c = CMSG_NXTHDR(&mh, c)) {
@@ -146,13 +149,13 @@ int ik_xp_recv(int sock, struct ixp_msg *m, pid_t *pid, int *fd)
 				if (fd && keep < 0)
 					keep = d;
 				else
-					close(d);
+					isim_sys_close(d);
 			}
 		}
 	}
 	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & MSG_TRUNC)) {
 		if (keep >= 0)
-			close(keep);
+			isim_sys_close(keep);
 		keep = -1;
 		n = -1;
 	}
@@ -187,7 +190,7 @@ static int caller_await(struct ik_caller *c, struct ixp_msg *m, int *fd)
 		if (rc || (m->op != IXP_DOORBELL && m->op != IXP_CLOSE))
 			return rc;
 		if (fd && *fd >= 0)
-			close(*fd);
+			isim_sys_close(*fd);
 		if (c->nheld == c->held_cap) {
 			unsigned int n = c->held_cap ? 2 * c->held_cap : 16;
 			struct ixp_msg *t = realloc(c->held, n * sizeof(*t));
@@ -211,7 +214,7 @@ static int caller_ask(struct ik_caller *c, const struct ixp_msg *q, int qfd,
 
 	rc = ik_xp_send(c->sock, q, qfd);
 	if (qfd >= 0)
-		close(qfd);
+		isim_sys_close(qfd);
 	if (rc)
 		return rc;
 	rc = caller_await(c, &m, fd);
@@ -224,7 +227,7 @@ static int caller_ask(struct ik_caller *c, const struct ixp_msg *q, int qfd,
 	else
 		rc = m.a <= INT32_MAX ? (int)m.a : -EINVAL;
 	if (rc < 0 && fd && *fd >= 0) {
-		close(*fd);
+		isim_sys_close(*fd);
 		*fd = -1;
 	}
 	return rc;
@@ -374,8 +377,8 @@ out:
 	ik_caller = NULL;
 	free(x->caller.held);
 	export_unlink(x);
-	close(x->sock);
-	close(x->hold);
+	isim_sys_close(x->sock);
+	isim_sys_close(x->hold);
 	free(x);
 	return NULL;
 }
@@ -397,9 +400,11 @@ int ik_file_export(struct ik_file *f, int hold)
 	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
 		     IXP_NAME_PREFIX "%d/%u", (int)getpid(),
 		     atomic_fetch_add(&seq, 1));
-	if (bind(sv[0], (struct sockaddr *)&sa,
-		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) ||
-	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one))) {
+	if (isim_sys_bind(sv[0], (struct sockaddr *)&sa,
+			  (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				      1 + n)) ||
+	    isim_sys_setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one,
+				sizeof(one))) {
 		rc = -errno;
 		goto fail;
 	}
@@ -429,7 +434,7 @@ int ik_file_export(struct ik_file *f, int hold)
 			   sv[1]);
 	return sv[1];
 fail:
-	close(sv[0]);
-	close(sv[1]);
+	isim_sys_close(sv[0]);
+	isim_sys_close(sv[1]);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../kpriv.h"
 
 int ik_file_open(unsigned int devidx, struct ik_file **out)
@@ -117,9 +118,9 @@ struct ik_event_queue *ik_file_channel(struct ik_file *f, int fd)
 
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d",
 			 (int)ik_caller->pid, fd);
-		rc = stat(path, &st);
+		rc = isim_sys_stat(path, &st);
 	} else {
-		rc = fstat(fd, &st);
+		rc = isim_sys_fstat(fd, &st);
 	}
 	if (rc < 0 || !S_ISSOCK(st.st_mode))
 		return NULL;
@@ -180,7 +181,7 @@ void ik_fd_closing(int fd)
 	if (!nic || fd < 0 ||
 	    !__atomic_load_n(&nic->nchannels, __ATOMIC_RELAXED))
 		return;
-	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+	if (isim_sys_fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return;
 	pthread_mutex_lock(&nic->chan_lock);
 	for (struct ik_file *f = nic->files; f && !q; f = f->next) {

@@ -29,6 +29,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../ik.h"
 #include "../kpriv.h"
 #include "xproc.h"
@@ -88,8 +89,9 @@ static int hello(int sock)
 	cbuf.h.cmsg_type = SCM_CREDENTIALS;
 	cbuf.h.cmsg_len = CMSG_LEN(sizeof(uc));
 	memcpy(CMSG_DATA(&cbuf.h), &uc, sizeof(uc));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 :
-									-errno;
+	return isim_sys_sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(m) ?
+		       0 :
+		       -errno;
 }
 
 static atomic_uint import_seq = 1;
@@ -112,7 +114,7 @@ int ik_import_open(int sock, struct ik_file **out)
 	}
 	/* the exporter reads and writes our memory for the commands it
 	 * serves (uaccess.c): let it past Yama's ptrace scope 1 */
-	if (!getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &peer, &plen))
+	if (!isim_sys_getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &peer, &plen))
 		prctl(PR_SET_PTRACER, (unsigned long)peer.pid, 0, 0, 0);
 	rc = hello(sock);
 	if (rc)
@@ -135,7 +137,7 @@ int ik_import_open(int sock, struct ik_file **out)
 fail:
 	free(im);
 	free(f);
-	close(sock);
+	isim_sys_close(sock);
 	return rc;
 }
 
@@ -163,7 +165,7 @@ static int pin_here(uint64_t a, uint64_t len)
 	/* sealed against shrinking: the exporter's device never meets a
 	 * page that is gone (it checks the seal) */
 	if (ftruncate(fd, (off_t)len) ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL)) {
+	    isim_sys_fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL)) {
 		rc = -errno;
 		goto fail;
 	}
@@ -180,15 +182,15 @@ static int pin_here(uint64_t a, uint64_t len)
 		}
 		done += (size_t)n;
 	}
-	m = (void *)syscall(SYS_mmap, p, len, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_FIXED, fd, 0);
+	m = isim_sys_mmap(p, len, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_FIXED, fd, 0);
 	if (m == MAP_FAILED) {
 		rc = -errno;
 		goto fail;
 	}
 	return fd;
 fail:
-	close(fd);
+	isim_sys_close(fd);
 	return rc;
 }
 
@@ -199,7 +201,7 @@ static void channel_installed(struct ik_import *im, int fd)
 	struct import_chan *t;
 	struct stat st;
 
-	if (fstat(fd, &st))
+	if (isim_sys_fstat(fd, &st))
 		return;
 	pthread_mutex_lock(&imports_lock);
 	t = realloc(im->chans, (im->nchans + 1) * sizeof(*t));
@@ -218,7 +220,7 @@ void ik_import_fd_closing(int fd)
 	struct stat st;
 
 	if (!atomic_load_explicit(&import_channels, memory_order_relaxed) ||
-	    fd < 0 || fstat(fd, &st))
+	    fd < 0 || isim_sys_fstat(fd, &st))
 		return;
 	self = getpid();
 	pthread_mutex_lock(&imports_lock);
@@ -281,7 +283,7 @@ static int64_t call(struct ik_import *im, const struct ixp_msg *q,
 			if (rfd)
 				*rfd = fd;
 			else if (fd >= 0)
-				close(fd);
+				isim_sys_close(fd);
 			break;
 		}
 		if (r->op == IXP_PIN && fd < 0) {
@@ -292,19 +294,19 @@ static int64_t call(struct ik_import *im, const struct ixp_msg *q,
 			a.a = (uint64_t)fd;
 		} else {
 			if (fd >= 0)
-				close(fd);
+				isim_sys_close(fd);
 			rc = -EIO;
 			break;
 		}
 		if (ik_xp_send(im->sock, &a, give)) {
 			if (r->op == IXP_INSTALL)
-				close(fd);
+				isim_sys_close(fd);
 			rc = -EIO;
 		} else if (r->op == IXP_INSTALL && r->b == 1) {
 			channel_installed(im, fd);
 		}
 		if (give >= 0)
-			close(give);
+			isim_sys_close(give);
 	}
 	pthread_mutex_unlock(&im->lock);
 	return rc;
@@ -358,10 +360,10 @@ void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
 	} else if (!rc && fd >= 0) {
 		/* the clock page (read only) or controller memory: shared
 		 * memory of the exporter's NIC */
-		p = (void *)syscall(SYS_mmap, addr, len,
-				    r.a == IK_MMAP_PHC ? PROT_READ : prot,
-				    MAP_SHARED | (flags & MAP_FIXED), fd,
-				    (off_t)r.c);
+		p = isim_sys_mmap(addr, len,
+				  r.a == IK_MMAP_PHC ? PROT_READ : prot,
+				  MAP_SHARED | (flags & MAP_FIXED), fd,
+				  (off_t)r.c);
 		if (p == MAP_FAILED) {
 			*err = -errno;
 			p = NULL;
@@ -370,7 +372,7 @@ void *ik_import_mmap(struct ik_import *im, void *addr, size_t len, int prot,
 		*err = -EIO;
 	}
 	if (fd >= 0)
-		close(fd);
+		isim_sys_close(fd);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_MMAP,
 			   "import mmap off=0x%llx len=%zu -> %p err=%d",
@@ -425,7 +427,7 @@ void ik_import_release(struct ik_import *im)
 	atomic_fetch_sub(&import_channels, im->nchans);
 	pthread_mutex_unlock(&imports_lock);
 	free(im->chans);
-	close(im->sock);
+	isim_sys_close(im->sock);
 	pthread_mutex_destroy(&im->lock);
 	free(im);
 }

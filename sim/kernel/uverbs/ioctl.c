@@ -24,6 +24,7 @@
 /* kpriv.h first: it reaches libibverbs' verbs_api.h, which defines
  * RDMA_UAPI_PTR for the uapi headers below (they define it only when
  * nobody did, and some releases' verbs_api.h does not check). */
+#include "../../common/sys.h"
 #include "../kpriv.h"
 
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -255,7 +256,7 @@ static int async_event_alloc(struct ioc *x)
 		return -EINVAL;
 	pthread_mutex_lock(&x->f->nic->lock);
 	fd = x->f->has_ucontext && x->f->async_q.rd >= 0 ?
-		     fcntl(x->f->async_q.rd, F_DUPFD_CLOEXEC, 0) :
+		     isim_sys_fcntl(x->f->async_q.rd, F_DUPFD_CLOEXEC, 0) :
 		     -1;
 	rc = fd < 0 ? (x->f->has_ucontext ? -errno : -EINVAL) : 0;
 	pthread_mutex_unlock(&x->f->nic->lock);

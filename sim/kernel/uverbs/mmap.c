@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../../common/sys.h"
 #include "../kpriv.h"
 
 int ik_mmap_insert(struct ik_file *f, enum ik_mmap_kind kind, uint64_t npages,
@@ -146,18 +147,18 @@ void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 		p = ik_plat->window_map(cmb_tag, addr, len, f->nic->cmb_memfd,
 					cmb_off, err);
 	} else if (!*err && kind == IK_MMAP_CMB) {
-		p = (void *)syscall(SYS_mmap, addr, len, prot,
-				    MAP_SHARED | (flags & MAP_FIXED),
-				    f->nic->cmb_memfd, cmb_off);
+		p = isim_sys_mmap(addr, len, prot,
+				  MAP_SHARED | (flags & MAP_FIXED),
+				  f->nic->cmb_memfd, cmb_off);
 		if (p == MAP_FAILED) {
 			*err = -errno;
 			p = NULL;
 		}
 	} else if (!*err) {
 		/* the read-only descriptor keeps VM_MAYWRITE clear */
-		p = (void *)syscall(SYS_mmap, addr, len, PROT_READ,
-				    MAP_SHARED | (flags & MAP_FIXED),
-				    f->nic->phc_ro_fd, (off_t)0);
+		p = isim_sys_mmap(addr, len, PROT_READ,
+				  MAP_SHARED | (flags & MAP_FIXED),
+				  f->nic->phc_ro_fd, (off_t)0);
 		if (p == MAP_FAILED) {
 			*err = -errno;
 			p = NULL;

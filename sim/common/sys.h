@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ionic-sim: the one gate to the operating system for every layer below
+ * the shim (kernel model, device, fabric, common).
+ *
+ * Inside libionic-sim.so the shim defines read, write, close, send, recv,
+ * open, stat, mmap, ... (its interposers), and a call of one of those
+ * names from any file of the library binds to the interposer, not to
+ * libc: a frame sent by the fabric would pass the shim's netlink check, an
+ * eventfd read of the device engine its fd-table lookup, and the kernel
+ * and device unit tests, which link without the shim, would run another
+ * path than production.  So the layers below the shim never call an
+ * interposed name; they call these, which enter the kernel directly
+ * (syscall(), not interposed), the same in the preload and in a unit
+ * test, at the cost of one system call and nothing more.  Return values
+ * and errno are libc's.
+ *
+ * sim-layering (sim/tests/check_layers.sh) fails when a lower layer's
+ * library references a name the shim interposes.  A libc function the
+ * shim does not interpose (poll, epoll_wait, socketpair, ftruncate, ...)
+ * may be called as it is; when the shim comes to interpose it, the check
+ * says so and its wrapper goes here.
+ */
+#ifndef ISIM_SYS_H
+#define ISIM_SYS_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* ---- files ---------------------------------------------------------- */
+
+static inline int isim_sys_open(const char *path, int flags, mode_t mode)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static inline int isim_sys_close(int fd)
+{
+	return (int)syscall(SYS_close, fd);
+}
+
+static inline ssize_t isim_sys_read(int fd, void *buf, size_t len)
+{
+	return syscall(SYS_read, fd, buf, len);
+}
+
+static inline ssize_t isim_sys_write(int fd, const void *buf, size_t len)
+{
+	return syscall(SYS_write, fd, buf, len);
+}
+
+static inline int isim_sys_fcntl(int fd, int cmd, long arg)
+{
+	return (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
+
+static inline int isim_sys_fstat(int fd, struct stat *st)
+{
+	return (int)syscall(SYS_fstat, fd, st);
+}
+
+static inline int isim_sys_stat(const char *path, struct stat *st)
+{
+	return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st, 0);
+}
+
+static inline int isim_sys_access(const char *path, int mode)
+{
+	return (int)syscall(SYS_faccessat, AT_FDCWD, path, mode);
+}
+
+/* opendir(): the descriptor from the gate, the stream from libc
+ * (fdopendir, and closedir's close, stay inside libc). */
+static inline DIR *isim_sys_opendir(const char *path)
+{
+	int fd = isim_sys_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		int err = errno;
+
+		isim_sys_close(fd);
+		errno = err;
+	}
+	return d;
+}
+
+/* ---- memory --------------------------------------------------------- */
+
+static inline void *isim_sys_mmap(void *addr, size_t len, int prot, int flags,
+				  int fd, off_t off)
+{
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+static inline int isim_sys_munmap(void *addr, size_t len)
+{
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+/* ---- sockets -------------------------------------------------------- */
+
+static inline int isim_sys_socket(int domain, int type, int proto)
+{
+	return (int)syscall(SYS_socket, domain, type, proto);
+}
+
+static inline int isim_sys_bind(int fd, const struct sockaddr *sa,
+				socklen_t len)
+{
+	return (int)syscall(SYS_bind, fd, sa, len);
+}
+
+static inline int isim_sys_getsockname(int fd, struct sockaddr *sa,
+				       socklen_t *len)
+{
+	return (int)syscall(SYS_getsockname, fd, sa, len);
+}
+
+static inline int isim_sys_setsockopt(int fd, int level, int name,
+				      const void *val, socklen_t len)
+{
+	return (int)syscall(SYS_setsockopt, fd, level, name, val, len);
+}
+
+static inline int isim_sys_getsockopt(int fd, int level, int name, void *val,
+				      socklen_t *len)
+{
+	return (int)syscall(SYS_getsockopt, fd, level, name, val, len);
+}
+
+static inline ssize_t isim_sys_send(int fd, const void *buf, size_t len,
+				    int flags)
+{
+	return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+}
+
+static inline ssize_t isim_sys_sendto(int fd, const void *buf, size_t len,
+				      int flags, const struct sockaddr *to,
+				      socklen_t tolen)
+{
+	return syscall(SYS_sendto, fd, buf, len, flags, to, tolen);
+}
+
+static inline ssize_t isim_sys_recv(int fd, void *buf, size_t len, int flags)
+{
+	return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+}
+
+static inline ssize_t isim_sys_sendmsg(int fd, const struct msghdr *msg,
+				       int flags)
+{
+	return syscall(SYS_sendmsg, fd, msg, flags);
+}
+
+static inline ssize_t isim_sys_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	return syscall(SYS_recvmsg, fd, msg, flags);
+}
+
+#endif /* ISIM_SYS_H */
