@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Host memory the provider takes per QP and per CQ at the report's
- * default caps (README.md, "Performance"): heap bytes (glibc's
+ * default caps (bench/README.md): heap bytes (glibc's
  * mallinfo2() before and after) plus the rings, which are mapped pages of
  * their own.  The objects are built by the provider's own creation code
  * without a kernel (tests/support/unit.h), so nothing else allocates in

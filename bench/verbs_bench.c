@@ -42,7 +42,7 @@
 #define BATCH 32
 #define BUF_BYTES 65536
 
-/* The report's default caps (README.md, "Performance"). */
+/* The report's default caps (bench/README.md). */
 #define DEF_SEND_WR 128
 #define DEF_RECV_WR 128
 #define DEF_CQE 256
