@@ -330,7 +330,7 @@ cmd_demo() {
 cmd_bench() {
 	cmd_deps
 	cmd_build
-	say "benchmark report (bench/report.py; README.md, \"Performance\")"
+	say "benchmark report (bench/report.py; bench/README.md)"
 	"$ROOT/bench/report.py" "$BUILD" "$@"
 }
 

@@ -12,7 +12,7 @@
 #   e2e-*        unmodified clients between processes    e2e, sim
 #   memcheck-*   verbs programs under valgrind memcheck  memcheck, sim
 #   packaging-*  installation, exports, headers          packaging
-#   doc-*        manual pages, README example            doc
+#   doc-*        manual pages, the ionicdv(7) example    doc
 #   lint-*       formatting, shell scripts               lint
 #   cleanup-*    the leftovers check (CLEANUP)           cleanup
 #
