@@ -38,27 +38,34 @@
 #                      (PACKAGE_DEPS) + .debs (and .rpms where rpmbuild
 #                      exists; --deb or --rpm: that format only) for this
 #                      machine's release in packages/<distro>-<version>/
+#   ./build.sh compilers [COMPILER...]  the compiler matrix: the compilers
+#                      this release offers of gcc-11, gcc-12, gcc-14,
+#                      clang-14, clang-15, clang-16 (installed if missing)
+#                      each compile the provider, the emulator and the
+#                      tests warning-free in build/compilers/
+#                      (tests/check-compilers.sh); absent ones are skipped
 #   ./build.sh clean   remove build/, build-san/, build-tsan/, build-fuzz/
 #
-# Environment: IONIC_BUILD_DIR, IONIC_SAN_BUILD_DIR (default build/ and
-# build-san/ in the source tree), IONIC_CTEST_JOBS (parallel ctest jobs,
-# default 1), IONIC_SANITIZE (default address,undefined),
+# Environment: IONIC_CTEST_JOBS (parallel ctest jobs, default 1),
 # IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
 # IONIC_TEST_FUZZ_SECONDS (per fuzz target in "test", default 20, 0: none),
 # IONIC_TEST_TSAN (0: "test" leaves out the ThreadSanitizer suite),
 # IONIC_DIST_DIR, IONIC_PACKAGES_DIR (where dist and packages write).
 #
-# The builds are the configure/build/test presets of CMakePresets.json
-# ("default", "san", and "release" for build-release/), so the same trees
-# come from "cmake --preset NAME", "cmake --build --preset NAME" and
-# "ctest --preset NAME".
+# Every tree is a preset of CMakePresets.json ("default" in build/, "san",
+# "tsan", "fuzz" in build-<preset>/), made, built and tested by
+# "cmake --preset P", "cmake --build --preset P" and "ctest --preset P":
+# what a tree is (its directory, options and test environment) is written
+# there only, and the same commands give the same trees without this script.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 cd "$ROOT"
-BUILD=${IONIC_BUILD_DIR:-$ROOT/build}
-SANBUILD=${IONIC_SAN_BUILD_DIR:-$ROOT/build-san}
-SANITIZE=${IONIC_SANITIZE:-address,undefined}
+# The presets' trees (CMakePresets.json binaryDir).
+BUILD=$ROOT/build
+SANBUILD=$ROOT/build-san
+TSANBUILD=$ROOT/build-tsan
+FUZZBUILD=$ROOT/build-fuzz
 CTEST_JOBS=${IONIC_CTEST_JOBS:-1}
 TEST_FUZZ_SECONDS=${IONIC_TEST_FUZZ_SECONDS:-20}
 TEST_TSAN=${IONIC_TEST_TSAN:-1}
@@ -87,6 +94,10 @@ PACKAGE_DEPS=(build-essential dpkg-dev debhelper lintian cmake ninja-build pkg-c
 # test formats with clang-format 14, Debian 12's, and skips with another
 # version, e.g. Debian 13's 19).
 FORMAT_DEP=clang-format
+# The compiler matrix (./build.sh compilers): each is installed where the
+# release offers it (Debian 12: all but gcc-14, which the Debian 13 run
+# builds with) and skipped where it does not.
+COMPILER_DEPS=(gcc-11 gcc-12 gcc-14 clang-14 clang-15 clang-16)
 # The releases whose package names DEPS (and FORMAT_DEP) are: Debian 12
 # and Debian 13 name all of them alike.
 DEPS_RELEASES="debian-12 debian-13"
@@ -117,7 +128,7 @@ cmd_deps() {
 
 # install_missing PACKAGE...: apt-get install those not installed yet.
 install_missing() {
-	local missing=() p sudo=()
+	local missing=() p
 	command -v dpkg-query >/dev/null ||
 		die "dpkg-query not found: this script supports Debian 12 and 13 only"
 	local release
@@ -133,21 +144,30 @@ install_missing() {
 		echo "build.sh: all required packages are installed"
 		return 0
 	fi
-	if [ "$(id -u)" -ne 0 ]; then
-		command -v sudo >/dev/null ||
-			die "missing packages (${missing[*]}); run as root or install sudo"
-		sudo=(sudo)
-	fi
 	say "Installing missing packages: ${missing[*]}"
-	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		--no-install-recommends "${missing[@]}" </dev/null
+	as_root apt-get update
+	as_root apt-get install -y --no-install-recommends "${missing[@]}" </dev/null
 }
 
-# configure PRESET DIR [cmake args...]: the preset's tree, made in DIR.
+# as_root COMMAND...: run a package-manager command as root (sudo if need be).
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		env DEBIAN_FRONTEND=noninteractive "$@"
+	else
+		command -v sudo >/dev/null || die "run as root or install sudo: $*"
+		sudo env DEBIAN_FRONTEND=noninteractive "$@"
+	fi
+}
+
+# preset_dir PRESET: the tree of a configure preset.
+preset_dir() {
+	if [ "$1" = default ]; then echo "$BUILD"; else echo "$ROOT/build-$1"; fi
+}
+
+# configure PRESET: the preset's tree.
 configure() {
-	local preset=$1 dir=$2
-	shift 2
+	local preset=$1 dir
+	dir=$(preset_dir "$1")
 	if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null; then
 		die "cmake and ninja are needed: run ./build.sh deps"
 	fi
@@ -157,35 +177,24 @@ configure() {
 		echo "build.sh: $dir was configured with another generator; recreating it"
 		rm -rf "$dir"
 	fi
-	cmake --preset "$preset" -S "$ROOT" -B "$dir" "$@"
+	cmake --preset "$preset"
+}
+
+# build PRESET: configure and build the preset's tree.
+build() {
+	configure "$1"
+	cmake --build --preset "$1"
 }
 
 cmd_build() {
 	say "Configuring and building in $BUILD"
-	configure default "$BUILD"
-	cmake --build "$BUILD"
+	build default
 }
 
-# run_ctest PRESET DIR: run the suite; its summary line is the last thing
-# printed.  ctest 3.25 runs a test preset in the preset's own tree whatever
-# --test-dir says, so a tree moved by IONIC_*BUILD_DIR gets the same
-# options by hand.
+# run_ctest PRESET: run the preset's suite; its summary line is the last
+# thing printed.
 run_ctest() {
-	local preset=$1 dir=$2 own=$ROOT/build
-	[ "$preset" = default ] || own=$ROOT/build-$preset
-	if [ "$dir" -ef "$own" ]; then
-		ctest --preset "$preset" -j "$CTEST_JOBS" </dev/null
-		return
-	fi
-	(
-		cd "$dir" || exit 1
-		if [ "$preset" = san ]; then
-			export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0
-			export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-		fi
-		ctest --output-on-failure --no-tests=error --no-label-summary \
-			-j "$CTEST_JOBS" </dev/null
-	)
+	ctest --preset "$1" -j "$CTEST_JOBS" </dev/null
 }
 
 cmd_test() {
@@ -193,15 +202,14 @@ cmd_test() {
 	cmd_deps
 	cmd_build
 	say "Running the tests in $BUILD"
-	run_ctest default "$BUILD" || failed+=("$BUILD")
+	run_ctest default || failed+=("$BUILD")
 
-	say "Configuring and building with -fsanitize=$SANITIZE in $SANBUILD"
-	configure san "$SANBUILD" -DIONIC_SANITIZE="$SANITIZE"
-	cmake --build "$SANBUILD"
+	say "Configuring and building with AddressSanitizer + UBSan in $SANBUILD"
+	build san
 	say "Running the tests in $SANBUILD (sanitizers)"
 	# The "san" test preset sets ASAN_OPTIONS/UBSAN_OPTIONS for the whole
 	# run; cmake/IonicTesting.cmake refines them per test.
-	run_ctest san "$SANBUILD" || failed+=("$SANBUILD")
+	run_ctest san || failed+=("$SANBUILD")
 
 	# Each fuzz target for a short time, then the ThreadSanitizer suite
 	# (docs/testing.md §4); 0 turns either off.
@@ -209,7 +217,7 @@ cmd_test() {
 		cmd_fuzz "$TEST_FUZZ_SECONDS" || failed+=("$FUZZBUILD")
 	fi
 	if [ "$TEST_TSAN" != 0 ]; then
-		cmd_tsan || failed+=("$ROOT/build-tsan")
+		cmd_tsan || failed+=("$TSANBUILD")
 	fi
 
 	if [ ${#failed[@]} -ne 0 ]; then
@@ -330,7 +338,7 @@ cmd_demo() {
 cmd_bench() {
 	cmd_deps
 	cmd_build
-	say "benchmark report (bench/report.py; README.md, \"Performance\")"
+	say "benchmark report (bench/report.py; bench/README.md)"
 	"$ROOT/bench/report.py" "$BUILD" "$@"
 }
 
@@ -352,25 +360,21 @@ cmd_soak() {
 
 cmd_tsan() {
 	cmd_deps
-	say "Configuring and building with -fsanitize=thread in $ROOT/build-tsan"
-	configure tsan "$ROOT/build-tsan"
-	cmake --build "$ROOT/build-tsan"
-	say "Running the tests with threads in $ROOT/build-tsan (ThreadSanitizer)"
+	say "Configuring and building with -fsanitize=thread in $TSANBUILD"
+	build tsan
+	say "Running the tests with threads in $TSANBUILD (ThreadSanitizer)"
 	# The "tsan" test preset picks the tests and sets TSAN_OPTIONS
 	# (suppressions: tests/tsan.supp).
-	run_ctest tsan "$ROOT/build-tsan"
+	run_ctest tsan
 }
 
 # --- fuzzing (docs/testing.md §5) ---------------------------------------------
 
-FUZZBUILD=$ROOT/build-fuzz
-
 # fuzz_build: preset "fuzz" (clang, ASan + UBSan, libFuzzer coverage
-# everywhere), the fuzzer executables only.
+# everywhere; its build preset makes the fuzzer executables only).
 fuzz_build() {
 	command -v clang >/dev/null || die "clang is needed: run ./build.sh deps"
-	configure fuzz "$FUZZBUILD"
-	cmake --build "$FUZZBUILD" --target ionic-fuzzers
+	build fuzz
 }
 
 # fuzz_run NAME EXE SEEDS SECONDS: one target from its checked-in seeds into
@@ -463,8 +467,32 @@ cmd_distro() {
 	"$ROOT/tests/distro/chroot-test.sh" "$1" "$BUILD/distro-$1"
 }
 
+# compilers [COMPILER...]: install the matrix's compilers this release
+# offers, then each builds the provider, the emulator and the tests.
+cmd_compilers() {
+	local p want=("$@") offered=() missing=()
+	[ $# -gt 0 ] || want=("${COMPILER_DEPS[@]}")
+	cmd_deps
+	for p in "${want[@]}"; do
+		installed "$p" || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		as_root apt-get update
+		for p in "${missing[@]}"; do
+			if apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+				offered+=("$p")
+			else
+				echo "build.sh: $p is not offered by this release: the compiler matrix skips it"
+			fi
+		done
+		[ ${#offered[@]} -eq 0 ] || install_missing "${offered[@]}"
+	fi
+	say "The compiler matrix in $BUILD/compilers"
+	"$ROOT/tests/check-compilers.sh" "$BUILD/compilers" "${want[@]}"
+}
+
 cmd_clean() {
-	rm -rf "$BUILD" "$SANBUILD" "$ROOT/build-tsan" "$FUZZBUILD"
+	rm -rf "$BUILD" "$SANBUILD" "$TSANBUILD" "$FUZZBUILD"
 	echo "build.sh: removed $BUILD, $SANBUILD, build-tsan/ and build-fuzz/"
 }
 
@@ -482,6 +510,10 @@ soak)
 	cmd_soak "$@"
 	;;
 tsan) cmd_tsan ;;
+compilers)
+	shift
+	cmd_compilers "$@"
+	;;
 fuzz) cmd_fuzz "${2:-}" ;;
 matrix)
 	shift

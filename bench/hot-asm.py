@@ -9,7 +9,7 @@ disassembly (objdump -d) with how often each instruction ran, divided by
 CALLS if given (the number of calls of FUNCTION in that run), so that the
 hot path and its cost per call can be read instruction by instruction.
 Self cost only: callees are not included.  A tool for tuning the data
-path (README.md, "Performance"), not part of the benchmark report.
+path (bench/README.md), not part of the benchmark report.
 """
 import re
 import subprocess

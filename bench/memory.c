@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Host memory the provider takes per QP and per CQ at the report's
- * default caps (README.md, "Performance"): heap bytes (glibc's
+ * default caps (bench/README.md): heap bytes (glibc's
  * mallinfo2() before and after) plus the rings, which are mapped pages of
  * their own.  The objects are built by the provider's own creation code
- * without a kernel (tests/support/unit.h), so nothing else allocates in
+ * without a kernel (tests/support/provider_fixture.h), so nothing else allocates in
  * between; the kernel's and the device's share (pinned pages, device
  * tables) is not host memory of the application.
  *
@@ -13,7 +13,7 @@
 #include <malloc.h>
 #include <stdio.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 
 #define DEF_CQE 256 /* as bench/verbs_bench.c */
 #define DEF_WR 128

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-"""The benchmark report of ./build.sh bench (README.md, "Performance").
+"""The benchmark report of ./build.sh bench (bench/README.md).
 
 Usage: report.py BUILD_DIR [--quick] [--json FILE] [--runs N]
                  [--no-wallclock]

@@ -7,7 +7,7 @@
 # of RUNS runs (perftest's own per-run figure: t_typical and the 99th
 # percentile for latency, the average bandwidth and message rate for
 # bandwidth).  These measure the emulator at least as much as the
-# provider: see README.md, "Performance".
+# provider: see bench/README.md.
 #
 # Usage: run-wallclock.sh <ionic-sim> <out.json> [runs] [iterations] [probe]
 # 'probe' is the benchmark program (ionic-bench): its probe-expdb run

@@ -36,13 +36,13 @@
 #include <infiniband/ionic_dv.h>
 
 #include "common/ionic_hw.h"
-#include "common/fixture.h"
+#include "verbs_fixture.h"
 
 #define GID_INDEX 1
 #define BATCH 32
 #define BUF_BYTES 65536
 
-/* The report's default caps (README.md, "Performance"). */
+/* The report's default caps (bench/README.md). */
 #define DEF_SEND_WR 128
 #define DEF_RECV_WR 128
 #define DEF_CQE 256
@@ -152,7 +152,7 @@ static void setup_side(struct bench *bn, struct side *s)
 	peek_init(s);
 }
 
-/* RC connection, as the tests make it (tests/common/fixture.h). */
+/* RC connection, as the tests make it (tests/support/verbs_fixture.h). */
 static void connect_to(struct side *s, uint32_t dest_qpn,
 		       const union ibv_gid *dgid)
 {

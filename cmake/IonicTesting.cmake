@@ -12,7 +12,7 @@
 #   e2e-*        unmodified clients between processes    e2e, sim
 #   memcheck-*   verbs programs under valgrind memcheck  memcheck, sim
 #   packaging-*  installation, exports, headers          packaging
-#   doc-*        manual pages, README example            doc
+#   doc-*        manual pages, the ionicdv(7) example    doc
 #   lint-*       formatting, shell scripts               lint
 #   cleanup-*    the leftovers check (CLEANUP)           cleanup
 #
@@ -40,7 +40,7 @@
 # instrumented provider and the LD_PRELOADed emulator); scripts that start
 # launchers themselves find that runtime in IONIC_TEST_SAN_RUNTIME.
 
-# The exit status of a skipped test (tests/common/check.h: CHECK_EXIT_SKIP).
+# The exit status of a skipped test (tests/support/check.h: CHECK_EXIT_SKIP).
 set(IONIC_TEST_SKIP_CODE 77)
 
 set(IONIC_TEST_SUITES unit sim verbs e2e memcheck packaging doc lint bench cleanup)
@@ -87,7 +87,7 @@ endif()
 #     [LIBS <lib>...]          extra link libraries (libibverbs and Threads
 #                              are always linked; add "ionic" for the DV API,
 #                              ionic_test_check / ionic_test_fixture for
-#                              tests/common)
+#                              tests/support)
 #     [COMMAND <cmd> <arg>...] command to run ($<TARGET_FILE:...> allowed);
 #                              "@EXE@" in it stands for the built executable,
 #                              "@SIM@" for the launcher joined to the test's

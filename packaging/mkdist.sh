@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #
 # The release tarball libionic-<version>.tar.gz, what rpmbuild and
-# dpkg-buildpackage start from: every file of the git work tree that is
-# not ignored (tracked or new, as it is on disk now), under the directory
-# libionic-<version>/, with sorted names, owner 0, and the time of the last
-# commit, so the same tree gives the same bytes.  A tree unpacked from such
-# a tarball (no git) gives the same tarball again.
+# dpkg-buildpackage start from, made by git archive: every file of the git
+# work tree that git does not ignore (tracked or new, as it is on disk now),
+# under the directory libionic-<version>/, owner 0 and the time of the last
+# commit, so the same tree gives the same bytes.  The tarball lists its
+# files in libionic-<version>/.dist-files, so that a tree unpacked from it,
+# without git (the package builds in a chroot), makes a tarball of the same
+# files again.
 #
 # usage: mkdist.sh OUTDIR      prints the tarball's path
 set -euo pipefail
@@ -19,47 +21,52 @@ version=$(sed -n 's/^project(libionic VERSION \([0-9.]*\).*/\1/p' \
 name=libionic-$version
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-list=$(mktemp "$out/.dist-files.XXXXXX")
-trap 'rm -f "$list"' EXIT
-# OUTDIR inside the tree (and not ignored) holds this list and earlier
-# tarballs: none of that is source.
-case $out/ in
-"$src"/*) skip=${out#"$src"/}/ ;;
-*) skip=// ;;
-esac
+tmp=$(mktemp -d "$out/.dist.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
 top=$(git -C "$src" rev-parse --show-toplevel 2>/dev/null) || top=
 if [ -n "$top" ] && [ "$top" -ef "$src" ]; then
-	# Deleted but not yet committed files are listed by --cached: skip them.
-	git -C "$src" ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do
-			[ -e "$src/$f" ] || [ -L "$src/$f" ] || continue
-			case $f in "$skip"*) continue ;; esac
-			printf '%s\0' "$f"
-		done | LC_ALL=C sort -zu >"$list"
+	# The work tree as it is on disk, staged in a scratch index, and a
+	# commit of it dated like the last one (git archive takes the files'
+	# time from it).  New objects go to a scratch directory, so the
+	# repository is left as it was.
 	stamp=$(git -C "$src" log -1 --format=%ct 2>/dev/null || date +%s)
-elif [ -f "$src/.gitignore" ]; then
-	# A tree unpacked from a release tarball (the package builds, the
-	# Debian 13 run): every file but what .gitignore names, whose lines
-	# are all anchored paths (/build/, /debian/*.substvars); the time is
-	# the tarball's, which every file kept.
-	prune=(-path ./.git -o -path "./${skip%/}")
-	while IFS= read -r pat; do
-		case $pat in
-		/*) prune+=(-o -path ".${pat%/}") ;;
-		'' | '#'*) ;;
-		*) echo "$0: $src/.gitignore: only anchored paths are understood: '$pat'" >&2 && exit 1 ;;
-		esac
-	done <"$src/.gitignore"
-	(cd "$src" && find . \( "${prune[@]}" \) -prune -o \( -type f -o -type l \) -printf '%P\0') |
-		LC_ALL=C sort -zu >"$list"
-	stamp=$(stat -c %Y "$src/CMakeLists.txt")
+	objects=$(cd "$src" && cd "$(git rev-parse --git-common-dir)/objects" && pwd)
+	export GIT_INDEX_FILE=$tmp/index GIT_OBJECT_DIRECTORY=$tmp/objects
+	export GIT_ALTERNATE_OBJECT_DIRECTORIES=$objects
+	export GIT_AUTHOR_NAME=libionic GIT_AUTHOR_EMAIL=dist@libionic.invalid
+	export GIT_COMMITTER_NAME=libionic GIT_COMMITTER_EMAIL=dist@libionic.invalid
+	export GIT_AUTHOR_DATE="@$stamp +0000" GIT_COMMITTER_DATE="@$stamp +0000"
+	mkdir "$tmp/objects" "$tmp/list"
+	# OUTDIR inside the tree and not ignored holds earlier tarballs and
+	# this scratch space: not source (git refuses to name an ignored one).
+	skip=()
+	case $out/ in
+	"$src"/*)
+		git -C "$src" check-ignore -q "${out#"$src"/}" ||
+			skip=(":(exclude)${out#"$src"/}")
+		;;
+	esac
+	git -C "$src" add -A -- . "${skip[@]}"
+	tree=$(git -C "$src" write-tree)
+	commit=$(git -C "$src" commit-tree "$tree" -m "$name")
+	{
+		git -C "$src" ls-tree -r --name-only "$tree"
+		echo .dist-files
+	} >"$tmp/list/.dist-files"
+	git -C "$src" -c tar.umask=0022 archive --format=tar --prefix="$name/" \
+		--add-file="$tmp/list/.dist-files" "$commit" |
+		gzip -9n >"$out/$name.tar.gz"
+elif [ -f "$src/.dist-files" ]; then
+	# A tree unpacked from a release tarball: the files it came with, at
+	# the tarball's time, which every file kept.
+	tar -C "$src" --no-recursion --verbatim-files-from \
+		--transform "s|^|$name/|" --sort=name \
+		--mtime="@$(stat -c %Y "$src/.dist-files")" --owner=0 --group=0 \
+		--numeric-owner --format=gnu --files-from="$src/.dist-files" -cf - |
+		gzip -9n >"$out/$name.tar.gz"
 else
 	echo "$0: $src is neither a git work tree nor an unpacked release tarball" >&2
 	exit 1
 fi
-
-tar -C "$src" --no-recursion --transform "s|^|$name/|" --sort=name \
-	--mtime="@$stamp" --owner=0 --group=0 --numeric-owner --format=gnu \
-	--null --files-from="$list" -cf - |
-	gzip -9n >"$out/$name.tar.gz"
 echo "$out/$name.tar.gz"

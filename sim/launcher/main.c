@@ -348,7 +348,8 @@ static int find_provider(const struct opts *o, char *out, size_t len)
 	if (o->provider)
 		return provider_prefix(o->provider, out, len);
 	exe_dir(dir, sizeof(dir));
-	if (!strcmp(dir, ILAUNCH_BUILD_DIR) && ILAUNCH_BUILD_PROVIDER[0])
+	if (!strcmp(dir, ILAUNCH_BUILD_DIR) &&
+	    ILAUNCH_BUILD_PROVIDER[0] != '\0')
 		return provider_prefix(ILAUNCH_BUILD_PROVIDER, out, len);
 	snprintf(so, sizeof(so), "%s" ILAUNCH_PROVIDER_SUFFIX,
 		 ILAUNCH_INSTALL_PROVIDER);

@@ -12,7 +12,7 @@
  * fixture plays the kernel model itself, where kernel_fixture.h drives
  * the real kernel model (which then needs the device below it).  A
  * device test that linked the kernel would no longer prove the device
- * stands on its own.  Both report through tests/common/check.h.
+ * stands on its own.  Both report through tests/support/check.h.
  */
 #ifndef ISIM_TESTS_DEV_FIXTURE_H
 #define ISIM_TESTS_DEV_FIXTURE_H
@@ -25,7 +25,7 @@
 #include "check.h"
 #include "dev/idev.h"
 
-/* Checks: tests/common/check.h. */
+/* Checks: tests/support/check.h. */
 
 /* The device under test, its node and the doorbell page of the host. */
 extern struct idev *fx_dev;

@@ -19,7 +19,7 @@
 #include "check.h"
 #include "kernel/kpriv.h"
 
-/* Checks: tests/common/check.h.  CHECK_MSG for a condition with a message
+/* Checks: tests/support/check.h.  CHECK_MSG for a condition with a message
  * of its own, CHECK_RET for what the kernel model returns (a count or a
  * negative errno). */
 /* The file under test and the buffer every response lands in. */

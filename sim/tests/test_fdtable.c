@@ -6,7 +6,7 @@
  * it would accept it), replaced and closed descriptors stop reaching it,
  * and the open file is released exactly once, on the last close.
  *
- * usage: ionic-sim --trace FILE -- sim-fdtable (tests/run_traced.sh)
+ * usage: ionic-sim --trace FILE -- sim-fdtable (tests/run-traced.sh)
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Upstream provider defects that only show without a device, each checked
- * on real provider objects (tests/support/unit.h) where libionic does
+ * on real provider objects (tests/support/provider_fixture.h) where libionic does
  * better (docs/upstream-defects.md):
  *
  *  D2  per-WQE timestamps of a coalesced MSN CQE with a local operation
@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 
 static bool wqe_color(struct ionic_qp *qp, uint16_t slot)
 {

@@ -3,12 +3,12 @@
  * The extended verbs without a device: ibv_wr_* batches on a real UD QP
  * (wr.c: UD addressing, sticky errors, abort, a full SQ, the QP state)
  * and extended CQ polling with its readers (cq_ex.c), the test playing
- * the device (tests/support/unit.h).
+ * the device (tests/support/provider_fixture.h).
  */
 #include <errno.h>
 #include <string.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 
 static struct unit_dev *dev;
 

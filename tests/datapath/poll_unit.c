@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * The poll path without a device: real QPs and a vCQ in host memory
- * (tests/support/unit.h), the test playing the device by writing CQEs
+ * (tests/support/provider_fixture.h), the test playing the device by writing CQEs
  * (docs/device-contract.md §5-§8, §12).  Checks the WCs of RC (MSN) and UD
  * (NPG) sends and of receives, error completions with exactly one WC per WQE
  * and flushes, and the skipping of CQEs that break the device contract.
@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 #include "golden/cqe_golden_bytes.h"
 
 static struct unit_dev *dev;

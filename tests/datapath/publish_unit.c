@@ -6,13 +6,13 @@
  * doorbells of ibv_req_notify_cq, the choice of a publish mode, and the
  * copies to controller memory with and without express doorbells.  Real
  * QPs and vCQs in host memory; the doorbell page is an array
- * (tests/support/unit.h).
+ * (tests/support/provider_fixture.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 
 static struct unit_dev *dev;
 

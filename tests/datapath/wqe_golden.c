@@ -3,7 +3,7 @@
  * Golden-byte WQE tests: RDMA WRITE / WRITE_IMM / READ, both atomics (v1
  * and v2 bodies), LOCAL_INV, SEND_WITH_INV and BIND_MW (type 1 and 2),
  * prepared by providers/ionic/wqe.c on real QPs in host memory
- * (tests/support/unit.h), are compared with the hand-written WQEs of
+ * (tests/support/provider_fixture.h), are compared with the hand-written WQEs of
  * tests/golden/wqe_golden_bytes.h, which the emulator's decoder is
  * checked against too (sim/tests/test_dev_wqe_golden.c).  SEND and RECV
  * layouts: wqe_layout.c.
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 #include "golden/wqe_golden_bytes.h"
 
 /* Produce the next WQE at 'slot' with SQ colour 'color' (empty ring). */

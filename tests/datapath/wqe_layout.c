@@ -2,7 +2,7 @@
 /*
  * WQE layout tests: the provider's preparers (providers/ionic/wqe.c)
  * build SEND, SEND_WITH_IMM, UD SEND and receive WQEs on real QPs in host
- * memory (tests/support/unit.h), and every byte is compared with a WQE
+ * memory (tests/support/provider_fixture.h), and every byte is compared with a WQE
  * written by hand from the device reference (docs/device-contract.md §3, §4),
  * for firmware opcode versions 1 and 2.  Also checks slot metadata, COLOR
  * flipping, MSN accounting, and the EINVAL cases of §16.4 without
@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 
 /* RC SEND, one SGE, signalled, slot 0: v1 op 0, v2 op 0x20. */
 static void test_rc_send(uint8_t version)

@@ -10,7 +10,7 @@
 # fi_pingpong first exchanges addresses over TCP to the server's address,
 # here isim0's 198.18.0.1, which the host does not have; and its server
 # binds rdma_cm to "localhost", which on a RoCE kernel binds no RDMA device
-# (ENODEV, docs/kernel-contract.md §22.2).  Both run, as README tells
+# (ENODEV, docs/kernel-contract.md §22.2).  Both run, as sim/README.md tells
 # users, in a network namespace of this test with 198.18.0.1 and .2 on its
 # loopback (so the TCP exchange reaches node 1) and, in a mount namespace,
 # an /etc/hosts that names 198.18.0.1 localhost (so the server's rdma_cm

@@ -15,7 +15,7 @@
  */
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 #define BUF 4096

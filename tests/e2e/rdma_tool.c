@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 static char out[65536];
 

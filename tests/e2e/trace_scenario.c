@@ -15,7 +15,7 @@
  */
 #include <endian.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define GID_INDEX 1
 #define BUF_SIZE 4096

@@ -4,7 +4,7 @@
  * device (docs/testing.md §5.2).
  *
  * Real vCQs and QPs are built in host memory by the device-free
- * constructors of tests/support/unit.h.  The input is a program: a few
+ * constructors of tests/support/provider_fixture.h.  The input is a program: a few
  * bytes of configuration (pipelines, firmware version, CQ and queue
  * sizes, RC or UD, which CQs, timestamps, extended polling), then
  * operations: post sends and receives, let a correct device model

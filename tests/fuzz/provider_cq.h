@@ -10,7 +10,7 @@
 #define IONIC_FUZZ_PROVIDER_CQ_H
 
 #include "fuzz.h"
-#include "unit.h"
+#include "provider_fixture.h"
 
 #define FZ_MAX_QP 4
 #define FZ_MAX_VCQ 2

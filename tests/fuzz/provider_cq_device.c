@@ -2,7 +2,7 @@
 /*
  * The device side of the provider-cq fuzz target: a correct device that
  * completes posted work in order, and a hostile one that writes arbitrary
- * CQEs.  Both write through tests/support/unit.h's CQ writer (everything,
+ * CQEs.  Both write through tests/support/provider_fixture.h's CQ writer (everything,
  * then the colour word) and count what they wrote, for the oracle's check
  * that the host reads every CQE and the device never overruns the ring.
  */

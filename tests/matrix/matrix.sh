@@ -150,7 +150,7 @@ for f in "${families[@]}"; do
 	t0=$(date +%s)
 	echo "==> family $f: building libionic against rdma-core $first in $b"
 	if ! {
-		cmake -S "$MATRIX_ROOT" -B "$b" -G Ninja -DIONIC_WERROR=ON \
+		cmake --preset default -S "$MATRIX_ROOT" -B "$b" \
 			-DIONIC_IBVERBS_PREFIX="${tree[$first]}" \
 			-DIONIC_IBVERBS_RUN_PREFIX="${tree[$first]}" &&
 			targets=$(

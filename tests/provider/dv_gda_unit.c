@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * The extended DV API without a device (tests/support/unit.h): GDA mode
+ * The extended DV API without a device (tests/support/provider_fixture.h): GDA mode
  * as publish.h implements it (WQEs written and copied, no doorbell store,
  * the exact doorbell value reported), the descriptors against the
  * provider's own rings, express-doorbell masks, and sq_sig_all with the
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <infiniband/ionic_dv.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 
 #define QPID 0x77
 

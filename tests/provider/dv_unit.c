@@ -2,7 +2,7 @@
 /*
  * DV and parent/thread-domain semantics without a device: the provider's
  * dv.c and pd.c on an ionic context and root PD built by the unit-test
- * support (tests/support/unit.h) as alloc_context and alloc_pd would leave
+ * support (tests/support/provider_fixture.h) as alloc_context and alloc_pd would leave
  * them, so no kernel command is ever sent.
  */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <infiniband/ionic_dv.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 
 static struct unit_dev *dev;
 

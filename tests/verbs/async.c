@@ -10,7 +10,7 @@
 #include <poll.h>
 #include <string.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 int main(void)
 {

@@ -19,7 +19,7 @@
  */
 #include <infiniband/ionic_dv.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 #define BUF (1 << 16)

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 static void read_sysfs_fw(char *buf, size_t len)
 {

@@ -11,7 +11,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 

@@ -6,7 +6,7 @@
 #ifndef IONIC_TESTS_VERBS_DATAPATH_H
 #define IONIC_TESTS_VERBS_DATAPATH_H
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000 /* ms: generous bound for anything that must happen */
 #define GRH 40

@@ -10,7 +10,7 @@
  */
 #include <infiniband/ionic_dv.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 

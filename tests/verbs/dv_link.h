@@ -19,7 +19,7 @@
 
 #include <infiniband/ionic_dv.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 enum { DVL_CQ, DVL_SQ, DVL_RQ, DVL_TAGS };
 

@@ -10,7 +10,7 @@
 
 #include "../../common/ionic_hw.h"
 #include "dv_poster.h"
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define CREDIT_EVERY 100 /* IONIC_CQ_GRACE, as the GPU stacks use */
 

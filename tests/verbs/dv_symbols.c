@@ -23,7 +23,7 @@
 #include <infiniband/ionic_dv.h>
 
 #include "dv_poster.h"
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 static void *lib;
 

@@ -21,7 +21,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 10000
 #define NARECV 4

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 /* Is some socket bound to an abstract name ending in "/<qpn>" of our node? */
 static int qpn_bound(uint32_t qpn)

@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 static void test_bad_fds(void)
 {

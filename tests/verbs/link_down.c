@@ -23,7 +23,7 @@
  */
 #include <poll.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 10000
 

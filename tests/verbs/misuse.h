@@ -17,7 +17,7 @@
 #ifndef IONIC_TESTS_VERBS_MISUSE_H
 #define IONIC_TESTS_VERBS_MISUSE_H
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define MU_ROW_SECONDS 20
 #define MU_TMO 10000

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 struct end {
 	struct ibv_context *ctx;

@@ -5,7 +5,7 @@
  * impossible capabilities, the state machine with errno on illegal
  * transitions, query_qp, reset and reuse, destroy.
  */
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 

@@ -3,7 +3,7 @@
 #ifndef IONIC_TESTS_VERBS_RDMA_H
 #define IONIC_TESTS_VERBS_RDMA_H
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 #define BUF (1 << 17)

@@ -24,7 +24,7 @@
 
 #include <pthread.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define SOAK_BATCH 16
 #define SOAK_SLOT 512 /* bytes per WR in a batch */

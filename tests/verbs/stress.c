@@ -26,7 +26,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define MAX_T 16
 #define CREDITS 24 /* outstanding sends per poster */

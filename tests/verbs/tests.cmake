@@ -289,7 +289,7 @@ if(TARGET ionic)
     TIMEOUT 120)
   # the same suites with every SQ behind an express doorbell: the device
   # offers them for SQs of every WQE size, and every PD allows them all
-  # (tests/common/expdb_all.c fails a run in which none was used)
+  # (tests/support/verbs_expdb_all.c fails a run in which none was used)
   set(_expdb --cmb-pages 64 --expdb-qtypes 1)
   ionic_add_test(verbs-wrx-expdb COMMAND $<TARGET_FILE:verbs-wrx>
     SIM SIM_ARGS ${_expdb} ENV IONIC_TEST_EXPDB_MASK=15)

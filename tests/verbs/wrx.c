@@ -6,7 +6,7 @@
  * docs/upstream-defects.md D3), wr_complete errors (RESET QP, full SQ: upstream
  * D4, missing UD address, too many SGEs, unsupported opcode) discard the batch.
  */
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 #define GRH 40

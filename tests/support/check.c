@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * State behind tests/common/check.h: the failure count and the current
+ * State behind tests/support/check.h: the failure count and the current
  * section.  Reports are written under stderr's stream lock so that lines of
  * failures reported from several threads do not interleave.
  */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 #include "table.h"
 
 #define UNIT_PAGE_SHIFT 12

@@ -17,8 +17,8 @@
  *
  * A constructor that cannot build its object ends the test (REQUIRE).
  */
-#ifndef IONIC_TESTS_UNIT_H
-#define IONIC_TESTS_UNIT_H
+#ifndef IONIC_TESTS_PROVIDER_FIXTURE_H
+#define IONIC_TESTS_PROVIDER_FIXTURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -120,7 +120,7 @@ int unit_poll(struct ionic_vcq *vcq, struct ibv_wc *wc, int n);
 void unit_check_bytes_at(const char *file, int line, const char *what,
 			 const void *got, const void *want, size_t len);
 
-/* ---- the device side of a CQ (unit_device.c) ------------------------ */
+/* ---- the device side of a CQ (provider_fixture_device.c) ----------- */
 
 struct unit_cq_dev {
 	struct ionic_cq *cq;
@@ -148,4 +148,4 @@ void unit_cqe_recv(struct unit_cq_dev *d, uint32_t qid, uint16_t slot,
 /* A CQE given as its 32 bytes (colour 1: only on the ring's first lap). */
 void unit_cqe_bytes(struct unit_cq_dev *d, const uint8_t *bytes);
 
-#endif /* IONIC_TESTS_UNIT_H */
+#endif /* IONIC_TESTS_PROVIDER_FIXTURE_H */

@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 uint64_t fx_now_ms(void)
 {

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "unit.h"
+#include "provider_fixture.h"
 
 struct unit_cq_dev unit_cq_dev(struct ionic_cq *cq)
 {

@@ -4,10 +4,10 @@
  * ionic_0, build CQs and QPs, bring an RC or UD pair to RTS inside ONE
  * process (two QPs, GID index 1, looped back through the emulated fabric)
  * and post/poll with timeouts, so that nothing can hang.  Failures are
- * reported through tests/common/check.h, which it includes.
+ * reported through tests/support/check.h, which it includes.
  */
-#ifndef IONIC_TESTS_COMMON_FIXTURE_H
-#define IONIC_TESTS_COMMON_FIXTURE_H
+#ifndef IONIC_TESTS_VERBS_FIXTURE_H
+#define IONIC_TESTS_VERBS_FIXTURE_H
 
 #include <errno.h>
 #include <stdbool.h>
