@@ -337,6 +337,21 @@ ionic_poll_send_cqe(struct ionic_vcq *vcq, struct ionic_cq *cq,
 }
 
 /*
+ * A CQE phase B cannot complete anything with: cleaned CQEs
+ * (docs/device-contract.md §5.8) are expected; others break the contract
+ * and are logged.  Either way it is consumed.
+ */
+static void __attribute__((cold, noinline))
+ionic_cqe_skip(struct ionic_vcq *vcq, const struct ionic_cq *cq, uint32_t type,
+	       uint32_t qid)
+{
+	if (qid != IONIC_CQE_QID_CLEANED)
+		verbs_err_datapath(&vcq->ctx->vctx,
+				   "CQ %u: CQE type %u qid %u skipped",
+				   cq->cqid, type, qid);
+}
+
+/*
  * Phase B: new CQEs.  Every valid CQE examined is consumed.  Each CQE
  * word is loaded once; the read position, colour and credits are kept in
  * registers and stored once at the end.
@@ -347,7 +362,7 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 {
 	const struct ionic_qp_table *table = vcq->qp_table;
 	uint16_t prod = cq->q.prod, mask = cq->q.mask;
-	uint32_t color = cq->color_be;
+	uint32_t color = cq->color;
 	/* the QP of the last CQE: the next one is most likely its too */
 	uint32_t last_qid = cq->last_qid;
 	struct ionic_qp *last_qp = cq->last_qp;
@@ -383,25 +398,21 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		}
 
 		if (likely(type == IONIC_CQE_TYPE_RECV)) {
-			if (unlikely(!qp || qp->recv_cq != cq))
-				goto skip;
-			w += ionic_comp_recv(vcq, cq, qp, cqe, qtf,
-					     be32toh(cqe->status_length), w);
+			if (likely(qp && qp->recv_cq == cq))
+				w += ionic_comp_recv(
+					vcq, cq, qp, cqe, qtf,
+					be32toh(cqe->status_length), w);
+			else
+				ionic_cqe_skip(vcq, cq, type, qid);
 		} else if (type == IONIC_CQE_TYPE_SEND_MSN ||
 			   type == IONIC_CQE_TYPE_SEND_NPG) {
-			if (unlikely(!qp || qp->send_cq != cq))
-				goto skip;
-			w += ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf, w,
-						 (int)(end - w));
+			if (likely(qp && qp->send_cq == cq))
+				w += ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf,
+							 w, (int)(end - w));
+			else
+				ionic_cqe_skip(vcq, cq, type, qid);
 		} else {
-skip:
-			/* cleaned CQEs (docs/device-contract.md §5.8) are
-			 * expected; others are not */
-			if (qid != IONIC_CQE_QID_CLEANED)
-				verbs_err_datapath(
-					&vcq->ctx->vctx,
-					"CQ %u: CQE type %u qid %u skipped",
-					cq->cqid, type, qid);
+			ionic_cqe_skip(vcq, cq, type, qid);
 		}
 
 		prod = (prod + 1) & mask;
@@ -414,13 +425,9 @@ skip:
 	 * too, or the next poll would take the same lap again and again.
 	 * Only a poll that did not move pays the second compare.
 	 */
-	if (prod != cq->q.prod || unlikely(color != cq->color_be)) {
+	if (prod != cq->q.prod || unlikely(color != cq->color)) {
 		__atomic_store_n(&cq->q.prod, prod, __ATOMIC_RELAXED);
-		if (unlikely(color != cq->color_be)) {
-			__atomic_store_n(&cq->color_be, color,
-					 __ATOMIC_RELAXED);
-			ionic_cq_flag_set(&cq->color, !!color);
-		}
+		__atomic_store_n(&cq->color, color, __ATOMIC_RELAXED);
 		cq->last_qid = last_qid;
 		cq->last_qp = last_qp;
 	}
@@ -438,10 +445,9 @@ skip:
 static inline bool ionic_cq_idle(const struct ionic_cq *cq)
 {
 	uint16_t prod = __atomic_load_n(&cq->q.prod, __ATOMIC_RELAXED);
-	uint32_t color = __atomic_load_n(&cq->color_be, __ATOMIC_RELAXED);
-	const struct ionic_cqe *cqe = ionic_cq_cqe_at(cq, prod);
+	uint32_t color = __atomic_load_n(&cq->color, __ATOMIC_RELAXED);
 
-	return (ionic_cqe_qtf_load(cqe) & htobe32(IONIC_CQE_COLOR)) != color &&
+	return !ionic_cqe_valid(ionic_cq_cqe_at(cq, prod), color) &&
 	       !__atomic_load_n(&cq->pending_sq, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&cq->flush, __ATOMIC_RELAXED);
 }
@@ -457,7 +463,7 @@ ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq, struct ibv_wc *wc,
 	int npolled = 0;
 
 	if (!lockfree)
-		ionic_spin_lock(&cq->lock);
+		ionic_lock(&cq->lock);
 
 	if (unlikely(cq->pending_sq))
 		npolled = ionic_poll_phase_a(vcq, cq, wc, nwc);
@@ -471,7 +477,7 @@ ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq, struct ibv_wc *wc,
 
 	ionic_cq_reserve(&cq->pub, &cq->q, 0);
 	if (!lockfree)
-		ionic_spin_unlock(&cq->lock);
+		ionic_unlock(&cq->lock);
 	return npolled;
 }
 
@@ -559,7 +565,7 @@ void ionic_vcq_init_poll(struct ionic_vcq *vcq)
 {
 	/* both hardware CQs of a vCQ share the parent domain's locking */
 	unsigned int first = vcq->udma_mask & 1u ? 0 : 1;
-	bool lockfree = vcq->cq[first].lock.lockfree;
+	bool lockfree = vcq->cq[first].lockfree;
 
 	if (vcq->udma_mask == 0x3) {
 		vcq->poll_idx = 0;

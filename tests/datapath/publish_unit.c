@@ -200,7 +200,7 @@ static void test_pub_modes(void)
 
 	/* nothing produced: nothing published, not even a CQ credit */
 	dev->dbpage[UNIT_RQ_QTYPE] = 0;
-	ionic_publish(pub, q, &qp->recv_cq->pub, &qp->recv_cq->q);
+	ionic_post_publish(qp, false, true);
 	CHECK_EQ(dev->dbpage[UNIT_RQ_QTYPE], 0);
 	CHECK_EQ(qp->recv_cq->pub.reserve, qp->recv_cq->q.mask);
 
