@@ -35,49 +35,49 @@
 
 /*
  * Retire completed send WQEs in order; successful unsignalled ones
- * silently.  Returns the number of WCs written (at most nwc); *more says
- * whether more were ready than fitted (ionic_sq_more() afterwards).  An
- * error WC puts the SQ into software flush.  Caller holds the CQ lock.
- * Each WC is written before the consumer index that frees its slot.
+ * silently.  Writes WCs from 'w' on, never at or past 'end', and returns
+ * where the next one goes; *more says whether more were ready than
+ * fitted (ionic_sq_more() afterwards).  An error WC puts the SQ into
+ * software flush.  Caller holds the CQ lock.  Each WC is written before
+ * the consumer index that frees its slot.
  */
-static inline __attribute__((always_inline)) int
+static inline __attribute__((always_inline)) struct ibv_wc *
 ionic_poll_send_inl(struct ionic_vcq *vcq, struct ionic_cq *cq,
-		    struct ionic_qp *qp, struct ibv_wc *wc, int nwc, bool *more)
+		    struct ionic_qp *qp, struct ibv_wc *w, struct ibv_wc *end,
+		    bool *more)
 {
 	struct ionic_sq *sq = &qp->sq;
-	uint16_t cons = sq->q.cons, end = sq->pub.prod_rung;
+	uint16_t start = sq->q.cons, cons = start, last = sq->pub.prod_rung;
 	uint16_t msn_cons = sq->msn_cons, mask = sq->q.mask;
-	int npolled = 0, retired = 0;
 
 	*more = false;
 	if (unlikely(sq->flush))
-		return 0;
+		return w;
 
-	while (cons != end && ionic_sq_slot_done(sq, cons, msn_cons)) {
+	while (cons != last && ionic_sq_slot_done(sq, cons, msn_cons)) {
 		const struct ionic_sq_meta *meta = &sq->meta[cons];
 
-		if (unlikely(npolled == nwc)) {
+		if (unlikely(w == end)) {
 			*more = true;
 			break;
 		}
 		cons = (cons + 1) & mask;
-		retired++;
 
 		if (likely(meta->ibsts == IBV_WC_SUCCESS)) {
 			if (meta->signal)
 				ionic_send_wc(vcq, qp, meta, IBV_WC_SUCCESS,
-					      &wc[npolled++]);
+					      w++);
 			continue;
 		}
 
 		/* every later WQE of this SQ completes as flushed */
-		ionic_send_wc(vcq, qp, meta, meta->ibsts, &wc[npolled++]);
+		ionic_send_wc(vcq, qp, meta, meta->ibsts, w++);
 		sq->flush = true;
 		ionic_qp_queue_sq_flush(qp);
 		break;
 	}
-	if (retired) {
-		ionic_cq_credit(&cq->pub, retired);
+	if (cons != start) {
+		ionic_cq_credit(&cq->pub, (cons - start) & mask);
 		ionic_queue_cons_release(&sq->q, cons);
 	}
 
@@ -86,7 +86,7 @@ ionic_poll_send_inl(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		sq->flush = true;
 		ionic_qp_queue_sq_flush(qp);
 	}
-	return npolled;
+	return w;
 }
 
 int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
@@ -94,7 +94,8 @@ int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
 {
 	bool more;
 
-	return ionic_poll_send_inl(vcq, cq, qp, wc, nwc, &more);
+	return (int)(ionic_poll_send_inl(vcq, cq, qp, wc, wc + nwc, &more) -
+		     wc);
 }
 
 static inline uint64_t ionic_cqe_ts(__le64 idx_ts)
@@ -295,45 +296,46 @@ addr:
 static int ionic_poll_phase_a(struct ionic_vcq *vcq, struct ionic_cq *cq,
 			      struct ibv_wc *wc, int nwc)
 {
-	int npolled = 0;
+	struct ibv_wc *w = wc, *end = wc + nwc;
 
-	while (npolled < nwc && !ionic_list_empty(&cq->poll_sq)) {
+	while (w < end && !ionic_list_empty(&cq->poll_sq)) {
 		struct ionic_qp *qp = container_of(cq->poll_sq.next,
 						   struct ionic_qp, cq_poll_sq);
 		bool more;
 
-		npolled += ionic_poll_send_inl(vcq, cq, qp, wc + npolled,
-					       nwc - npolled, &more);
+		w = ionic_poll_send_inl(vcq, cq, qp, w, end, &more);
 		if (more)
 			break;
 		ionic_list_del(&qp->cq_poll_sq);
 	}
 	if (ionic_list_empty(&cq->poll_sq))
 		ionic_cq_flag_set(&cq->pending_sq, false);
-	return npolled;
+	return (int)(w - wc);
 }
 
-/* A SEND_MSN or SEND_NPG CQE of 'qp', then the send WCs it unlocks. */
-static inline __attribute__((always_inline)) int
+/*
+ * A SEND_MSN or SEND_NPG CQE of 'qp', then the send WCs it unlocks, from
+ * 'w' on and short of 'end'; returns where the next WC goes.
+ */
+static inline __attribute__((always_inline)) struct ibv_wc *
 ionic_poll_send_cqe(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		    struct ionic_qp *qp, const struct ionic_cqe *cqe,
-		    uint32_t qtf, struct ibv_wc *wc, int nwc)
+		    uint32_t qtf, struct ibv_wc *w, struct ibv_wc *end)
 {
 	uint32_t type = (qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK;
 	bool more;
-	int npolled;
 
 	if (likely(type == IONIC_CQE_TYPE_SEND_MSN))
 		ionic_comp_msn(vcq, qp, cqe, qtf);
 	else
 		ionic_comp_npg(vcq, qp, cqe, qtf);
-	npolled = ionic_poll_send_inl(vcq, cq, qp, wc, nwc, &more);
+	w = ionic_poll_send_inl(vcq, cq, qp, w, end, &more);
 	/* the rest goes out first next time (phase A) */
 	if (unlikely(more)) {
 		ionic_list_add_once(&cq->poll_sq, &qp->cq_poll_sq);
 		ionic_cq_flag_set(&cq->pending_sq, true);
 	}
-	return npolled;
+	return w;
 }
 
 /*
@@ -407,8 +409,8 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		} else if (type == IONIC_CQE_TYPE_SEND_MSN ||
 			   type == IONIC_CQE_TYPE_SEND_NPG) {
 			if (likely(qp && qp->send_cq == cq))
-				w += ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf,
-							 w, (int)(end - w));
+				w = ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf,
+							w, end);
 			else
 				ionic_cqe_skip(vcq, cq, type, qid);
 		} else {
