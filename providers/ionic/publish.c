@@ -18,8 +18,8 @@ void ionic_cq_pub_init(struct ionic_cq_pub *cp, const struct ionic_queue *ring,
 	cp->dbreg = dbpage + qtype;
 	cp->reserve = ring->mask;
 	cp->reserve_pending = 0;
-	cp->arm_any_prod = 0;
-	cp->arm_sol_prod = 0;
+	cp->arm_prod[0] = 0;
+	cp->arm_prod[1] = 0;
 }
 
 void ionic_pub_init(struct ionic_pub *pub, struct ionic_queue *q,

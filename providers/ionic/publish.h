@@ -164,8 +164,7 @@ struct ionic_cq_pub {
 	volatile uint64_t *dbreg; /* the CQ doorbell register */
 	int reserve; /* credits: WQEs that may still be rung */
 	int reserve_pending; /* credits earned since the last ring-0 sync */
-	uint16_t arm_any_prod;
-	uint16_t arm_sol_prod;
+	uint16_t arm_prod[2]; /* last arm index: [0] any, [1] solicited */
 };
 
 /*
@@ -223,19 +222,21 @@ static inline void ionic_cq_credit(struct ionic_cq_pub *cp, int n)
 static inline void ionic_cq_arm(struct ionic_cq_pub *cp,
 				struct ionic_queue *ring, bool solicited_only)
 {
-	uint16_t *arm_prod = solicited_only ? &cp->arm_sol_prod :
-					      &cp->arm_any_prod;
-	uint64_t val = solicited_only ? IONIC_DBELL_RING_SONLY :
-					IONIC_DBELL_RING_ARM;
-	uint16_t arm = (*arm_prod + 1) & ring->mask;
+	/* ring 1 (any) or ring 2 (solicited only), without a branch */
+	uint64_t val = IONIC_DBELL_RING_ARM << solicited_only;
+	uint16_t arm = (cp->arm_prod[solicited_only] + 1) & ring->mask;
+	uint16_t prod = ring->prod;
 
-	if (ring->prod != ring->cons) {
-		ionic_cq_sync(cp, ring);
-	} else {
-		cp->reserve += cp->reserve_pending;
-		cp->reserve_pending = 0;
+	static_assert(IONIC_DBELL_RING_SONLY == IONIC_DBELL_RING_ARM << 1,
+		      "arm rings");
+	cp->reserve += cp->reserve_pending;
+	cp->reserve_pending = 0;
+	if (prod != ring->cons) {
+		ring->cons = prod;
+		ionic_cq_release_barrier();
+		ionic_dbell_write(cp->dbreg, ring->dbell | prod);
 	}
-	*arm_prod = arm;
+	cp->arm_prod[solicited_only] = arm;
 	ionic_dbell_write(cp->dbreg, ring->dbell | val | arm);
 }
 
