@@ -18,7 +18,7 @@
 
 static void ionic_qp_device_dead(struct ionic_qp *qp)
 {
-	if (qp->sq.lock.lockfree)
+	if (qp->lockfree)
 		return;
 	ionic_qp_request_flush(qp);
 }

@@ -40,7 +40,6 @@ void ionic_vcq_free(struct ionic_vcq *vcq)
 		if (!(vcq->udma_mask & (1u << i)))
 			continue;
 		ionic_queue_free(&vcq->cq[i].q);
-		ionic_lock_destroy(&vcq->cq[i].lock);
 	}
 	free(vcq);
 }
@@ -60,15 +59,11 @@ static int ionic_cq_init_one(struct ionic_ctx *ctx, struct ionic_cq *cq,
 	if (rc)
 		return rc;
 
-	rc = ionic_lock_init(&cq->lock, lockfree);
-	if (rc) {
-		ionic_queue_free(&cq->q);
-		return rc;
-	}
+	ionic_lock_init(&cq->lock);
+	cq->lockfree = lockfree;
 
 	/* a zeroed ring holds no valid CQE while colour 1 is expected */
-	cq->color = true;
-	cq->color_be = htobe32(IONIC_CQE_COLOR);
+	cq->color = htobe32(IONIC_CQE_COLOR);
 	cq->last_qid = UINT32_MAX; /* no 24-bit QP number */
 	cq->last_qp = NULL;
 	ionic_cq_pub_init(&cq->pub, &cq->q, ctx->dbpage, ctx->cq_qtype);
@@ -277,48 +272,52 @@ int ionic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	if (unlikely(ionic_ctx_fatal(to_ionic_ctx(ibcq->context))))
 		return ENODEV;
 
-	vcq->arm(vcq, !!solicited_only);
-	return 0;
+	/* a tail call: the variant's 0 is the verb's */
+	return vcq->arm(vcq, solicited_only);
 }
 
 /* One hardware CQ, under its lock unless it has none. */
 static inline __attribute__((always_inline)) void
-ionic_cq_arm_one(struct ionic_cq *cq, bool solicited_only, bool lockfree)
+ionic_cq_arm_one(struct ionic_cq *cq, int solicited_only, bool lockfree)
 {
 	if (!lockfree)
-		ionic_spin_lock(&cq->lock);
+		ionic_lock(&cq->lock);
 	ionic_cq_arm(&cq->pub, &cq->q, solicited_only);
 	if (!lockfree)
-		ionic_spin_unlock(&cq->lock);
+		ionic_unlock(&cq->lock);
 }
 
 /* The variants of vcq->arm: one pipeline or both, locks or none. */
-static void ionic_vcq_arm_one_locked(struct ionic_vcq *vcq, bool sol)
+static int ionic_vcq_arm_one_locked(struct ionic_vcq *vcq, int sol)
 {
 	ionic_cq_arm_one(&vcq->cq[vcq->poll_idx], sol, false);
+	return 0;
 }
 
-static void ionic_vcq_arm_one_nolock(struct ionic_vcq *vcq, bool sol)
+static int ionic_vcq_arm_one_nolock(struct ionic_vcq *vcq, int sol)
 {
 	ionic_cq_arm_one(&vcq->cq[vcq->poll_idx], sol, true);
+	return 0;
 }
 
-static void ionic_vcq_arm_two_locked(struct ionic_vcq *vcq, bool sol)
+static int ionic_vcq_arm_two_locked(struct ionic_vcq *vcq, int sol)
 {
 	ionic_cq_arm_one(&vcq->cq[0], sol, false);
 	ionic_cq_arm_one(&vcq->cq[1], sol, false);
+	return 0;
 }
 
-static void ionic_vcq_arm_two_nolock(struct ionic_vcq *vcq, bool sol)
+static int ionic_vcq_arm_two_nolock(struct ionic_vcq *vcq, int sol)
 {
 	ionic_cq_arm_one(&vcq->cq[0], sol, true);
 	ionic_cq_arm_one(&vcq->cq[1], sol, true);
+	return 0;
 }
 
 /* After ionic_vcq_init_poll(), which knows the pipeline of a lone one. */
 static void ionic_vcq_init_arm(struct ionic_vcq *vcq)
 {
-	bool lockfree = vcq->cq[vcq->poll_idx].lock.lockfree;
+	bool lockfree = vcq->cq[vcq->poll_idx].lockfree;
 
 	if (vcq->udma_mask == 0x3)
 		vcq->arm = lockfree ? ionic_vcq_arm_two_nolock :
@@ -333,7 +332,7 @@ void ionic_cq_clean(struct ionic_cq *cq, uint32_t qpid)
 	const uint32_t clean =
 		htobe32(IONIC_CQE_QID_CLEANED << IONIC_CQE_QID_SHIFT);
 	uint16_t pos = cq->q.prod;
-	bool color = cq->color;
+	uint32_t color = cq->color;
 	unsigned int n;
 
 	/* every CQE the device has written but the host not yet read */
@@ -350,6 +349,6 @@ void ionic_cq_clean(struct ionic_cq *cq, uint32_t qpid)
 
 		pos = ionic_queue_next(&cq->q, pos);
 		if (!pos)
-			color = !color;
+			color ^= htobe32(IONIC_CQE_COLOR);
 	}
 }

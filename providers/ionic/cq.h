@@ -2,7 +2,8 @@
 /*
  * Completion queues: a verbs CQ is a virtual CQ (vCQ) over one hardware CQ
  * per UDMA pipeline in its mask.  Creation and arming live in cq.c, the
- * poll path (including the extended-CQ readers) in poll.c.
+ * poll path in poll.c (its error and flush half in poll_error.c), the
+ * extended-CQ readers in cq_ex.c.
  */
 #ifndef IONIC_CQ_H
 #define IONIC_CQ_H

@@ -24,11 +24,13 @@
  */
 struct ionic_cq {
 	struct ionic_lock lock;
+	/* of a thread domain: the data path never takes 'lock' (lock.h) */
+	bool lockfree;
 	struct ionic_queue q; /* q.prod = read position, q.cons = reported */
 	uint32_t cqid;
-	/* colour expected at the read position, and as the CQE word has it */
-	uint32_t color_be; /* htobe32(IONIC_CQE_COLOR) or 0 */
-	bool color;
+	/* the colour a valid CQE at the read position has, as its
+	 * qid_type_flags word has it: htobe32(IONIC_CQE_COLOR) or 0 */
+	uint32_t color;
 	bool flush; /* some QP on the flush lists has work */
 	bool pending_sq; /* poll_sq is not empty */
 	/* the QP of this CQ the last CQE named (poll.c); dropped when it
@@ -49,7 +51,7 @@ struct ionic_vcq {
 	const struct ionic_qp_table *qp_table; /* the context's */
 	/* poll and arm for this vCQ's pipelines and locking (poll.c, cq.c) */
 	int (*poll)(struct ionic_vcq *vcq, int nwc, struct ibv_wc *wc);
-	void (*arm)(struct ionic_vcq *vcq, bool solicited_only);
+	int (*arm)(struct ionic_vcq *vcq, int solicited_only); /* 0 */
 	struct ionic_cq cq[IONIC_MAX_UDMA];
 	uint8_t udma_mask;
 	uint8_t poll_idx; /* pipeline polled first (relaxed atomic) */
@@ -93,10 +95,13 @@ static inline const struct ionic_cqe *ionic_cq_cqe_at(const struct ionic_cq *cq,
 					  ((size_t)pos << 5));
 }
 
-/* Does the CQE carry the colour the host expects (written by the device)? */
-static inline bool ionic_cqe_valid(const struct ionic_cqe *cqe, bool color)
+/*
+ * Does the CQE carry the colour the host expects ('color' as in struct
+ * ionic_cq), i.e. has the device written it?
+ */
+static inline bool ionic_cqe_valid(const struct ionic_cqe *cqe, uint32_t color)
 {
-	return !!(ionic_cqe_qtf_load(cqe) & htobe32(IONIC_CQE_COLOR)) == color;
+	return (ionic_cqe_qtf_load(cqe) & htobe32(IONIC_CQE_COLOR)) == color;
 }
 
 /*

@@ -141,7 +141,8 @@ static inline struct ibv_pd *ionic_root_ibpd(struct ibv_pd *ibpd)
 	return &to_ionic_pd(ibpd)->root->ibpd;
 }
 
-/* Objects created through a parent domain with a thread domain skip locks. */
+/* Objects created through a parent domain with a thread domain lock not
+ * on the data path (lock.h). */
 static inline bool ionic_pd_lockfree(struct ibv_pd *ibpd)
 {
 	return ibpd && to_ionic_pd(ibpd)->td;

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * Per-queue spinlocks that do nothing for objects created through a
- * parent domain with a thread domain (the application then serialises
- * access itself), and a tiny intrusive list for the CQ's per-QP work
- * lists.
+ * The provider's one lock, a spinlock, and a tiny intrusive list for the
+ * CQ's per-QP work lists.
  */
 #ifndef IONIC_LOCK_H
 #define IONIC_LOCK_H
@@ -13,18 +11,24 @@
 #include <stdint.h>
 
 /*
- * A spinlock, inline: the data path takes up to four of these per call,
- * and glibc's pthread_spin_* cost a call through the PLT each.  Taking
- * it is one atomic decrement of 'free' that must reach 0 (a locked
- * decrement and a branch, two instructions less than an exchange and its
- * test); a waiter that missed spins reading until the holder stores 1
- * again, then retries.  Each waiter decrements at most once per store of
- * 1, so the count cannot run away.  Acquire on lock, release on unlock,
- * so ThreadSanitizer sees the ordering it gives.
+ * A spinlock, inline: the data path takes two per call, and glibc's
+ * pthread_spin_* cost a call through the PLT each.  Taking it is one
+ * atomic decrement of 'free' that must reach 0 (a locked decrement and a
+ * branch, two instructions less than an exchange and its test); a waiter
+ * that missed spins reading until the holder stores 1 again, then
+ * retries.  Each waiter decrements at most once per store of 1, so the
+ * count cannot run away.  Acquire on lock, release on unlock, so
+ * ThreadSanitizer sees the ordering it gives.
+ *
+ * It always locks.  Objects of a thread domain (the application
+ * serialises access itself) are told apart by their own 'lockfree' flag:
+ * the data path (post.c, wr.c, poll.c, cq.c) is specialised on it when
+ * the object is created and then takes no lock at all; the control path
+ * locks regardless, which is correct either way and costs nothing that
+ * matters there.
  */
 struct ionic_lock {
 	int free; /* 1 free, 0 held, < 0 held and wanted */
-	bool lockfree;
 };
 
 static inline void ionic_cpu_relax(void)
@@ -36,20 +40,12 @@ static inline void ionic_cpu_relax(void)
 #endif
 }
 
-static inline int ionic_lock_init(struct ionic_lock *l, bool lockfree)
+static inline void ionic_lock_init(struct ionic_lock *l)
 {
 	l->free = 1;
-	l->lockfree = lockfree;
-	return 0;
 }
 
-static inline void ionic_lock_destroy(struct ionic_lock *l)
-{
-	(void)l;
-}
-
-/* The lock itself, for callers that know the object is not lock-free. */
-static inline void ionic_spin_lock(struct ionic_lock *l)
+static inline void ionic_lock(struct ionic_lock *l)
 {
 	while (__builtin_expect(
 		__atomic_sub_fetch(&l->free, 1, __ATOMIC_ACQUIRE) != 0, 0)) {
@@ -58,7 +54,7 @@ static inline void ionic_spin_lock(struct ionic_lock *l)
 	}
 }
 
-static inline bool ionic_spin_trylock(struct ionic_lock *l)
+static inline bool ionic_trylock(struct ionic_lock *l)
 {
 	int one = 1;
 
@@ -66,32 +62,15 @@ static inline bool ionic_spin_trylock(struct ionic_lock *l)
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
-static inline void ionic_spin_unlock(struct ionic_lock *l)
+static inline void ionic_unlock(struct ionic_lock *l)
 {
 	__atomic_store_n(&l->free, 1, __ATOMIC_RELEASE);
 }
 
 /* Is it held (by anyone)?  For tests and assertions. */
-static inline bool ionic_spin_held(const struct ionic_lock *l)
+static inline bool ionic_lock_held(const struct ionic_lock *l)
 {
 	return __atomic_load_n(&l->free, __ATOMIC_RELAXED) != 1;
-}
-
-static inline void ionic_lock(struct ionic_lock *l)
-{
-	if (!l->lockfree)
-		ionic_spin_lock(l);
-}
-
-static inline bool ionic_trylock(struct ionic_lock *l)
-{
-	return l->lockfree || ionic_spin_trylock(l);
-}
-
-static inline void ionic_unlock(struct ionic_lock *l)
-{
-	if (!l->lockfree)
-		ionic_spin_unlock(l);
 }
 
 /* Circular doubly linked list; an unlinked node points to itself. */

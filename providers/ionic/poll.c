@@ -35,49 +35,49 @@
 
 /*
  * Retire completed send WQEs in order; successful unsignalled ones
- * silently.  Returns the number of WCs written (at most nwc); *more says
- * whether more were ready than fitted (ionic_sq_more() afterwards).  An
- * error WC puts the SQ into software flush.  Caller holds the CQ lock.
- * Each WC is written before the consumer index that frees its slot.
+ * silently.  Writes WCs from 'w' on, never at or past 'end', and returns
+ * where the next one goes; *more says whether more were ready than
+ * fitted (ionic_sq_more() afterwards).  An error WC puts the SQ into
+ * software flush.  Caller holds the CQ lock.  Each WC is written before
+ * the consumer index that frees its slot.
  */
-static inline __attribute__((always_inline)) int
+static inline __attribute__((always_inline)) struct ibv_wc *
 ionic_poll_send_inl(struct ionic_vcq *vcq, struct ionic_cq *cq,
-		    struct ionic_qp *qp, struct ibv_wc *wc, int nwc, bool *more)
+		    struct ionic_qp *qp, struct ibv_wc *w, struct ibv_wc *end,
+		    bool *more)
 {
 	struct ionic_sq *sq = &qp->sq;
-	uint16_t cons = sq->q.cons, end = sq->pub.prod_rung;
+	uint16_t start = sq->q.cons, cons = start, last = sq->pub.prod_rung;
 	uint16_t msn_cons = sq->msn_cons, mask = sq->q.mask;
-	int npolled = 0, retired = 0;
 
 	*more = false;
 	if (unlikely(sq->flush))
-		return 0;
+		return w;
 
-	while (cons != end && ionic_sq_slot_done(sq, cons, msn_cons)) {
+	while (cons != last && ionic_sq_slot_done(sq, cons, msn_cons)) {
 		const struct ionic_sq_meta *meta = &sq->meta[cons];
 
-		if (unlikely(npolled == nwc)) {
+		if (unlikely(w == end)) {
 			*more = true;
 			break;
 		}
 		cons = (cons + 1) & mask;
-		retired++;
 
 		if (likely(meta->ibsts == IBV_WC_SUCCESS)) {
 			if (meta->signal)
 				ionic_send_wc(vcq, qp, meta, IBV_WC_SUCCESS,
-					      &wc[npolled++]);
+					      w++);
 			continue;
 		}
 
 		/* every later WQE of this SQ completes as flushed */
-		ionic_send_wc(vcq, qp, meta, meta->ibsts, &wc[npolled++]);
+		ionic_send_wc(vcq, qp, meta, meta->ibsts, w++);
 		sq->flush = true;
 		ionic_qp_queue_sq_flush(qp);
 		break;
 	}
-	if (retired) {
-		ionic_cq_credit(&cq->pub, retired);
+	if (cons != start) {
+		ionic_cq_credit(&cq->pub, (cons - start) & mask);
 		ionic_queue_cons_release(&sq->q, cons);
 	}
 
@@ -86,7 +86,7 @@ ionic_poll_send_inl(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		sq->flush = true;
 		ionic_qp_queue_sq_flush(qp);
 	}
-	return npolled;
+	return w;
 }
 
 int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
@@ -94,7 +94,8 @@ int ionic_poll_send(struct ionic_vcq *vcq, struct ionic_cq *cq,
 {
 	bool more;
 
-	return ionic_poll_send_inl(vcq, cq, qp, wc, nwc, &more);
+	return (int)(ionic_poll_send_inl(vcq, cq, qp, wc, wc + nwc, &more) -
+		     wc);
 }
 
 static inline uint64_t ionic_cqe_ts(__le64 idx_ts)
@@ -295,45 +296,61 @@ addr:
 static int ionic_poll_phase_a(struct ionic_vcq *vcq, struct ionic_cq *cq,
 			      struct ibv_wc *wc, int nwc)
 {
-	int npolled = 0;
+	struct ibv_wc *w = wc, *end = wc + nwc;
 
-	while (npolled < nwc && !ionic_list_empty(&cq->poll_sq)) {
+	while (w < end && !ionic_list_empty(&cq->poll_sq)) {
 		struct ionic_qp *qp = container_of(cq->poll_sq.next,
 						   struct ionic_qp, cq_poll_sq);
 		bool more;
 
-		npolled += ionic_poll_send_inl(vcq, cq, qp, wc + npolled,
-					       nwc - npolled, &more);
+		w = ionic_poll_send_inl(vcq, cq, qp, w, end, &more);
 		if (more)
 			break;
 		ionic_list_del(&qp->cq_poll_sq);
 	}
 	if (ionic_list_empty(&cq->poll_sq))
 		ionic_cq_flag_set(&cq->pending_sq, false);
-	return npolled;
+	return (int)(w - wc);
 }
 
-/* A SEND_MSN or SEND_NPG CQE of 'qp', then the send WCs it unlocks. */
-static inline __attribute__((always_inline)) int
+/*
+ * A SEND_MSN or SEND_NPG CQE of 'qp', then the send WCs it unlocks, from
+ * 'w' on and short of 'end'; returns where the next WC goes.
+ */
+static inline __attribute__((always_inline)) struct ibv_wc *
 ionic_poll_send_cqe(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		    struct ionic_qp *qp, const struct ionic_cqe *cqe,
-		    uint32_t qtf, struct ibv_wc *wc, int nwc)
+		    uint32_t qtf, struct ibv_wc *w, struct ibv_wc *end)
 {
 	uint32_t type = (qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK;
 	bool more;
-	int npolled;
 
 	if (likely(type == IONIC_CQE_TYPE_SEND_MSN))
 		ionic_comp_msn(vcq, qp, cqe, qtf);
 	else
 		ionic_comp_npg(vcq, qp, cqe, qtf);
-	npolled = ionic_poll_send_inl(vcq, cq, qp, wc, nwc, &more);
+	w = ionic_poll_send_inl(vcq, cq, qp, w, end, &more);
 	/* the rest goes out first next time (phase A) */
 	if (unlikely(more)) {
 		ionic_list_add_once(&cq->poll_sq, &qp->cq_poll_sq);
 		ionic_cq_flag_set(&cq->pending_sq, true);
 	}
-	return npolled;
+	return w;
+}
+
+/*
+ * A CQE phase B cannot complete anything with: cleaned CQEs
+ * (docs/device-contract.md §5.8) are expected; others break the contract
+ * and are logged.  Either way it is consumed.
+ */
+static void __attribute__((cold, noinline))
+ionic_cqe_skip(struct ionic_vcq *vcq, const struct ionic_cq *cq, uint32_t type,
+	       uint32_t qid)
+{
+	if (qid != IONIC_CQE_QID_CLEANED)
+		verbs_err_datapath(&vcq->ctx->vctx,
+				   "CQ %u: CQE type %u qid %u skipped",
+				   cq->cqid, type, qid);
 }
 
 /*
@@ -347,7 +364,7 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 {
 	const struct ionic_qp_table *table = vcq->qp_table;
 	uint16_t prod = cq->q.prod, mask = cq->q.mask;
-	uint32_t color = cq->color_be;
+	uint32_t color = cq->color;
 	/* the QP of the last CQE: the next one is most likely its too */
 	uint32_t last_qid = cq->last_qid;
 	struct ionic_qp *last_qp = cq->last_qp;
@@ -383,25 +400,21 @@ ionic_poll_phase_b(struct ionic_vcq *vcq, struct ionic_cq *cq,
 		}
 
 		if (likely(type == IONIC_CQE_TYPE_RECV)) {
-			if (unlikely(!qp || qp->recv_cq != cq))
-				goto skip;
-			w += ionic_comp_recv(vcq, cq, qp, cqe, qtf,
-					     be32toh(cqe->status_length), w);
+			if (likely(qp && qp->recv_cq == cq))
+				w += ionic_comp_recv(
+					vcq, cq, qp, cqe, qtf,
+					be32toh(cqe->status_length), w);
+			else
+				ionic_cqe_skip(vcq, cq, type, qid);
 		} else if (type == IONIC_CQE_TYPE_SEND_MSN ||
 			   type == IONIC_CQE_TYPE_SEND_NPG) {
-			if (unlikely(!qp || qp->send_cq != cq))
-				goto skip;
-			w += ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf, w,
-						 (int)(end - w));
+			if (likely(qp && qp->send_cq == cq))
+				w = ionic_poll_send_cqe(vcq, cq, qp, cqe, qtf,
+							w, end);
+			else
+				ionic_cqe_skip(vcq, cq, type, qid);
 		} else {
-skip:
-			/* cleaned CQEs (docs/device-contract.md §5.8) are
-			 * expected; others are not */
-			if (qid != IONIC_CQE_QID_CLEANED)
-				verbs_err_datapath(
-					&vcq->ctx->vctx,
-					"CQ %u: CQE type %u qid %u skipped",
-					cq->cqid, type, qid);
+			ionic_cqe_skip(vcq, cq, type, qid);
 		}
 
 		prod = (prod + 1) & mask;
@@ -414,13 +427,9 @@ skip:
 	 * too, or the next poll would take the same lap again and again.
 	 * Only a poll that did not move pays the second compare.
 	 */
-	if (prod != cq->q.prod || unlikely(color != cq->color_be)) {
+	if (prod != cq->q.prod || unlikely(color != cq->color)) {
 		__atomic_store_n(&cq->q.prod, prod, __ATOMIC_RELAXED);
-		if (unlikely(color != cq->color_be)) {
-			__atomic_store_n(&cq->color_be, color,
-					 __ATOMIC_RELAXED);
-			ionic_cq_flag_set(&cq->color, !!color);
-		}
+		__atomic_store_n(&cq->color, color, __ATOMIC_RELAXED);
 		cq->last_qid = last_qid;
 		cq->last_qp = last_qp;
 	}
@@ -438,10 +447,9 @@ skip:
 static inline bool ionic_cq_idle(const struct ionic_cq *cq)
 {
 	uint16_t prod = __atomic_load_n(&cq->q.prod, __ATOMIC_RELAXED);
-	uint32_t color = __atomic_load_n(&cq->color_be, __ATOMIC_RELAXED);
-	const struct ionic_cqe *cqe = ionic_cq_cqe_at(cq, prod);
+	uint32_t color = __atomic_load_n(&cq->color, __ATOMIC_RELAXED);
 
-	return (ionic_cqe_qtf_load(cqe) & htobe32(IONIC_CQE_COLOR)) != color &&
+	return !ionic_cqe_valid(ionic_cq_cqe_at(cq, prod), color) &&
 	       !__atomic_load_n(&cq->pending_sq, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&cq->flush, __ATOMIC_RELAXED);
 }
@@ -457,7 +465,7 @@ ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq, struct ibv_wc *wc,
 	int npolled = 0;
 
 	if (!lockfree)
-		ionic_spin_lock(&cq->lock);
+		ionic_lock(&cq->lock);
 
 	if (unlikely(cq->pending_sq))
 		npolled = ionic_poll_phase_a(vcq, cq, wc, nwc);
@@ -471,7 +479,7 @@ ionic_poll_hw_cq(struct ionic_vcq *vcq, struct ionic_cq *cq, struct ibv_wc *wc,
 
 	ionic_cq_reserve(&cq->pub, &cq->q, 0);
 	if (!lockfree)
-		ionic_spin_unlock(&cq->lock);
+		ionic_unlock(&cq->lock);
 	return npolled;
 }
 
@@ -559,7 +567,7 @@ void ionic_vcq_init_poll(struct ionic_vcq *vcq)
 {
 	/* both hardware CQs of a vCQ share the parent domain's locking */
 	unsigned int first = vcq->udma_mask & 1u ? 0 : 1;
-	bool lockfree = vcq->cq[first].lock.lockfree;
+	bool lockfree = vcq->cq[first].lockfree;
 
 	if (vcq->udma_mask == 0x3) {
 		vcq->poll_idx = 0;

@@ -4,15 +4,14 @@
  * §16.6).
  *
  * Hot path: no allocation, no system call, no logging.  WQEs are built
- * under the queue lock (wqe.h); if any was, the CQ lock is then taken
- * respecting the CQ -> SQ/RQ order (try-lock, else back off), and
- * publish.h spends the CQ credits and publishes every WQE of the call at
- * once.
+ * under the queue lock (wqe.h), then ionic_post_publish() (qp_priv.h),
+ * the publish path ibv_wr_complete shares, publishes every WQE of the
+ * call at once.
  *
  * What is fixed for a QP's life is decided once, in ionic_qp_init_post():
- * the QP type (which send bodies exist) and whether its queues and CQs
- * lock at all (a thread domain).  Each combination is its own copy of the
- * loops below, compiled from one always-inline template with those as
+ * the QP type (which send bodies exist) and whether a side locks at all
+ * (ionic_qp_locked()).  Each combination is its own copy of the loops
+ * below, compiled from one always-inline template with those as
  * constants, and ionic_post_send / ionic_post_recv, which libibverbs
  * calls for every QP of the context, jump to the QP's copy.
  */
@@ -23,58 +22,10 @@
 #include "qp_priv.h"
 #include "wqe.h"
 
-/* How a variant locks: not at all, always, or as each object says. */
-enum ionic_locking {
-	IONIC_LOCK_NONE,
-	IONIC_LOCK_ALL,
-	IONIC_LOCK_PER_OBJECT,
-};
-
-static inline __attribute__((always_inline)) void
-ionic_post_lock(struct ionic_lock *l, enum ionic_locking locking)
-{
-	if (locking == IONIC_LOCK_ALL)
-		ionic_spin_lock(l);
-	else if (locking == IONIC_LOCK_PER_OBJECT)
-		ionic_lock(l);
-}
-
-static inline __attribute__((always_inline)) void
-ionic_post_unlock(struct ionic_lock *l, enum ionic_locking locking)
-{
-	if (locking == IONIC_LOCK_ALL)
-		ionic_spin_unlock(l);
-	else if (locking == IONIC_LOCK_PER_OBJECT)
-		ionic_unlock(l);
-}
-
-/*
- * The CQ lock while holding the queue's (ionic_lock_cq_held()).  True if
- * it had to let go of the queue lock for it, so that the queue may have
- * moved meanwhile.
- */
-static inline __attribute__((always_inline)) bool
-ionic_post_lock_cq(struct ionic_cq *cq, struct ionic_lock *qlock,
-		   enum ionic_locking locking)
-{
-	if (locking == IONIC_LOCK_NONE)
-		return false;
-	if (locking == IONIC_LOCK_ALL) {
-		if (likely(ionic_spin_trylock(&cq->lock)))
-			return false;
-		ionic_spin_unlock(qlock);
-		ionic_spin_lock(&cq->lock);
-		ionic_spin_lock(qlock);
-		return true;
-	}
-	ionic_lock_cq_held(cq, qlock);
-	return true;
-}
-
 static inline __attribute__((always_inline)) int
 ionic_post_send_tmpl(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad_wr, bool send_path, bool is_ud,
-		     enum ionic_locking locking)
+		     bool locked)
 {
 	struct ionic_qp *qp = to_ionic_qp(ibqp);
 	struct ionic_sq *sq = &qp->sq;
@@ -89,7 +40,8 @@ ionic_post_send_tmpl(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return EINVAL;
 	}
 
-	ionic_post_lock(&sq->lock, locking);
+	if (locked)
+		ionic_lock(&sq->lock);
 
 	for (; wr; wr = wr->next) {
 		if (unlikely(ionic_queue_full_acquire(&sq->q))) {
@@ -102,26 +54,9 @@ ionic_post_send_tmpl(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 
 	/* WQEs before a failing WR are still rung and will complete */
-	if (likely(sq->q.prod != sq->pub.prod_rung)) {
-		struct ionic_cq *cq = qp->send_cq;
-		uint16_t from = sq->pub.prod_rung, prod = sq->q.prod;
-
-		/* without backing off, the queue lock was held throughout:
-		 * what was read before the CQ lock still holds */
-		if (ionic_post_lock_cq(cq, &sq->lock, locking)) {
-			from = sq->pub.prod_rung;
-			prod = sq->q.prod;
-		}
-		if (likely(from != prod)) {
-			sq->msn_rung = sq->msn_prod;
-			ionic_publish_range(&sq->pub, &sq->q, from, prod,
-					    &cq->pub, &cq->q);
-		}
-		if (unlikely(sq->flush))
-			ionic_qp_queue_sq_flush(qp);
-		ionic_post_unlock(&cq->lock, locking);
-	}
-	ionic_post_unlock(&sq->lock, locking);
+	ionic_post_publish(qp, true, locked);
+	if (locked)
+		ionic_unlock(&sq->lock);
 
 	*bad_wr = wr;
 	return rc;
@@ -129,7 +64,7 @@ ionic_post_send_tmpl(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 static inline __attribute__((always_inline)) int
 ionic_post_recv_tmpl(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad_wr, enum ionic_locking locking)
+		     struct ibv_recv_wr **bad_wr, bool locked)
 {
 	struct ionic_qp *qp = to_ionic_qp(ibqp);
 	struct ionic_rq *rq = &qp->rq;
@@ -144,7 +79,8 @@ ionic_post_recv_tmpl(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		return EINVAL;
 	}
 
-	ionic_post_lock(&rq->lock, locking);
+	if (locked)
+		ionic_lock(&rq->lock);
 
 	for (; wr; wr = wr->next) {
 		if (unlikely(ionic_queue_full_acquire(&rq->q))) {
@@ -156,22 +92,9 @@ ionic_post_recv_tmpl(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			break;
 	}
 
-	if (likely(rq->q.prod != rq->pub.prod_rung)) {
-		struct ionic_cq *cq = qp->recv_cq;
-		uint16_t from = rq->pub.prod_rung, prod = rq->q.prod;
-
-		if (ionic_post_lock_cq(cq, &rq->lock, locking)) {
-			from = rq->pub.prod_rung;
-			prod = rq->q.prod;
-		}
-		if (likely(from != prod))
-			ionic_publish_range(&rq->pub, &rq->q, from, prod,
-					    &cq->pub, &cq->q);
-		if (unlikely(rq->flush))
-			ionic_qp_queue_rq_flush(qp);
-		ionic_post_unlock(&cq->lock, locking);
-	}
-	ionic_post_unlock(&rq->lock, locking);
+	ionic_post_publish(qp, false, locked);
+	if (locked)
+		ionic_unlock(&rq->lock);
 
 	*bad_wr = wr;
 	return rc;
@@ -179,90 +102,41 @@ ionic_post_recv_tmpl(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 /* ---- the variants ---------------------------------------------------- */
 
-#define IONIC_POST_SEND_VARIANT(name, is_ud, locking)                      \
+#define IONIC_POST_SEND_VARIANT(name, is_ud, locked)                       \
 	static int name(struct ibv_qp *ibqp, struct ibv_send_wr *wr,       \
 			struct ibv_send_wr **bad_wr)                       \
 	{                                                                  \
 		return ionic_post_send_tmpl(ibqp, wr, bad_wr, true, is_ud, \
-					    locking);                      \
+					    locked);                       \
 	}
 
-IONIC_POST_SEND_VARIANT(ionic_post_send_rc, false, IONIC_LOCK_ALL)
-IONIC_POST_SEND_VARIANT(ionic_post_send_rc_nolock, false, IONIC_LOCK_NONE)
-IONIC_POST_SEND_VARIANT(ionic_post_send_ud, true, IONIC_LOCK_ALL)
-IONIC_POST_SEND_VARIANT(ionic_post_send_ud_nolock, true, IONIC_LOCK_NONE)
-
-/* Anything else: QP type and each lock tested at run time (rare mixes). */
-static int ionic_post_send_path(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-				struct ibv_send_wr **bad_wr, bool send_path)
-{
-	return ionic_post_send_tmpl(ibqp, wr, bad_wr, send_path,
-				    to_ionic_qp(ibqp)->is_ud,
-				    IONIC_LOCK_PER_OBJECT);
-}
-
-static int ionic_post_send_generic(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-				   struct ibv_send_wr **bad_wr)
-{
-	return ionic_post_send_path(ibqp, wr, bad_wr, true);
-}
+IONIC_POST_SEND_VARIANT(ionic_post_send_rc, false, true)
+IONIC_POST_SEND_VARIANT(ionic_post_send_rc_nolock, false, false)
+IONIC_POST_SEND_VARIANT(ionic_post_send_ud, true, true)
+IONIC_POST_SEND_VARIANT(ionic_post_send_ud_nolock, true, false)
 
 static int ionic_post_recv_locked(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				  struct ibv_recv_wr **bad_wr)
 {
-	return ionic_post_recv_tmpl(ibqp, wr, bad_wr, IONIC_LOCK_ALL);
+	return ionic_post_recv_tmpl(ibqp, wr, bad_wr, true);
 }
 
 static int ionic_post_recv_nolock(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				  struct ibv_recv_wr **bad_wr)
 {
-	return ionic_post_recv_tmpl(ibqp, wr, bad_wr, IONIC_LOCK_NONE);
-}
-
-static int ionic_post_recv_generic(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-				   struct ibv_recv_wr **bad_wr)
-{
-	return ionic_post_recv_tmpl(ibqp, wr, bad_wr, IONIC_LOCK_PER_OBJECT);
-}
-
-/* Both locks real, both absent, or a mix (run-time tests). */
-static enum ionic_locking ionic_post_locking(const struct ionic_lock *q,
-					     const struct ionic_lock *cq)
-{
-	if (!q->lockfree && !cq->lockfree)
-		return IONIC_LOCK_ALL;
-	if (q->lockfree && cq->lockfree)
-		return IONIC_LOCK_NONE;
-	return IONIC_LOCK_PER_OBJECT;
+	return ionic_post_recv_tmpl(ibqp, wr, bad_wr, false);
 }
 
 void ionic_qp_init_post(struct ionic_qp *qp)
 {
-	switch (ionic_post_locking(&qp->sq.lock, &qp->send_cq->lock)) {
-	case IONIC_LOCK_ALL:
+	if (ionic_qp_locked(qp, true))
 		qp->post_send = qp->is_ud ? ionic_post_send_ud :
 					    ionic_post_send_rc;
-		break;
-	case IONIC_LOCK_NONE:
+	else
 		qp->post_send = qp->is_ud ? ionic_post_send_ud_nolock :
 					    ionic_post_send_rc_nolock;
-		break;
-	default:
-		qp->post_send = ionic_post_send_generic;
-		break;
-	}
-
-	switch (ionic_post_locking(&qp->rq.lock, &qp->recv_cq->lock)) {
-	case IONIC_LOCK_ALL:
-		qp->post_recv = ionic_post_recv_locked;
-		break;
-	case IONIC_LOCK_NONE:
-		qp->post_recv = ionic_post_recv_nolock;
-		break;
-	default:
-		qp->post_recv = ionic_post_recv_generic;
-		break;
-	}
+	qp->post_recv = ionic_qp_locked(qp, false) ? ionic_post_recv_locked :
+						     ionic_post_recv_nolock;
 }
 
 /* ---- the verbs -------------------------------------------------------- */
@@ -306,7 +180,10 @@ int ionic_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	wr.bind_mw.rkey = rkey;
 	wr.bind_mw.bind_info = mw_bind->bind_info;
 
-	rc = ionic_post_send_path(ibqp, &wr, &bad, false);
+	/* the QP type and locking tested at run time: a rare verb */
+	rc = ionic_post_send_tmpl(ibqp, &wr, &bad, false,
+				  to_ionic_qp(ibqp)->is_ud,
+				  ionic_qp_locked(to_ionic_qp(ibqp), true));
 	if (!rc)
 		mw->rkey = rkey;
 	return rc;

@@ -18,8 +18,8 @@ void ionic_cq_pub_init(struct ionic_cq_pub *cp, const struct ionic_queue *ring,
 	cp->dbreg = dbpage + qtype;
 	cp->reserve = ring->mask;
 	cp->reserve_pending = 0;
-	cp->arm_any_prod = 0;
-	cp->arm_sol_prod = 0;
+	cp->arm_prod[0] = 0;
+	cp->arm_prod[1] = 0;
 }
 
 void ionic_pub_init(struct ionic_pub *pub, struct ionic_queue *q,
@@ -71,44 +71,49 @@ void ionic_expdb_prefill(struct ionic_queue *q, unsigned int qtype,
 }
 
 /*
- * Copy 'nqw' 64-bit words of prepared WQEs from the host ring to the
- * window: plain 64-bit stores through a volatile lvalue, in ascending
- * address order, like doorbells (publish.h) and for the same reason:
- * ionic-sim decodes plain stores only (its window is ordinary shared
- * memory).  On real hardware a WC mapping is better served by 64-byte
- * bursts (MOVDIR64B, ST64B); whatever the primitive, the WC buffers must
- * be drained with ionic_wc_flush() before the doorbell store that makes
- * the device read the window, and for express doorbells before each WQE's
- * last 64-byte chunk and after the last WQE of a batch
+ * The unit of a copy to the window: 16 bytes, one SSE (NEON) store, in
+ * ascending address order (volatile: never merged, split or reordered).
+ * Slots and windows are at least 64-byte aligned.  ionic-sim's regular
+ * window is ordinary shared memory and its express-doorbell window
+ * decodes the trapped store (MOV, SSE, AVX or MOVDIR64B alike), so the
+ * width is the platform's to choose; 16 bytes halves the stores of 8.
+ * On real hardware a WC mapping is better served still by 64-byte bursts
+ * (MOVDIR64B, ST64B) where the CPU has them; whatever the primitive, the
+ * WC buffers must be drained with ionic_wc_flush() before the doorbell
+ * store that makes the device read the window, and for express doorbells
+ * before each WQE's last 64-byte chunk and after the last WQE of a batch
  * (docs/upstream-defects.md D17).
  */
-static void ionic_cmb_copy(volatile uint64_t *dst, const uint64_t *src,
-			   size_t nqw)
+typedef uint64_t ionic_cmb_word __attribute__((vector_size(16)));
+#define IONIC_CMB_WORD_LOG2 4
+
+static void ionic_cmb_copy(volatile ionic_cmb_word *dst,
+			   const ionic_cmb_word *src, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < nqw; i++)
+	for (i = 0; i < n; i++)
 		dst[i] = src[i];
 }
 
 /* Copy slots [from, to) of the host ring to the same offsets of 'win'. */
 static void ionic_cmb_copy_slots(const struct ionic_queue *q,
-				 volatile uint64_t *win, uint16_t from,
+				 volatile ionic_cmb_word *win, uint16_t from,
 				 uint16_t to)
 {
-	unsigned int qw_log2 = q->stride_log2 - 3; /* 64-bit words a slot */
-	const uint64_t *ring = q->ptr;
+	unsigned int w_log2 = q->stride_log2 - IONIC_CMB_WORD_LOG2;
+	const ionic_cmb_word *ring = q->ptr;
 
 	if (to < from) {
 		/* wrapped: the tail of the ring first, then from slot 0 */
-		ionic_cmb_copy(win + ((size_t)from << qw_log2),
-			       ring + ((size_t)from << qw_log2),
-			       ((size_t)q->mask + 1 - from) << qw_log2);
+		ionic_cmb_copy(win + ((size_t)from << w_log2),
+			       ring + ((size_t)from << w_log2),
+			       ((size_t)q->mask + 1 - from) << w_log2);
 		from = 0;
 	}
-	ionic_cmb_copy(win + ((size_t)from << qw_log2),
-		       ring + ((size_t)from << qw_log2),
-		       (size_t)(to - from) << qw_log2);
+	ionic_cmb_copy(win + ((size_t)from << w_log2),
+		       ring + ((size_t)from << w_log2),
+		       (size_t)(to - from) << w_log2);
 }
 
 /*
@@ -124,21 +129,21 @@ static void ionic_cmb_copy_expdb(const struct ionic_pub *pub,
 				 const struct ionic_queue *q, uint16_t from,
 				 uint16_t to)
 {
+	const size_t per_chunk = IONIC_CMB_CHUNK >> IONIC_CMB_WORD_LOG2;
 	size_t chunks = ionic_queue_stride(q) / IONIC_CMB_CHUNK;
-	volatile uint64_t *win = pub->win;
-	const uint64_t *ring = q->ptr;
-	const size_t qw = IONIC_CMB_CHUNK / sizeof(uint64_t);
+	unsigned int w_log2 = q->stride_log2 - IONIC_CMB_WORD_LOG2;
+	volatile ionic_cmb_word *win = (volatile ionic_cmb_word *)pub->win;
+	const ionic_cmb_word *ring = q->ptr;
 
 	for (uint16_t pos = from; pos != to; pos = ionic_queue_next(q, pos)) {
-		size_t base =
-			((size_t)pos << q->stride_log2) / sizeof(uint64_t);
+		size_t base = (size_t)pos << w_log2;
 
 		for (size_t c = 0; c < chunks; c++) {
 			ionic_to_device_barrier();
 			if (c == chunks - 1 && pub->wc)
 				ionic_wc_flush();
-			ionic_cmb_copy(win + base + c * qw,
-				       ring + base + c * qw, qw);
+			ionic_cmb_copy(win + base + c * per_chunk,
+				       ring + base + c * per_chunk, per_chunk);
 		}
 	}
 	if (pub->wc)
@@ -172,7 +177,8 @@ void ionic_publish_slow(const struct ionic_pub *pub,
 		return;
 	case IONIC_PUB_CMB:
 		/* regular CMB: copy everything, drain WC, then the doorbell */
-		ionic_cmb_copy_slots(q, pub->win, from, to);
+		ionic_cmb_copy_slots(q, (volatile ionic_cmb_word *)pub->win,
+				     from, to);
 		if (pub->wc)
 			ionic_wc_flush();
 		break;

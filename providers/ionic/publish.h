@@ -25,17 +25,18 @@
  *    ring more WQEs than the CQ has free slots), the ring-0 sync that
  *    hands consumed slots back to the device, and the arm doorbells.
  *
- * Used by post.c and wr.c (publish), poll.c and qp.c (credits), cq.c
- * (arm) and qp.c (init, reset).  It knows rings (queue.h) and the
+ * Used by ionic_post_publish() (qp_priv.h: post.c and wr.c publish
+ * through it), poll.c and qp.c (credits), cq.c (arm) and qp.c (init,
+ * reset).  It knows rings (queue.h) and the
  * doorbell format (common/ionic_hw.h), never QPs, CQs or verbs, so it
  * calls nothing above it.
  *
  * A doorbell is ONE 64-bit little-endian store to a register of the
- * doorbell page.  It is written through a volatile uint64_t lvalue so the
- * compiler emits a single plain MOV: ionic-sim emulates the doorbell page
- * by trapping the store and decoding it, and it understands plain MOV
- * stores only (no SSE/AVX, no MOVDIR64B, no memcpy).  Never write a
- * doorbell any other way.
+ * doorbell page: the device takes a doorbell from an 8-byte write and
+ * ignores writes of other sizes (ionic-sim, which traps and decodes each
+ * store to the page, does the same).  It is written through a volatile
+ * uint64_t lvalue so the compiler emits exactly one 8-byte store, never
+ * split, merged or left out.  Never write a doorbell any other way.
  */
 #ifndef IONIC_PUBLISH_H
 #define IONIC_PUBLISH_H
@@ -163,8 +164,7 @@ struct ionic_cq_pub {
 	volatile uint64_t *dbreg; /* the CQ doorbell register */
 	int reserve; /* credits: WQEs that may still be rung */
 	int reserve_pending; /* credits earned since the last ring-0 sync */
-	uint16_t arm_any_prod;
-	uint16_t arm_sol_prod;
+	uint16_t arm_prod[2]; /* last arm index: [0] any, [1] solicited */
 };
 
 /*
@@ -222,19 +222,21 @@ static inline void ionic_cq_credit(struct ionic_cq_pub *cp, int n)
 static inline void ionic_cq_arm(struct ionic_cq_pub *cp,
 				struct ionic_queue *ring, bool solicited_only)
 {
-	uint16_t *arm_prod = solicited_only ? &cp->arm_sol_prod :
-					      &cp->arm_any_prod;
-	uint64_t val = solicited_only ? IONIC_DBELL_RING_SONLY :
-					IONIC_DBELL_RING_ARM;
-	uint16_t arm = (*arm_prod + 1) & ring->mask;
+	/* ring 1 (any) or ring 2 (solicited only), without a branch */
+	uint64_t val = IONIC_DBELL_RING_ARM << solicited_only;
+	uint16_t arm = (cp->arm_prod[solicited_only] + 1) & ring->mask;
+	uint16_t prod = ring->prod;
 
-	if (ring->prod != ring->cons) {
-		ionic_cq_sync(cp, ring);
-	} else {
-		cp->reserve += cp->reserve_pending;
-		cp->reserve_pending = 0;
+	static_assert(IONIC_DBELL_RING_SONLY == IONIC_DBELL_RING_ARM << 1,
+		      "arm rings");
+	cp->reserve += cp->reserve_pending;
+	cp->reserve_pending = 0;
+	if (prod != ring->cons) {
+		ring->cons = prod;
+		ionic_cq_release_barrier();
+		ionic_dbell_write(cp->dbreg, ring->dbell | prod);
 	}
-	*arm_prod = arm;
+	cp->arm_prod[solicited_only] = arm;
 	ionic_dbell_write(cp->dbreg, ring->dbell | val | arm);
 }
 
@@ -311,15 +313,17 @@ void ionic_publish_slow(const struct ionic_pub *pub,
 			uint16_t to);
 
 /*
- * ionic_publish() of the WQEs [from, prod) (from = pub->prod_rung, prod =
- * q->prod, from != prod), for a caller that read both before it took the
- * CQ lock: they only change under the queue lock, which it holds.
+ * Publish the WQEs [from, prod) of 'q' (from = pub->prod_rung, prod =
+ * q->prod, from != prod), spending one credit of CQ 'cp' (ring 'cq_ring')
+ * for each: every WQE may produce one CQE, so the room is reserved before
+ * the device can run them (with express doorbells the device may start
+ * as soon as the first WQE's last chunk lands).  Caller holds the queue
+ * lock and the CQ lock (ionic_post_publish(), qp_priv.h).
  */
-static inline void ionic_publish_range(struct ionic_pub *pub,
-				       const struct ionic_queue *q,
-				       uint16_t from, uint16_t prod,
-				       struct ionic_cq_pub *cp,
-				       struct ionic_queue *cq_ring)
+static inline void ionic_publish(struct ionic_pub *pub,
+				 const struct ionic_queue *q, uint16_t from,
+				 uint16_t prod, struct ionic_cq_pub *cp,
+				 struct ionic_queue *cq_ring)
 {
 	ionic_cq_reserve(cp, cq_ring, (prod - from) & q->mask);
 	pub->prod_rung = prod;
@@ -330,25 +334,6 @@ static inline void ionic_publish_range(struct ionic_pub *pub,
 	}
 	ionic_to_device_barrier();
 	ionic_dbell_write(pub->dbreg, ionic_pub_dbell_val(q, prod));
-}
-
-/*
- * Publish the WQEs produced in 'q' since the last call, spending one
- * credit of CQ 'cp' (ring 'cq_ring') for each: every WQE may produce one
- * CQE, so the room is reserved before the device can run them (with
- * express doorbells the device may start as soon as the first WQE's last
- * chunk lands).  Caller holds the queue lock and the CQ lock.
- */
-static inline void ionic_publish(struct ionic_pub *pub,
-				 const struct ionic_queue *q,
-				 struct ionic_cq_pub *cp,
-				 struct ionic_queue *cq_ring)
-{
-	uint16_t from = pub->prod_rung, prod = q->prod;
-
-	if (prod == from)
-		return;
-	ionic_publish_range(pub, q, from, prod, cp, cq_ring);
 }
 
 #endif /* IONIC_PUBLISH_H */

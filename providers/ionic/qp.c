@@ -127,7 +127,7 @@ static unsigned int ionic_ctx_max_stride(struct ionic_ctx *ctx)
 
 static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 			 struct ionic_pd *pd, const struct ibv_qp_cap *cap,
-			 uint8_t *cmb, bool lockfree)
+			 uint8_t *cmb)
 {
 	struct ionic_sq *sq = &qp->sq;
 	unsigned int max_stride = ionic_ctx_max_stride(ctx);
@@ -173,7 +173,8 @@ static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 
 	sq->trailer64 = sq->expdb &&
 			ionic_queue_stride(&sq->q) == IONIC_WQE_MIN_SIZE;
-	ionic_sq_init_ops(sq, qp->is_ud, ctx->version);
+	sq->ops = ionic_send_ops_of(qp->is_ud, ctx->version);
+	ionic_sq_init_flags(sq, qp->sig_all);
 	sq->max_sge =
 		ionic_send_max_sge(sq->q.stride_log2, sq->spec, sq->expdb);
 	sq->max_inline = ionic_send_max_inline(sq->q.stride_log2, sq->expdb);
@@ -188,12 +189,13 @@ static int ionic_sq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 		return rc;
 
 	sq->color = true;
-	return ionic_lock_init(&sq->lock, lockfree);
+	ionic_lock_init(&sq->lock);
+	return 0;
 }
 
 static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 			 struct ionic_pd *pd, const struct ibv_qp_cap *cap,
-			 uint8_t *cmb, bool lockfree)
+			 uint8_t *cmb)
 {
 	struct ionic_rq *rq = &qp->rq;
 	unsigned int max_stride = ionic_ctx_max_stride(ctx);
@@ -243,21 +245,18 @@ static int ionic_rq_init(struct ionic_ctx *ctx, struct ionic_qp *qp,
 	if (rc)
 		return rc;
 
-	return ionic_lock_init(&rq->lock, lockfree);
+	ionic_lock_init(&rq->lock);
+	return 0;
 }
 
 void ionic_qp_free(struct ionic_qp *qp)
 {
 	ionic_qp_unmap_cmb(&qp->sq.q, &qp->sq.pub);
 	ionic_qp_unmap_cmb(&qp->rq.q, &qp->rq.pub);
-	if (qp->sq.q.ptr) {
+	if (qp->sq.q.ptr)
 		ionic_queue_free(&qp->sq.q);
-		ionic_lock_destroy(&qp->sq.lock);
-	}
-	if (qp->rq.q.ptr) {
+	if (qp->rq.q.ptr)
 		ionic_queue_free(&qp->rq.q);
-		ionic_lock_destroy(&qp->rq.lock);
-	}
 	free(qp->sq.meta);
 	free(qp->sq.msn_idx);
 	free(qp->rq.meta);
@@ -305,8 +304,7 @@ static int ionic_qp_check_attr(struct ibv_qp_init_attr_ex *attr)
 	    attr->create_flags)
 		return EOPNOTSUPP;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		ops = attr->qp_type == IBV_QPT_UD ? IONIC_UD_SEND_OPS :
-						    IONIC_RC_SEND_OPS;
+		ops = ionic_send_ops_mask(attr->qp_type == IBV_QPT_UD);
 		if (attr->send_ops_flags & ~ops)
 			return EOPNOTSUPP;
 	}
@@ -321,7 +319,6 @@ int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
 	struct ionic_qp *qp;
 	struct ionic_pd *pd;
 	struct ibv_qp_cap cap;
-	bool lockfree;
 	int rc;
 
 	rc = ionic_qp_check_attr(attr);
@@ -330,17 +327,17 @@ int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
 	cap = ionic_qp_granted_cap(&attr->cap);
 
 	pd = to_ionic_pd(attr->pd);
-	lockfree = pd->td != NULL;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return ENOMEM;
 	qp->ctx = ctx;
+	qp->lockfree = ionic_pd_lockfree(attr->pd);
 	qp->is_ud = attr->qp_type == IBV_QPT_UD;
 	qp->sig_all = !!(attr->sq_sig_all & ~IONIC_QP_VENDOR_FLAGS);
 	qp->vendor_flags = (uint32_t)attr->sq_sig_all & IONIC_QP_VENDOR_FLAGS;
 	/* ibv_wr_* builders of operations not selected fail the batch */
-	qp->wr_ops = qp->is_ud ? IONIC_UD_SEND_OPS : IONIC_RC_SEND_OPS;
+	qp->wr_ops = ionic_send_ops_mask(qp->is_ud);
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		qp->wr_ops = (uint32_t)attr->send_ops_flags;
 	qp->version = (uint8_t)ctx->version;
@@ -351,9 +348,9 @@ int ionic_qp_alloc(struct ionic_ctx *ctx, struct ibv_qp_init_attr_ex *attr,
 	*sq_cmb = ionic_qp_cmb_pref(pd, true);
 	*rq_cmb = ionic_qp_cmb_pref(pd, false);
 
-	rc = ionic_sq_init(ctx, qp, pd, &cap, sq_cmb, lockfree);
+	rc = ionic_sq_init(ctx, qp, pd, &cap, sq_cmb);
 	if (!rc)
-		rc = ionic_rq_init(ctx, qp, pd, &cap, rq_cmb, lockfree);
+		rc = ionic_rq_init(ctx, qp, pd, &cap, rq_cmb);
 	if (rc) {
 		ionic_qp_free(qp);
 		return rc;

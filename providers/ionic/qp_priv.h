@@ -17,22 +17,6 @@
 #include "queue.h"
 
 /*
- * The operations each QP type accepts in send_ops_flags: exactly those
- * the WQE preparer (wqe.c) and the extended API (wr.c) implement, so a
- * client asking for more (ATOMIC_WRITE, TSO, ...) gets EOPNOTSUPP at
- * creation and can skip, rather than a failing WR later.  RC: upstream's
- * set (docs/device-contract.md §16.2); UD: SEND and SEND_WITH_IMM.
- */
-#define IONIC_RC_SEND_OPS                                                 \
-	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |             \
-	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |       \
-	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |  \
-	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                              \
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
-	 IBV_QP_EX_WITH_BIND_MW)
-#define IONIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-
-/*
  * Vendor QP flags (ionic_dv.h) that RCCL and its network plugin pass in
  * sq_sig_all: they never mean "signal every request" (only the other bits
  * do), and the mainline kernel ABI has no field to carry them to the
@@ -42,8 +26,11 @@
 	(IONIC_DV_CREATE_QP_TYPE_RCCL | IONIC_DV_CREATE_QP_RCCL_DATA | \
 	 IONIC_DV_CREATE_QP_RCCL_RDFENCE | IONIC_DV_CREATE_QP_RCCL_RX_OFFLOAD)
 
-/* The send opcodes a WQE can have: up to IBV_WR_SEND_WITH_INV (wqe.h). */
-#define IONIC_SQ_NUM_OPS (IBV_WR_SEND_WITH_INV + 1)
+/* The send_flags that are WQE flags: FENCE, SIGNALED, SOLICITED. */
+#define IONIC_SQ_WQE_FLAGS_MASK \
+	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED)
+
+struct ionic_send_op;
 
 /* Per-SQ-slot metadata: what the WC of that WQE reports. */
 struct ionic_sq_meta {
@@ -95,8 +82,11 @@ struct ionic_sq {
 	bool color; /* COLOR flag of the next WQE */
 	bool expdb; /* WQE layout keeps the express-doorbell trailer */
 	bool trailer64; /* ... and the slot is 64 bytes: it ends the WQE */
-	/* per ibv_wr_opcode, for this QP type and firmware (wqe.h) */
-	uint32_t opinfo[IONIC_SQ_NUM_OPS];
+	/* the opcode table's rows for this QP type and firmware (wqe.h) */
+	const struct ionic_send_op *ops;
+	/* WQE flags (host order) per IONIC_SQ_WQE_FLAGS_MASK bits of
+	 * send_flags, SIG included when sq_sig_all (wqe.c) */
+	uint16_t wqe_flags[IONIC_SQ_WQE_FLAGS_MASK + 1];
 	/*
 	 * How new WQEs reach the device (host ring, or a copy to controller
 	 * memory with or without express doorbells): publish.h.  In CMB
@@ -150,7 +140,7 @@ struct ionic_qp {
 	struct verbs_qp vqp;
 	struct ionic_ctx *ctx;
 	/* ibv_post_send / ibv_post_recv for this QP's type and locking
-	 * (post.c, chosen by ionic_qp_bind) */
+	 * (post.c: ionic_qp_init_post(), from ionic_qp_bind()) */
 	int (*post_send)(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);
 	int (*post_recv)(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -163,6 +153,7 @@ struct ionic_qp {
 	uint8_t version; /* firmware RDMA version: opcode table */
 	bool is_ud;
 	bool sig_all;
+	bool lockfree; /* of a thread domain (lock.h) */
 	uint32_t vendor_flags; /* IONIC_QP_VENDOR_FLAGS asked for */
 	uint32_t wr_ops; /* IBV_QP_EX_WITH_* the ibv_wr_* API may use */
 	struct ionic_sq sq;
@@ -252,7 +243,7 @@ void ionic_qp_init_post(struct ionic_qp *qp);
 /* ---- wr.c: install the ibv_wr_* callbacks (VERBS_QP_EX) ------------- */
 void ionic_qp_init_wr(struct ionic_qp *qp);
 
-/* ---- poll.c: completion helpers shared with the control path ------- */
+/* ---- the CQ's flush list: poll.c, the publish path, qp.c ------------ */
 
 /*
  * Queue 'qp' on its send CQ's flush list (caller holds that CQ's lock and
@@ -270,46 +261,61 @@ static inline void ionic_qp_queue_rq_flush(struct ionic_qp *qp)
 	ionic_cq_flag_set(&qp->recv_cq->flush, true);
 }
 
-/* ---- shared by post.c and wr.c -------------------------------------- */
+/* ---- the one publish path of post.c and wr.c ----------------------- */
 
 /*
- * Take the CQ lock while holding 'qlock' without inverting the lock
- * order: if the try-lock fails, release the queue, wait for the CQ, and
- * take the queue again.  Queue state may have moved meanwhile; callers
- * only use state they re-read afterwards.
+ * Does the send ('sq') or receive side of 'qp' lock on the data path?
+ * Only if the QP or that side's CQ is shared between threads: when both
+ * belong to a thread domain the application serialises every use, so
+ * nothing does.  Fixed at creation; post.c and wr.c choose their
+ * variants by it.
  */
-static inline void ionic_lock_cq_held(struct ionic_cq *cq,
-				      struct ionic_lock *qlock)
+static inline bool ionic_qp_locked(const struct ionic_qp *qp, bool sq)
 {
-	if (likely(ionic_trylock(&cq->lock)))
+	return !qp->lockfree ||
+	       !(sq ? qp->send_cq->lockfree : qp->recv_cq->lockfree);
+}
+
+/*
+ * The end of every post (ibv_post_send, ibv_post_recv, ibv_bind_mw,
+ * ibv_wr_complete), queue lock held if 'locked': publish the WQEs the
+ * send ('sq') or receive queue produced since it last published, if any.
+ * The CQ lock is taken in the CQ -> queue order: try, else let go of
+ * the queue, wait for the CQ and retake the queue, whose state may have
+ * moved meanwhile and is read again.  A queue that is flushing in
+ * software never runs on the device again, so its CQ's next poll
+ * completes the new WQEs as flushed.  'sq' and 'locked' are constants in
+ * every caller.
+ */
+static inline __attribute__((always_inline)) void
+ionic_post_publish(struct ionic_qp *qp, bool sq, bool locked)
+{
+	struct ionic_lock *qlock = sq ? &qp->sq.lock : &qp->rq.lock;
+	struct ionic_pub *pub = sq ? &qp->sq.pub : &qp->rq.pub;
+	const struct ionic_queue *q = sq ? &qp->sq.q : &qp->rq.q;
+	struct ionic_cq *cq = sq ? qp->send_cq : qp->recv_cq;
+	uint16_t from = pub->prod_rung, prod = q->prod;
+
+	if (unlikely(from == prod))
 		return;
-	ionic_unlock(qlock);
-	ionic_lock(&cq->lock);
-	ionic_lock(qlock);
-}
-
-/*
- * End of a post, CQ and queue locks held: publish what was produced.  A
- * queue that is flushing in software never runs on the device again, so
- * its CQ's next poll completes the new WQEs as flushed.
- */
-static inline void ionic_sq_publish(struct ionic_qp *qp)
-{
-	struct ionic_sq *sq = &qp->sq;
-
-	sq->msn_rung = sq->msn_prod;
-	ionic_publish(&sq->pub, &sq->q, &qp->send_cq->pub, &qp->send_cq->q);
-	if (unlikely(sq->flush))
+	if (locked && unlikely(!ionic_trylock(&cq->lock))) {
+		ionic_unlock(qlock);
+		ionic_lock(&cq->lock);
+		ionic_lock(qlock);
+		from = pub->prod_rung;
+		prod = q->prod;
+	}
+	if (likely(from != prod)) {
+		if (sq)
+			qp->sq.msn_rung = qp->sq.msn_prod;
+		ionic_publish(pub, q, from, prod, &cq->pub, &cq->q);
+	}
+	if (sq && unlikely(qp->sq.flush))
 		ionic_qp_queue_sq_flush(qp);
-}
-
-static inline void ionic_rq_publish(struct ionic_qp *qp)
-{
-	struct ionic_rq *rq = &qp->rq;
-
-	ionic_publish(&rq->pub, &rq->q, &qp->recv_cq->pub, &qp->recv_cq->q);
-	if (unlikely(rq->flush))
+	if (!sq && unlikely(qp->rq.flush))
 		ionic_qp_queue_rq_flush(qp);
+	if (locked)
+		ionic_unlock(&cq->lock);
 }
 
 #endif /* IONIC_QP_PRIV_H */

@@ -1,133 +1,85 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * WQE preparation (docs/device-contract.md §3, §4, §16.4, §16.6): the
- * opcode table, the bodies the data path rarely builds (atomics, window
- * binds), and the out-of-line preparers.  The hot part is inline in
- * wqe.h, shared with post.c.
- *
- * Each opcode is one row in ionic_send_ops[]; each WQE body has one
- * helper called from ionic_prep_send_inl().
+ * opcode table generated from wqe.h's IONIC_SEND_OPS, the bodies the data
+ * path rarely builds (atomics, window binds), and the out-of-line
+ * preparers.  The hot part is inline in wqe.h, shared with post.c.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "wqe.h"
 
-#define IONIC_NO_SOL_INL (IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+#define IONIC_QPT_RC 0x1
+#define IONIC_QPT_UD 0x2
+#define IONIC_QPT_RC_UD (IONIC_QPT_RC | IONIC_QPT_UD)
+#define IONIC_BAD_NONE 0
+#define IONIC_BAD_SOL IBV_SEND_SOLICITED
+#define IONIC_BAD_SOL_INL (IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 
-/* docs/device-contract.md §3.5 and the per-opcode rules table of §16.4 */
-const struct ionic_send_op ionic_send_ops[IONIC_NUM_SEND_OPS] = {
-	[IBV_WR_SEND] = {
-		.op = { IONIC_V1_OP_SEND, IONIC_V2_OP_SEND },
-		.wc_opcode = IBV_WC_SEND,
-		.qp_types = IONIC_QPT_RC | IONIC_QPT_UD,
-		.body = IONIC_BODY_SEND,
-		.remote = true,
+/* One row of IONIC_SEND_OPS for QP type 'qpt' and firmware 'v2' or not. */
+#define IONIC_SEND_OP_ROW(qpt, v2, ibop, fw, wc, types, body_, key_, remote_,                 \
+			  bad)                                                                \
+	[IBV_WR_##ibop] = {                                                                   \
+		.fwop = (v2) ? IONIC_V2_OP_##fw : IONIC_V1_OP_##fw,                           \
+		.body = (IONIC_QPT_##types & (qpt)) ? IONIC_BODY_##body_ :                    \
+						      IONIC_BODY_NONE,                        \
+		.key = IONIC_KEY_##key_,                                                      \
+		.bad_flags = IONIC_BAD_##bad,                                                 \
+		.wc_opcode =                                                                  \
+			IBV_WC_##wc, /* remote WQEs complete through MSN CQEs: never on UD */ \
+		.remote = (remote_) && (qpt) == IONIC_QPT_RC,                                 \
 	},
-	[IBV_WR_SEND_WITH_IMM] = {
-		.op = { IONIC_V1_OP_SEND_IMM, IONIC_V2_OP_SEND_IMM },
-		.wc_opcode = IBV_WC_SEND,
-		.qp_types = IONIC_QPT_RC | IONIC_QPT_UD,
-		.body = IONIC_BODY_SEND,
-		.key = IONIC_KEY_IMM,
-		.remote = true,
-	},
-	[IBV_WR_SEND_WITH_INV] = {
-		.op = { IONIC_V1_OP_SEND_INV, IONIC_V2_OP_SEND_INV },
-		.wc_opcode = IBV_WC_SEND,
-		.qp_types = IONIC_QPT_RC,
-		.body = IONIC_BODY_SEND,
-		.key = IONIC_KEY_INV,
-		.remote = true,
-	},
-	[IBV_WR_RDMA_WRITE] = {
-		.op = { IONIC_V1_OP_RDMA_WRITE, IONIC_V2_OP_RDMA_WRITE },
-		.wc_opcode = IBV_WC_RDMA_WRITE,
-		.qp_types = IONIC_QPT_RC,
-		.body = IONIC_BODY_RDMA,
-		.remote = true,
-		.bad_flags = IBV_SEND_SOLICITED,
-	},
-	[IBV_WR_RDMA_WRITE_WITH_IMM] = {
-		.op = { IONIC_V1_OP_RDMA_WRITE_IMM,
-			IONIC_V2_OP_RDMA_WRITE_IMM },
-		.wc_opcode = IBV_WC_RDMA_WRITE,
-		.qp_types = IONIC_QPT_RC,
-		.body = IONIC_BODY_RDMA,
-		.key = IONIC_KEY_IMM,
-		.remote = true,
-	},
-	[IBV_WR_RDMA_READ] = {
-		.op = { IONIC_V1_OP_RDMA_READ, IONIC_V2_OP_RDMA_READ },
-		.wc_opcode = IBV_WC_RDMA_READ,
-		.qp_types = IONIC_QPT_RC,
-		.body = IONIC_BODY_RDMA,
-		.remote = true,
-		.bad_flags = IONIC_NO_SOL_INL,
-	},
-	[IBV_WR_ATOMIC_CMP_AND_SWP] = {
-		.op = { IONIC_V1_OP_ATOMIC_CS, IONIC_V2_OP_ATOMIC_CS },
-		.wc_opcode = IBV_WC_COMP_SWAP,
-		.qp_types = IONIC_QPT_RC,
-		.body = IONIC_BODY_ATOMIC,
-		.remote = true,
-		.bad_flags = IONIC_NO_SOL_INL,
-	},
-	[IBV_WR_ATOMIC_FETCH_AND_ADD] = {
-		.op = { IONIC_V1_OP_ATOMIC_FA, IONIC_V2_OP_ATOMIC_FA },
-		.wc_opcode = IBV_WC_FETCH_ADD,
-		.qp_types = IONIC_QPT_RC,
-		.body = IONIC_BODY_ATOMIC,
-		.remote = true,
-		.bad_flags = IONIC_NO_SOL_INL,
-	},
-	[IBV_WR_LOCAL_INV] = {
-		.op = { IONIC_V1_OP_LOCAL_INV, IONIC_V2_OP_LOCAL_INV },
-		.wc_opcode = IBV_WC_LOCAL_INV,
-		.qp_types = IONIC_QPT_RC,
-		.body = IONIC_BODY_LOCAL,
-		.key = IONIC_KEY_INV,
-		.bad_flags = IONIC_NO_SOL_INL,
-	},
-	[IBV_WR_BIND_MW] = {
-		.op = { IONIC_V1_OP_BIND_MW, IONIC_V2_OP_BIND_MW },
-		.wc_opcode = IBV_WC_BIND_MW,
-		.qp_types = IONIC_QPT_RC,
-		.body = IONIC_BODY_BIND,
-		.bad_flags = IONIC_NO_SOL_INL,
-	},
+#define IONIC_ROW_RC_V1(...) IONIC_SEND_OP_ROW(IONIC_QPT_RC, 0, __VA_ARGS__)
+#define IONIC_ROW_RC_V2(...) IONIC_SEND_OP_ROW(IONIC_QPT_RC, 1, __VA_ARGS__)
+#define IONIC_ROW_UD_V1(...) IONIC_SEND_OP_ROW(IONIC_QPT_UD, 0, __VA_ARGS__)
+#define IONIC_ROW_UD_V2(...) IONIC_SEND_OP_ROW(IONIC_QPT_UD, 1, __VA_ARGS__)
+
+const struct ionic_send_op ionic_send_ops[2][2][IONIC_NUM_SEND_OPS] = {
+	{ { IONIC_SEND_OPS(IONIC_ROW_RC_V1) },
+	  { IONIC_SEND_OPS(IONIC_ROW_RC_V2) } },
+	{ { IONIC_SEND_OPS(IONIC_ROW_UD_V1) },
+	  { IONIC_SEND_OPS(IONIC_ROW_UD_V2) } },
 };
 
-void ionic_sq_init_ops(struct ionic_sq *sq, bool is_ud, unsigned int version)
+const struct ionic_send_op *ionic_send_ops_of(bool is_ud, unsigned int version)
 {
-	uint8_t type = is_ud ? IONIC_QPT_UD : IONIC_QPT_RC;
-
-	for (unsigned int i = 0; i < IONIC_NUM_SEND_OPS; i++) {
-		const struct ionic_send_op *op = &ionic_send_ops[i];
-
-		sq->opinfo[i] = 0;
-		if (op->body == IONIC_BODY_NONE || !(op->qp_types & type))
-			continue;
-		/* remote WQEs complete through MSN CQEs: never on UD */
-		sq->opinfo[i] = IONIC_OPI(op->op[version >= 2], op->wc_opcode,
-					  op->body, op->key,
-					  op->remote && !is_ud, op->bad_flags);
-	}
+	return ionic_send_ops[is_ud][version >= 2];
 }
 
-const uint16_t ionic_wqe_sflags[8] = {
-	[IBV_SEND_FENCE] = IONIC_WQE_FLAG_FENCE,
-	[IBV_SEND_SIGNALED] = IONIC_WQE_FLAG_SIG,
-	[IBV_SEND_SOLICITED] = IONIC_WQE_FLAG_SOL,
-	[IBV_SEND_FENCE | IBV_SEND_SIGNALED] = IONIC_WQE_FLAG_FENCE |
-					       IONIC_WQE_FLAG_SIG,
-	[IBV_SEND_FENCE | IBV_SEND_SOLICITED] = IONIC_WQE_FLAG_FENCE |
-						IONIC_WQE_FLAG_SOL,
-	[IBV_SEND_SIGNALED | IBV_SEND_SOLICITED] = IONIC_WQE_FLAG_SIG |
-						   IONIC_WQE_FLAG_SOL,
-	[IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED] =
-		IONIC_WQE_FLAG_FENCE | IONIC_WQE_FLAG_SIG | IONIC_WQE_FLAG_SOL,
-};
+/* ibv_wr_* (wr.c) names the operations by IBV_QP_EX_WITH_<op> bits */
+#define IONIC_WR_OP_BIT(ibop, ...) \
+	static_assert(IBV_QP_EX_WITH_##ibop == 1u << IBV_WR_##ibop, #ibop);
+IONIC_SEND_OPS(IONIC_WR_OP_BIT)
+
+/*
+ * The operations a QP of this type accepts in send_ops_flags: exactly
+ * those the preparer implements, so a client asking for more
+ * (ATOMIC_WRITE, TSO, ...) gets EOPNOTSUPP at creation and can skip,
+ * rather than a failing WR later.
+ */
+uint32_t ionic_send_ops_mask(bool is_ud)
+{
+	const struct ionic_send_op *ops = ionic_send_ops_of(is_ud, 2);
+	uint32_t mask = 0;
+
+	for (unsigned int i = 0; i < IONIC_NUM_SEND_OPS; i++)
+		if (ops[i].body != IONIC_BODY_NONE)
+			mask |= 1u << i;
+	return mask;
+}
+
+void ionic_sq_init_flags(struct ionic_sq *sq, bool sig_all)
+{
+	for (unsigned int i = 0; i <= IONIC_SQ_WQE_FLAGS_MASK; i++) {
+		unsigned int f = i | (sig_all ? IBV_SEND_SIGNALED : 0);
+
+		sq->wqe_flags[i] =
+			(f & IBV_SEND_FENCE ? IONIC_WQE_FLAG_FENCE : 0) |
+			(f & IBV_SEND_SIGNALED ? IONIC_WQE_FLAG_SIG : 0) |
+			(f & IBV_SEND_SOLICITED ? IONIC_WQE_FLAG_SOL : 0);
+	}
+}
 
 /*
  * Atomic body (docs/device-contract.md §3.3 c/d): exactly one 8-byte local SGE

@@ -4,8 +4,8 @@
  *
  * ionic_prep_send_inl() and ionic_prep_recv_inl() are what every post
  * runs once per work request: post.c inlines them into its loops, wqe.c
- * wraps them as ionic_prep_send_path() and ionic_prep_recv() for wr.c,
- * ibv_bind_mw and the unit tests, which build WQEs into plain memory and
+ * wraps them as ionic_prep_send_path(), ionic_prep_send() and
+ * ionic_prep_recv() for wr.c and the unit tests, which build WQEs into plain memory and
  * compare them byte for byte with the reference layout.  Pure functions
  * of a QP's queue state and one work request: no locks, no doorbells, no
  * device.
@@ -28,14 +28,11 @@
 
 #include "qp_priv.h"
 
-#define IONIC_QPT_RC 0x1
-#define IONIC_QPT_UD 0x2
-
 /* An atomic reads and writes exactly 8 bytes. */
 #define IONIC_ATOMIC_LEN 8
 
 enum ionic_body {
-	IONIC_BODY_NONE, /* opcode not supported */
+	IONIC_BODY_NONE, /* not an opcode of this QP type */
 	IONIC_BODY_SEND, /* common body: payload (+ UD addressing) */
 	IONIC_BODY_RDMA, /* common body: payload + remote address */
 	IONIC_BODY_ATOMIC, /* atomic body, v1 or v2 by firmware version */
@@ -50,30 +47,61 @@ enum ionic_hdr_key {
 	IONIC_KEY_INV, /* wr->invalidate_rkey, host order */
 };
 
+/*
+ * Every fact about the send opcodes, one row each (docs/device-contract.md
+ * §3.5 and the per-opcode rules of §16.4): the ibv_wr_opcode; the firmware
+ * opcode (IONIC_V1_OP_<fw> and IONIC_V2_OP_<fw>); the WC opcode
+ * (IBV_WC_<wc>); the QP types that may post it; the WQE body; what the
+ * header's key carries; whether it involves the peer (then MSN-tracked
+ * on RC); the send_flags it refuses.  A new opcode is a new row (and a new
+ * body, if it needs one) and its ibv_wr_* builder in wr.c; everything
+ * else follows from this list.
+ */
+#define IONIC_SEND_OPS(X)                                                     \
+	X(SEND, SEND, SEND, RC_UD, SEND, NONE, true, NONE)                    \
+	X(SEND_WITH_IMM, SEND_IMM, SEND, RC_UD, SEND, IMM, true, NONE)        \
+	X(SEND_WITH_INV, SEND_INV, SEND, RC, SEND, INV, true, NONE)           \
+	X(RDMA_WRITE, RDMA_WRITE, RDMA_WRITE, RC, RDMA, NONE, true, SOL)      \
+	X(RDMA_WRITE_WITH_IMM, RDMA_WRITE_IMM, RDMA_WRITE, RC, RDMA, IMM,     \
+	  true, NONE)                                                         \
+	X(RDMA_READ, RDMA_READ, RDMA_READ, RC, RDMA, NONE, true, SOL_INL)     \
+	X(ATOMIC_CMP_AND_SWP, ATOMIC_CS, COMP_SWAP, RC, ATOMIC, NONE, true,   \
+	  SOL_INL)                                                            \
+	X(ATOMIC_FETCH_AND_ADD, ATOMIC_FA, FETCH_ADD, RC, ATOMIC, NONE, true, \
+	  SOL_INL)                                                            \
+	X(LOCAL_INV, LOCAL_INV, LOCAL_INV, RC, LOCAL, INV, false, SOL_INL)    \
+	X(BIND_MW, BIND_MW, BIND_MW, RC, BIND, NONE, false, SOL_INL)
+
+/* The opcodes are the ibv_wr_opcode values up to the last in the list. */
+#define IONIC_NUM_SEND_OPS (IBV_WR_SEND_WITH_INV + 1)
+
+/*
+ * One row of the table as the data path reads it, for one QP type and
+ * firmware version: ionic_send_ops[is_ud][version >= 2][opcode] (wqe.c,
+ * generated from IONIC_SEND_OPS).  A QP keeps a pointer to its row set
+ * (ionic_sq.ops), so the preparer reads one row, no per-QP copy.
+ */
 struct ionic_send_op {
-	uint8_t op[2]; /* firmware opcode: [0] v1, [1] v2 */
-	uint8_t wc_opcode; /* enum ibv_wc_opcode of its completion */
-	uint8_t qp_types; /* IONIC_QPT_* that may post it */
-	uint8_t body; /* enum ionic_body */
+	uint8_t fwop; /* firmware opcode */
+	uint8_t body; /* enum ionic_body: NONE if not for this QP type */
 	uint8_t key; /* enum ionic_hdr_key */
-	bool remote; /* MSN-tracked on RC (not a local op) */
-	unsigned int bad_flags; /* send_flags rejected for this opcode */
+	uint8_t bad_flags; /* send_flags it refuses */
+	uint8_t wc_opcode; /* enum ibv_wc_opcode of its completion */
+	bool remote; /* completes through MSN CQEs (RC only) */
+	uint8_t pad[2]; /* a row is 8 bytes: one shift to index */
 };
 
-/*
- * wqe.c: one row per ibv_wr_opcode up to the last the device has
- * (docs/device-contract.md §16.4)
- */
-#define IONIC_NUM_SEND_OPS (IBV_WR_SEND_WITH_INV + 1)
-static_assert(IONIC_NUM_SEND_OPS == IONIC_SQ_NUM_OPS, "opinfo[] size");
-static_assert(IBV_SEND_SIGNALED == 1u << 1, "sig_all as a send flag");
-extern const struct ionic_send_op ionic_send_ops[IONIC_NUM_SEND_OPS];
+extern const struct ionic_send_op ionic_send_ops[2][2][IONIC_NUM_SEND_OPS];
 
-/*
- * The send_flags FENCE, SIGNALED and SOLICITED as WQE flags
- * (docs/device-contract.md §3.6), indexed by those three bits.
- */
-extern const uint16_t ionic_wqe_sflags[8];
+/* wqe.c: the rows for a QP of this type and firmware version */
+const struct ionic_send_op *ionic_send_ops_of(bool is_ud, unsigned int version);
+
+/* wqe.c: the IBV_QP_EX_WITH_* operations a QP of this type has */
+uint32_t ionic_send_ops_mask(bool is_ud);
+
+/* wqe.c: the WQE flags of the send_flags FENCE, SIGNALED and SOLICITED
+ * (docs/device-contract.md §3.6), with sq_sig_all folded in (qp.c) */
+void ionic_sq_init_flags(struct ionic_sq *sq, bool sig_all);
 
 /* wqe.c: the bodies the data path rarely builds; 0 or EINVAL */
 int ionic_prep_atomic(struct ionic_qp *qp, struct ionic_wqe *wqe,
@@ -249,45 +277,30 @@ static inline void ionic_prep_rdma_addr(struct ionic_wqe *wqe, uint64_t va,
 	wqe->common.rdma.remote_rkey = htobe32(rkey);
 }
 
-/*
- * Everything the preparer needs about one opcode on one QP, in one word
- * (struct ionic_sq.opinfo[], built by ionic_sq_init_ops() when the QP is
- * created, for its type and firmware version): 0 for an opcode the QP
- * does not have.
- */
-#define IONIC_OPI_FWOP(i) ((uint8_t)(i)) /* firmware opcode */
-#define IONIC_OPI_WCOP(i) ((uint8_t)((i) >> 8)) /* enum ibv_wc_opcode */
-#define IONIC_OPI_BODY(i) (((i) >> 16) & 0x7u) /* enum ionic_body */
-#define IONIC_OPI_KEY(i) (((i) >> 19) & 0x3u) /* enum ionic_hdr_key */
-#define IONIC_OPI_REMOTE (1u << 21) /* MSN-tracked on this QP */
-#define IONIC_OPI_BAD(i) ((i) >> 24) /* send_flags it refuses */
-#define IONIC_OPI(fwop, wcop, body, key, remote, bad)                        \
-	((uint32_t)(fwop) | (uint32_t)(wcop) << 8 | (uint32_t)(body) << 16 | \
-	 (uint32_t)(key) << 19 | ((remote) ? IONIC_OPI_REMOTE : 0) |         \
-	 (uint32_t)(bad) << 24)
-
-/* wqe.c: opinfo[] of a new SQ */
-void ionic_sq_init_ops(struct ionic_sq *sq, bool is_ud, unsigned int version);
-
 /* wqe.c: the bodies other than SEND and RDMA (atomic, local, bind) */
 int ionic_prep_send_rare(struct ionic_qp *qp, struct ionic_wqe *wqe,
 			 const struct ibv_send_wr *wr, unsigned int body,
 			 bool send_path, uint32_t *len);
 
-/* The header, as one store of each of its two words. */
+/* The header of a send WQE, as one store of each of its two words. */
 static inline void ionic_wqe_hdr_set(struct ionic_wqe_hdr *hdr, uint16_t idx,
 				     uint8_t op, uint8_t num_sge_key,
 				     uint16_t flags, __be32 key)
 {
-	struct ionic_wqe_hdr v = {
-		.wqe_idx = htole64(idx),
-		.op = op,
-		.num_sge_key = num_sge_key,
-		.flags = htobe16(flags),
-		.imm_data_key = key,
-	};
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w0 = idx;
+	uint64_t w1 = op | (uint32_t)num_sge_key << 8 |
+		      (uint32_t)htobe16(flags) << 16 | (uint64_t)key << 32;
 
-	memcpy(hdr, &v, sizeof(v));
+	memcpy(hdr, &w0, sizeof(w0));
+	memcpy((uint8_t *)hdr + sizeof(w0), &w1, sizeof(w1));
+#else
+	hdr->wqe_idx = htole64(idx);
+	hdr->op = op;
+	hdr->num_sge_key = num_sge_key;
+	hdr->flags = htobe16(flags);
+	hdr->imm_data_key = key;
+#endif
 }
 
 /*
@@ -302,38 +315,39 @@ ionic_prep_send_inl(struct ionic_qp *qp, const struct ibv_send_wr *wr,
 	struct ionic_sq *sq = &qp->sq;
 	unsigned int opcode = wr->opcode;
 	unsigned int sflags = wr->send_flags;
-	unsigned int body;
+	const struct ionic_send_op *op;
 	struct ionic_sq_meta *meta;
 	struct ionic_wqe *wqe;
 	uint16_t prod = sq->q.prod;
 	uint16_t flags = 0;
-	uint32_t info, len = 0;
+	uint32_t len = 0;
 	uint8_t nsge = 0;
 	__be32 key = 0;
 	int rc;
 
 	if (unlikely(opcode >= IONIC_NUM_SEND_OPS))
 		return EINVAL;
-	info = sq->opinfo[opcode];
-	body = IONIC_OPI_BODY(info);
-	if (unlikely(body == IONIC_BODY_NONE || (sflags & IONIC_OPI_BAD(info))))
+	op = &sq->ops[opcode];
+	if (unlikely(op->body == IONIC_BODY_NONE || (sflags & op->bad_flags)))
 		return EINVAL;
 
 	wqe = ionic_queue_at(&sq->q, prod);
 	ionic_wqe_clear64(wqe, sq->trailer64);
 
-	if (likely(body == IONIC_BODY_SEND || body == IONIC_BODY_RDMA)) {
+	if (likely(op->body == IONIC_BODY_SEND ||
+		   op->body == IONIC_BODY_RDMA)) {
 		/* the common body: payload, then the UD addressing of a send
 		 * or the remote address of an RDMA operation */
 		rc = ionic_prep_payload(sq, wqe, wr, sflags, &flags, &len,
 					&nsge);
-		if (body == IONIC_BODY_RDMA)
+		if (op->body == IONIC_BODY_RDMA)
 			ionic_prep_rdma_addr(wqe, wr->wr.rdma.remote_addr,
 					     wr->wr.rdma.rkey);
 		else if (is_ud && !rc)
 			rc = ionic_prep_ud_addr(wqe, wr);
 	} else {
-		rc = ionic_prep_send_rare(qp, wqe, wr, body, send_path, &len);
+		rc = ionic_prep_send_rare(qp, wqe, wr, op->body, send_path,
+					  &len);
 		/* those bodies may set both header fields themselves */
 		nsge = wqe->base.num_sge_key;
 		key = wqe->base.imm_data_key;
@@ -341,39 +355,33 @@ ionic_prep_send_inl(struct ionic_qp *qp, const struct ibv_send_wr *wr,
 	if (unlikely(rc))
 		return rc;
 
-	if (IONIC_OPI_KEY(info) == IONIC_KEY_IMM)
+	if (op->key == IONIC_KEY_IMM)
 		key = wr->imm_data; /* already in network order: as is */
-	else if (IONIC_OPI_KEY(info) == IONIC_KEY_INV)
+	else if (op->key == IONIC_KEY_INV)
 		key = htobe32(wr->invalidate_rkey);
 
-	/* sq_sig_all signals every WQE: IBV_SEND_SIGNALED is bit 1 */
-	sflags |= (unsigned int)qp->sig_all << 1;
-	flags |= (uint16_t)(sq->color * IONIC_WQE_FLAG_COLOR) |
-		 ionic_wqe_sflags[sflags & (IBV_SEND_FENCE | IBV_SEND_SIGNALED |
-					    IBV_SEND_SOLICITED)];
+	/* FENCE, SIGNALED (or sq_sig_all) and SOLICITED, and the colour */
+	flags |= sq->wqe_flags[sflags & IONIC_SQ_WQE_FLAGS_MASK] |
+		 (uint16_t)(sq->color * IONIC_WQE_FLAG_COLOR);
 
-	/* everything is computed: now the stores, the byte ones last */
+	/* everything is computed: now the stores */
 	meta = &sq->meta[prod];
 	meta->wr_id = wr->wr_id;
 	/* byte_len: the payload; 8 for atomics, 0 for local ops
 	 * (docs/upstream-defects.md D6) */
 	meta->len = len;
-	if (info & IONIC_OPI_REMOTE) {
+	if (op->remote) {
 		uint16_t msn = sq->msn_prod;
 
 		meta->seq = msn;
 		sq->msn_idx[msn] = prod;
 		sq->msn_prod = ionic_queue_next(&sq->q, msn);
 	}
-	wqe->base.wqe_idx = htole64(prod);
-	wqe->base.flags = htobe16(flags);
-	wqe->base.imm_data_key = key;
-	wqe->base.op = IONIC_OPI_FWOP(info);
-	wqe->base.num_sge_key = nsge;
-	meta->ibop = IONIC_OPI_WCOP(info);
+	ionic_wqe_hdr_set(&wqe->base, prod, op->fwop, nsge, flags, key);
+	meta->ibop = op->wc_opcode;
 	meta->ibsts = IBV_WC_SUCCESS;
-	meta->remote = !!(info & IONIC_OPI_REMOTE);
-	meta->signal = !!(sflags & IBV_SEND_SIGNALED);
+	meta->remote = op->remote;
+	meta->signal = !!(flags & IONIC_WQE_FLAG_SIG);
 	meta->local_comp = false;
 
 	sq->q.prod = ionic_queue_next(&sq->q, prod);

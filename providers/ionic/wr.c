@@ -7,9 +7,9 @@
  * opcode on a UD QP fails the batch with EINVAL.
  *
  * wr_start takes the SQ lock and holds it until wr_complete / wr_abort;
- * wr_complete takes the send CQ lock as well to publish the batch (as
- * ibv_post_send does), so a poller of that CQ never waits for a batch
- * being built: the WQEs it builds are past the published producer index,
+ * wr_complete publishes the batch through ibv_post_send's publish path
+ * (ionic_post_publish(), which takes the send CQ lock), so a poller of
+ * that CQ never waits for a batch being built: the WQEs it builds are past the published producer index,
  * which pollers do not look beyond (qp_priv.h).  A builder records a WR
  * template; the data setter completes it and prepares the WQE at once
  * through the same preparer as ibv_post_send.  The first error is sticky
@@ -23,26 +23,12 @@
  * WQE.  Builders the device has no opcode for (TSO, ATOMIC_WRITE, FLUSH, XRC)
  * set EOPNOTSUPP, so a client gets an error from wr_complete, not a crash.
  */
-#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
 #include "qp_priv.h"
 
 #define IONIC_WR_INLINE_BUFS 16
-
-#define IONIC_WR_OP_BIT(name) \
-	static_assert(IBV_QP_EX_WITH_##name == 1u << IBV_WR_##name, #name)
-IONIC_WR_OP_BIT(RDMA_WRITE);
-IONIC_WR_OP_BIT(RDMA_WRITE_WITH_IMM);
-IONIC_WR_OP_BIT(SEND);
-IONIC_WR_OP_BIT(SEND_WITH_IMM);
-IONIC_WR_OP_BIT(RDMA_READ);
-IONIC_WR_OP_BIT(ATOMIC_CMP_AND_SWP);
-IONIC_WR_OP_BIT(ATOMIC_FETCH_AND_ADD);
-IONIC_WR_OP_BIT(LOCAL_INV);
-IONIC_WR_OP_BIT(BIND_MW);
-IONIC_WR_OP_BIT(SEND_WITH_INV);
 
 static inline struct ionic_qp *qpx_to_qp(struct ibv_qp_ex *qpx)
 {
@@ -56,12 +42,19 @@ static inline void ionic_wr_fail(struct ionic_qp *qp, int err)
 	qp->wrx.pending = false;
 }
 
-static void ionic_wr_start(struct ibv_qp_ex *qpx)
+/*
+ * wr_start, wr_complete and wr_abort come in two variants, chosen when
+ * the QP is created: with the SQ lock, and without any lock for a QP and
+ * send CQ of a thread domain (ionic_qp_locked()).
+ */
+static inline __attribute__((always_inline)) void
+ionic_wr_start_tmpl(struct ibv_qp_ex *qpx, bool locked)
 {
 	struct ionic_qp *qp = qpx_to_qp(qpx);
 	struct ionic_sq *sq = &qp->sq;
 
-	ionic_lock(&sq->lock);
+	if (locked)
+		ionic_lock(&sq->lock);
 
 	qp->wrx.err = qp->vqp.qp.state < IBV_QPS_RTS ? EINVAL : 0;
 	qp->wrx.pending = false;
@@ -80,7 +73,8 @@ static void ionic_wr_rollback(struct ionic_qp *qp)
 	qp->wrx.pending = false;
 }
 
-static int ionic_wr_complete(struct ibv_qp_ex *qpx)
+static inline __attribute__((always_inline)) int
+ionic_wr_complete_tmpl(struct ibv_qp_ex *qpx, bool locked)
 {
 	struct ionic_qp *qp = qpx_to_qp(qpx);
 	int err = qp->wrx.err;
@@ -89,25 +83,42 @@ static int ionic_wr_complete(struct ibv_qp_ex *qpx)
 	if (!err && qp->wrx.pending)
 		err = EINVAL;
 
-	if (err) {
+	if (err)
 		ionic_wr_rollback(qp);
-	} else if (qp->sq.q.prod != qp->sq.pub.prod_rung) {
-		ionic_lock_cq_held(qp->send_cq, &qp->sq.lock);
-		ionic_sq_publish(qp);
-		ionic_unlock(&qp->send_cq->lock);
-	}
+	else
+		ionic_post_publish(qp, true, locked);
 
-	ionic_unlock(&qp->sq.lock);
+	if (locked)
+		ionic_unlock(&qp->sq.lock);
 	return err;
 }
 
-static void ionic_wr_abort(struct ibv_qp_ex *qpx)
+static inline __attribute__((always_inline)) void
+ionic_wr_abort_tmpl(struct ibv_qp_ex *qpx, bool locked)
 {
 	struct ionic_qp *qp = qpx_to_qp(qpx);
 
 	ionic_wr_rollback(qp);
-	ionic_unlock(&qp->sq.lock);
+	if (locked)
+		ionic_unlock(&qp->sq.lock);
 }
+
+#define IONIC_WR_VARIANTS(sfx, locked)                           \
+	static void ionic_wr_start##sfx(struct ibv_qp_ex *qpx)   \
+	{                                                        \
+		ionic_wr_start_tmpl(qpx, locked);                \
+	}                                                        \
+	static int ionic_wr_complete##sfx(struct ibv_qp_ex *qpx) \
+	{                                                        \
+		return ionic_wr_complete_tmpl(qpx, locked);      \
+	}                                                        \
+	static void ionic_wr_abort##sfx(struct ibv_qp_ex *qpx)   \
+	{                                                        \
+		ionic_wr_abort_tmpl(qpx, locked);                \
+	}
+
+IONIC_WR_VARIANTS(_locked, true)
+IONIC_WR_VARIANTS(_nolock, false)
 
 /* Start a WR template for opcode 'op' (builders). */
 static inline struct ibv_send_wr *ionic_wr_begin(struct ibv_qp_ex *qpx,
@@ -126,7 +137,8 @@ static inline struct ibv_send_wr *ionic_wr_begin(struct ibv_qp_ex *qpx,
 
 	/*
 	 * Only the operations chosen in send_ops_flags are defined; for the
-	 * opcodes up to SEND_WITH_INV, IBV_QP_EX_WITH_<op> is 1 << IBV_WR_<op>.
+	 * opcodes up to SEND_WITH_INV, IBV_QP_EX_WITH_<op> is 1 << IBV_WR_<op>
+	 * (asserted in wqe.c).
 	 */
 	if (!(qp->wr_ops & (1u << op))) {
 		ionic_wr_fail(qp, EOPNOTSUPP);
@@ -408,9 +420,15 @@ void ionic_qp_init_wr(struct ionic_qp *qp)
 {
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
 
-	qpx->wr_start = ionic_wr_start;
-	qpx->wr_complete = ionic_wr_complete;
-	qpx->wr_abort = ionic_wr_abort;
+	if (ionic_qp_locked(qp, true)) {
+		qpx->wr_start = ionic_wr_start_locked;
+		qpx->wr_complete = ionic_wr_complete_locked;
+		qpx->wr_abort = ionic_wr_abort_locked;
+	} else {
+		qpx->wr_start = ionic_wr_start_nolock;
+		qpx->wr_complete = ionic_wr_complete_nolock;
+		qpx->wr_abort = ionic_wr_abort_nolock;
+	}
 
 	qpx->wr_send = ionic_wr_send;
 	qpx->wr_send_imm = ionic_wr_send_imm;

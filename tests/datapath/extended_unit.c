@@ -178,7 +178,7 @@ static void test_wr_batch_poll(void)
 	ibv_wr_send(qpx);
 	ibv_wr_set_sge(qpx, 5, 0x1000, 64);
 	/* the CQ lock is free: a poll returns at once, with nothing */
-	CHECK(!ionic_spin_held(&vcq->cq[0].lock));
+	CHECK(!ionic_lock_held(&vcq->cq[0].lock));
 	CHECK_EQ(unit_poll(vcq, wc, 4), 0);
 	/* an MSN CQE covering the unpublished WQE breaks the contract */
 	unit_cqe_msn(&hw, 0x50, 1, false, 0);

@@ -140,20 +140,20 @@ static void test_arm(void)
 	CHECK_EQ(cq->q.cons, cq->q.prod);
 	CHECK_EQ(cq->pub.reserve_pending, 0);
 	CHECK_EQ(cq->pub.reserve, cq->q.mask);
-	CHECK_EQ(cq->pub.arm_any_prod, 1);
+	CHECK_EQ(cq->pub.arm_prod[0], 1);
 	/* both pipelines armed; the last store is pipeline 1's */
-	CHECK_EQ(vcq->cq[1].pub.arm_any_prod, 1);
+	CHECK_EQ(vcq->cq[1].pub.arm_prod[0], 1);
 	CHECK_EQ(*cqdb, ionic_dbell_val(UNIT_CQID + 1, 1, 1));
 
 	CHECK_EQ(ionic_req_notify_cq(&vcq->vcq.cq, 1), 0);
 	CHECK_EQ(*cqdb, ionic_dbell_val(UNIT_CQID + 1, 2, 1));
-	CHECK_EQ(cq->pub.arm_sol_prod, 1);
-	CHECK_EQ(cq->pub.arm_any_prod, 1);
+	CHECK_EQ(cq->pub.arm_prod[1], 1);
+	CHECK_EQ(cq->pub.arm_prod[0], 1);
 
 	/* the arm index counts modulo the ring */
 	for (i = 0; i < cq->q.mask; i++)
 		CHECK_EQ(ionic_req_notify_cq(&vcq->vcq.cq, 0), 0);
-	CHECK_EQ(cq->pub.arm_any_prod, 0);
+	CHECK_EQ(cq->pub.arm_prod[0], 0);
 	CHECK_EQ(*cqdb, ionic_dbell_val(UNIT_CQID + 1, 1, 0));
 
 	unit_qp_destroy(qp);
@@ -200,7 +200,7 @@ static void test_pub_modes(void)
 
 	/* nothing produced: nothing published, not even a CQ credit */
 	dev->dbpage[UNIT_RQ_QTYPE] = 0;
-	ionic_publish(pub, q, &qp->recv_cq->pub, &qp->recv_cq->q);
+	ionic_post_publish(qp, false, true);
 	CHECK_EQ(dev->dbpage[UNIT_RQ_QTYPE], 0);
 	CHECK_EQ(qp->recv_cq->pub.reserve, qp->recv_cq->q.mask);
 

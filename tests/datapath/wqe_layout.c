@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "provider_fixture.h"
+#include "wqe.h"
 
 /* RC SEND, one SGE, signalled, slot 0: v1 op 0, v2 op 0x20. */
 static void test_rc_send(uint8_t version)
@@ -177,7 +178,9 @@ static void test_ud_send_sgl(void)
 	};
 	/* clang-format on */
 
+	/* as a QP created with sq_sig_all is */
 	qp->sig_all = true;
+	ionic_sq_init_flags(&qp->sq, true);
 	CHECK(ionic_prep_send(qp, &wr) == 0);
 	unit_check_bytes("UD SEND v2", qp->sq.q.ptr, want, sizeof(want));
 	CHECK(qp->sq.meta[0].signal);

@@ -129,7 +129,7 @@ static void fz_setup(struct fz *fz, struct fuzz_in *in)
 				continue;
 			hw->d = unit_cq_dev(&fz->vcq[i]->cq[u]);
 			hw->prod = hw->d.cq->q.prod;
-			hw->color = hw->d.cq->color;
+			hw->color = !!hw->d.cq->color;
 		}
 	}
 

@@ -158,10 +158,10 @@ void fz_check_cqs(struct fz *fz, unsigned int v, bool drained)
 
 		/* how far the host read: a whole lap if only the colour moved */
 		read = (uint16_t)(cq->q.prod - hw->prod) & cq->q.mask;
-		if (!read && cq->color != hw->color)
+		if (!read && !!cq->color != hw->color)
 			read = slots;
 		hw->prod = cq->q.prod;
-		hw->color = cq->color;
+		hw->color = !!cq->color;
 		if (hw->overrun)
 			continue;
 		FUZZ_CHECK(read <= hw->unread,
@@ -170,7 +170,7 @@ void fz_check_cqs(struct fz *fz, unsigned int v, bool drained)
 		hw->unread -= read;
 		if (drained)
 			FUZZ_CHECK(!hw->unread && cq->q.prod == hw->d.pos &&
-					   cq->color == hw->d.color,
+					   !!cq->color == hw->d.color,
 				   "CQ %u stalls: host at %u, device at %u, "
 				   "%u unread",
 				   cq->cqid, cq->q.prod, hw->d.pos, hw->unread);
