@@ -31,6 +31,15 @@ static const struct {
 	{ "libibverbs.so.1.14.58.0", IONIC_IBV_FAMILY_F, 57, 360, 1, 1 },
 	{ "libibverbs.so.1.15.59.0", IONIC_IBV_FAMILY_G, 59, 360, 1, 1 },
 	{ "libibverbs.so.1.15.60.0", IONIC_IBV_FAMILY_G, 59, 360, 1, 1 },
+	/* ... and the releases measured later (issue 21) */
+	{ "libibverbs.so.1.14.40.0", IONIC_IBV_FAMILY_A, 34, 344, 0, 0 },
+	{ "libibverbs.so.1.14.41.0", IONIC_IBV_FAMILY_A, 34, 344, 0, 0 },
+	{ "libibverbs.so.1.14.42.0", IONIC_IBV_FAMILY_A, 34, 344, 0, 0 },
+	{ "libibverbs.so.1.14.43.0", IONIC_IBV_FAMILY_A, 34, 344, 0, 0 },
+	{ "libibverbs.so.1.14.45.0", IONIC_IBV_FAMILY_C, 34, 360, 0, 0 },
+	{ "libibverbs.so.1.14.49.0", IONIC_IBV_FAMILY_D, 34, 360, 1, 0 },
+	{ "libibverbs.so.1.14.52.0", IONIC_IBV_FAMILY_D, 34, 360, 1, 0 },
+	{ "libibverbs.so.1.14.53.0", IONIC_IBV_FAMILY_E, 34, 360, 1, 1 },
 };
 
 #define NREL (sizeof(releases) / sizeof(releases[0]))
@@ -77,6 +86,23 @@ static void check_names(void)
 	}
 }
 
+/* Unlisted releases between two listed ones of a family, and others. */
+static void check_between(void)
+{
+	int lo, hi;
+
+	CHECK(ionic_ibv_family_between(47, &lo, &hi) == IONIC_IBV_FAMILY_C);
+	CHECK(lo == 46 && hi == 48);
+	CHECK(ionic_ibv_family_between(55, &lo, &hi) == IONIC_IBV_FAMILY_E);
+	CHECK(lo == 54 && hi == 56);
+	/* listed: not "between" */
+	CHECK(ionic_ibv_family_between(46, &lo, &hi) == IONIC_IBV_FAMILY_NONE);
+	/* outside every family: below the first, above the last */
+	CHECK(ionic_ibv_family_between(38, &lo, &hi) == IONIC_IBV_FAMILY_NONE);
+	CHECK(ionic_ibv_family_between(61, &lo, &hi) == IONIC_IBV_FAMILY_NONE);
+	CHECK(ionic_ibv_family_between(-1, &lo, &hi) == IONIC_IBV_FAMILY_NONE);
+}
+
 static void check_tables(void)
 {
 	size_t i;
@@ -89,10 +115,11 @@ static void check_tables(void)
 		CHECK(ionic_ibv_family_of_probe(&p) == releases[i].family);
 	}
 	/* not measured, so not listed */
-	CHECK(ionic_ibv_family_of_release(45) == IONIC_IBV_FAMILY_NONE);
-	CHECK(ionic_ibv_family_of_release(52) == IONIC_IBV_FAMILY_NONE);
+	CHECK(ionic_ibv_family_of_release(47) == IONIC_IBV_FAMILY_NONE);
+	CHECK(ionic_ibv_family_of_release(55) == IONIC_IBV_FAMILY_NONE);
 	CHECK(ionic_ibv_family_of_release(61) == IONIC_IBV_FAMILY_NONE);
 	CHECK(ionic_ibv_family_of_release(-1) == IONIC_IBV_FAMILY_NONE);
+	check_between();
 	CHECK(!strcmp(ionic_ibv_family_name(IONIC_IBV_FAMILY_C), "C"));
 	CHECK(!strcmp(ionic_ibv_family_name(IONIC_IBV_FAMILY_NONE), "none"));
 }
@@ -142,16 +169,45 @@ static void check_messages(void)
 	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_C, 46, msg, sizeof(msg)) ==
 	      IONIC_IBV_MATCH);
 
-	/* an unlisted release with the built family's fingerprint: a warning */
+	/* an unlisted release between two of the built family, with the
+	 * family's fingerprint: registered, and the log says why */
 	p = probe_of(2);
 	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.14.47.0", &p));
 	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_C, 46, msg, sizeof(msg)) ==
-	      IONIC_IBV_MATCH_UNLISTED);
-	CHECK(strstr(msg, "warning") && strstr(msg, "rdma-core 47.0"));
-	CHECK(strstr(msg, "family C (rdma-core 46, 48)"));
+	      IONIC_IBV_MATCH_BETWEEN);
+	CHECK(strstr(msg, "rdma-core 47.0, which libionic does not list"));
+	CHECK(strstr(msg, "accepted as layout family C"));
+	CHECK(strstr(msg, "between rdma-core 46 and 48"));
 
-	/* ... with another family's fingerprint: refused */
+	/* ... loaded by a build of another family: refused as family C */
 	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_B, 44, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+	CHECK(strstr(msg, "rdma-core 47.0, layout family C"));
+
+	/* ... with a fingerprint that is not its neighbours': refused */
+	p = probe_of(1);
+	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.14.47.0", &p));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_C, 46, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+	CHECK(strstr(msg, "named as rdma-core 47.0 (layout family C, by its "
+			  "neighbours) but its private ABI fingerprint is that "
+			  "of family B"));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_B, 44, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+
+	/* an unlisted release outside every family's releases: refused, even
+	 * with the built family's fingerprint (v61 measures as G) */
+	p = probe_of(11);
+	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.15.61.0", &p));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_G, 60, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+	CHECK(strstr(msg, "not registered"));
+	CHECK(strstr(msg, "rdma-core 61.0, which libionic does not list and "
+			  "which lies between no two releases of one layout "
+			  "family"));
+	p = probe_of(0);
+	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.14.38.0", &p));
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_A, 39, msg, sizeof(msg)) ==
 	      IONIC_IBV_MISMATCH);
 
 	/* no release in the file name: the fingerprint decides */
@@ -176,6 +232,11 @@ static void check_messages(void)
 	p = probe_of(11);
 	CHECK(ionic_ibv_release_from_name("libibverbs.so.1.16.62.0", &p));
 	p.port_speed = true;
+	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_G, 60, msg, sizeof(msg)) ==
+	      IONIC_IBV_MISMATCH);
+	CHECK(strstr(msg, "not registered"));
+	/* ... as does any build of a library that matches no family */
+	CHECK(!ionic_ibv_release_from_name("libibverbs.so.1", &p));
 	CHECK(ionic_ibv_judge(&p, IONIC_IBV_FAMILY_G, 60, msg, sizeof(msg)) ==
 	      IONIC_IBV_MISMATCH);
 	CHECK(strstr(msg, "matches no layout family"));

@@ -37,15 +37,30 @@ struct ionic_ibv_probe {
 enum ionic_ibv_verdict {
 	/* release and fingerprint are those of the built family */
 	IONIC_IBV_MATCH,
-	/* the fingerprint matches, but the release is not in the table (or
-	 * its file name tells none): register, and log a warning */
+	/* the release is not in the table but lies between two listed
+	 * releases of the built family, and the fingerprint is the family's:
+	 * register, and log why */
+	IONIC_IBV_MATCH_BETWEEN,
+	/* the fingerprint matches, but the file name tells no release:
+	 * register, and log a warning */
 	IONIC_IBV_MATCH_UNLISTED,
-	/* another family, or no family at all: register nothing */
+	/* another family, no family at all, or a release outside every
+	 * family's interval: register nothing */
 	IONIC_IBV_MISMATCH,
 };
 
 /* Family of an rdma-core major release, IONIC_IBV_FAMILY_NONE if unlisted. */
 enum ionic_ibv_family ionic_ibv_family_of_release(int major);
+
+/*
+ * The family of an unlisted release that lies between two listed releases
+ * of one family (its nearest listed neighbours below and above, stored in
+ * *lo and *hi, are of the same family), IONIC_IBV_FAMILY_NONE if it does
+ * not (or if it is listed).  A family is a run of consecutive releases, so
+ * such a release is almost surely of its neighbours' layout; the caller
+ * still compares its fingerprint with the family's.
+ */
+enum ionic_ibv_family ionic_ibv_family_between(int major, int *lo, int *hi);
 
 /* The family whose fingerprint the probe shows, or IONIC_IBV_FAMILY_NONE. */
 enum ionic_ibv_family

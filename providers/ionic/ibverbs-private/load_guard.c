@@ -22,8 +22,11 @@
  *    buffer with VERBS_QP_EX set at one candidate comp_mask offset at a
  *    time; it returns the buffer only for the offset it really reads.
  * Limits: a library that is renamed and patched to change layouts without
- * changing any of these is not detected; releases outside families.h are
- * accepted when their fingerprint is the built family's (with a warning).
+ * changing any of these is not detected; a release families.h does not
+ * list is accepted only when it lies between two listed releases of the
+ * built family and its fingerprint is the family's (logged, as is a
+ * library whose file name tells no release), but the guard does not count
+ * its private exports as configuration does.
  * Libraries of another private ABI number never get this far: libibverbs
  * looks for another file name, and dlopen() fails on the missing
  * IBVERBS_PRIVATE_<n> symbol version.
@@ -48,13 +51,21 @@
 IONIC_IBV_FAMILIES(IONIC_IBV_CHECK_ROW)
 #undef IONIC_IBV_CHECK_ROW
 
-/* ... and the release being built against must be one of the family's. */
-#define IONIC_IBV_RELEASE_IS(major, f) \
-	((major) == IONIC_IBVERBS_RDMA_CORE ? IONIC_IBV_FAMILY_##f : 0) +
-static_assert((IONIC_IBV_RELEASES(IONIC_IBV_RELEASE_IS) 0) ==
-		      IONIC_IBVERBS_FAMILY_ID,
-	      "IONIC_IBVERBS_RDMA_CORE is not a release of this family");
-#undef IONIC_IBV_RELEASE_IS
+/*
+ * ... and the release being built against must be one of the family's, or
+ * lie between two of them (configuration accepted it as the family's).
+ */
+#define IONIC_IBV_FAMILY_AT_OR_BELOW(major, f) \
+	((major) <= IONIC_IBVERBS_RDMA_CORE && \
+	 IONIC_IBV_FAMILY_##f == IONIC_IBVERBS_FAMILY_ID) ||
+#define IONIC_IBV_FAMILY_AT_OR_ABOVE(major, f) \
+	((major) >= IONIC_IBVERBS_RDMA_CORE && \
+	 IONIC_IBV_FAMILY_##f == IONIC_IBVERBS_FAMILY_ID) ||
+static_assert((IONIC_IBV_RELEASES(IONIC_IBV_FAMILY_AT_OR_BELOW) 0) &&
+		      (IONIC_IBV_RELEASES(IONIC_IBV_FAMILY_AT_OR_ABOVE) 0),
+	      "IONIC_IBVERBS_RDMA_CORE is not within this family's releases");
+#undef IONIC_IBV_FAMILY_AT_OR_BELOW
+#undef IONIC_IBV_FAMILY_AT_OR_ABOVE
 
 /* Candidate comp_mask offsets: every qpx value of families.h. */
 static const unsigned int ionic_ibv_qpx_candidates[] = {
@@ -183,6 +194,7 @@ void ionic_ibv_register_guarded(const struct verbs_device_ops *ops)
 	switch (verdict) {
 	case IONIC_IBV_MATCH:
 		break;
+	case IONIC_IBV_MATCH_BETWEEN:
 	case IONIC_IBV_MATCH_UNLISTED:
 		__verbs_log(NULL, VERBS_LOG_WARN, "%s\n", msg);
 		break;
