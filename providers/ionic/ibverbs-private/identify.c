@@ -157,6 +157,7 @@ bool ionic_ibv_release_from_name(const char *file,
 
 	probe->release[0] = '\0';
 	probe->release_major = -1;
+	probe->lib_minor = 0;
 
 	base = base ? base + 1 : file;
 	if (strncmp(base, stem, sizeof(stem) - 1))
@@ -176,12 +177,16 @@ bool ionic_ibv_release_from_name(const char *file,
 	snprintf(probe->release, sizeof(probe->release), "%.*s", (int)(s - rel),
 		 rel);
 	probe->release_major = (int)major;
+	probe->lib_minor = minor > 9999 ? 0 : (unsigned int)minor;
 	return true;
 }
 
 enum ionic_ibv_verdict ionic_ibv_judge(const struct ionic_ibv_probe *probe,
 				       enum ionic_ibv_family built,
-				       int built_release, char *msg, size_t len)
+				       int built_release,
+				       unsigned int built_minor,
+				       unsigned int built_exports, char *msg,
+				       size_t len)
 {
 	enum ionic_ibv_family by_print = ionic_ibv_family_of_probe(probe);
 	enum ionic_ibv_family by_name =
@@ -204,6 +209,17 @@ enum ionic_ibv_verdict ionic_ibv_judge(const struct ionic_ibv_probe *probe,
 	if (by_print == built && by_name == built) {
 		if (lo < 0)
 			return IONIC_IBV_MATCH;
+		if (probe->lib_minor != built_minor ||
+		    probe->private_exports != built_exports) {
+			snprintf(
+				msg, len,
+				"libionic: the ionic provider is not registered: %s is rdma-core %s, which libionic does not list; it lies between rdma-core %d and %d of layout family %s, which this libionic was built for (rdma-core %d), but it is libibverbs.so.1.%u with %u private exports where the family's releases are libibverbs.so.1.%u with %u.  Rebuild libionic against this libibverbs's development files",
+				path, probe->release, lo, hi,
+				ionic_ibv_family_name(built), built_release,
+				probe->lib_minor, probe->private_exports,
+				built_minor, built_exports);
+			return IONIC_IBV_MISMATCH;
+		}
 		snprintf(
 			msg, len,
 			"libionic: %s is rdma-core %s, which libionic does not list; accepted as layout family %s: it lies between rdma-core %d and %d of that family and its private ABI fingerprint is the family's",
