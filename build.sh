@@ -26,10 +26,10 @@
 #                      (default 10): mixed traffic, resets, create/destroy
 #                      churn, exact accounting, flat fd/mapping/memory
 #                      counts (tests/verbs/soak_main.c; CI runs 1 minute)
-#   ./build.sh matrix DIR  deps + libionic built and tested against every
-#                      rdma-core-<release>.tar.xz in DIR (tests/matrix/);
-#                      skipped (exit 77, with a message) when DIR does
-#                      not exist
+#   ./build.sh matrix DIR...  deps + libionic built and tested against
+#                      every rdma-core-<release>.tar.xz in the DIRs
+#                      (tests/matrix/); a DIR that does not exist is
+#                      skipped with a message (exit 77 when all are)
 #   ./build.sh distro SUITE  deps + "./build.sh test" in a cached chroot
 #                      of Debian SUITE (trixie), on its own packages, with
 #                      no network (tests/distro/chroot-test.sh)
@@ -440,20 +440,29 @@ cmd_packages() {
 		"${IONIC_PACKAGES_DIR:-$ROOT/packages/$release}"
 }
 
-# matrix DIR: each release's libibverbs and utils are built from its
+# matrix DIR...: each release's libibverbs and utils are built from its
 # tarball, libionic and the tests against it (one tree per layout family),
-# all cached under $BUILD/matrix; one line per release and a summary.
+# all cached under $BUILD/matrix; one line per release and a summary.  The
+# releases of all DIRs make one matrix; a missing DIR is skipped.
 cmd_matrix() {
-	if [ $# -ne 1 ]; then
-		die "usage: ./build.sh matrix DIR (a folder of rdma-core-<release>.tar.xz)"
+	local d dirs=()
+	if [ $# -lt 1 ]; then
+		die "usage: ./build.sh matrix DIR... (folders of rdma-core-<release>.tar.xz)"
 	fi
-	if [ ! -d "$1" ]; then
-		echo "build.sh: skipping the rdma-core release matrix: $1 (a folder of rdma-core-<release>.tar.xz) does not exist"
+	for d in "$@"; do
+		if [ -d "$d" ]; then
+			dirs+=("$d")
+		else
+			echo "build.sh: skipping $d in the rdma-core release matrix: it (a folder of rdma-core-<release>.tar.xz) does not exist"
+		fi
+	done
+	if [ ${#dirs[@]} -eq 0 ]; then
+		echo "build.sh: skipping the rdma-core release matrix: none of $* exists"
 		exit 77
 	fi
 	cmd_deps
-	say "libionic against every rdma-core release in $1"
-	"$ROOT/tests/matrix/matrix.sh" "$1" "$BUILD/matrix"
+	say "libionic against every rdma-core release in ${dirs[*]}"
+	"$ROOT/tests/matrix/matrix.sh" --work "$BUILD/matrix" "${dirs[@]}"
 }
 
 # distro SUITE: the whole suite (./build.sh test) inside a chroot of that

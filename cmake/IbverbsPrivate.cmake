@@ -13,7 +13,12 @@
 # of family-<F>.h; another count of private exports only warns), or when
 # the libibverbs the tests are to run with (IONIC_IBVERBS_RUN_PREFIX) is of
 # another family.
-# tests/matrix/configure-refusal.sh checks each of these refusals.
+# One exception: a release the table does not list but that lies between
+# two listed releases of one family (its nearest listed neighbours below
+# and above are of that family) is taken as that family when its whole
+# fingerprint is the family's, the count of private exports included; one
+# line says so.  Otherwise it is refused as any unlisted release.
+# tests/matrix/configure-refusal.sh checks each of these cases.
 #
 # Inputs:  IBVERBS_FOUND, IBVERBS_VERSION, IBVERBS_LIBDIR,
 #          IONIC_IBVERBS_RUN_LIBDIR (cmake/IbverbsPrefix.cmake).
@@ -99,15 +104,42 @@ function(ionic_ibv_family_of major out)
   set(${out} "${_f}" PARENT_SCOPE)
 endfunction()
 
+# ionic_ibv_family_between(<major> <out> <lo> <hi>): for a release the
+# table does not list, the family of its nearest listed neighbours below
+# (<lo>) and above (<hi>) when both are of one family, else ""
+function(ionic_ibv_family_between major out lo_out hi_out)
+  set(_lo -1)
+  set(_hi -1)
+  set(_below "")
+  set(_above "")
+  foreach(_row IN LISTS _ionic_rel_rows)
+    string(REGEX MATCH "X\\(([0-9]+), ([A-Z])\\)" _unused "${_row}")
+    if(CMAKE_MATCH_1 EQUAL major)
+      set(${out} "" PARENT_SCOPE)
+      return()
+    elseif(CMAKE_MATCH_1 LESS major AND CMAKE_MATCH_1 GREATER _lo)
+      set(_lo "${CMAKE_MATCH_1}")
+      set(_below "${CMAKE_MATCH_2}")
+    elseif(CMAKE_MATCH_1 GREATER major AND (_hi LESS 0 OR CMAKE_MATCH_1 LESS _hi))
+      set(_hi "${CMAKE_MATCH_1}")
+      set(_above "${CMAKE_MATCH_2}")
+    endif()
+  endforeach()
+  if(_below STREQUAL "" OR NOT _below STREQUAL _above)
+    set(_below "")
+  endif()
+  set(${out} "${_below}" PARENT_SCOPE)
+  set(${lo_out} "${_lo}" PARENT_SCOPE)
+  set(${hi_out} "${_hi}" PARENT_SCOPE)
+endfunction()
+
 set(_ionic_known "")
 foreach(_row IN LISTS _ionic_rel_rows)
   string(REGEX MATCH "X\\(([0-9]+), ([A-Z])\\)" _unused "${_row}")
   list(APPEND _ionic_known "${CMAKE_MATCH_1} (${CMAKE_MATCH_2})")
 endforeach()
 string(REPLACE ";" ", " _ionic_known "${_ionic_known}")
-ionic_ibv_family_of("${IONIC_RDMA_CORE_MAJOR}" IONIC_IBVERBS_FAMILY)
-if(NOT IONIC_IBVERBS_FAMILY)
-  message(FATAL_ERROR
+string(CONCAT _ionic_unlisted_msg
     "The libibverbs to build against (${IONIC_IBVERBS_LIBRARY_REAL}) is "
     "version ${IONIC_IBVERBS_MODVERSION}, rdma-core ${IONIC_RDMA_CORE_VERSION}, "
     "which libionic has no provider-ABI declarations for.  Supported "
@@ -115,6 +147,18 @@ if(NOT IONIC_IBVERBS_FAMILY)
     "${IONIC_RDMA_CORE_MAJOR} means comparing its layouts with a family's "
     "and adding it to providers/ionic/ibverbs-private/families.h; use "
     "-DIONIC_IBVERBS_PREFIX=<dir> to build against another libibverbs.")
+ionic_ibv_family_of("${IONIC_RDMA_CORE_MAJOR}" IONIC_IBVERBS_FAMILY)
+# an unlisted release between two of one family: that family, on probation
+set(_ionic_between "")
+if(NOT IONIC_IBVERBS_FAMILY)
+  ionic_ibv_family_between("${IONIC_RDMA_CORE_MAJOR}" IONIC_IBVERBS_FAMILY
+    _ionic_between_lo _ionic_between_hi)
+  if(IONIC_IBVERBS_FAMILY)
+    set(_ionic_between "${_ionic_between_lo} and ${_ionic_between_hi}")
+  endif()
+endif()
+if(NOT IONIC_IBVERBS_FAMILY)
+  message(FATAL_ERROR "${_ionic_unlisted_msg}")
 endif()
 
 foreach(_row IN LISTS _ionic_fam_rows)
@@ -152,7 +196,12 @@ if(IONIC_IBVERBS_RUN_LIBDIR)
   set(_ionic_run_family "")
   if(_ionic_run_name MATCHES "^libibverbs\\.so\\.1\\.[0-9]+\\.(([0-9]+)\\.[0-9]+)$")
     set(_ionic_run_release "${CMAKE_MATCH_1}")
-    ionic_ibv_family_of("${CMAKE_MATCH_2}" _ionic_run_family)
+    set(_ionic_run_major "${CMAKE_MATCH_2}")
+    ionic_ibv_family_of("${_ionic_run_major}" _ionic_run_family)
+    if(NOT _ionic_run_family)
+      ionic_ibv_family_between("${_ionic_run_major}" _ionic_run_family
+        _ionic_unused_lo _ionic_unused_hi)
+    endif()
   else()
     set(_ionic_run_release "unknown")
   endif()
@@ -206,6 +255,30 @@ foreach(_sym ibv_wr_opcode_str ibv_cmd_create_cq_ex2 ibv_cmd_query_port_speed)
 endforeach()
 set(_ionic_lib_fp "private ABI ${IONIC_PABI}, libibverbs.so.1.${_ionic_lib_minor}, ibv_wr_opcode_str/ibv_cmd_create_cq_ex2/ibv_cmd_query_port_speed ${_ionic_lib_syms}")
 set(_ionic_fam_fp "private ABI ${_ionic_fam_pabi}, libibverbs.so.1.${_ionic_fam_LIB_MINOR}, ibv_wr_opcode_str/ibv_cmd_create_cq_ex2/ibv_cmd_query_port_speed ${_ionic_fam_syms}")
+# ... and how many private symbols it exports (readelf --wide prints
+# "name@@NODE" or "name@NODE", maybe with " (n)")
+string(REGEX MATCHALL "[A-Za-z0-9_]+@@?IBVERBS_PRIVATE_${IONIC_PABI}[^0-9]"
+  _ionic_priv "${_ionic_dynsyms}\n")
+list(LENGTH _ionic_priv _ionic_npriv)
+
+# An unlisted release is taken as its neighbours' family only if all of its
+# fingerprint is the family's, the count of private exports included.
+if(_ionic_between)
+  if(NOT _ionic_lib_fp STREQUAL _ionic_fam_fp OR
+     NOT _ionic_npriv EQUAL _ionic_fam_PRIVATE_EXPORTS)
+    message(FATAL_ERROR "${_ionic_unlisted_msg}" "  (It lies between rdma-core "
+      "${_ionic_between} of layout family ${IONIC_IBVERBS_FAMILY}, but its "
+      "fingerprint is not the family's: it has ${_ionic_lib_fp}, "
+      "${_ionic_npriv} private exports; family ${IONIC_IBVERBS_FAMILY} has "
+      "${_ionic_fam_fp}, ${_ionic_fam_PRIVATE_EXPORTS} private exports.)")
+  endif()
+  message(STATUS
+    "rdma-core ${IONIC_RDMA_CORE_VERSION} is not in families.h; accepted as "
+    "layout family ${IONIC_IBVERBS_FAMILY}: it lies between rdma-core "
+    "${_ionic_between} of that family and has the family's fingerprint "
+    "(${_ionic_fam_fp}, ${_ionic_npriv} private exports)")
+endif()
+
 if(NOT _ionic_lib_fp STREQUAL _ionic_fam_fp)
   message(FATAL_ERROR
     "libibverbs ${IONIC_IBVERBS_MODVERSION} (${IONIC_IBVERBS_LIBRARY_REAL}) "
@@ -216,14 +289,11 @@ if(NOT _ionic_lib_fp STREQUAL _ionic_fam_fp)
     "the release its file name says; libionic cannot be built for it.")
 endif()
 
-# How many private symbols it exports.  Only a warning: the checks above
+# For a listed release, another count of private exports is only a
+# warning: the checks above
 # already tell the families apart, and a distribution's point release may
 # carry a backport the .0 release did not (none measured so far); but it
 # means this library's private ABI was never compared with the family's.
-# (readelf --wide prints "name@@NODE" or "name@NODE", maybe with " (n)")
-string(REGEX MATCHALL "[A-Za-z0-9_]+@@?IBVERBS_PRIVATE_${IONIC_PABI}[^0-9]"
-  _ionic_priv "${_ionic_dynsyms}\n")
-list(LENGTH _ionic_priv _ionic_npriv)
 if(NOT _ionic_npriv EQUAL _ionic_fam_PRIVATE_EXPORTS)
   message(WARNING
     "libibverbs ${IONIC_IBVERBS_MODVERSION} (${IONIC_IBVERBS_LIBRARY_REAL}) "

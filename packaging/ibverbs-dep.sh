@@ -15,7 +15,7 @@
 #   RELEASE  rdma-core release the provider was built against: "44",
 #            "44.0", or libibverbs' pkg-config version "1.14.44.0";
 #            default: pkg-config --modversion libibverbs
-#   FORMAT   min    lowest compatible version           44.0 (46.0 for 48)
+#   FORMAT   min    lowest compatible version           44.0 (45.0 for 48)
 #            limit  first incompatible version          45~  (49~ for 48)
 #            deb    libibverbs1 (>= 44.0), libibverbs1 (<< 45~)
 #            rpm    libibverbs >= 44.0, libibverbs < 45~
@@ -55,10 +55,18 @@ esac
 # listed release to just before the release after its last one.  Releases
 # between listed ones share the family's layout (they sit between two
 # measured releases of it); the run-time guard still checks what loads.
+# An unlisted release between two listed ones of a family (configuration
+# accepted it as that family, cmake/IbverbsPrivate.cmake) gets the family's
+# range.
 table=$(dirname "$0")/../providers/ionic/ibverbs-private/families.h
 family=$(sed -n "s/^[[:space:]]*X(${release}, \([A-Z]\)).*/\1/p" "$table")
 if [ -z "$family" ]; then
-	echo "$0: rdma-core $release is not in $table" >&2
+	family=$(sed -n 's/^[[:space:]]*X(\([0-9]*\), \([A-Z]\)).*/\1 \2/p' "$table" |
+		sort -n | awk -v r="$release" '$1 < r { below = $2 } $1 > r && above == "" { above = $2 }
+			END { if (below != "" && below == above) print below }')
+fi
+if [ -z "$family" ]; then
+	echo "$0: rdma-core $release is not in $table, nor between two releases of one family there" >&2
 	exit 1
 fi
 releases=$(sed -n "s/^[[:space:]]*X(\([0-9]*\), ${family}).*/\1/p" "$table" | sort -n)

@@ -10,6 +10,8 @@
 #   matrix_pabi FAMILY         private ABI number of a family
 #   matrix_tarballs DIR        the rdma-core-*.tar.xz of DIR, oldest first
 #   matrix_release TARBALL     "44.0" for .../rdma-core-44.0.tar.xz
+#   matrix_lib_minor LIBFILE   "14" for .../libibverbs.so.1.14.44.0; for
+#                              another name a FAIL line, and status 1
 
 MATRIX_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MATRIX_FAMILIES_H=$MATRIX_ROOT/providers/ionic/ibverbs-private/families.h
@@ -36,4 +38,18 @@ matrix_tarballs() {
 	for t in "$1"/rdma-core-*.tar.xz; do
 		[ -e "$t" ] && echo "$t"
 	done | sort -t- -k3 -V
+}
+
+matrix_lib_minor() {
+	local m
+	m=$(basename "$1")
+	case $m in
+	libibverbs.so.1.*.*.*) ;;
+	*)
+		echo "FAIL: $1 is not libibverbs.so.1.<x>.<release>.<patch>"
+		return 1
+		;;
+	esac
+	m=${m#libibverbs.so.1.}
+	echo "${m%%.*}"
 }

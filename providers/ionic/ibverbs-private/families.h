@@ -25,15 +25,28 @@
 /*
  * X(release, family).  "release" is the rdma-core major version; a point
  * release (56.1, 44.7, ...) belongs to the family of its series: stable
- * releases change no layout, prototype or ABI number.
+ * releases change no layout, prototype or ABI number.  Every release from
+ * 39 to 60 but 47 and 55 is listed and measured
+ * (docs/libibverbs-provider-abi.md); a release that is not listed but lies
+ * between two listed releases of one family (47, 55) is taken as that
+ * family when its fingerprint is the family's (cmake/IbverbsPrivate.cmake,
+ * identify.c).
  */
 #define IONIC_IBV_RELEASES(X) \
 	X(39, A)              \
+	X(40, A)              \
+	X(41, A)              \
+	X(42, A)              \
+	X(43, A)              \
 	X(44, B)              \
+	X(45, C)              \
 	X(46, C)              \
 	X(48, C)              \
+	X(49, D)              \
 	X(50, D)              \
 	X(51, D)              \
+	X(52, D)              \
+	X(53, E)              \
 	X(54, E)              \
 	X(56, E)              \
 	X(57, F)              \

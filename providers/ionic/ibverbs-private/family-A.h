@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * libibverbs provider ABI of layout family A: rdma-core v39 (Ubuntu 22.04).
+ * libibverbs provider ABI of layout family A: rdma-core v39 (Ubuntu 22.04),
+ * v40, v41, v42, v43.
  * The oldest family.  Its ibv_qp_ex has no wr_atomic_write slot yet
  * (344 bytes), so verbs_qp.comp_mask sits at 344.
  *

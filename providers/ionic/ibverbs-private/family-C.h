@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * libibverbs provider ABI of layout family C: rdma-core v46, v48 (RHEL 9
+ * libibverbs provider ABI of layout family C: rdma-core v45, v46, v48 (RHEL 9
  * minor releases).
  * After B: ibv_qp_ex gains wr_flush (v45; 360 bytes), moving
  * verbs_qp.comp_mask to 360.  Same private ABI number as B.

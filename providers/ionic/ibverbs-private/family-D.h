@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * libibverbs provider ABI of layout family D: rdma-core v50 (Ubuntu
- * 24.04), v51.
+ * libibverbs provider ABI of layout family D: rdma-core v49 (SLES 15 SP6,
+ * openSUSE Leap 15.6), v50 (Ubuntu 24.04), v51, v52.
  * After C: ibv_port_attr gains active_speed_ex (v49; 52 -> 56 bytes),
  * which ibv_cmd_query_port fills; ibv_wr_opcode_str is exported.
  *

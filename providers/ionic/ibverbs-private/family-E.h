@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * libibverbs provider ABI of layout family E: rdma-core v54, v56 (Debian 13).
- * After D: ibv_cmd_reg_dmabuf_mr gains an 8th parameter (v54) and
- * ibv_cmd_create_cq_ex2 is exported (v53).  Layouts as in D.
+ * libibverbs provider ABI of layout family E: rdma-core v53, v54, v56
+ * (Debian 13).
+ * After D: ibv_cmd_create_cq_ex2 is exported (v53) and
+ * ibv_cmd_reg_dmabuf_mr gains an 8th parameter (v54).  Layouts as in D.
+ * v53 has the 7-parameter ibv_cmd_reg_dmabuf_mr and is of this family all
+ * the same: libionic passes NULL as the 8th argument (variants.h), which a
+ * 7-parameter callee never reads (it is the last argument, and the caller
+ * pops it), so every build of E is correct on v53 and v53 shows E's
+ * fingerprint to the load guard.
  *
  * Chosen by cmake/IbverbsPrivate.cmake from families.h; included only
  * through ibverbs_private.h.

@@ -12,7 +12,9 @@
  *    appeared at family boundaries.  Within private ABI 34 this is what
  *    separates A, B, C, D and E, and it is what decides memory safety.
  * A build registers only if the fingerprint is its family's and the name
- * does not say otherwise.
+ * says a release of that family: a listed one, or an unlisted one that lies
+ * between two listed releases of the family (the same rule as
+ * cmake/IbverbsPrivate.cmake).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,32 @@ enum ionic_ibv_family ionic_ibv_family_of_release(int major)
 		if (ionic_ibv_release_rows[i].major == major)
 			return ionic_ibv_release_rows[i].family;
 	return IONIC_IBV_FAMILY_NONE;
+}
+
+enum ionic_ibv_family ionic_ibv_family_between(int major, int *lo, int *hi)
+{
+	enum ionic_ibv_family below = IONIC_IBV_FAMILY_NONE;
+	enum ionic_ibv_family above = IONIC_IBV_FAMILY_NONE;
+	size_t i;
+
+	*lo = -1;
+	*hi = -1;
+	if (ionic_ibv_family_of_release(major) != IONIC_IBV_FAMILY_NONE)
+		return IONIC_IBV_FAMILY_NONE;
+	for (i = 0; i < IONIC_ARRAY_LEN(ionic_ibv_release_rows); i++) {
+		int r = ionic_ibv_release_rows[i].major;
+
+		if (r < major && r > *lo) {
+			*lo = r;
+			below = ionic_ibv_release_rows[i].family;
+		} else if (r > major && (*hi < 0 || r < *hi)) {
+			*hi = r;
+			above = ionic_ibv_release_rows[i].family;
+		}
+	}
+	if (below == IONIC_IBV_FAMILY_NONE || below != above)
+		return IONIC_IBV_FAMILY_NONE;
+	return below;
 }
 
 enum ionic_ibv_family
@@ -129,6 +157,7 @@ bool ionic_ibv_release_from_name(const char *file,
 
 	probe->release[0] = '\0';
 	probe->release_major = -1;
+	probe->lib_minor = 0;
 
 	base = base ? base + 1 : file;
 	if (strncmp(base, stem, sizeof(stem) - 1))
@@ -148,37 +177,72 @@ bool ionic_ibv_release_from_name(const char *file,
 	snprintf(probe->release, sizeof(probe->release), "%.*s", (int)(s - rel),
 		 rel);
 	probe->release_major = (int)major;
+	probe->lib_minor = minor > 9999 ? 0 : (unsigned int)minor;
 	return true;
 }
 
 enum ionic_ibv_verdict ionic_ibv_judge(const struct ionic_ibv_probe *probe,
 				       enum ionic_ibv_family built,
-				       int built_release, char *msg, size_t len)
+				       int built_release,
+				       unsigned int built_minor,
+				       unsigned int built_exports, char *msg,
+				       size_t len)
 {
 	enum ionic_ibv_family by_print = ionic_ibv_family_of_probe(probe);
 	enum ionic_ibv_family by_name =
 		ionic_ibv_family_of_release(probe->release_major);
 	const char *path = probe->path[0] ? probe->path : "libibverbs";
-	char built_rels[64], found[96];
+	char built_rels[96], found[96];
+	int lo = -1, hi = -1;
 
 	msg[0] = '\0';
 	ionic_ibv_family_releases(built, built_rels, sizeof(built_rels));
+	if (probe->release[0] && by_name == IONIC_IBV_FAMILY_NONE)
+		by_name = ionic_ibv_family_between(probe->release_major, &lo,
+						   &hi);
 
 	if (probe->release[0])
 		snprintf(found, sizeof(found), "rdma-core %s", probe->release);
 	else
 		snprintf(found, sizeof(found), "of unknown rdma-core release");
 
-	if (by_print == built &&
-	    (by_name == built || by_name == IONIC_IBV_FAMILY_NONE)) {
-		if (by_name == built)
+	if (by_print == built && by_name == built) {
+		if (lo < 0)
 			return IONIC_IBV_MATCH;
+		if (probe->lib_minor != built_minor ||
+		    probe->private_exports != built_exports) {
+			snprintf(
+				msg, len,
+				"libionic: the ionic provider is not registered: %s is rdma-core %s, which libionic does not list; it lies between rdma-core %d and %d of layout family %s, which this libionic was built for (rdma-core %d), but it is libibverbs.so.1.%u with %u private exports where the family's releases are libibverbs.so.1.%u with %u.  Rebuild libionic against this libibverbs's development files",
+				path, probe->release, lo, hi,
+				ionic_ibv_family_name(built), built_release,
+				probe->lib_minor, probe->private_exports,
+				built_minor, built_exports);
+			return IONIC_IBV_MISMATCH;
+		}
 		snprintf(
 			msg, len,
-			"libionic: warning: %s is %s, which libionic is not tested with; its private ABI fingerprint is that of family %s (rdma-core %s), which this libionic was built for (rdma-core %d), so the ionic provider is registered",
+			"libionic: %s is rdma-core %s, which libionic does not list; accepted as layout family %s: it lies between rdma-core %d and %d of that family and its private ABI fingerprint is the family's",
+			path, probe->release, ionic_ibv_family_name(built), lo,
+			hi);
+		return IONIC_IBV_MATCH_BETWEEN;
+	}
+	if (by_print == built && !probe->release[0]) {
+		snprintf(
+			msg, len,
+			"libionic: warning: %s is %s; its private ABI fingerprint is that of family %s (rdma-core %s), which this libionic was built for (rdma-core %d), so the ionic provider is registered",
 			path, found, ionic_ibv_family_name(built), built_rels,
 			built_release);
 		return IONIC_IBV_MATCH_UNLISTED;
+	}
+
+	if (probe->release[0] && by_name == IONIC_IBV_FAMILY_NONE) {
+		snprintf(
+			msg, len,
+			"libionic: the ionic provider is not registered: this libionic was built for rdma-core %d (libibverbs layout family %s: rdma-core %s) but was loaded by %s, %s, which libionic does not list and which lies between no two releases of one layout family, so its private provider ABI is not known to be this build's.  Install the libionic built for this rdma-core, or rebuild libionic against this libibverbs's development files (cmake option IONIC_IBVERBS_PREFIX for a libibverbs outside the system)",
+			built_release, ionic_ibv_family_name(built), built_rels,
+			path, found);
+		return IONIC_IBV_MISMATCH;
 	}
 
 	if (by_print == by_name || by_name == IONIC_IBV_FAMILY_NONE) {
@@ -203,8 +267,9 @@ enum ionic_ibv_verdict ionic_ibv_judge(const struct ionic_ibv_probe *probe,
 	/* name and fingerprint disagree: trust neither */
 	snprintf(
 		msg, len,
-		"libionic: the ionic provider is not registered: %s is named as rdma-core %s (layout family %s) but its private ABI fingerprint is that of family %s; this libionic was built for rdma-core %d (family %s).  Reinstall libibverbs, or rebuild libionic against the libibverbs that is installed",
+		"libionic: the ionic provider is not registered: %s is named as rdma-core %s (layout family %s%s) but its private ABI fingerprint is that of family %s; this libionic was built for rdma-core %d (family %s).  Reinstall libibverbs, or rebuild libionic against the libibverbs that is installed",
 		path, probe->release, ionic_ibv_family_name(by_name),
+		lo < 0 ? "" : ", by its neighbours",
 		ionic_ibv_family_name(by_print), built_release,
 		ionic_ibv_family_name(built));
 	return IONIC_IBV_MISMATCH;

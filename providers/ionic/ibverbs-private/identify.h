@@ -25,6 +25,11 @@ struct ionic_ibv_probe {
 	 * "<release>.<patch>" and the major number, or "" and -1 */
 	char release[32];
 	int release_major;
+	/* the <minor> of that name (14 or 15), or 0 */
+	unsigned int lib_minor;
+	/* how many symbols it exports with version IBVERBS_PRIVATE_<pabi>,
+	 * or 0 if that could not be counted */
+	unsigned int private_exports;
 	/* verbs_register_driver_<n>@IBVERBS_PRIVATE_<n> exported: n, or 0 */
 	unsigned int pabi;
 	/* offset of verbs_qp.comp_mask as ibv_qp_to_qp_ex() reads it, or 0 */
@@ -37,15 +42,30 @@ struct ionic_ibv_probe {
 enum ionic_ibv_verdict {
 	/* release and fingerprint are those of the built family */
 	IONIC_IBV_MATCH,
-	/* the fingerprint matches, but the release is not in the table (or
-	 * its file name tells none): register, and log a warning */
+	/* the release is not in the table but lies between two listed
+	 * releases of the built family, and the fingerprint is the family's:
+	 * register, and log why */
+	IONIC_IBV_MATCH_BETWEEN,
+	/* the fingerprint matches, but the file name tells no release:
+	 * register, and log a warning */
 	IONIC_IBV_MATCH_UNLISTED,
-	/* another family, or no family at all: register nothing */
+	/* another family, no family at all, or a release outside every
+	 * family's interval: register nothing */
 	IONIC_IBV_MISMATCH,
 };
 
 /* Family of an rdma-core major release, IONIC_IBV_FAMILY_NONE if unlisted. */
 enum ionic_ibv_family ionic_ibv_family_of_release(int major);
+
+/*
+ * The family of an unlisted release that lies between two listed releases
+ * of one family (its nearest listed neighbours below and above, stored in
+ * *lo and *hi, are of the same family), IONIC_IBV_FAMILY_NONE if it does
+ * not (or if it is listed).  A family is a run of consecutive releases, so
+ * such a release is almost surely of its neighbours' layout; the caller
+ * still compares its fingerprint with the family's.
+ */
+enum ionic_ibv_family ionic_ibv_family_between(int major, int *lo, int *hi);
 
 /* The family whose fingerprint the probe shows, or IONIC_IBV_FAMILY_NONE. */
 enum ionic_ibv_family
@@ -64,13 +84,18 @@ bool ionic_ibv_release_from_name(const char *file,
 
 /*
  * May a libionic built for 'built' (from release 'built_release') register
- * with the probed library?  Writes the message to print, one line without
- * a trailing newline, into msg (always terminated; empty for
+ * with the probed library?  'built_minor' and 'built_exports' are the
+ * library file-name minor and private export count of the family's
+ * releases (family-<F>.h), which an unlisted release must also have to be
+ * taken as the family.  Writes the message to print, one line without a
+ * trailing newline, into msg (always terminated; empty for
  * IONIC_IBV_MATCH).
  */
 enum ionic_ibv_verdict ionic_ibv_judge(const struct ionic_ibv_probe *probe,
 				       enum ionic_ibv_family built,
-				       int built_release, char *msg,
+				       int built_release,
+				       unsigned int built_minor,
+				       unsigned int built_exports, char *msg,
 				       size_t len);
 
 /*

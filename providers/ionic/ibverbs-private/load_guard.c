@@ -17,21 +17,28 @@
  *    plugin_load.c) does not hide the real library;
  *  - its real file name, which carries the release;
  *  - its exports, looked up in that object only: the versioned
- *    registration symbol and three family-boundary symbols;
+ *    registration symbol and three family-boundary symbols, and how many
+ *    symbols it exports with the private version (its dynamic symbol and
+ *    version tables, as the loader mapped them);
  *  - the verbs_qp layout it uses: ibv_qp_to_qp_ex() is handed a zeroed
  *    buffer with VERBS_QP_EX set at one candidate comp_mask offset at a
  *    time; it returns the buffer only for the offset it really reads.
  * Limits: a library that is renamed and patched to change layouts without
- * changing any of these is not detected; releases outside families.h are
- * accepted when their fingerprint is the built family's (with a warning).
+ * changing any of these is not detected; a release families.h does not
+ * list is accepted only when it lies between two listed releases of the
+ * built family and its fingerprint is the family's, file-name minor and
+ * export count included (logged, as is a library whose file name tells no
+ * release).
  * Libraries of another private ABI number never get this far: libibverbs
  * looks for another file name, and dlopen() fails on the missing
  * IBVERBS_PRIVATE_<n> symbol version.
  */
-/* dladdr(), dlvsym() */
+/* dladdr(), dlvsym(), dl_iterate_phdr() */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +55,21 @@
 IONIC_IBV_FAMILIES(IONIC_IBV_CHECK_ROW)
 #undef IONIC_IBV_CHECK_ROW
 
-/* ... and the release being built against must be one of the family's. */
-#define IONIC_IBV_RELEASE_IS(major, f) \
-	((major) == IONIC_IBVERBS_RDMA_CORE ? IONIC_IBV_FAMILY_##f : 0) +
-static_assert((IONIC_IBV_RELEASES(IONIC_IBV_RELEASE_IS) 0) ==
-		      IONIC_IBVERBS_FAMILY_ID,
-	      "IONIC_IBVERBS_RDMA_CORE is not a release of this family");
-#undef IONIC_IBV_RELEASE_IS
+/*
+ * ... and the release being built against must be one of the family's, or
+ * lie between two of them (configuration accepted it as the family's).
+ */
+#define IONIC_IBV_FAMILY_AT_OR_BELOW(major, f) \
+	((major) <= IONIC_IBVERBS_RDMA_CORE && \
+	 IONIC_IBV_FAMILY_##f == IONIC_IBVERBS_FAMILY_ID) ||
+#define IONIC_IBV_FAMILY_AT_OR_ABOVE(major, f) \
+	((major) >= IONIC_IBVERBS_RDMA_CORE && \
+	 IONIC_IBV_FAMILY_##f == IONIC_IBVERBS_FAMILY_ID) ||
+static_assert((IONIC_IBV_RELEASES(IONIC_IBV_FAMILY_AT_OR_BELOW) 0) &&
+		      (IONIC_IBV_RELEASES(IONIC_IBV_FAMILY_AT_OR_ABOVE) 0),
+	      "IONIC_IBVERBS_RDMA_CORE is not within this family's releases");
+#undef IONIC_IBV_FAMILY_AT_OR_BELOW
+#undef IONIC_IBV_FAMILY_AT_OR_ABOVE
 
 /* Candidate comp_mask offsets: every qpx value of families.h. */
 static const unsigned int ionic_ibv_qpx_candidates[] = {
@@ -110,6 +125,135 @@ static unsigned int ionic_ibv_probe_qpx(void *lib)
 	return 0;
 }
 
+/*
+ * Counting the private exports: the object that contains 'addr' is found
+ * among the loaded ones, and its dynamic section gives the symbol table,
+ * the symbol versions and the version definitions.
+ */
+struct ionic_ibv_export_count {
+	const void *addr; /* an address inside the library */
+	const char *node; /* "IBVERBS_PRIVATE_<n>" */
+	unsigned int count;
+};
+
+/* A dynamic-section address: absolute, or relative where not relocated. */
+static const void *ionic_ibv_dyn_ptr(const struct dl_phdr_info *info,
+				     ElfW(Addr) ptr)
+{
+	return (const void *)(ptr < info->dlpi_addr ? info->dlpi_addr + ptr :
+						      ptr);
+}
+
+/* Number of dynamic symbols, from the GNU hash table: last chain's end. */
+static size_t ionic_ibv_gnu_hash_nsyms(const uint32_t *h)
+{
+	uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2];
+	const uint32_t *buckets =
+		h + 4 + bloom * (sizeof(ElfW(Addr)) / sizeof(uint32_t));
+	const uint32_t *chain = buckets + nbuckets;
+	uint32_t i, last = 0;
+
+	for (i = 0; i < nbuckets; i++)
+		if (buckets[i] > last)
+			last = buckets[i];
+	if (last < symoffset)
+		return symoffset;
+	while (!(chain[last - symoffset] & 1))
+		last++;
+	return (size_t)last + 1;
+}
+
+static bool ionic_ibv_has_addr(const struct dl_phdr_info *info,
+			       const void *addr)
+{
+	ElfW(Addr) a = (ElfW(Addr))addr;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		ElfW(Addr) start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && a >= start &&
+		    a < start + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static int ionic_ibv_count_exports(struct dl_phdr_info *info, size_t size,
+				   void *data)
+{
+	struct ionic_ibv_export_count *c = data;
+	const ElfW(Dyn) *dyn = NULL;
+	const ElfW(Sym) *syms = NULL;
+	const ElfW(Versym) *versym = NULL;
+	const ElfW(Verdef) *vd = NULL;
+	const uint32_t *gnu_hash = NULL, *hash = NULL;
+	const char *strtab = NULL;
+	ElfW(Half) ndx = 0;
+	size_t i, nsyms;
+
+	(void)size;
+	if (!ionic_ibv_has_addr(info, c->addr))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(info->dlpi_addr +
+					     info->dlpi_phdr[i].p_vaddr);
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+		const void *p = ionic_ibv_dyn_ptr(info, dyn->d_un.d_ptr);
+
+		if (dyn->d_tag == DT_SYMTAB)
+			syms = p;
+		else if (dyn->d_tag == DT_STRTAB)
+			strtab = p;
+		else if (dyn->d_tag == DT_VERSYM)
+			versym = p;
+		else if (dyn->d_tag == DT_VERDEF)
+			vd = p;
+		else if (dyn->d_tag == DT_GNU_HASH)
+			gnu_hash = p;
+		else if (dyn->d_tag == DT_HASH)
+			hash = p;
+	}
+	if (!syms || !strtab || !versym || !vd || (!gnu_hash && !hash))
+		return 1;
+
+	/* the index of the private version node */
+	for (;;) {
+		const ElfW(Verdaux) *aux =
+			(const void *)((const char *)vd + vd->vd_aux);
+
+		if (!strcmp(strtab + aux->vda_name, c->node))
+			ndx = vd->vd_ndx;
+		if (ndx || !vd->vd_next)
+			break;
+		vd = (const void *)((const char *)vd + vd->vd_next);
+	}
+	if (!ndx)
+		return 1;
+
+	nsyms = hash ? hash[1] : ionic_ibv_gnu_hash_nsyms(gnu_hash);
+	for (i = 1; i < nsyms; i++)
+		if ((versym[i] & 0x7fff) == ndx &&
+		    syms[i].st_shndx != SHN_UNDEF &&
+		    syms[i].st_shndx != SHN_ABS)
+			c->count++;
+	return 1;
+}
+
+/* How many symbols the object at 'addr' exports with IBVERBS_PRIVATE_<pabi>. */
+static unsigned int ionic_ibv_private_exports(const void *addr,
+					      unsigned int pabi)
+{
+	char node[32];
+	struct ionic_ibv_export_count c = { .addr = addr, .node = node };
+
+	snprintf(node, sizeof(node), "IBVERBS_PRIVATE_%u", pabi);
+	dl_iterate_phdr(ionic_ibv_count_exports, &c);
+	return c.count;
+}
+
 bool ionic_ibv_probe_loaded(struct ionic_ibv_probe *probe)
 {
 	/* any private import will do: verbs_set_ops is in every release */
@@ -156,6 +300,8 @@ bool ionic_ibv_probe_loaded(struct ionic_ibv_probe *probe)
 						      "ibv_cmd_create_cq_ex2");
 		probe->port_speed = ionic_ibv_private_sym(
 			lib, probe->pabi, "ibv_cmd_query_port_speed");
+		probe->private_exports =
+			ionic_ibv_private_exports(addr, probe->pabi);
 	}
 	probe->qpx = ionic_ibv_probe_qpx(lib);
 
@@ -179,10 +325,14 @@ void ionic_ibv_register_guarded(const struct verbs_device_ops *ops)
 	}
 
 	verdict = ionic_ibv_judge(&probe, IONIC_IBVERBS_FAMILY_ID,
-				  IONIC_IBVERBS_RDMA_CORE, msg, sizeof(msg));
+				  IONIC_IBVERBS_RDMA_CORE,
+				  IONIC_IBVERBS_LIB_MINOR,
+				  IONIC_IBVERBS_PRIVATE_EXPORTS, msg,
+				  sizeof(msg));
 	switch (verdict) {
 	case IONIC_IBV_MATCH:
 		break;
+	case IONIC_IBV_MATCH_BETWEEN:
 	case IONIC_IBV_MATCH_UNLISTED:
 		__verbs_log(NULL, VERBS_LOG_WARN, "%s\n", msg);
 		break;

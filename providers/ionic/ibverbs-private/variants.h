@@ -13,7 +13,9 @@
  *                                  struct verbs_create_cq_prov_attr * as
  *                                  third parameter (G)
  *   IONIC_IBV_REG_DMABUF_DRIVER    ibv_cmd_reg_dmabuf_mr takes a
- *                                  struct ibv_command_buffer * last (E, F, G)
+ *                                  struct ibv_command_buffer * last (E, F,
+ *                                  G; v53, first of E, does not, and
+ *                                  ignores the NULL passed there)
  * and which optional ibv_qp_ex slots the release's public verbs.h has (the
  * struct only ever grows at its end), which IONIC_IBV_QPX_SET_*() fill
  * where they exist:
