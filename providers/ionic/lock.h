@@ -23,9 +23,9 @@
  * It always locks.  Objects of a thread domain (the application
  * serialises access itself) are told apart by their own 'lockfree' flag:
  * the data path (post.c, wr.c, poll.c, cq.c) is specialised on it when
- * the object is created and then takes no lock at all; the control path
- * locks regardless, which is correct either way and costs nothing that
- * matters there.
+ * the object is created and then takes no lock (short of the cold
+ * software flush, poll_error.c); the control path locks regardless,
+ * which is correct either way and costs nothing that matters there.
  */
 struct ionic_lock {
 	int free; /* 1 free, 0 held, < 0 held and wanted */

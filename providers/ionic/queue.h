@@ -79,11 +79,6 @@ static inline void *ionic_queue_at(const struct ionic_queue *q, uint16_t idx)
 	return (uint8_t *)q->ptr + ((size_t)idx << q->stride_log2);
 }
 
-static inline void *ionic_queue_at_prod(const struct ionic_queue *q)
-{
-	return ionic_queue_at(q, q->prod);
-}
-
 static inline uint16_t ionic_queue_next(const struct ionic_queue *q,
 					uint16_t idx)
 {
