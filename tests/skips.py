@@ -13,6 +13,12 @@
 #                                   ctest run (--output-junit JUNIT)
 #   skips.py stage NAME WHERE MSG   a whole stage skipped (exit 77)
 #   skips.py table LOG              the table of a run's skips and notes
+#   skips.py lint BUILD_DIR         tests/skips.allow itself: known tags
+#                                   and stages (a typo would make a line
+#                                   allow nothing), the names that match
+#                                   no test of BUILD_DIR (said), and the
+#                                   verdicts on an allowed and a not
+#                                   allowed skip, in and out of CI
 #
 # WHERE: comma-separated tags of the environment (build.sh: the release,
 # e.g. debian-12, and the build, default, san or tsan; more from
@@ -126,15 +132,65 @@ def cmd_table(log):
             rows = [ln.rstrip("\n").split("\t") for ln in f if ln.strip()]
     skips = [r for r in rows if len(r) == 5 and r[2] == "skip"]
     notes = [r for r in rows if len(r) == 5 and r[2] == "note"]
-    print("==> skips: %d (%d not allowed)" %
+    print("==> skips: %d, %d of them not allowed (tests/skips.allow)" %
           (len(skips), sum(r[4] == "NOT ALLOWED" for r in skips)))
+    fmt = "  %-22s %-32s %s"
+    if skips:
+        print(fmt % ("WHERE", "TEST", "VERDICT / MESSAGE"))
     for r in skips:
-        print("  %-26s %-34s %s\n  %-26s %-34s   (%s)" %
-              (r[0], r[1], r[4], "", "", r[3]))
-    print("==> notes: %d" % len(notes))
+        print(fmt % (r[0], r[1], r[4]))
+        print(fmt % ("", "", "  " + r[3]))
+    print("==> notes (ci-note lines of passing and failing tests): %d" %
+          len(notes))
     for r in notes:
-        print("  %-26s %-34s %s" % (r[0], r[1], r[3]))
+        print(fmt % (r[0], r[1], r[3]))
     return 0
+
+
+TAGS = {"*", "debian-12", "debian-13", "default", "san", "tsan", "chroot",
+        "matrix"}
+STAGES = {"stage:test", "stage:matrix", "stage:distro-trixie"}
+
+
+def cmd_lint(build):
+    import subprocess
+    out = subprocess.run(["ctest", "-N"], cwd=build, capture_output=True,
+                         text=True, check=True).stdout
+    tests = [ln.split(": ", 1)[1].strip() for ln in out.splitlines()
+             if ln.strip().startswith("Test") and ": " in ln]
+    bad = []
+    rules = allow_list()
+    for pat, where, _ in rules:
+        for w in where:
+            if not w <= TAGS:
+                bad.append("%s: unknown tag(s) %s" % (pat, sorted(w - TAGS)))
+        if pat.startswith("stage:"):
+            if pat not in STAGES:
+                bad.append("%s: no such stage of .ci/run" % pat)
+        elif not any(fnmatch.fnmatchcase(t, pat) for t in tests):
+            # not an error: a test may be registered only where it can run
+            print("note: tests/skips.allow: %s matches no test of %s" %
+                  (pat, build))
+    # the verdicts, on the first rule that names a test: allowed where its
+    # first tag set holds, not allowed (a failure only under CI) elsewhere
+    os.environ.pop("IONIC_SKIP_LOG", None)
+    os.environ.pop("IONIC_SKIP_WHERE", None)
+    pat, where, _ = next(r for r in rules if not r[0].startswith("stage:"))
+    name = next(t for t in tests if fnmatch.fnmatchcase(t, pat))
+    yes = ",".join(sorted(where[0] - {"*"}))
+    for ci, tags, want in (("true", yes, 0), ("true", "nowhere", 1),
+                           ("", "nowhere", 0)):
+        os.environ["CI"] = ci
+        got = judge([(name, "SKIP: lint")], tags)
+        if got != want:
+            bad.append("%s skipped in %s with CI=%s: exit %d, expected %d" %
+                       (name, tags, ci or "(unset)", got, want))
+    for b in bad:
+        print("FAIL: tests/skips.allow: " + b)
+    if not bad:
+        print("ok: tests/skips.allow: %d entries, %d tests" %
+              (len(rules), len(tests)))
+    return 1 if bad else 0
 
 
 def main(argv):
@@ -144,8 +200,10 @@ def main(argv):
         return judge([("stage:" + argv[2], argv[4])], argv[3])
     if len(argv) == 3 and argv[1] == "table":
         return cmd_table(argv[2])
+    if len(argv) == 3 and argv[1] == "lint":
+        return cmd_lint(argv[2])
     sys.stderr.write("usage: skips.py ctest JUNIT WHERE | stage NAME WHERE "
-                     "MESSAGE | table LOG\n")
+                     "MESSAGE | table LOG | lint BUILD_DIR\n")
     return 2
 
 
