@@ -73,10 +73,11 @@ struct field {
 	const char *help;
 };
 
-#define FLD(k, kind, lo, hi, h)                                       \
-	{                                                             \
-#k, kind, offsetof(struct isim_profile, k), lo, hi, h \
-	}
+/* clang-format 14 and 19 disagree here (tests/check-format.sh) */
+/* clang-format off */
+#define FLD(k, kind, lo, hi, h) \
+	{ #k, kind, offsetof(struct isim_profile, k), lo, hi, h }
+/* clang-format on */
 
 static const struct field fields[] = {
 	FLD(version, F_U16, 0, 0xffff, "firmware RDMA version (opcode table)"),

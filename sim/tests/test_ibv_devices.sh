@@ -3,12 +3,16 @@
 # Unmodified ibv_devices under ionic-sim lists ionic_0 with its node GUID.
 # Needs only the fake sysfs tree, the stat hook and a provider that claims
 # the device (no device model, no open).
-# usage: test_ibv_devices.sh <path-to-ionic-sim> [<provider suffix, -rdmav34.so>]
+# usage: test_ibv_devices.sh <path-to-ionic-sim> [<provider suffix, -rdmav34.so>
+#        [<the provider this tree built, .../libionic>]]
+# Skips (77) when no provider was built and the launcher's choice does not
+# exist; fails when one was built and the launcher chose another path.
 set -u
 L=$1
 # what the launcher chooses by itself (it appends to a value it finds)
 unset RDMAV_DRIVERS
 sfx=${2:--rdmav34.so}
+built=${3:-}
 command -v ibv_devices >/dev/null || { echo "ibv_devices not installed"; exit 77; }
 dir=$(dirname "$L")
 T=$(mktemp -d "${TMPDIR:-/tmp}/isim-devices-test.XXXXXX") || exit 1
@@ -19,8 +23,12 @@ export TMPDIR=$T
 st=$?
 cat "$T/out"
 drivers=$(sed -n 's/^drivers=//p' "$T/out")
+if [ -n "$built" ] && ! [ "$drivers$sfx" -ef "$built$sfx" ]; then
+	echo "FAIL: the launcher chose the provider '$drivers' ($drivers$sfx), this tree built $built$sfx"
+	exit 1
+fi
 if [ -n "$drivers" ] && [ ! -e "$drivers$sfx" ]; then
-	echo "provider $drivers$sfx not built"
+	echo "SKIP: provider $drivers$sfx not built"
 	exit 77
 fi
 [ $st = 0 ] || { echo "FAIL: status $st"; exit 1; }

@@ -230,7 +230,7 @@ void fx_pair_create(struct fx_pair *p, struct ibv_context *ctx,
 		struct ibv_qp_init_attr ia;
 
 		p->scq[i] = ibv_create_cq(p->ctx, (int)o->max_send_wr + 1, NULL,
-					  NULL, 0);
+					  o->send_channel, 0);
 		REQUIRE(p->scq[i]);
 		p->rcq[i] = ibv_create_cq(p->ctx, (int)o->max_recv_wr + 1, NULL,
 					  NULL, 0);

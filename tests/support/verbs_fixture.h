@@ -40,6 +40,8 @@ struct fx_qp_opts {
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
 	uint32_t max_inline;
 	int sq_sig_all;
+	/* the send CQs' completion channel (NULL: none) */
+	struct ibv_comp_channel *send_channel;
 	/* RC connection parameters */
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	uint32_t qkey;

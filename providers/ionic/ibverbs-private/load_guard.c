@@ -97,7 +97,7 @@ static void *ionic_ibv_private_sym(void *lib, unsigned int pabi,
 /* The comp_mask offset ibv_qp_to_qp_ex() of 'lib' reads, or 0. */
 static unsigned int ionic_ibv_probe_qpx(void *lib)
 {
-	struct ibv_qp_ex *(*to_qpx)(struct ibv_qp * qp);
+	struct ibv_qp_ex *(*to_qpx)(struct ibv_qp *);
 	/* larger than any verbs_qp, aligned like one */
 	static union {
 		struct verbs_qp vqp;

@@ -34,6 +34,11 @@
 #include "../kpriv.h"
 #include "xproc.h"
 
+struct import_chan {
+	int fd;
+	ino_t ino;
+};
+
 struct ik_import {
 	int sock;
 	pid_t pid; /* ours: a fork child's copy is dead, as for an open */
@@ -41,10 +46,7 @@ struct ik_import {
 	uint32_t seq; /* its doorbell page's tag: IXP_IMPORT_TAG(seq) */
 	struct ik_import *next; /* imports */
 	/* completion channels it installed here, until we close them */
-	struct import_chan {
-		int fd;
-		ino_t ino;
-	} * chans;
+	struct import_chan *chans;
 	unsigned int nchans;
 };
 
