@@ -22,13 +22,12 @@
 #include <infiniband/verbs.h>
 
 #include "check.h"
+#include "diff_scenario.h"
 #include "fixture.h"
 
-#define TMO 5000
+int trace_fd = -1;
 
-static int trace_fd = -1;
-
-static void mark(const char *name)
+void mark(const char *name)
 {
 	char line[160];
 	int n = snprintf(line, sizeof(line), "0 0 t=0 MARK %s\n", name);
@@ -49,7 +48,7 @@ static void show(int side, const struct ibv_wc *wc)
 }
 
 /* Poll n completions of cq and print them. */
-static void reap(int side, struct ibv_cq *cq, int n)
+void reap(int side, struct ibv_cq *cq, int n)
 {
 	struct ibv_wc wc[16];
 	int got = fx_poll(cq, wc, n, TMO);
@@ -61,7 +60,7 @@ static void reap(int side, struct ibv_cq *cq, int n)
 		  side);
 }
 
-static int recv1(struct fx_pair *p, int i, uint64_t id, uint32_t len)
+int recv1(struct fx_pair *p, int i, uint64_t id, uint32_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)p->buf[i] + 4096, len,
 			       p->mr[i]->lkey };
@@ -261,7 +260,7 @@ static void sizes(struct ibv_context *ctx, const struct ibv_device_attr *da)
 }
 
 /* Remote atomics need the access the fixture's regions lack. */
-static void atomic_access(struct fx_pair *p)
+void atomic_access(struct fx_pair *p)
 {
 	for (int i = 0; i < 2; i++) {
 		REQUIRE(ibv_dereg_mr(p->mr[i]) == 0);
@@ -352,19 +351,27 @@ static void run(enum ibv_qp_type type)
 	if (type == IBV_QPT_RC) {
 		sizes(ctx, &da);
 		domains(ctx);
+		diff_more(ctx);
 	}
 	ibv_close_device(ctx);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const char *trace = getenv("IONIC_SIM_TRACE");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (trace && *trace)
 		trace_fd = open(trace, O_WRONLY | O_APPEND | O_CLOEXEC);
-	run(IBV_QPT_RC);
-	run(IBV_QPT_UD);
+	if (argc > 1 && !strcmp(argv[1], "cmb")) {
+		struct ibv_context *ctx = fx_open();
+
+		diff_cmb(ctx);
+		ibv_close_device(ctx);
+	} else {
+		run(IBV_QPT_RC);
+		run(IBV_QPT_UD);
+	}
 	if (trace_fd >= 0)
 		close(trace_fd);
 	return check_finish();

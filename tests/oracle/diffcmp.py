@@ -7,7 +7,8 @@ scenario and field by field.  Every difference must be in KNOWN, and every
 line of KNOWN must still be a difference (so the list stays true).
 
 usage: diffcmp.py OURS.out UPSTREAM.out OURS.norm UPSTREAM.norm KNOWN
-KNOWN: "scenario | what | field | ours | upstream | why" lines, '#' comments.
+KNOWN: "scenario | what | field | ours | upstream | why" lines, '#' comments;
+ours and upstream may both be "*" (any values: for long device lines).
 """
 import sys
 
@@ -19,7 +20,7 @@ def app(path):
         line = line.rstrip('\n')
         if line.startswith('== '):
             scen = line[3:]
-        elif line.startswith(('wc ', 'create ', 'pd ')):
+        elif line.startswith(('wc ', 'create ', 'pd ', 'event ')):
             res.setdefault(scen, []).append(line)
     return res
 
@@ -71,6 +72,8 @@ def main():
     bad = 0
     for d in diffs:
         why = known.pop(d, None)
+        if why is None:  # "*" values: any (long device lines)
+            why = known.pop(d[:3] + ('*', '*'), None)
         print('%s: %s | %s | %s | ours %s | upstream %s%s' % (
             'known' if why is not None else 'NEW', *d,
             ' (%s)' % why if why else ''))

@@ -41,6 +41,12 @@ def wqe(kind, qtype, raw):
         mask(b, 20, 4)  # destination QP number
     if kind == 'sq' and op in (0xA0, 0x07, 0x08):
         mask(b, 12, 4)  # a key in imm_data_key
+    if kind == 'sq' and op in (0x07, 0x08):
+        nsge = 0  # no SGL: LOCAL_INV has no body, BIND_MW its own
+    if kind == 'sq' and op == 0x08:
+        mask(b, 9, 1)  # the new key byte
+        mask(b, 16, 8)  # the window's address
+        mask(b, 32, 4)  # the region's lkey
     if not flags & FLAG_INL:
         base = 64 if flags & (FLAG_SPEC32 | FLAG_SPEC16) and nsge > 2 else 32
         for k in range(nsge):

@@ -19,7 +19,8 @@ if(IONIC_HAVE_SIM AND NOT IONIC_SANITIZE)
     LABELS pyverbs oracle)
   # the differential scenarios: one program (plain libibverbs) under both
   # providers, what reaches the device compared field by field
-  add_executable(oracle-diff-scenario oracle/diff_scenario.c)
+  add_executable(oracle-diff-scenario oracle/diff_scenario.c
+    oracle/diff_more.c)
   target_link_libraries(oracle-diff-scenario PRIVATE ionic_test_fixture ionic)
   target_include_directories(oracle-diff-scenario PRIVATE
     ${PROJECT_SOURCE_DIR}/include)
