@@ -22,6 +22,7 @@
 #include "trace.h"
 
 int isim_trace_state = -1;
+bool isim_trace_raw;
 static int trace_fd = -1;
 static pid_t trace_pid;
 static pthread_mutex_t trace_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,8 +45,11 @@ int isim_trace_init(void)
 		fd = isim_sys_open(
 			path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (fd >= 0) {
+			const char *raw = getenv(ISIM_ENV_TRACE_RAW);
+
 			trace_fd = fd;
 			state = 1;
+			isim_trace_raw = raw && *raw && strcmp(raw, "0");
 		}
 	}
 	__atomic_store_n(&isim_trace_state, state, __ATOMIC_RELEASE);

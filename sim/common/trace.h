@@ -22,6 +22,7 @@
 #define ISIM_TR_MMAP "MMAP" /* mmap/munmap of the uverbs fd */
 #define ISIM_TR_DB "DB" /* captured doorbell stores, decoded */
 #define ISIM_TR_WQE "WQE" /* WQEs consumed by the device */
+#define ISIM_TR_WQERAW "WQERAW" /* their bytes, with IONIC_SIM_TRACE_RAW */
 #define ISIM_TR_CQE "CQE" /* CQEs written by the device */
 #define ISIM_TR_PKT "PKT" /* fabric packets */
 #define ISIM_TR_EVENT "EVENT" /* async and completion events */
@@ -30,6 +31,11 @@
 /* -1: not looked at yet, 0: off, 1: on.  Use isim_trace_enabled(). */
 extern int isim_trace_state;
 int isim_trace_init(void);
+/* IONIC_SIM_TRACE_RAW set (and not "0") with tracing on: each WQE line
+ * is followed by the slot's bytes as the device copied them (the decoded
+ * line leaves out addresses of SGEs and bytes the decoder ignores), for a
+ * byte-for-byte comparison of two providers (docs/oracle-comparison.md). */
+extern bool isim_trace_raw;
 
 static inline bool isim_trace_enabled(void)
 {

@@ -344,4 +344,11 @@ void idev_wqe_trace(const char *what, uint32_t qpn, uint16_t slot,
 		what, qpn, slot, w->wqe_idx, w->op ? w->op->name : "-",
 		w->opcode, w->flags, w->num_sge, w->inl ? " inline" : "",
 		w->length, be32toh(w->imm_raw), extra[0] ? " " : "", extra, st);
+	if (isim_trace_raw && w->raw) {
+		char pfx[48];
+
+		snprintf(pfx, sizeof(pfx), "%s qp %u slot %u stride %u", what,
+			 qpn, slot, w->stride);
+		isim_trace_hex(ISIM_TR_WQERAW, pfx, w->raw, w->stride);
+	}
 }

@@ -188,6 +188,12 @@ void ik_ucma_release(struct ik_ucma_file *f);
 ssize_t ik_ucma_write(struct ik_ucma_file *f, const void *buf, size_t len);
 /* The command parser over a buffer already copied in (fuzzing). */
 ssize_t ik_ucma_input(struct ik_ucma_file *f, const void *buf, size_t len);
+/* Newer than the system's rdma_user_cm.h (Linux 6.17): the commands after
+ * JOIN_MCAST, and the events an application may write itself. */
+#define IK_UCMA_CMD_RESOLVE_IB_SERVICE 23 /* not emulated: ENOSYS */
+#define IK_UCMA_CMD_WRITE_CM_EVENT 24
+#define IK_CM_EVENT_USER 18
+#define IK_CM_EVENT_INTERNAL 19
 /* In a fork() child: the parent's ids are not the child's. */
 void ik_ucma_atfork_child(void);
 

@@ -6,6 +6,7 @@
 #ifndef ILAUNCH_LAUNCHER_H
 #define ILAUNCH_LAUNCHER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,5 +26,11 @@ int ilaunch_rundir_remove(const char *path);
 /* Write <root>/class/... for device ionic_0 / uverbs0 of node 'node'. */
 int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 			uint32_t node);
+
+/* The RDMAV_DRIVERS prefix of a provider given as its file
+ * (...-rdmav<N>.so of any N), its prefix or its directory. 0 or -errno. */
+int ilaunch_provider_prefix(const char *path, char *out, size_t len);
+/* Whether "<prefix>-rdmav<N>.so" exists for some N. */
+bool ilaunch_provider_exists(const char *prefix);
 
 #endif /* ILAUNCH_LAUNCHER_H */

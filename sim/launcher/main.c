@@ -62,9 +62,9 @@ static void usage(FILE *out)
 		"                         udp: an address of this host or namespace\n"
 		"                         (default: the first of 127.18.0.1, .2, ...\n"
 		"                         whose UDP port 4791 is free)\n"
-		"  --provider PATH        use this build of the provider (libionic" ILAUNCH_PROVIDER_SUFFIX
-		",\n"
-		"                         its prefix .../libionic, or its directory)\n"
+		"  --provider PATH        use this build of the provider (libionic-rdmav<N>.so\n"
+		"                         for any libibverbs, its prefix .../libionic, or\n"
+		"                         its directory)\n"
 		"  --installed-provider   use the provider libibverbs finds on its own\n"
 		"  --preload PATH         use this libionic-sim.so\n"
 		"  --profile K=V[,K=V..]  set firmware profile values (keys below)\n"
@@ -308,52 +308,22 @@ static int find_preload(const struct opts *o, char *out, size_t len)
 	return exists(out) ? 0 : -ENOENT;
 }
 
-/* RDMAV_DRIVERS wants the prefix that "-rdmav<PABI>.so" completes.  Files are
- * not resolved with realpath(): the provider file is usually a symlink
- * whose target has another name. */
-static int provider_prefix(const char *path, char *out, size_t len)
-{
-	static const char sfx[] = ILAUNCH_PROVIDER_SUFFIX;
-	char abs[2 * PATH_MAX + 2], cwd[PATH_MAX];
-	struct stat st;
-	size_t n;
-
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		if (!realpath(path, abs))
-			return -errno;
-		return snprintf(out, len, "%s/libionic", abs) < (int)len ?
-			       0 :
-			       -ENAMETOOLONG;
-	}
-	if (path[0] == '/')
-		snprintf(abs, sizeof(abs), "%s", path);
-	else if (getcwd(cwd, sizeof(cwd)))
-		snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
-	else
-		return -errno;
-	n = strlen(abs);
-	if (n > sizeof(sfx) - 1 && !strcmp(abs + n - (sizeof(sfx) - 1), sfx))
-		abs[n - (sizeof(sfx) - 1)] = 0;
-	return snprintf(out, len, "%s", abs) < (int)len ? 0 : -ENAMETOOLONG;
-}
-
 /* Empty 'out' means: leave provider selection to libibverbs. */
 static int find_provider(const struct opts *o, char *out, size_t len)
 {
-	char dir[PATH_MAX], so[PATH_MAX + 16];
+	char dir[PATH_MAX];
 
 	out[0] = 0;
 	if (o->installed_provider)
 		return 0;
 	if (o->provider)
-		return provider_prefix(o->provider, out, len);
+		return ilaunch_provider_prefix(o->provider, out, len);
 	exe_dir(dir, sizeof(dir));
 	if (!strcmp(dir, ILAUNCH_BUILD_DIR) &&
 	    ILAUNCH_BUILD_PROVIDER[0] != '\0')
-		return provider_prefix(ILAUNCH_BUILD_PROVIDER, out, len);
-	snprintf(so, sizeof(so), "%s" ILAUNCH_PROVIDER_SUFFIX,
-		 ILAUNCH_INSTALL_PROVIDER);
-	if (exists(so))
+		return ilaunch_provider_prefix(ILAUNCH_BUILD_PROVIDER, out,
+					       len);
+	if (ilaunch_provider_exists(ILAUNCH_INSTALL_PROVIDER))
 		snprintf(out, len, "%s", ILAUNCH_INSTALL_PROVIDER);
 	return 0;
 }
@@ -396,13 +366,10 @@ static int setup_env(const struct opts *o, const char *rundir,
 		return rc;
 	}
 	if (buf[0]) {
-		char so[PATH_MAX + 80];
-
-		snprintf(so, sizeof(so), "%s" ILAUNCH_PROVIDER_SUFFIX, buf);
-		if (!exists(so))
+		if (!ilaunch_provider_exists(buf))
 			fprintf(stderr,
-				"ionic-sim: warning: provider %s not found\n",
-				so);
+				"ionic-sim: warning: no provider %s-rdmav<N>.so\n",
+				buf);
 		if (prepend_env("RDMAV_DRIVERS", buf, ":", false))
 			return -errno;
 	}

@@ -82,8 +82,10 @@ static void test_write_checks(void)
 	struct rdma_ucm_cmd_hdr *h = (void *)b;
 
 	CHECK_MSG(ik_ucma_input(file, b, 7) == -EINVAL, "short header");
-	h->cmd = 23;
-	CHECK_MSG(ik_ucma_input(file, b, 8) == -EINVAL, "command 23");
+	h->cmd = 25;
+	CHECK_MSG(ik_ucma_input(file, b, 8) == -EINVAL, "command 25");
+	h->cmd = IK_UCMA_CMD_RESOLVE_IB_SERVICE;
+	CHECK_MSG(ik_ucma_input(file, b, 8) == -ENOSYS, "RESOLVE_IB_SERVICE");
 	h->cmd = RDMA_USER_CM_CMD_DESTROY_ID;
 	h->in = 17;
 	CHECK_MSG(ik_ucma_input(file, b, 24) == -EINVAL, "in past the buffer");
@@ -234,6 +236,44 @@ static void test_resolve(void)
 }
 
 /* Arbitrary commands never crash the model; the file stays usable. */
+/* WRITE_CM_EVENT: what librdmacm's rdma_resolve_addrinfo writes, read
+ * back by GET_EVENT with its argument; other events refused. */
+static void test_write_event(void)
+{
+	struct {
+		uint32_t id, reserved, event, status;
+		uint64_t arg;
+		uint8_t rest[312];
+	} w = { .event = IK_CM_EVENT_INTERNAL, .status = 5, .arg = 16 };
+	struct rdma_ucm_destroy_id_resp dr;
+	struct rdma_ucm_destroy_id d = { .response = (uintptr_t)&dr };
+	struct rdma_ucm_event_resp ev;
+	uint64_t arg = 0;
+
+	w.id = create(RDMA_PS_TCP);
+	CHECK_MSG(!readable(), "no event yet");
+	CHECK_MSG(cmd(IK_UCMA_CMD_WRITE_CM_EVENT, &w, sizeof(w), 0) == 0,
+		  "WRITE_CM_EVENT INTERNAL");
+	CHECK_MSG(readable(), "readable after the write");
+	CHECK_MSG(get_event(&ev) == 0 && ev.event == IK_CM_EVENT_INTERNAL &&
+			  ev.status == 5 && ev.id == w.id && ev.uid == 0x1234,
+		  "read back: event %u status %d", ev.event, ev.status);
+	memcpy(&arg, &ev.param, sizeof(arg));
+	CHECK_MSG(arg == 16, "argument %llu", (unsigned long long)arg);
+	w.event = 9; /* ESTABLISHED */
+	CHECK_MSG(cmd(IK_UCMA_CMD_WRITE_CM_EVENT, &w, sizeof(w), 0) == -EINVAL,
+		  "a kernel event cannot be written");
+	w.event = IK_CM_EVENT_USER;
+	w.id += 100;
+	CHECK_MSG(cmd(IK_UCMA_CMD_WRITE_CM_EVENT, &w, sizeof(w), 0) == -ENOENT,
+		  "unknown id");
+	CHECK_MSG(!readable(), "nothing queued by the refused writes");
+	d.id = w.id - 100;
+	CHECK_MSG(cmd(RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4) == 0 &&
+			  dr.events_reported == 1,
+		  "DESTROY_ID counts the written event");
+}
+
 static void test_garbage(void)
 {
 	uint8_t b[400];
@@ -248,7 +288,7 @@ static void test_garbage(void)
 		if (len >= 8) {
 			struct rdma_ucm_cmd_hdr *h = (void *)b;
 
-			h->cmd %= 24;
+			h->cmd %= 25;
 			h->in = (uint16_t)(len - 8);
 			/* LISTEN and CONNECT would reach out to the fabric */
 			if (h->cmd == RDMA_USER_CM_CMD_LISTEN ||
@@ -270,6 +310,7 @@ int main(void)
 	test_write_checks();
 	test_ids_and_bind();
 	test_resolve();
+	test_write_event();
 	test_garbage();
 	ik_ucma_release(file);
 	close(fd);

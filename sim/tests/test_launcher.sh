@@ -154,6 +154,23 @@ grep -q "^$OUT/trace\$" "$OUT/tr" && grep -q ' RUN start node=' "$OUT/trace" &&
 	grep -q ' RUN exit status=0' "$OUT/trace" && ok "trace" || fail "trace: $(cat "$OUT/trace")"
 no_leftovers "trace"
 
+# --provider names a provider built for any libibverbs: its file (whatever
+# -rdmav<N>.so), its prefix or its directory; only a missing one warns.
+mkdir -p "$OUT/prov"
+: >"$OUT/prov/libionic-rdmav65.so"
+for p in "$OUT/prov/libionic-rdmav65.so" "$OUT/prov/libionic" "$OUT/prov"; do
+	"$L" --fabric "$F" --provider "$p" -- sh -c 'echo "${RDMAV_DRIVERS%%:*}"' >"$OUT/pv" 2>"$OUT/pv.err"
+	if [ "$(cat "$OUT/pv")" = "$OUT/prov/libionic" ] && [ ! -s "$OUT/pv.err" ]; then
+		ok "--provider $p"
+	else
+		fail "--provider $p: $(cat "$OUT/pv" "$OUT/pv.err")"
+	fi
+done
+"$L" --fabric "$F" --provider "$OUT/none/libionic" -- true 2>"$OUT/pv.err"
+grep -q "warning: no provider" "$OUT/pv.err" && ok "--provider missing: warns" ||
+	fail "--provider missing: $(cat "$OUT/pv.err")"
+no_leftovers "provider"
+
 # A run directory of a launcher that died with SIGKILL is swept.
 mkdir -p "$T/ionic-sim.999999999.abcdef/sys"
 "$L" --fabric "$F" -- true

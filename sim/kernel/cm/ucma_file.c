@@ -359,6 +359,39 @@ static int get_event(struct ik_ucma_cmd *c)
 	return 0;
 }
 
+/* WRITE_CM_EVENT (Linux 6.17 on): an event the application queues on an id
+ * of its own file for itself, carrying an 8-byte argument; librdmacm's
+ * rdma_resolve_addrinfo reports its result so (an INTERNAL event whose
+ * argument is the userspace event).  Only USER and INTERNAL may be
+ * written; the id must be visible, no device needed. */
+struct ik_ucma_write_event {
+	uint32_t id, reserved, event, status;
+	uint64_t arg; /* the first 8 bytes of a conn/ud param union */
+};
+
+static int write_cm_event(struct ik_ucma_cmd *c)
+{
+	struct ik_ucma_write_event cmd;
+	struct rdma_ucm_event_resp param = { 0 };
+	struct ik_cm_id *ctx;
+	struct ik_ucma_event *e;
+	int rc;
+
+	memcpy(&cmd, c->in, sizeof(cmd));
+	if (cmd.event != IK_CM_EVENT_USER && cmd.event != IK_CM_EVENT_INTERNAL)
+		return -EINVAL;
+	rc = IK_UCMA_CMD_CTX(c, cmd, false, &ctx);
+	if (rc)
+		return rc;
+	memcpy(&param.param, &cmd.arg, sizeof(cmd.arg));
+	/* queued even for a child without a uid, as the kernel does */
+	e = event_new(ctx, cmd.event, (int32_t)cmd.status, &param);
+	if (!e)
+		return -ENOMEM;
+	queue(ctx->file, e);
+	return 0;
+}
+
 /* ---- the command parser --------------------------------------------------- */
 
 typedef int (*ucma_handler)(struct ik_ucma_cmd *c);
@@ -382,15 +415,17 @@ static const ucma_handler handlers[] = {
 	[RDMA_USER_CM_CMD_QUERY] = ik_ucma_query,
 	[RDMA_USER_CM_CMD_BIND] = ik_ucma_bind,
 	[RDMA_USER_CM_CMD_RESOLVE_ADDR] = ik_ucma_resolve_addr,
+	[IK_UCMA_CMD_WRITE_CM_EVENT] = write_cm_event,
 };
 
 static const char *const cmd_names[] = {
-	"CREATE_ID",	 "DESTROY_ID",	 "BIND_IP",    "RESOLVE_IP",
-	"RESOLVE_ROUTE", "QUERY_ROUTE",	 "CONNECT",    "LISTEN",
-	"ACCEPT",	 "REJECT",	 "DISCONNECT", "INIT_QP_ATTR",
-	"GET_EVENT",	 "GET_OPTION",	 "SET_OPTION", "NOTIFY",
-	"JOIN_IP_MCAST", "LEAVE_MCAST",	 "MIGRATE_ID", "QUERY",
-	"BIND",		 "RESOLVE_ADDR", "JOIN_MCAST",
+	"CREATE_ID",	  "DESTROY_ID",	  "BIND_IP",	"RESOLVE_IP",
+	"RESOLVE_ROUTE",  "QUERY_ROUTE",  "CONNECT",	"LISTEN",
+	"ACCEPT",	  "REJECT",	  "DISCONNECT", "INIT_QP_ATTR",
+	"GET_EVENT",	  "GET_OPTION",	  "SET_OPTION", "NOTIFY",
+	"JOIN_IP_MCAST",  "LEAVE_MCAST",  "MIGRATE_ID", "QUERY",
+	"BIND",		  "RESOLVE_ADDR", "JOIN_MCAST", "RESOLVE_IB_SERVICE",
+	"WRITE_CM_EVENT",
 };
 
 ssize_t ik_ucma_input(struct ik_ucma_file *f, const void *buf, size_t len)

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+"""Normalise an ionic-sim trace of tests/oracle/diff_scenario.c (run with
+IONIC_SIM_TRACE_RAW=1) for comparison with another provider's run: one
+"<scenario>\t<kind>\t<text>" line per device-visible event, in order.
+
+Kept: the uverbs commands and their attributes (CMD), every doorbell as the
+device decoded it (DB), every WQE byte for byte (WQE), the CQEs the device
+wrote (CQE).  Masked, because they must differ between two runs or two
+libraries: addresses (SGE and remote addresses, MR iova), the bytes of
+local and remote keys, UD destination QP numbers, process ids and times.
+A mask is "xx" per byte.  docs/oracle-comparison.md lists the fields.
+
+usage: diffnorm.py TRACE > NORMALISED
+"""
+import re
+import sys
+
+RDMA_OPS = {0x21, 0x61, 0x02, 0x04, 0x03, 0x05}  # v2 WRITE, WRITE_IMM, READ
+ATOMIC_OPS = {0x04, 0x05}  # v2 CMP_SWP, FETCH_ADD
+UD_SEND_OPS = {0x20, 0x60}
+FLAG_INL, FLAG_SPEC32, FLAG_SPEC16 = 0x0004, 0x1000, 0x2000
+
+
+def mask(b, start, length):
+    for i in range(start, min(start + length, len(b))):
+        b[i] = None
+
+
+def wqe(kind, qtype, raw):
+    """Mask the fields of one WQE that must differ (device-contract §3)."""
+    b = list(raw)
+    op, nsge = b[8], b[9]
+    flags = b[10] << 8 | b[11]
+    if kind == 'sq' and op in RDMA_OPS:
+        mask(b, 16, 12)  # remote address, rkey
+    if kind == 'sq' and op in ATOMIC_OPS:
+        mask(b, 44, 12)  # result buffer lkey and address
+        nsge = 0
+    if kind == 'sq' and op in UD_SEND_OPS and qtype == 'ud':
+        mask(b, 20, 4)  # destination QP number
+    if kind == 'sq' and op in (0xA0, 0x07, 0x08):
+        mask(b, 12, 4)  # a key in imm_data_key
+    if kind == 'sq' and op in (0x07, 0x08):
+        nsge = 0  # no SGL: LOCAL_INV has no body, BIND_MW its own
+    if kind == 'sq' and op == 0x08:
+        mask(b, 9, 1)  # the new key byte
+        mask(b, 16, 8)  # the window's address
+        mask(b, 32, 4)  # the region's lkey
+    if not flags & FLAG_INL:
+        base = 64 if flags & (FLAG_SPEC32 | FLAG_SPEC16) and nsge > 2 else 32
+        for k in range(nsge):
+            mask(b, base + 16 * k, 8)  # va
+            mask(b, base + 16 * k + 12, 4)  # lkey
+    # trailing zero bytes are not compared (strides may differ)
+    while b and b[-1] == 0:
+        b.pop()
+    return ' '.join('xx' if x is None else '%02x' % x for x in b)
+
+
+def cqe(hexwords):
+    """Mask the completion timestamp (device-contract §5.2, §5.3): bits
+    16-63 of the first word of a RECV CQE, of the third of a SEND CQE."""
+    b = list(bytes.fromhex(''.join(hexwords)))
+    if len(b) == 32:
+        mask(b, 2 if (b[31] >> 5) == 1 else 18, 6)
+    return ' '.join('xx' if x is None else '%02x' % x for x in b)
+
+
+def main():
+    scen, qtype = '(setup)', 'rc'
+    out = []
+    for line in open(sys.argv[1], errors='replace'):
+        f = line.split()
+        if len(f) < 4:
+            continue
+        cat, rest = f[3], f[4:]
+        text = ' '.join(rest)
+        if cat == 'MARK':
+            scen = text
+            qtype = 'ud' if scen.startswith('ud') else 'rc'
+        elif cat == 'WQERAW':
+            # "<sq|rq> qp N slot S stride T <hex...>"
+            raw = bytes.fromhex(''.join(rest[7:]).replace('...', ''))
+            out.append((scen, 'WQE %s qp %s' % (rest[0], rest[2]),
+                        'slot %s stride %s: %s' % (
+                            rest[4], rest[6], wqe(rest[0], qtype, raw))))
+        elif cat == 'DB' and not rest[0].startswith('page='):
+            # without the device's own index at the time ("(cons N)"),
+            # which depends on how far it got: timing
+            out.append((scen, 'DB', re.sub(r' \((cons|prod) \d+\)$', '',
+                                           text)))
+        elif cat == 'CMD':
+            text = re.sub(r'iova=0x[0-9a-f]+', 'iova=xx', text)
+            out.append((scen, 'CMD', text))
+        elif cat == 'CQE' and rest[0] == 'write':
+            t = cqe(rest[1:])
+            out.append((scen, 'CQE ' + ('recv' if t.endswith('21') else
+                                        'send'), t))
+    # The device runs beside the application: how its work interleaves
+    # with the doorbells is timing.  Each stream keeps its own order (the
+    # doorbells, each queue's WQEs, the receive and the send CQEs, the
+    # commands), the streams of a scenario are listed one after another.
+    order = {}
+    for i, (s, k, t) in enumerate(out):
+        order.setdefault((s, k), i)
+    for s, k, t in sorted(out, key=lambda e: order[(e[0], e[1])]):
+        print('%s\t%s\t%s' % (s, k, t))
+
+
+main()
