@@ -23,7 +23,7 @@
 
 #include "check.h"
 #include "diff_scenario.h"
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 int trace_fd = -1;
 

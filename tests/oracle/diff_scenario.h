@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
-#include "fixture.h"
+#include "verbs_fixture.h"
 
 #define TMO 5000
 
