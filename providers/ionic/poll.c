@@ -31,6 +31,9 @@
 #include "poll_priv.h"
 #include "table.h"
 
+/* the UD receive's wc.sl is 1 + this bit: it must be the top one */
+static_assert(IONIC_CQE_RECV_IS_IPV4 == 1u << 31, "IPv4 bit moved");
+
 /* ---- send side ------------------------------------------------------ */
 
 /*
@@ -283,9 +286,14 @@ ionic_comp_recv(struct ionic_vcq *vcq, struct ionic_cq *cq, struct ionic_qp *qp,
 
 addr:
 	if (qp->is_ud) {
-		/* UD buffers start with the 40-byte GRH area; SL = VLAN PCP */
+		/*
+		 * UD buffers start with the 40-byte GRH area.  wc.sl carries
+		 * the network header type, 2 IPv4 / 1 IPv6, from the CQE's
+		 * IPv4 bit (bit 31): the mlx5 convention UCX relies on to parse
+		 * that area (docs/device-contract.md §7.1).
+		 */
 		wc->wc_flags |= IBV_WC_GRH;
-		wc->sl = be16toh(cqe->recv.vlan_tag) >> 13;
+		wc->sl = (uint8_t)(1 + (src_qpn_op >> 31));
 	}
 	return 1;
 }

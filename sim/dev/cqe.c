@@ -162,13 +162,14 @@ static void cqe_tail(struct ionic_cqe *cqe, uint32_t qpn,
 void idev_cqe_recv(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		   uint32_t byte_len, uint32_t src_qpn, unsigned int op,
 		   uint32_t imm_raw, const uint8_t src_mac[6],
-		   uint16_t vlan_tci)
+		   uint16_t vlan_tci, bool ipv4)
 {
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->recv.wqe_idx_timestamp = htole64(wqe_idx);
 	cqe->recv.src_qpn_op = htobe32(
 		(src_qpn & IONIC_CQE_RECV_SRC_QPN_MASK) |
-		((op & IONIC_CQE_RECV_OP_MASK) << IONIC_CQE_RECV_OP_SHIFT));
+		((op & IONIC_CQE_RECV_OP_MASK) << IONIC_CQE_RECV_OP_SHIFT) |
+		(ipv4 ? IONIC_CQE_RECV_IS_IPV4 : 0));
 	if (src_mac)
 		memcpy(cqe->recv.src_mac, src_mac, 6);
 	cqe->recv.vlan_tag = htobe16(vlan_tci);

@@ -53,11 +53,13 @@ struct idev_cq {
 int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 		  bool solicited);
 
-/* Builders: fill *cqe (zeroed first) for idev_cqe_post(). */
+/* Builders: fill *cqe (zeroed first) for idev_cqe_post().  'ipv4' sets
+ * the receive CQE's IPv4 bit (docs/device-contract.md §5.4): the message
+ * came over RoCEv2/IPv4. */
 void idev_cqe_recv(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		   uint32_t byte_len, uint32_t src_qpn, unsigned int op,
 		   uint32_t imm_raw, const uint8_t src_mac[6],
-		   uint16_t vlan_tci);
+		   uint16_t vlan_tci, bool ipv4);
 void idev_cqe_recv_err(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 		       enum ionic_status status);
 void idev_cqe_msn(struct ionic_cqe *cqe, uint32_t qpn, uint32_t msn,

@@ -206,11 +206,6 @@ static size_t ext_len(uint32_t mask)
 	       (mask & M(INV) ? IDEV_IETH_LEN : 0);
 }
 
-static bool pkt_v4(const struct idev_pkt *p)
-{
-	return ifab_gid_is_v4(p->sgid) && ifab_gid_is_v4(p->dgid);
-}
-
 static size_t l3_off(const struct idev_pkt *p)
 {
 	return IFAB_ETH_HLEN + (p->pcp ? IFAB_VLAN_HLEN : 0);
@@ -218,7 +213,8 @@ static size_t l3_off(const struct idev_pkt *p)
 
 static size_t l4_off(const struct idev_pkt *p)
 {
-	return l3_off(p) + (pkt_v4(p) ? IFAB_IPV4_HLEN : IFAB_IPV6_HLEN);
+	return l3_off(p) +
+	       (idev_pkt_is_v4(p) ? IFAB_IPV4_HLEN : IFAB_IPV6_HLEN);
 }
 
 void idev_pkt_init(struct idev_pkt *p, uint8_t *buf, uint8_t op)
@@ -282,7 +278,7 @@ int idev_pkt_build(struct idev_pkt *p)
 {
 	uint32_t mask = idev_pkt_opmask(p->opcode);
 	uint8_t *b = p->buf, *ip, *udp, *bth, *pay;
-	bool v4 = pkt_v4(p);
+	bool v4 = idev_pkt_is_v4(p);
 	unsigned int pad;
 	size_t l3 = l3_off(p), l4 = l4_off(p), udplen, end;
 	uint32_t icrc;

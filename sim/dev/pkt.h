@@ -189,6 +189,12 @@ struct idev_pkt {
 	uint32_t paylen;
 };
 
+/* IPv4 (RoCEv2 over IPv4) when both GIDs are IPv4-mapped */
+static inline bool idev_pkt_is_v4(const struct idev_pkt *p)
+{
+	return ifab_gid_is_v4(p->sgid) && ifab_gid_is_v4(p->dgid);
+}
+
 /* Start a packet with opcode 'op' in 'buf' (IDEV_PKT_MAX_SIZE bytes):
  * every field zero but pkey 0xffff and hop limit 64. */
 void idev_pkt_init(struct idev_pkt *p, uint8_t *buf, uint8_t op);

@@ -210,9 +210,11 @@ static void resp_rc_send(struct idev_qp *d, struct idev_pkt *pkt, uint32_t mask)
 			op = IONIC_CQE_RECV_OP_SEND_IMM;
 			imm = pkt->imm_raw;
 		}
-		/* RC carries no source QP: the connected one sent it */
+		/* RC carries no source QP: the connected one sent it.  The
+		 * IPv4 bit is left clear on RC: only UD/GSI completions are
+		 * known to carry it (docs/device-contract.md §5.4). */
 		idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, r->msg_off,
-			      d->dest_qpn, op, imm, pkt->smac, 0);
+			      d->dest_qpn, op, imm, pkt->smac, 0, false);
 		resp_complete(d, &cqe, pkt->flags & IDEV_PKT_F_SOL);
 		r->msn++;
 		resp_ack(d, psn);
@@ -280,7 +282,7 @@ static void resp_rc_write(struct idev_qp *d, struct idev_pkt *pkt,
 		}
 		idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, r->wr_len,
 			      d->dest_qpn, IONIC_CQE_RECV_OP_RDMA_IMM,
-			      pkt->imm_raw, pkt->smac, 0);
+			      pkt->imm_raw, pkt->smac, 0, false);
 		resp_complete(d, &cqe, pkt->flags & IDEV_PKT_F_SOL);
 	}
 	resp_ack(d, psn);
@@ -501,13 +503,14 @@ static void resp_ud(struct idev_qp *d, struct idev_pkt *pkt)
 		idev_qp_error(d, 0);
 		return;
 	}
-	/* The SL came as the 802.1Q priority, which is where the host reads
-	 * wc.sl from (docs/device-contract.md §7.1); VLAN ids are not used. */
+	/* The SL came as the 802.1Q priority (VLAN ids are not used); like
+	 * hardware, the IPv4 bit says which header the GRH area holds, from
+	 * which the host derives wc.sl (docs/device-contract.md §7.1). */
 	idev_cqe_recv(&cqe, d->qpn, r->w.wqe_idx, IDEV_GRH_SIZE + len,
 		      pkt->src_qpn,
 		      imm ? IONIC_CQE_RECV_OP_SEND_IMM : IONIC_CQE_RECV_OP_SEND,
 		      imm ? pkt->imm_raw : 0, pkt->smac,
-		      (uint16_t)((pkt->pcp & 7) << 13));
+		      (uint16_t)((pkt->pcp & 7) << 13), idev_pkt_is_v4(pkt));
 	resp_complete(d, &cqe, pkt->flags & IDEV_PKT_F_SOL);
 }
 

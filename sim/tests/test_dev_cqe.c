@@ -95,11 +95,12 @@ static void test_layout(void)
 	struct ionic_cqe cqe;
 	const uint8_t *s;
 
-	/* RECV: LE64 wqe_idx @0, BE32 src_qpn|op<<24 @8, mac @12, BE16 vlan
-	 * @18, raw imm @20, BE32 byte count @24, qtf 0x00004521 @28. */
+	/* RECV: LE64 wqe_idx @0, BE32 src_qpn|op<<24 @8 (IPv6: bit 31
+	 * clear), mac @12, BE16 vlan @18, raw imm @20, BE32 byte count @24,
+	 * qtf 0x00004521 @28. */
 	idev_cqe_recv(&cqe, 0x45, 0x1234, 4136, 0xabcdef,
 		      IONIC_CQE_RECV_OP_SEND_IMM, htobe32(0x11223344), mac,
-		      3 << 13);
+		      3 << 13, false);
 	CHECK(idev_cqe_post(hw, &cqe, false) == 0);
 	s = ring;
 	/* LE64 @0: wqe_idx in bits 0..15, the timestamp above it. */
@@ -222,7 +223,7 @@ static void test_arming(void)
 	post_npg(hw, 3, 0);
 	CHECK(comp_events == 2);
 	/* ... a solicited one does. */
-	idev_cqe_recv(&cqe, 0x45, 4, 10, 1, 0, 0, NULL, 0);
+	idev_cqe_recv(&cqe, 0x45, 4, 10, 1, 0, 0, NULL, 0, false);
 	CHECK(idev_cqe_post(hw, &cqe, true) == 0);
 	CHECK(comp_events == 3);
 
@@ -267,7 +268,7 @@ static void test_golden(void)
 
 	idev_cqe_recv(&cqe, GC_QPN, GC_RECV_SLOT, GC_RECV_LEN, GC_RECV_SRC_QPN,
 		      GC_RECV_OP, htobe32(GC_RECV_IMM), gc_recv_mac,
-		      GC_RECV_VLAN);
+		      GC_RECV_VLAN, true);
 	check_golden("RECV", &cqe, gc_recv);
 	idev_cqe_npg(&cqe, GC_QPN, GC_NPG_SLOT, IONIC_STS_OK);
 	check_golden("SEND_NPG", &cqe, gc_npg);

@@ -3,8 +3,9 @@
  * ionic-sim device rules, end to end through the real engine thread and
  * fabric but without the provider or the kernel layer (dev_fixture.h):
  * UD: one NPG CQE per WQE signalled or not, the GRH area of the receive
- * buffer (IPv4 header for IPv4-mapped GIDs), SL in the VLAN tag, the qkey
- * filter and the privileged qkey, the port MTU limit.
+ * buffer (IPv4 header for IPv4-mapped GIDs, and the CQE's IPv4 bit), SL in
+ * the VLAN tag, the qkey filter and the privileged qkey, the port MTU
+ * limit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static void test_ud(void)
 	CHECK(cqe_type(&e) == IONIC_CQE_TYPE_RECV && !cqe_err(&e));
 	CHECK(cqe_status_len(&e) == 140);
 	CHECK((be32toh(e.recv.src_qpn_op) & 0xffffff) == 30);
+	/* it came over IPv4: the IPv4 bit, the host's wc.sl = 2 */
+	CHECK(be32toh(e.recv.src_qpn_op) & IONIC_CQE_RECV_IS_IPV4);
 	CHECK(be16toh(e.recv.vlan_tag) >> 13 == 5);
 	/* GRH area: IPv4-mapped GIDs -> IPv4 header at offset 20. */
 	CHECK(g[0] == 0 && g[19] == 0 && g[20] == 0x45 && g[28] == 64 &&

@@ -35,7 +35,7 @@ static void test_cq_ex(void)
 	CHECK_EQ(ionic_post_recv(&qp->vqp.qp, &rwr, &rbad), 0);
 	CHECK_EQ(unit_post_sends(qp, 1, NULL, 8), 0);
 	unit_cqe_recv(&hw, 0x4e, 0, IONIC_CQE_RECV_OP_SEND_IMM, 0x99, 1064,
-		      1234, 0x4000, false);
+		      1234, IONIC_CQE_RECV_IS_IPV4, false);
 	unit_cqe_npg(&hw, 0x4e, 0, false, 0);
 
 	CHECK_EQ(ibv_start_poll(cq_ex, &attr), 0);

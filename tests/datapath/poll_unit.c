@@ -220,14 +220,16 @@ static void test_recv(void)
 		rwr.wr_id = 70 + i;
 		CHECK_EQ(ionic_post_recv(&ud->vqp.qp, &rwr, &rbad), 0);
 	}
+	/* the IPv4 bit on RC: wc.sl stays 0 */
 	unit_cqe_recv(&hw, 0x48, 0, IONIC_CQE_RECV_OP_SEND_IMM, 0x77, 100, 1234,
-		      0, false);
+		      IONIC_CQE_RECV_IS_IPV4, false);
 	unit_cqe_recv(&hw, 0x48, 1, IONIC_CQE_RECV_OP_RDMA_IMM, 0x77, 0, 0xabcd,
 		      0, false);
 	unit_cqe_recv(&hw, 0x48, 2, IONIC_CQE_RECV_OP_SEND_INV, 0x77, 5,
 		      0x1234501, 0, false);
+	/* UD over IPv6 (bit clear, VLAN flag set): wc.sl = 1, never the PCP */
 	unit_cqe_recv(&hw, 0x49, 0, IONIC_CQE_RECV_OP_SEND, 0x88, 1064, 0,
-		      0xa005, false);
+		      IONIC_CQE_RECV_IS_VLAN, false);
 
 	CHECK_EQ(unit_poll(vcq, wc, 8), 4);
 	CHECK_EQ(wc[0].wr_id, 60);
@@ -235,6 +237,7 @@ static void test_recv(void)
 	CHECK_EQ(wc[0].byte_len, 100);
 	CHECK_EQ(wc[0].src_qp, 0x77);
 	CHECK_EQ(wc[0].wc_flags, IBV_WC_WITH_IMM);
+	CHECK_EQ(wc[0].sl, 0);
 	CHECK_EQ(be32toh(wc[0].imm_data), 1234);
 	CHECK_EQ(wc[1].opcode, IBV_WC_RECV_RDMA_WITH_IMM);
 	CHECK_EQ(be32toh(wc[1].imm_data), 0xabcd);
@@ -242,7 +245,7 @@ static void test_recv(void)
 	CHECK_EQ(wc[2].invalidated_rkey, 0x1234501);
 	CHECK_EQ(wc[3].wr_id, 70);
 	CHECK_EQ(wc[3].wc_flags, IBV_WC_GRH);
-	CHECK_EQ(wc[3].sl, 5);
+	CHECK_EQ(wc[3].sl, 1);
 	CHECK_EQ(wc[3].byte_len, 1064);
 	CHECK_EQ(wc[3].qp_num, 0x49);
 	CHECK_EQ(wc[3].src_qp, 0x88);

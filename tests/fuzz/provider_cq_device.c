@@ -53,7 +53,7 @@ void fz_dev_complete(struct fz *fz, struct fz_qp *f, struct fuzz_in *in)
 			fz_hw_note_write(hw);
 			unit_cqe_recv(&hw->d, f->qpid, e->slot, a >> 5, 0x77,
 				      e_err ? sts : 64, 0x1234,
-				      (uint16_t)(a << 8), e_err);
+				      (uint32_t)(a & 3) << 30, e_err);
 		} else if (e->remote) {
 			msn = true;
 			msn_err = e_err;

@@ -29,22 +29,24 @@
 #define GC_QPN 0x45u
 #define GC_TS 0xfedcba987654ull        /* 48-bit timestamp */
 
-/* RECV, success, on a UD QP: RQ slot 2, SEND_WITH_IMM from QP 0xabc,
- * 4136 bytes, imm 0x11223344, VLAN TCI 0xa123 (PCP 5 = SL 5, VID 0x123),
- * source MAC 02:1d:d8:00:00:01 (docs/device-contract.md §5.2, §5.4). */
+/* RECV, success, on a UD QP: RQ slot 2, SEND_WITH_IMM from QP 0xabc over
+ * IPv4 (bit 31 of src_qpn_op), 4136 bytes, imm 0x11223344, VLAN TCI
+ * 0xa123 (PCP 5, VID 0x123), source MAC 02:1d:d8:00:00:01
+ * (docs/device-contract.md §5.2, §5.4).  The provider reports the network
+ * header type in wc.sl (2 = IPv4), not the PCP (§7.1). */
 #define GC_RECV_SLOT 2
 #define GC_RECV_SRC_QPN 0xabcu
 #define GC_RECV_OP 2                   /* docs/device-contract.md §5.4: SEND_IMM */
 #define GC_RECV_IMM 0x11223344u        /* host value; BE on the wire */
 #define GC_RECV_LEN 4136u
 #define GC_RECV_VLAN 0xa123u
-#define GC_RECV_SL 5
+#define GC_RECV_SL 2                   /* IPv4; PCP 5 is not reported */
 static const uint8_t gc_recv_mac[6] = { 0x02, 0x1d, 0xd8, 0x00, 0x00, 0x01 };
 static const uint8_t gc_recv[GC_SIZE] = {
 	/*  0 wqe_idx_timestamp LE64 = GC_TS << 16 | 2 */
 	0x02, 0x00, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
-	/*  8 src_qpn_op BE32 = op 2 << 24 | 0x000abc */
-	0x02, 0x00, 0x0a, 0xbc,
+	/*  8 src_qpn_op BE32 = IPv4 1 << 31 | op 2 << 24 | 0x000abc */
+	0x82, 0x00, 0x0a, 0xbc,
 	/* 12 src_mac */
 	0x02, 0x1d, 0xd8, 0x00, 0x00, 0x01,
 	/* 18 vlan_tag BE16 */

@@ -40,11 +40,11 @@ void mark(const char *name)
 static void show(int side, const struct ibv_wc *wc)
 {
 	printf("wc side %d wr_id %llu status %s opcode %d byte_len %u imm 0x%x "
-	       "wc_flags 0x%x\n",
+	       "wc_flags 0x%x sl %u\n",
 	       side, (unsigned long long)wc->wr_id, fx_wc_status(wc->status),
 	       wc->opcode, wc->byte_len,
 	       (wc->wc_flags & IBV_WC_WITH_IMM) ? ntohl(wc->imm_data) : 0,
-	       wc->wc_flags);
+	       wc->wc_flags, wc->sl);
 }
 
 /* Poll n completions of cq and print them. */

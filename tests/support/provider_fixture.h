@@ -141,10 +141,11 @@ void unit_cqe_msn(struct unit_cq_dev *d, uint32_t qid, uint32_t msn, bool err,
 /* SEND_NPG: the WQE in SQ slot 'slot' is done. */
 void unit_cqe_npg(struct unit_cq_dev *d, uint32_t qid, uint16_t slot, bool err,
 		  uint32_t sts);
-/* RECV into RQ slot 'slot'. */
+/* RECV into RQ slot 'slot'; 'flags' are src_qpn_op bits above the op
+ * (IONIC_CQE_RECV_IS_IPV4, IONIC_CQE_RECV_IS_VLAN). */
 void unit_cqe_recv(struct unit_cq_dev *d, uint32_t qid, uint16_t slot,
 		   uint32_t op, uint32_t src_qp, uint32_t len, uint32_t imm,
-		   uint16_t vlan, bool err);
+		   uint32_t flags, bool err);
 /* A CQE given as its 32 bytes (colour 1: only on the ring's first lap). */
 void unit_cqe_bytes(struct unit_cq_dev *d, const uint8_t *bytes);
 

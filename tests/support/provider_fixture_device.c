@@ -54,14 +54,15 @@ void unit_cqe_npg(struct unit_cq_dev *d, uint32_t qid, uint16_t slot, bool err,
 
 void unit_cqe_recv(struct unit_cq_dev *d, uint32_t qid, uint16_t slot,
 		   uint32_t op, uint32_t src_qp, uint32_t len, uint32_t imm,
-		   uint16_t vlan, bool err)
+		   uint32_t flags, bool err)
 {
 	struct ionic_cqe *cqe = unit_cqe(d, qid, IONIC_CQE_TYPE_RECV, err, len);
 
 	cqe->recv.wqe_idx_timestamp = htole64(slot);
-	cqe->recv.src_qpn_op = htobe32(op << 24 | src_qp);
+	cqe->recv.src_qpn_op = htobe32(flags | op << 24 | src_qp);
 	cqe->recv.imm_data_rkey = htobe32(imm);
-	cqe->recv.vlan_tag = htobe16(vlan);
+	/* a priority the provider must not report as wc.sl */
+	cqe->recv.vlan_tag = htobe16(5 << 13);
 }
 
 void unit_cqe_bytes(struct unit_cq_dev *d, const uint8_t *bytes)

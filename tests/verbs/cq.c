@@ -211,6 +211,8 @@ static void test_cq_ex_traffic(void)
 			CHECK_EQ(ibv_wc_read_qp_num(cx), p.qp[1]->qp_num);
 			CHECK_EQ(ibv_wc_read_src_qp(cx), p.qp[0]->qp_num);
 			CHECK(ibv_wc_read_wc_flags(cx) & IBV_WC_GRH);
+			/* network header type: IPv4 (GID 1) */
+			CHECK_EQ(ibv_wc_read_sl(cx), 2);
 			CHECK_EQ(!!(ibv_wc_read_wc_flags(cx) & IBV_WC_WITH_IMM),
 				 got == 1);
 			if (got == 1)

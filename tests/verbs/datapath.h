@@ -26,6 +26,7 @@ void test_send(enum ibv_qp_type t);
 void test_inline(enum ibv_qp_type t);
 void test_sgl(enum ibv_qp_type t);
 void test_signaling(enum ibv_qp_type t);
+void test_ud_header_type(void);
 /* datapath_post_errors.c */
 void test_post_state(void);
 void test_too_many_sge(enum ibv_qp_type t);

@@ -64,6 +64,7 @@ int main(int argc, char **argv)
 	RUN("sgl-ud", test_sgl(IBV_QPT_UD));
 	RUN("signal-rc", test_signaling(IBV_QPT_RC));
 	RUN("signal-ud", test_signaling(IBV_QPT_UD));
+	RUN("hdrtype-ud", test_ud_header_type());
 	RUN("state", test_post_state());
 	RUN("sge-rc", test_too_many_sge(IBV_QPT_RC));
 	RUN("sge-ud", test_too_many_sge(IBV_QPT_UD));

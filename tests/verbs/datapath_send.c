@@ -2,7 +2,8 @@
 /*
  * verbs-datapath, success paths: RC and UD SEND / SEND_WITH_IMM of many
  * sizes, inline, scatter/gather lists, signalled and unsignalled sends;
- * data compared byte for byte, every completion field a user reads.
+ * data compared byte for byte, every completion field a user reads; the
+ * UD receive's network header type (wc.sl) and GRH area.
  */
 #include "datapath.h"
 
@@ -283,5 +284,81 @@ void test_signaling(enum ibv_qp_type t)
 			 "sig_all");
 	CHECK_EQ(fx_poll(p.rcq[1], wc, 20, TMO), 20);
 	fx_expect_none(p.scq[0], 30);
+	fx_pair_destroy(&p);
+}
+
+/*
+ * One 64-byte UD SEND from QP 0 through 'ah' whose source and destination
+ * GID is 'gid': the receive reports the network header type in wc.sl
+ * (2 IPv4, 1 IPv6; the mlx5 convention UCX reads the GRH area by) and
+ * the GRH area holds that header, as libibverbs and UCX parse it: 20
+ * zero bytes and the IPv4 header, or the IPv6 header.
+ */
+static void ud_header(struct fx_pair *p, struct ibv_ah *ah,
+		      const union ibv_gid *gid, bool v4, uint64_t id)
+{
+	static const uint8_t zero[20];
+	const uint8_t *g = p->buf[1];
+	struct ibv_ah *keep = p->ah[0];
+	struct ibv_ah_attr aa;
+	struct ibv_wc wc;
+
+	fx_fill(p->buf[0], 64, (unsigned int)id);
+	memset(p->buf[1], 0xee, GRH + 64);
+	CHECK_RC(fx_post_recv(p, 1, id, 0, GRH + 64), 0);
+	p->ah[0] = ah;
+	CHECK_RC(fx_post_send(p, 0, id, 0, 64, IBV_SEND_SIGNALED, false, 0), 0);
+	p->ah[0] = keep;
+	fx_poll_one(p->scq[0], &wc, TMO);
+	check_wc(&wc, id, IBV_WC_SUCCESS, IBV_WC_SEND, "header send");
+	fx_poll_one(p->rcq[1], &wc, TMO);
+	check_wc(&wc, id, IBV_WC_SUCCESS, IBV_WC_RECV, "header recv");
+	CHECK(wc.wc_flags & IBV_WC_GRH);
+	CHECK_EQ(wc.sl, v4 ? 2 : 1);
+	if (v4) {
+		CHECK(!memcmp(g, zero, sizeof(zero)));
+		CHECK_EQ(g[20], 0x45); /* version 4, 5-word header */
+		CHECK_EQ(g[29], 17); /* UDP */
+		CHECK(!memcmp(g + 32, gid->raw + 12, 4)); /* source */
+		CHECK(!memcmp(g + 36, gid->raw + 12, 4)); /* destination */
+	} else {
+		CHECK_EQ(g[0] >> 4, 6);
+		CHECK_EQ(g[6], 17); /* next header: UDP */
+		CHECK(!memcmp(g + 8, gid->raw, 16));
+		CHECK(!memcmp(g + 24, gid->raw, 16));
+	}
+	CHECK(!memcmp(g + GRH, p->buf[0], 64));
+	/* libibverbs reads the sender's GID back out of that area */
+	CHECK_RC(ibv_init_ah_from_wc(p->ctx, 1, &wc, (struct ibv_grh *)g, &aa),
+		 0);
+	CHECK(aa.is_global);
+	CHECK(!memcmp(aa.grh.dgid.raw, gid->raw, 16));
+}
+
+void test_ud_header_type(void)
+{
+	const char *tr = getenv("IONIC_SIM_TRANSPORT");
+	union ibv_gid ll;
+	struct ibv_ah *ah;
+	struct fx_pair p;
+
+	SECTION("UD network header type in wc.sl and the GRH area");
+	pair(&p, IBV_QPT_UD, 0, 4096);
+	ud_header(&p, p.ah[0], &p.gid, true, 1); /* GID 1: IPv4-mapped */
+	/* GID 0 is link-local IPv6, which the UDP fabric does not carry */
+	if (!tr || strcmp(tr, "udp")) {
+		REQUIRE_EQ(ibv_query_gid(ctx, 1, 0, &ll), 0);
+		ah = ibv_create_ah(pd, &(struct ibv_ah_attr){
+					       .is_global = 1,
+					       .port_num = 1,
+					       .grh = { .dgid = ll,
+							.sgid_index = 0,
+							.hop_limit = 64 },
+				       });
+		REQUIRE(ah);
+		ud_header(&p, ah, &ll, false, 2);
+		CHECK_RC(ibv_destroy_ah(ah), 0);
+	}
+	fx_expect_none(p.rcq[1], 0);
 	fx_pair_destroy(&p);
 }
