@@ -78,7 +78,7 @@ def main():
             why = known.pop(d[:3] + ('*', '*'), None)
         if why is None:  # "*" field too: where in the stream depends on
             # timing (upstream's deferred arm is rung at whichever poll
-            # comes next, D10)
+            # comes next, docs/upstream-defects.md D10)
             why = known.pop(d[:2] + ('*', '*', '*'), None)
         print('%s: %s | %s | %s | ours %s | upstream %s%s' % (
             'known' if why is not None else 'NEW', *d,
