@@ -34,26 +34,71 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+/*
+ * Under ThreadSanitizer the calls that move data through a descriptor,
+ * make or close one, or map memory go to TSan's own interceptors
+ * (__interceptor_read, ...), which libtsan exports: TSan learns there that
+ * threads synchronise through a descriptor (a write happens before the
+ * read that sees it) and keeps the shadow of mappings, and a raw system
+ * call would hide both from it (the device thread's DMA would look racy
+ * against the application that learnt of it from a completion event).
+ * The interceptor's own "real" function is the next definition after
+ * libtsan in the search order, libc's, so this still passes the shim by.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define ISIM_SYS_TSAN 1
+int __interceptor_open(const char *path, int flags, ...);
+int __interceptor_close(int fd);
+ssize_t __interceptor_read(int fd, void *buf, size_t len);
+ssize_t __interceptor_write(int fd, const void *buf, size_t len);
+void *__interceptor_mmap(void *addr, size_t len, int prot, int flags, int fd,
+			 off_t off);
+int __interceptor_munmap(void *addr, size_t len);
+int __interceptor_socket(int domain, int type, int proto);
+ssize_t __interceptor_sendto(int fd, const void *buf, size_t len, int flags,
+			     const struct sockaddr *to, socklen_t tolen);
+ssize_t __interceptor_recvfrom(int fd, void *buf, size_t len, int flags,
+			       struct sockaddr *from, socklen_t *fromlen);
+ssize_t __interceptor_sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t __interceptor_recvmsg(int fd, struct msghdr *msg, int flags);
+#endif
+
 /* ---- files ---------------------------------------------------------- */
 
 static inline int isim_sys_open(const char *path, int flags, mode_t mode)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_open(path, flags, mode);
+#else
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+#endif
 }
 
 static inline int isim_sys_close(int fd)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_close(fd);
+#else
 	return (int)syscall(SYS_close, fd);
+#endif
 }
 
 static inline ssize_t isim_sys_read(int fd, void *buf, size_t len)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_read(fd, buf, len);
+#else
 	return syscall(SYS_read, fd, buf, len);
+#endif
 }
 
 static inline ssize_t isim_sys_write(int fd, const void *buf, size_t len)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_write(fd, buf, len);
+#else
 	return syscall(SYS_write, fd, buf, len);
+#endif
 }
 
 static inline int isim_sys_fcntl(int fd, int cmd, long arg)
@@ -100,19 +145,31 @@ static inline DIR *isim_sys_opendir(const char *path)
 static inline void *isim_sys_mmap(void *addr, size_t len, int prot, int flags,
 				  int fd, off_t off)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_mmap(addr, len, prot, flags, fd, off);
+#else
 	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+#endif
 }
 
 static inline int isim_sys_munmap(void *addr, size_t len)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_munmap(addr, len);
+#else
 	return (int)syscall(SYS_munmap, addr, len);
+#endif
 }
 
 /* ---- sockets -------------------------------------------------------- */
 
 static inline int isim_sys_socket(int domain, int type, int proto)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_socket(domain, type, proto);
+#else
 	return (int)syscall(SYS_socket, domain, type, proto);
+#endif
 }
 
 static inline int isim_sys_bind(int fd, const struct sockaddr *sa,
@@ -142,30 +199,50 @@ static inline int isim_sys_getsockopt(int fd, int level, int name, void *val,
 static inline ssize_t isim_sys_send(int fd, const void *buf, size_t len,
 				    int flags)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_sendto(fd, buf, len, flags, NULL, 0);
+#else
 	return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+#endif
 }
 
 static inline ssize_t isim_sys_sendto(int fd, const void *buf, size_t len,
 				      int flags, const struct sockaddr *to,
 				      socklen_t tolen)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_sendto(fd, buf, len, flags, to, tolen);
+#else
 	return syscall(SYS_sendto, fd, buf, len, flags, to, tolen);
+#endif
 }
 
 static inline ssize_t isim_sys_recv(int fd, void *buf, size_t len, int flags)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_recvfrom(fd, buf, len, flags, NULL, NULL);
+#else
 	return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+#endif
 }
 
 static inline ssize_t isim_sys_sendmsg(int fd, const struct msghdr *msg,
 				       int flags)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_sendmsg(fd, msg, flags);
+#else
 	return syscall(SYS_sendmsg, fd, msg, flags);
+#endif
 }
 
 static inline ssize_t isim_sys_recvmsg(int fd, struct msghdr *msg, int flags)
 {
+#ifdef ISIM_SYS_TSAN
+	return __interceptor_recvmsg(fd, msg, flags);
+#else
 	return syscall(SYS_recvmsg, fd, msg, flags);
+#endif
 }
 
 #endif /* ISIM_SYS_H */
