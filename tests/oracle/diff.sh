@@ -12,12 +12,9 @@ sim=$(readlink -f "$1")
 prog=$(readlink -f "$2")
 known=$(readlink -f "$3")
 here=$(dirname "$0")
-work=$(mktemp -d "${TMPDIR:-/tmp}/oracle-diff.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP
 # shellcheck source=tests/oracle/lib.sh
 . "$here/lib.sh"
-oracle_setup "$work"
+oracle_begin diff
 
 fabric=${IONIC_TEST_FABRIC:-default}
 # pass NAME ARG "LAUNCHER OPTIONS" [LAUNCHER OPTION...]: one run of the
