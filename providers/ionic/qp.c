@@ -263,6 +263,31 @@ void ionic_qp_free(struct ionic_qp *qp)
 	free(qp);
 }
 
+/*
+ * The kernel may place a queue sized for an express doorbell in host
+ * memory instead (the CMB is full, or the ring too big for it): then no
+ * trailer is written and the SGE and inline bytes it reserved are the
+ * application's again.  The stride stays what the kernel was told.
+ */
+static void ionic_qp_expdb_refused(struct ionic_qp *qp, uint8_t sq_resp,
+				   uint8_t rq_resp)
+{
+	if (qp->sq.expdb && !(sq_resp & IONIC_CMB_EXPDB)) {
+		qp->sq.expdb = false;
+		qp->sq.trailer64 = false;
+		qp->sq.max_sge = ionic_send_max_sge(qp->sq.q.stride_log2,
+						    qp->sq.spec, false);
+		qp->sq.max_inline =
+			ionic_send_max_inline(qp->sq.q.stride_log2, false);
+	}
+	if (qp->rq.expdb && !(rq_resp & IONIC_CMB_EXPDB)) {
+		qp->rq.expdb = false;
+		qp->rq.trailer64 = false;
+		qp->rq.max_sge = ionic_recv_max_sge(qp->rq.q.stride_log2,
+						    qp->rq.spec, false);
+	}
+}
+
 static void ionic_qp_fill_cap(const struct ionic_qp *qp, struct ibv_qp_cap *cap)
 {
 	cap->max_send_wr = qp->sq.q.mask;
@@ -471,6 +496,8 @@ struct ibv_qp *ionic_create_qp_ex(struct ibv_context *ibctx,
 			      resp.drv_payload.rq_cmb_offset, &qp->rq.pub);
 	if (rc)
 		goto err_cmd;
+	ionic_qp_expdb_refused(qp, resp.drv_payload.sq_cmb,
+			       resp.drv_payload.rq_cmb);
 	rc = ionic_qp_attach(qp);
 	if (rc)
 		goto err_cmd;

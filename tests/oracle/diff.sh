@@ -12,25 +12,31 @@ sim=$(readlink -f "$1")
 prog=$(readlink -f "$2")
 known=$(readlink -f "$3")
 here=$(dirname "$0")
-work=$(mktemp -d "${TMPDIR:-/tmp}/oracle-diff.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP
 # shellcheck source=tests/oracle/lib.sh
 . "$here/lib.sh"
-oracle_setup "$work"
+oracle_begin diff
 
 fabric=${IONIC_TEST_FABRIC:-default}
-# run NAME [LAUNCHER OPTION...]: both parts of the program, the second alone
-# with the SQ in controller memory behind express doorbells
+# pass NAME ARG "LAUNCHER OPTIONS" [LAUNCHER OPTION...]: one run of the
+# program, with ARG ("" for all of it) under the options, appended to
+# NAME's trace and output
+pass() {
+	name=$1 arg=$2 opts=$3
+	shift 3
+	# shellcheck disable=SC2086 # ARG and OPTS are lists of words
+	IONIC_SIM_TRACE_RAW=1 "$sim" --fabric "$fabric" --trace "$work/$name.trace" \
+		$opts "$@" -- env ${OLD_LD+LD_LIBRARY_PATH="$OLD_LD"} "$prog" $arg \
+		>>"$work/$name.out" 2>&1
+}
+# run NAME [LAUNCHER OPTION...]: the three passes: all of the program; alone,
+# with controller memory and SQ express doorbells offered (cmb); all but the
+# queue sizes with firmware RDMA version 1 (fw1)
 run() {
-	name=$1
+	n=$1 st=0
 	shift
-	IONIC_SIM_TRACE_RAW=1 "$sim" --fabric "$fabric" --trace "$work/$name.trace" \
-		"$@" -- env ${OLD_LD+LD_LIBRARY_PATH="$OLD_LD"} "$prog" >"$work/$name.out" 2>&1
-	st=$?
-	IONIC_SIM_TRACE_RAW=1 "$sim" --fabric "$fabric" --trace "$work/$name.trace" \
-		--cmb-pages 64 --expdb-qtypes 1 "$@" -- \
-		env ${OLD_LD+LD_LIBRARY_PATH="$OLD_LD"} "$prog" cmb >>"$work/$name.out" 2>&1 || st=$?
+	pass "$n" "" "" "$@" || st=1
+	pass "$n" cmb "--cmb-pages 64 --expdb-qtypes 1" "$@" || st=1
+	pass "$n" fw1 "--fw-version 1" "$@" || st=1
 	return $st
 }
 if ! run ours; then

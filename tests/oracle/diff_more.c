@@ -17,32 +17,40 @@
 #include "check.h"
 #include "diff_scenario.h"
 
-/* The pair's QPs replaced by ibv_create_qp_ex ones with the send ops. */
-static void pair_ex(struct fx_pair *p, struct ibv_context *ctx)
+/* The pair's QPs replaced by ibv_create_qp_ex ones with the send ops
+ * (UD: the two sends, all it has), connected; 0 or the create's errno. */
+static int pair_ex(struct fx_pair *p, struct ibv_context *ctx)
 {
+	bool ud = p->o.type == IBV_QPT_UD;
+
 	for (int i = 0; i < 2; i++) {
 		struct ibv_qp_init_attr_ex ia = {
 			.send_cq = p->scq[i],
 			.recv_cq = p->rcq[i],
-			.qp_type = IBV_QPT_RC,
+			.qp_type = p->o.type,
 			.cap = { 16, 16, 2, 2, 64 },
 			.comp_mask = IBV_QP_INIT_ATTR_PD |
 				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 			.pd = p->pd,
-			.send_ops_flags = IBV_QP_EX_WITH_SEND |
-					  IBV_QP_EX_WITH_SEND_WITH_IMM |
-					  IBV_QP_EX_WITH_RDMA_WRITE |
-					  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-					  IBV_QP_EX_WITH_RDMA_READ |
-					  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-					  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+			.send_ops_flags =
+				ud ? IBV_QP_EX_WITH_SEND |
+						IBV_QP_EX_WITH_SEND_WITH_IMM :
+				     IBV_QP_EX_WITH_SEND |
+						IBV_QP_EX_WITH_SEND_WITH_IMM |
+						IBV_QP_EX_WITH_RDMA_WRITE |
+						IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+						IBV_QP_EX_WITH_RDMA_READ |
+						IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+						IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
 		};
 
 		REQUIRE(ibv_destroy_qp(p->qp[i]) == 0);
 		p->qp[i] = ibv_create_qp_ex(ctx, &ia);
-		REQUIRE(p->qp[i]);
+		if (!p->qp[i])
+			return errno;
 	}
 	fx_pair_connect(p);
+	return 0;
 }
 
 static void wr_api(struct ibv_context *ctx)
@@ -57,7 +65,7 @@ static void wr_api(struct ibv_context *ctx)
 	mark("wr create");
 	fx_pair_create(&p, ctx, NULL, &o, 1 << 16);
 	atomic_access(&p);
-	pair_ex(&p, ctx);
+	REQUIRE(pair_ex(&p, ctx) == 0);
 	qx = ibv_qp_to_qp_ex(p.qp[0]);
 	REQUIRE(qx);
 	raddr = (uintptr_t)p.buf[1] + 8192;
@@ -111,6 +119,48 @@ static void wr_api(struct ibv_context *ctx)
 	CHECK(ibv_wr_complete(qx) == 0);
 	reap(0, p.scq[0], 1);
 	reap(1, p.rcq[1], 1);
+	fx_pair_destroy(&p);
+}
+
+/* UD through ibv_wr_*: a SEND and a SEND_WITH_IMM, each addressed with
+ * wr_set_ud_addr.  A provider that refuses the QP, or gives it no such
+ * hook, is reported as such and nothing is posted (what an application
+ * checks before it calls the hook). */
+static void wr_ud(struct ibv_context *ctx)
+{
+	struct fx_qp_opts o;
+	struct fx_pair p;
+	struct ibv_qp_ex *qx;
+	uint32_t lkey;
+	int err;
+
+	fx_qp_opts_default(&o, IBV_QPT_UD);
+	mark("wr ud create");
+	fx_pair_create(&p, ctx, NULL, &o, 1 << 16);
+	err = pair_ex(&p, ctx);
+	qx = err ? NULL : ibv_qp_to_qp_ex(p.qp[0]);
+	printf("create wr ud qp: %s, wr_set_ud_addr %s\n",
+	       err ? strerror(err) : "ok",
+	       qx && qx->wr_set_ud_addr ? "yes" : "no");
+	lkey = p.mr[0]->lkey;
+	mark("wr ud send, send imm");
+	if (qx && qx->wr_set_ud_addr) {
+		REQUIRE(recv1(&p, 1, 330, 256 + 40) == 0);
+		REQUIRE(recv1(&p, 1, 331, 256 + 40) == 0);
+		ibv_wr_start(qx);
+		qx->wr_id = 332;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(qx);
+		ibv_wr_set_ud_addr(qx, p.ah[0], p.qp[1]->qp_num, p.o.qkey);
+		ibv_wr_set_sge(qx, lkey, (uintptr_t)p.buf[0], 48);
+		qx->wr_id = 333;
+		ibv_wr_send_imm(qx, htonl(0x5353));
+		ibv_wr_set_ud_addr(qx, p.ah[0], p.qp[1]->qp_num, p.o.qkey);
+		ibv_wr_set_inline_data(qx, p.buf[0], 20);
+		CHECK(ibv_wr_complete(qx) == 0);
+		reap(0, p.scq[0], 2);
+		reap(1, p.rcq[1], 2);
+	}
 	fx_pair_destroy(&p);
 }
 
@@ -296,11 +346,15 @@ static void rnr(struct ibv_context *ctx)
 
 /* The SQ in controller memory behind express doorbells: a QP with the
  * fixture's capabilities (4 SGEs, 64 inline bytes) and one with the least
- * (1 SGE, no inline), whose WQEs fit the 64-byte window. */
+ * (1 SGE, no inline), whose WQEs fit the 64-byte window; then the RQ in
+ * controller memory (the other IONIC_1.0 call), the SQ in host memory. */
 void diff_cmb(struct ibv_context *ctx)
 {
-	for (int small = 0; small < 2; small++) {
-		const char *t = small ? "small" : "big";
+	static const char *const kind[] = { "big", "small", "rq" };
+
+	for (int v = 0; v < 3; v++) {
+		const char *t = kind[v];
+		bool small = v == 1;
 		struct ibv_pd *pd = ibv_alloc_pd(ctx);
 		struct fx_qp_opts o;
 		struct fx_pair p;
@@ -309,7 +363,12 @@ void diff_cmb(struct ibv_context *ctx)
 		REQUIRE(pd);
 		snprintf(name, sizeof(name), "cmb %s create", t);
 		mark(name);
-		CHECK(ionic_dv_pd_set_sqcmb(pd, true, true, false) == 0);
+		if (v == 2)
+			CHECK(ionic_dv_pd_set_rqcmb(pd, true, false, false) ==
+			      0);
+		else
+			CHECK(ionic_dv_pd_set_sqcmb(pd, true, true, false) ==
+			      0);
 		fx_qp_opts_default(&o, IBV_QPT_RC);
 		if (small) {
 			o.max_send_sge = 1;
@@ -339,6 +398,7 @@ void diff_cmb(struct ibv_context *ctx)
 void diff_more(struct ibv_context *ctx)
 {
 	wr_api(ctx);
+	wr_ud(ctx);
 	windows(ctx);
 	arming(ctx);
 	rnr(ctx);

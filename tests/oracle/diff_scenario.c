@@ -26,13 +26,18 @@
 #include "verbs_fixture.h"
 
 int trace_fd = -1;
+/* Put before every scenario's name: which pass of diff.sh it belongs to
+ * ("fw1 ": firmware RDMA version 1; "cmb ": the sizes with controller
+ * memory and express doorbells offered). */
+static const char *prefix = "";
 
 void mark(const char *name)
 {
 	char line[160];
-	int n = snprintf(line, sizeof(line), "0 0 t=0 MARK %s\n", name);
+	int n = snprintf(line, sizeof(line), "0 0 t=0 MARK %s%s\n", prefix,
+			 name);
 
-	printf("== %s\n", name);
+	printf("== %s%s\n", prefix, name);
 	if (trace_fd >= 0 && write(trace_fd, line, (size_t)n) != n)
 		perror("trace mark");
 }
@@ -207,18 +212,23 @@ static void errors(struct fx_pair *p)
 }
 
 /* Queue sizes at and around the limits: what the create commands ask
- * (the trace's CMD lines) and what the application is told. */
-static void sizes(struct ibv_context *ctx, const struct ibv_device_attr *da)
+ * (the trace's CMD lines) and what the application is told.  few: a
+ * subset, for the pass with controller memory offered (where a default PD
+ * asks for the SQ there, behind an express doorbell). */
+static void sizes(struct ibv_context *ctx, const struct ibv_device_attr *da,
+		  bool few)
 {
-	static const uint32_t wrs[] = { 1, 63, 64, 65, 4095, 0 /* max */ };
-	static const uint32_t inl[] = { 0, 1, 32, 33, 64, 100, 200, 1000 };
+	static const uint32_t wrs[] = { 1, 64, 0 /* max */, 63, 65, 4095 };
+	static const uint32_t inl[] = { 0, 32, 100, 1, 33, 64, 200, 1000 };
+	size_t nw = few ? 3 : sizeof(wrs) / sizeof(wrs[0]);
+	size_t ni = few ? 3 : sizeof(inl) / sizeof(inl[0]);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	char name[64];
 
 	REQUIRE(pd && cq);
-	for (size_t i = 0; i < sizeof(wrs) / sizeof(wrs[0]); i++)
-		for (size_t j = 0; j < sizeof(inl) / sizeof(inl[0]); j++)
+	for (size_t i = 0; i < nw; i++)
+		for (size_t j = 0; j < ni; j++)
 			for (int t = 0; t < 2; t++) {
 				uint32_t wr = wrs[i] ? wrs[i] :
 						       (uint32_t)da->max_qp_wr;
@@ -244,7 +254,7 @@ static void sizes(struct ibv_context *ctx, const struct ibv_device_attr *da)
 				if (qp)
 					ibv_destroy_qp(qp);
 			}
-	for (int cqe = 1; cqe <= 1 << 16; cqe = cqe * 4 + 1) {
+	for (int cqe = 1; !few && cqe <= 1 << 16; cqe = cqe * 4 + 1) {
 		struct ibv_cq *c;
 
 		snprintf(name, sizeof(name), "size cq %d", cqe);
@@ -349,7 +359,8 @@ static void run(enum ibv_qp_type type)
 	mark(type == IBV_QPT_RC ? "rc destroy" : "ud destroy");
 	fx_pair_destroy(&p);
 	if (type == IBV_QPT_RC) {
-		sizes(ctx, &da);
+		if (!*prefix) /* once: most of the run, and no WQEs */
+			sizes(ctx, &da, false);
 		domains(ctx);
 		diff_more(ctx);
 	}
@@ -365,10 +376,16 @@ int main(int argc, char **argv)
 		trace_fd = open(trace, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (argc > 1 && !strcmp(argv[1], "cmb")) {
 		struct ibv_context *ctx = fx_open();
+		struct ibv_device_attr da;
 
+		REQUIRE(ibv_query_device(ctx, &da) == 0);
 		diff_cmb(ctx);
+		prefix = "cmb ";
+		sizes(ctx, &da, true);
 		ibv_close_device(ctx);
 	} else {
+		if (argc > 1 && !strcmp(argv[1], "fw1"))
+			prefix = "fw1 ";
 		run(IBV_QPT_RC);
 		run(IBV_QPT_UD);
 	}

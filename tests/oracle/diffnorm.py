@@ -16,9 +16,15 @@ usage: diffnorm.py TRACE > NORMALISED
 import re
 import sys
 
-RDMA_OPS = {0x21, 0x61, 0x02, 0x04, 0x03, 0x05}  # v2 WRITE, WRITE_IMM, READ
-ATOMIC_OPS = {0x04, 0x05}  # v2 CMP_SWP, FETCH_ADD
-UD_SEND_OPS = {0x20, 0x60}
+# the opcodes by firmware RDMA version (docs/device-contract.md §3.5): a
+# scenario whose name starts with "fw1 " ran with version 1
+OPS = {
+    2: dict(rdma={0x21, 0x61, 0x02, 0x03, 0x04, 0x05}, atomic={0x04, 0x05},
+            ud_send={0x20, 0x60}, key={0xA0, 0x07, 0x08}, nobody={0x07, 0x08},
+            bind=0x08),
+    1: dict(rdma={4, 5, 3, 6, 7}, atomic={6, 7}, ud_send={0, 2},
+            key={1, 9, 10}, nobody={9, 10}, bind=10),
+}
 FLAG_INL, FLAG_SPEC32, FLAG_SPEC16 = 0x0004, 0x1000, 0x2000
 
 
@@ -27,23 +33,29 @@ def mask(b, start, length):
         b[i] = None
 
 
-def wqe(kind, qtype, raw):
+def wqe(kind, qtype, fw, raw):
     """Mask the fields of one WQE that must differ (device-contract §3)."""
     b = list(raw)
     op, nsge = b[8], b[9]
     flags = b[10] << 8 | b[11]
-    if kind == 'sq' and op in RDMA_OPS:
+    o = OPS[fw] if kind == 'sq' else dict(
+        rdma=(), atomic=(), ud_send=(), key=(), nobody=(), bind=None)
+    if op in o['rdma']:
         mask(b, 16, 12)  # remote address, rkey
-    if kind == 'sq' and op in ATOMIC_OPS:
+    if op in o['atomic'] and fw == 1:
+        mask(b, 48, 8)  # the local SGE's va
+        mask(b, 60, 4)  # and lkey (docs/device-contract.md §3.3 (c))
+        nsge = 0
+    elif op in o['atomic']:
         mask(b, 44, 12)  # result buffer lkey and address
         nsge = 0
-    if kind == 'sq' and op in UD_SEND_OPS and qtype == 'ud':
+    if op in o['ud_send'] and qtype == 'ud':
         mask(b, 20, 4)  # destination QP number
-    if kind == 'sq' and op in (0xA0, 0x07, 0x08):
+    if op in o['key']:
         mask(b, 12, 4)  # a key in imm_data_key
-    if kind == 'sq' and op in (0x07, 0x08):
+    if op in o['nobody']:
         nsge = 0  # no SGL: LOCAL_INV has no body, BIND_MW its own
-    if kind == 'sq' and op == 0x08:
+    if op == o['bind']:
         mask(b, 9, 1)  # the new key byte
         mask(b, 16, 8)  # the window's address
         mask(b, 32, 4)  # the region's lkey
@@ -68,7 +80,7 @@ def cqe(hexwords):
 
 
 def main():
-    scen, qtype = '(setup)', 'rc'
+    scen, qtype, fw = '(setup)', 'rc', 2
     out = []
     for line in open(sys.argv[1], errors='replace'):
         f = line.split()
@@ -78,13 +90,14 @@ def main():
         text = ' '.join(rest)
         if cat == 'MARK':
             scen = text
-            qtype = 'ud' if scen.startswith('ud') else 'rc'
+            fw = 1 if scen.startswith('fw1 ') else 2
+            qtype = 'ud' if re.match(r'(fw1 )?(wr )?ud', scen) else 'rc'
         elif cat == 'WQERAW':
             # "<sq|rq> qp N slot S stride T <hex...>"
             raw = bytes.fromhex(''.join(rest[7:]).replace('...', ''))
             out.append((scen, 'WQE %s qp %s' % (rest[0], rest[2]),
                         'slot %s stride %s: %s' % (
-                            rest[4], rest[6], wqe(rest[0], qtype, raw))))
+                            rest[4], rest[6], wqe(rest[0], qtype, fw, raw))))
         elif cat == 'DB' and not rest[0].startswith('page='):
             # without the device's own index at the time ("(cons N)"),
             # which depends on how far it got: timing

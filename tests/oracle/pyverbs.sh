@@ -8,12 +8,9 @@
 set -u
 sim=$(readlink -f "$1")
 expected=$(readlink -f "$2")
-work=$(mktemp -d "${TMPDIR:-/tmp}/oracle-pyverbs.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP
 # shellcheck source=tests/oracle/lib.sh
 . "$(dirname "$0")/lib.sh"
-oracle_setup "$work"
+oracle_begin pyverbs
 
 "$sim" --fabric "${IONIC_TEST_FABRIC:-default}" --provider "$OLIB/libibverbs/libionic" -- \
 	env LD_LIBRARY_PATH="$OLIB" PYTHONPATH="$work/oracle/python" PYTHONDONTWRITEBYTECODE=1 \

@@ -17,6 +17,16 @@ if(IONIC_HAVE_SIM AND NOT IONIC_SANITIZE)
             ${CMAKE_CURRENT_SOURCE_DIR}/oracle/pyverbs-expected.txt
     TIMEOUT 300
     LABELS pyverbs oracle)
+  # our verbs programs that need no extension of ours, with upstream's
+  # provider and libibverbs, held to tests/oracle/verbs-expected.txt (~8 s)
+  if(TARGET verbs-fork)
+    ionic_add_test(e2e-oracle-verbs
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/oracle/verbs.sh ${IONIC_SIM_LAUNCHER}
+              $<TARGET_FILE_DIR:verbs-fork>
+              ${CMAKE_CURRENT_SOURCE_DIR}/oracle/verbs-expected.txt
+      TIMEOUT 120
+      LABELS oracle)
+  endif()
   # the differential scenarios: one program (plain libibverbs) under both
   # providers, what reaches the device compared field by field
   add_executable(oracle-diff-scenario oracle/diff_scenario.c

@@ -209,9 +209,10 @@ static void pair_check(enum ibv_qp_type type, struct ibv_pd *pd,
 	pair_check_x(type, pd, send_wr, want, 0);
 }
 
-/* One QP on 'pd' with SQ depth 'send_wr': NULL with errno, or the QP. */
-static struct ibv_qp *qp_try(struct ibv_pd *pd, struct ibv_cq *cq,
-			     uint32_t send_wr)
+/* One QP on 'pd' with SQ depth 'send_wr' and 'sge' SGEs a side: NULL with
+ * errno, or the QP.  'inl' inline bytes. */
+static struct ibv_qp *qp_make(struct ibv_pd *pd, struct ibv_cq *cq,
+			      uint32_t send_wr, uint32_t sge, uint32_t inl)
 {
 	struct ibv_qp_init_attr a = {
 		.send_cq = cq,
@@ -220,14 +221,21 @@ static struct ibv_qp *qp_try(struct ibv_pd *pd, struct ibv_cq *cq,
 		.cap = {
 			.max_send_wr = send_wr,
 			.max_recv_wr = 16,
-			.max_send_sge = 4,
-			.max_recv_sge = 4,
-			.max_inline_data = MSG,	/* as pair_check() */
+			.max_send_sge = sge,
+			.max_recv_sge = sge,
+			.max_inline_data = inl,
 		},
 	};
 
 	errno = 0;
 	return ibv_create_qp(pd, &a);
+}
+
+/* The QP pair_check() makes: 4 SGEs, MSG inline bytes. */
+static struct ibv_qp *qp_try(struct ibv_pd *pd, struct ibv_cq *cq,
+			     uint32_t send_wr)
+{
+	return qp_make(pd, cq, send_wr, 4, MSG);
 }
 
 /* Creating one QP on 'pd' gives 'want' windows (or fails with 'err'). */
@@ -327,14 +335,7 @@ int main(int argc, char **argv)
 		CHECK_RC(ionic_dv_pd_set_expdb_mask(
 				 pd, IONIC_EXPDB_64 | IONIC_EXPDB_128),
 			 0);
-		qp = ibv_create_qp(pd, &(struct ibv_qp_init_attr){
-					       .send_cq = cq,
-					       .recv_cq = cq,
-					       .qp_type = IBV_QPT_RC,
-					       .cap = { .max_send_wr = 16,
-							.max_recv_wr = 16,
-							.max_send_sge = 1,
-							.max_recv_sge = 1 } });
+		qp = qp_make(pd, cq, 16, 1, 0);
 		CHECK(qp);
 		CHECK_EQ(cmb_maps(NULL), before + 1);
 		CHECK_EQ(express_maps(), before_x + 1);
@@ -354,6 +355,28 @@ int main(int argc, char **argv)
 		CHECK_RC(ionic_dv_pd_set_expdb_mask(pd, IONIC_EXPDB_64), 0);
 		CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, true, false), 0);
 		pair_check_x(IBV_QPT_RC, pd, 64, 2, 0);
+		/*
+		 * A ring too big for the CMB, sized for an express doorbell
+		 * (64-byte WQEs with the 8-byte trailer): the kernel puts it
+		 * in host memory, no trailer is written, and the caps give
+		 * the trailer's bytes back (a whole SGE and its 16 inline
+		 * bytes: 2 SGEs and 32 bytes, not 1 and 24).
+		 */
+		before = cmb_maps(NULL);
+		before_x = express_maps();
+		qp = qp_make(pd, cq, 4095, 1, 0);
+		CHECK(qp);
+		CHECK_EQ(cmb_maps(NULL), before);
+		CHECK_EQ(express_maps(), before_x);
+		if (qp) {
+			struct ibv_qp_init_attr ia;
+			struct ibv_qp_attr qa;
+
+			CHECK_RC(ibv_query_qp(qp, &qa, IBV_QP_CAP, &ia), 0);
+			CHECK_EQ(qa.cap.max_inline_data,
+				 16 * qa.cap.max_send_sge);
+			CHECK_RC(ibv_destroy_qp(qp), 0);
+		}
 		CHECK_RC(ibv_destroy_cq(cq), 0);
 	} else {
 		CHECK_RC(ionic_dv_pd_set_sqcmb(pd, true, true, true), EINVAL);
