@@ -46,7 +46,8 @@
  * libtsan in the search order, libc's, so this still passes the shim by.
  */
 #if defined(__SANITIZE_THREAD__)
-#define ISIM_SYS_TSAN 1
+/* ISIM_SYS_CALL(TSAN, RAW): the call of each build */
+#define ISIM_SYS_CALL(tsan, raw) (tsan)
 int __interceptor_open(const char *path, int flags, ...);
 int __interceptor_close(int fd);
 ssize_t __interceptor_read(int fd, void *buf, size_t len);
@@ -61,44 +62,35 @@ ssize_t __interceptor_recvfrom(int fd, void *buf, size_t len, int flags,
 			       struct sockaddr *from, socklen_t *fromlen);
 ssize_t __interceptor_sendmsg(int fd, const struct msghdr *msg, int flags);
 ssize_t __interceptor_recvmsg(int fd, struct msghdr *msg, int flags);
+#else
+#define ISIM_SYS_CALL(tsan, raw) (raw)
 #endif
 
 /* ---- files ---------------------------------------------------------- */
 
 static inline int isim_sys_open(const char *path, int flags, mode_t mode)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_open(path, flags, mode);
-#else
-	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
-#endif
+	return ISIM_SYS_CALL(__interceptor_open(path, flags, mode),
+			     (int)syscall(SYS_openat, AT_FDCWD, path, flags,
+					  mode));
 }
 
 static inline int isim_sys_close(int fd)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_close(fd);
-#else
-	return (int)syscall(SYS_close, fd);
-#endif
+	return ISIM_SYS_CALL(__interceptor_close(fd),
+			     (int)syscall(SYS_close, fd));
 }
 
 static inline ssize_t isim_sys_read(int fd, void *buf, size_t len)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_read(fd, buf, len);
-#else
-	return syscall(SYS_read, fd, buf, len);
-#endif
+	return ISIM_SYS_CALL(__interceptor_read(fd, buf, len),
+			     syscall(SYS_read, fd, buf, len));
 }
 
 static inline ssize_t isim_sys_write(int fd, const void *buf, size_t len)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_write(fd, buf, len);
-#else
-	return syscall(SYS_write, fd, buf, len);
-#endif
+	return ISIM_SYS_CALL(__interceptor_write(fd, buf, len),
+			     syscall(SYS_write, fd, buf, len));
 }
 
 static inline int isim_sys_fcntl(int fd, int cmd, long arg)
@@ -145,31 +137,23 @@ static inline DIR *isim_sys_opendir(const char *path)
 static inline void *isim_sys_mmap(void *addr, size_t len, int prot, int flags,
 				  int fd, off_t off)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_mmap(addr, len, prot, flags, fd, off);
-#else
-	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-#endif
+	return ISIM_SYS_CALL(
+		__interceptor_mmap(addr, len, prot, flags, fd, off),
+		(void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off));
 }
 
 static inline int isim_sys_munmap(void *addr, size_t len)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_munmap(addr, len);
-#else
-	return (int)syscall(SYS_munmap, addr, len);
-#endif
+	return ISIM_SYS_CALL(__interceptor_munmap(addr, len),
+			     (int)syscall(SYS_munmap, addr, len));
 }
 
 /* ---- sockets -------------------------------------------------------- */
 
 static inline int isim_sys_socket(int domain, int type, int proto)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_socket(domain, type, proto);
-#else
-	return (int)syscall(SYS_socket, domain, type, proto);
-#endif
+	return ISIM_SYS_CALL(__interceptor_socket(domain, type, proto),
+			     (int)syscall(SYS_socket, domain, type, proto));
 }
 
 static inline int isim_sys_bind(int fd, const struct sockaddr *sa,
@@ -199,50 +183,37 @@ static inline int isim_sys_getsockopt(int fd, int level, int name, void *val,
 static inline ssize_t isim_sys_send(int fd, const void *buf, size_t len,
 				    int flags)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_sendto(fd, buf, len, flags, NULL, 0);
-#else
-	return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
-#endif
+	return ISIM_SYS_CALL(__interceptor_sendto(fd, buf, len, flags, NULL, 0),
+			     syscall(SYS_sendto, fd, buf, len, flags, NULL, 0));
 }
 
 static inline ssize_t isim_sys_sendto(int fd, const void *buf, size_t len,
 				      int flags, const struct sockaddr *to,
 				      socklen_t tolen)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_sendto(fd, buf, len, flags, to, tolen);
-#else
-	return syscall(SYS_sendto, fd, buf, len, flags, to, tolen);
-#endif
+	return ISIM_SYS_CALL(
+		__interceptor_sendto(fd, buf, len, flags, to, tolen),
+		syscall(SYS_sendto, fd, buf, len, flags, to, tolen));
 }
 
 static inline ssize_t isim_sys_recv(int fd, void *buf, size_t len, int flags)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_recvfrom(fd, buf, len, flags, NULL, NULL);
-#else
-	return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
-#endif
+	return ISIM_SYS_CALL(
+		__interceptor_recvfrom(fd, buf, len, flags, NULL, NULL),
+		syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL));
 }
 
 static inline ssize_t isim_sys_sendmsg(int fd, const struct msghdr *msg,
 				       int flags)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_sendmsg(fd, msg, flags);
-#else
-	return syscall(SYS_sendmsg, fd, msg, flags);
-#endif
+	return ISIM_SYS_CALL(__interceptor_sendmsg(fd, msg, flags),
+			     syscall(SYS_sendmsg, fd, msg, flags));
 }
 
 static inline ssize_t isim_sys_recvmsg(int fd, struct msghdr *msg, int flags)
 {
-#ifdef ISIM_SYS_TSAN
-	return __interceptor_recvmsg(fd, msg, flags);
-#else
-	return syscall(SYS_recvmsg, fd, msg, flags);
-#endif
+	return ISIM_SYS_CALL(__interceptor_recvmsg(fd, msg, flags),
+			     syscall(SYS_recvmsg, fd, msg, flags));
 }
 
 #endif /* ISIM_SYS_H */
