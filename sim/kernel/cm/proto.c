@@ -63,7 +63,7 @@ uint32_t ik_cm_listen_qpn(uint16_t ps, uint16_t port)
  */
 bool ik_cm_neighbour(uint32_t ip)
 {
-	const struct ik_netdev *nd = ik_netdev_get();
+	const struct ik_netdev *nd = ik_netdev_get(0);
 	const struct ifab_transport *tp = ifab_default_transport();
 	uint32_t own, mask = nd->ipv4_prefix ?
 				     htonl(~0u << (32 - nd->ipv4_prefix)) :

@@ -47,7 +47,7 @@
 
 static inline uint32_t ik_cm_own_node(void)
 {
-	return ik_host_get()->node;
+	return ik_host_get()->node[0];
 }
 
 /* ---- proto.c ----------------------------------------------------- */

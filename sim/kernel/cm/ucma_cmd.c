@@ -119,7 +119,7 @@ static uint32_t own_ip(void)
 {
 	uint32_t ip;
 
-	memcpy(&ip, ik_netdev_get()->ipv4, 4);
+	memcpy(&ip, ik_netdev_get(0)->ipv4, 4);
 	return ip;
 }
 
@@ -134,7 +134,7 @@ void ik_cm_ip_gid(uint32_t ip, uint8_t gid[16])
 
 uint8_t ik_cm_path_mtu(void)
 {
-	uint32_t m = ik_netdev_get()->mtu;
+	uint32_t m = ik_netdev_get(0)->mtu;
 
 	m = m > 96 ? m - 96 : 0; /* GRH, UDP, BTH, XRC, AtomicETH, ICRC */
 	return m >= 4096 ? IBV_MTU_4096 :
@@ -417,10 +417,10 @@ static void query_addr(struct ik_cm_id *ctx, struct rdma_ucm_query_addr_resp *r)
 		uint8_t gid[16];
 
 		/* the node GUID: the EUI-64 of GID 0, big-endian bytes */
-		isim_node_gid(ik_host_get()->node, 0, gid);
+		isim_node_gid(ik_host_get()->node[0], 0, gid);
 		memcpy(&r->node_guid, &gid[8], 8);
 		r->port_num = 1;
-		r->ibdev_index = IK_DEV_INDEX;
+		r->ibdev_index = 0;
 	} else {
 		r->ibdev_index = UINT32_MAX;
 	}
