@@ -12,6 +12,9 @@
 #             another on the same fabric
 #   udp       the same as rc on the UDP fabric, one address per NIC (--addr
 #             A gives A, A+1)
+#   cm        rdma_cm to NIC 1 of a two-NIC launcher from another launcher:
+#             rping to a server bound to NIC 1's address (data verified),
+#             udaddy to a server listening on every address
 #   pyverbs   pyverbs (/usr/bin/python3) lists and opens every device
 #   eight     --nics 8 comes up (every device opened by one process) and
 #             leaves nothing behind
@@ -133,6 +136,34 @@ cross)
 		bad "the client did not reach NIC 1 (node 2) of the first launcher"
 	grep -q 'remote address:.*GID ::ffff:198.18.0.3' "$work/server.out" ||
 		bad "the server did not hear from node 3"
+	;;
+cm)
+	e2e_require rdmacm-utils rping udaddy
+	# the first launcher holds nodes 1 and 2: NIC 1 is 198.18.0.2
+	timeout 60 "$sim" --fabric "$fabric" --nics 2 -- \
+		rping -s -a 198.18.0.2 -p "$port" -v -V -C 5 >"$work/server.out" 2>&1 &
+	server_pid=$!
+	e2e_wait_cm_listen_node 2 0 "$port" || bad "rping server did not listen on node 2"
+	timeout 60 "$sim" --fabric "$fabric" -- rping -c -a 198.18.0.2 -p "$port" \
+		-v -V -C 5 >"$work/client.out" 2>&1 || bad "rping client failed"
+	wait "$server_pid" || bad "rping server failed"
+	server_pid=
+	cat "$work/server.out" "$work/client.out"
+	[ "$(grep -c 'ping data: rdma-ping-' "$work/client.out")" = 5 ] ||
+		bad "rping: not 5 verified pings"
+	# udaddy's server binds no address: it listens on both NICs, and its
+	# SIDR answer names NIC 1, where its QP is
+	timeout 60 "$sim" --fabric "$fabric" --nics 2 -- udaddy \
+		>"$work/server.out" 2>&1 &
+	server_pid=$!
+	e2e_wait_cm_listen_node 2 1 7174 || bad "udaddy server did not listen on node 2"
+	timeout 60 "$sim" --fabric "$fabric" -- udaddy -s 198.18.0.2 \
+		>"$work/client.out" 2>&1 || bad "udaddy client failed"
+	wait "$server_pid" || bad "udaddy server failed"
+	server_pid=
+	cat "$work/server.out" "$work/client.out"
+	[ "$(grep -c 'return status 0' "$work/server.out" "$work/client.out" |
+		grep -c ':1$')" = 2 ] || bad "udaddy: a side did not complete"
 	;;
 pyverbs)
 	# shellcheck disable=SC2016
