@@ -6,7 +6,8 @@
 #
 #   list      ibv_devices, ibv_devinfo, rdma dev, rdma link, ip link/addr
 #             and the sysfs tree show ionic_0..3 with distinct GUIDs, GIDs,
-#             MACs and addresses
+#             MACs and addresses; rdma resource shows a QP on ionic_1
+#             under ionic_1 alone
 #   rc, ud    ibv_{rc,ud}_pingpong from ionic_1 to ionic_0 of one launcher
 #   cross     ibv_rc_pingpong between NIC 1 of one launcher and NIC 0 of
 #             another on the same fabric
@@ -80,8 +81,26 @@ list)
 		rdma dev; rdma link; ip -o link show; ip -o addr show
 		cat "$SYSFS_PATH"/class/infiniband/ionic_*/ports/1/gid_attrs/ndevs/1
 		readlink "$SYSFS_PATH"/class/infiniband/ionic_3/device
-		cat /sys/class/infiniband/ionic_2/device/net/isim2/address' ||
+		cat /sys/class/infiniband/ionic_2/device/net/isim2/address
+		# a QP on ionic_1 (the pingpong server waits in INIT)
+		ibv_rc_pingpong -d ionic_1 -g 1 -p "$1" >/dev/null 2>&1 &
+		pp=$!
+		for _ in $(seq 100); do
+			rdma resource show qp | grep -q "ionic_1/1 .*state INIT" && break
+			sleep 0.1
+		done
+		rdma resource show qp | sed "s/^/res-qp /"
+		rdma resource | sed "s/^/res /"
+		kill $pp; wait $pp; true' sh "$port" ||
 		bad "tools failed under --nics 4"
+	grep -q '^res-qp link ionic_1/1 lqpn 2 .*type RC state INIT' "$work/list.out" ||
+		bad "rdma resource: no RC QP 2 on ionic_1"
+	! grep -q '^res-qp link ionic_0' "$work/list.out" ||
+		bad "rdma resource: ionic_1's QP listed under ionic_0 too"
+	grep -q '^res 1: ionic_1: pd 1 cq 1 qp 1 ' "$work/list.out" ||
+		bad "rdma resource: ionic_1's summary is not its PD, CQ and QP"
+	grep -q '^res 0: ionic_0: pd 0 cq 0 qp 0 ' "$work/list.out" ||
+		bad "rdma resource: ionic_0's summary counts ionic_1's objects"
 	for k in 0 1 2 3; do
 		n=$((k + 1))
 		grep -Eq "^ *ionic_${k}[[:space:]]+001dd8fffe00000$n\$" "$work/list.out" ||

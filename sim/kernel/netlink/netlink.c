@@ -242,6 +242,16 @@ static int nldev_res_get(struct nl_req *r)
 	return rc;
 }
 
+/* Counts the records of one device. */
+static int res_count(void *ctx, const struct ik_res_rec *e)
+{
+	uint64_t *n = ctx;
+
+	if (e->dev == (uint8_t)(n[1]))
+		n[0]++;
+	return 0;
+}
+
 /* One device's summary message. */
 static int res_summary(struct nl_req *r, const struct res_kind *kinds,
 		       size_t nkinds)
@@ -250,14 +260,15 @@ static int res_summary(struct nl_req *r, const struct res_kind *kinds,
 	put_handle(r->m, r->dev);
 	ik_nla_nest_start(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY);
 	for (size_t i = 0; i < nkinds; i++) {
-		uint64_t n = kinds[i].type ?
-				     ik_res_walk(kinds[i].type, NULL, NULL) :
-				     0;
+		uint64_t n[2] = { 0, r->dev }; /* count, device */
+
+		if (kinds[i].type)
+			ik_res_walk(kinds[i].type, res_count, n);
 
 		ik_nla_nest_start(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY);
 		ik_nla_str(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME,
 			   kinds[i].name);
-		ik_nla_u64(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR, n);
+		ik_nla_u64(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR, n[0]);
 		ik_nla_nest_end(r->m);
 	}
 	ik_nla_nest_end(r->m);
@@ -347,7 +358,7 @@ static int res_visit(void *ctx, const struct ik_res_rec *e)
 	struct ik_nlmsg *m = d->r->m;
 	size_t before;
 
-	if (d->by_id && e->id != d->want_id)
+	if (e->dev != d->r->dev || (d->by_id && e->id != d->want_id))
 		return 0;
 	d->found = true;
 	before = m->len;
