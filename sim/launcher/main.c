@@ -4,9 +4,8 @@
  *
  * Runs COMMAND (and everything it starts) on emulated ionic NICs (one, or
  * --nics N): claims a fabric node id per NIC, writes a private fake sysfs
- * tree, points
- * libibverbs at it and at our provider, preloads the emulator, and cleans
- * everything up however the command ends.
+ * tree, points libibverbs at it and at our provider, preloads the
+ * emulator, and cleans everything up however the command ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,8 +95,8 @@ static void usage(FILE *out)
 		"\n"
 		"Environment given to COMMAND: SYSFS_PATH, LD_PRELOAD, RDMAV_DRIVERS,\n"
 		"IONIC_SIM_PROFILE, IONIC_SIM_NODES, IONIC_SIM_NODE, IONIC_SIM_FABRIC,\n"
-		"IONIC_SIM_RUNDIR,\n"
-		"IONIC_SIM_TRACE, IONIC_SIM_PCAP, IONIC_SIM_TRANSPORT, IONIC_SIM_ADDR.\n"
+		"IONIC_SIM_RUNDIR, IONIC_SIM_TRACE, IONIC_SIM_PCAP, IONIC_SIM_TRANSPORT,\n"
+		"IONIC_SIM_ADDR.\n"
 		"Exit status: COMMAND's, or 128+N if signal N killed it.\n");
 }
 

@@ -6,8 +6,8 @@
 #
 #   list      ibv_devices, ibv_devinfo, rdma dev, rdma link, ip link/addr
 #             and the sysfs tree show ionic_0..3 with distinct GUIDs, GIDs,
-#             MACs and addresses; rdma resource shows a QP on ionic_1
-#             under ionic_1 alone
+#             MACs and addresses (libibverbs also without netlink); rdma
+#             resource shows a QP on ionic_1 under ionic_1 alone
 #   rc, ud    ibv_{rc,ud}_pingpong from ionic_1 to ionic_0 of one launcher
 #   cross     ibv_rc_pingpong between NIC 1 of one launcher and NIC 0 of
 #             another on the same fabric
@@ -119,6 +119,11 @@ list)
 			bad "sysfs: ionic_$k's GIDs name no isim$k"
 	done
 	[ "$(grep -c hca_id "$work/list.out")" = 4 ] || bad "ibv_devinfo: not 4 devices"
+	# without RDMA netlink libibverbs finds them through sysfs alone
+	run "$work/sysfs.out" --nics 3 --no-netlink -- ibv_devices ||
+		bad "ibv_devices without netlink failed"
+	[ "$(grep -c '^ *ionic_[0-2][[:space:]]' "$work/sysfs.out")" = 3 ] ||
+		bad "ibv_devices without netlink: not 3 devices"
 	grep -qx '../../../devices/pci0000:00/0000:04:00.0' "$work/list.out" ||
 		bad "sysfs: ionic_3's device is not PCI function 0000:04:00.0"
 	grep -qx '02:1d:d8:00:00:03' "$work/list.out" ||
