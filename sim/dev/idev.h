@@ -293,6 +293,15 @@ void idev_mmio_store(struct idev *dev, const struct isim_mmio_store *st);
  * thread that is not the engine's (cfg->lock held): applied as
  * idev_mmio_store() does, and the engine woken for the work it made. */
 void idev_mmio_inject(struct idev *dev, const struct isim_mmio_store *st);
+/*
+ * The thread that just stored a doorbell applies the captured stores
+ * itself (cfg->lock NOT held): if the lock is free it pops and applies a
+ * batch, wakes the engine only when the work left it something to do
+ * sooner than it planned (a timer, a busy peer, more stores), and
+ * returns true.  False: the lock is busy, nothing was done, and the
+ * caller wakes the engine as for any captured store.
+ */
+bool idev_doorbells_apply_now(struct idev *dev);
 
 /* One frame from the fabric on the endpoint of QP 'qpn' (what the engine
  * does with every packet it receives; cfg->lock held): a frame that is

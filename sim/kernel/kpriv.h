@@ -265,4 +265,11 @@ int ik_mmap_insert(struct ik_file *f, enum ik_mmap_kind kind, uint64_t npages,
 		   uint64_t *pgoff);
 void ik_mmap_clear(struct ik_file *f);
 
+/* ---- direct.c ---- */
+/* The direct-path switch (IONIC_SIM_DIRECT): true unless "0" or "off". */
+bool ik_direct_enabled(void);
+/* The NIC exists: hand the platform the storing thread's doorbell
+ * consumer (or take it back when the switch is off). */
+void ik_direct_start(void);
+
 #endif /* IK_KPRIV_H */

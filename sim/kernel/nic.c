@@ -295,8 +295,10 @@ int ik_model_init(const struct ik_platform *plat)
 		rc = -ENODEV; /* no platform: no device */
 	else if (!ik_nic) {
 		rc = nic_create(&nic);
-		if (!rc)
+		if (!rc) {
 			__atomic_store_n(&ik_nic, nic, __ATOMIC_RELEASE);
+			ik_direct_start();
+		}
 		if (isim_trace_enabled())
 			isim_trace(
 				ISIM_TR_CMD,
