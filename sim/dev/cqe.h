@@ -53,6 +53,12 @@ struct idev_cq {
 int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 		  bool solicited);
 
+/* The slot image of 'cqe' in the pass of colour 'color', stamped with the
+ * device clock 'clock': what idev_cqe_post writes (its last word, the
+ * colour, published last), and what a remote executor writes. */
+void idev_cqe_image(struct ionic_cqe *img, const struct ionic_cqe *cqe,
+		    uint64_t clock, bool color);
+
 /* Builders: fill *cqe (zeroed first) for idev_cqe_post().  'ipv4' sets
  * the receive CQE's IPv4 bit (docs/device-contract.md §5.4): the message
  * came over RoCEv2/IPv4. */

@@ -72,6 +72,8 @@ struct idev {
 	uint64_t started_ns; /* idev_start(): fatal_after_ms counts from it */
 	bool failed; /* the firmware failed (fatal.c): once per device */
 	bool dead; /* ... and stayed dead: every create is refused */
+	struct idev_direct *direct; /* direct.h; NULL: packets only */
+	uint32_t dkeys_lo, dkeys_hi; /* key indexes to mirror at leave */
 };
 
 static inline struct idev_qp *idev_qp_lookup(const struct idev *dev,

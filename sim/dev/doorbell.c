@@ -225,9 +225,11 @@ bool idev_doorbells_apply_now(struct idev *dev)
 	 * signal handler.  The engine applies what is left. */
 	if (pthread_mutex_trylock(dev->cfg.lock))
 		return false;
+	idev_enter(dev);
 	idev_doorbells_pop(dev, DB_APPLY_BATCH, &more);
 	if (dev->engine)
 		idev_engine_poke(dev->engine, more);
+	idev_leave(dev);
 	pthread_mutex_unlock(dev->cfg.lock);
 	return true;
 }

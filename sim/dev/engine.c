@@ -156,6 +156,7 @@ static void *engine_main(void *arg)
 			n = 0; /* EINTR: just look at the timers */
 		if (!engine_lock(eng))
 			break;
+		idev_enter(eng->dev);
 		for (i = 0; i < n; i++) {
 			switch (evs[i].data.u64 & EV_KIND_MASK) {
 			case EV_WAKE:
@@ -188,6 +189,7 @@ static void *engine_main(void *arg)
 			timeout < 0 ?
 				0 :
 				idev_now_ns() + (uint64_t)timeout * 1000000ull;
+		idev_leave(eng->dev);
 		pthread_mutex_unlock(eng->dev->cfg.lock);
 	}
 	return NULL;

@@ -130,9 +130,18 @@ struct idev_config {
 	/* The firmware fails when this file exists (profile fatal_trigger);
 	 * NULL: no trigger file.  Kept by the caller. */
 	const char *fatal_file;
+	/* Offer and use the direct path (direct.h) where the fabric allows
+	 * it.  The caller then brackets every hold of 'lock' with
+	 * idev_enter() / idev_leave(). */
+	bool direct;
 };
 
 int idev_create(const struct idev_config *cfg, struct idev **out);
+/* Right after taking cfg->lock, and right before releasing it, with
+ * cfg->direct: the state the device shares with its peers' executors
+ * comes in and goes back out (sim/dev/direct.h).  No-ops otherwise. */
+void idev_enter(struct idev *dev);
+void idev_leave(struct idev *dev);
 /* Start the engine thread (doorbells, fabric, timers).  Without it the
  * device still executes admin commands and doorbells passed to
  * idev_doorbell(). */
