@@ -202,17 +202,19 @@ static struct idev_dseg_cq *recv_cq(struct dx *x)
 	return c;
 }
 
-/* Write the RECV CQE into the responder's ring: body first, the word
- * with the colour last (two copies: the poller must not see the colour
- * before the body), then the responder's indices. */
-static bool post_recv_cqe(struct dx *x, struct idev_dseg_cq *c,
+/*
+ * The payload and the RECV CQE in one process_vm_writev: the copies run
+ * in iovec order, the CQE's body before the word with its colour (its
+ * own iovec, so its own copy: the poller never sees the colour before
+ * the body, nor the CQE before the data).  Then the responder's indices.
+ */
+static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 			  const struct idev_wqe *w, unsigned int op,
 			  uint32_t imm)
 {
 	const size_t qtf = offsetof(struct ionic_cqe, qid_type_flags);
 	struct ionic_cqe cqe, img;
 	uint8_t mac[6];
-	struct iovec l, r;
 	uint32_t prod = c->prod & c->mask;
 	uint64_t slot = c->ring + ((uint64_t)prod << c->stride_log2);
 
@@ -220,17 +222,15 @@ static bool post_recv_cqe(struct dx *x, struct idev_dseg_cq *c,
 	idev_cqe_recv(&cqe, x->q->qpn, w->wqe_idx, x->s->w.length, x->d->qpn,
 		      op, imm, mac, 0, false);
 	idev_cqe_image(&img, &cqe, idev_clock(x->d->dev), c->color & 1);
-	l.iov_base = &img;
-	l.iov_len = qtf;
-	r.iov_base = (void *)(uintptr_t)slot;
-	r.iov_len = qtf;
-	if (!moved(x, process_vm_writev(x->p->pid, &l, 1, &r, 1, 0), qtf))
-		return false;
-	l.iov_base = (uint8_t *)&img + qtf;
-	l.iov_len = sizeof(img.qid_type_flags);
-	r.iov_base = (void *)(uintptr_t)(slot + qtf);
-	r.iov_len = l.iov_len;
-	if (!moved(x, process_vm_writev(x->p->pid, &l, 1, &r, 1, 0), l.iov_len))
+	if (!iov_add(&x->l, (uint64_t)(uintptr_t)&img, qtf) ||
+	    !iov_add(&x->l, (uint64_t)(uintptr_t)&img + qtf,
+		     sizeof(img.qid_type_flags)) ||
+	    !iov_add(&x->r, slot, qtf) ||
+	    !iov_add(&x->r, slot + qtf, sizeof(img.qid_type_flags)) ||
+	    !moved(x,
+		   process_vm_writev(x->p->pid, x->l.v, x->l.n, x->r.v, x->r.n,
+				     0),
+		   x->s->w.length + sizeof(img)))
 		return false;
 	if (x->s->w.flags & IONIC_WQE_FLAG_SOL) {
 		c->sol_pending = 1;
@@ -265,11 +265,11 @@ static bool exec_write(struct dx *x, bool imm)
 		return false;
 	if (imm && (!take_rq(x, &w) || !(c = recv_cq(x))))
 		return false;
-	if (!local_iov(x, 0) || !iov_add(&x->r, addr, x->s->w.length) ||
-	    !copy_out(x))
+	if (!local_iov(x, 0) || !iov_add(&x->r, addr, x->s->w.length))
 		return false;
-	return !imm || post_recv_cqe(x, c, &w, IONIC_CQE_RECV_OP_RDMA_IMM,
-				     x->s->w.imm_raw);
+	return imm ? copy_out_recv(x, c, &w, IONIC_CQE_RECV_OP_RDMA_IMM,
+				   x->s->w.imm_raw) :
+		     copy_out(x);
 }
 
 static bool exec_send(struct dx *x, bool imm)
@@ -278,10 +278,9 @@ static bool exec_send(struct dx *x, bool imm)
 	struct idev_wqe w;
 
 	if (!take_rq(x, &w) || !(c = recv_cq(x)) ||
-	    !recv_iov(x, &w, x->s->w.length) || !local_iov(x, 0) ||
-	    !copy_out(x))
+	    !recv_iov(x, &w, x->s->w.length) || !local_iov(x, 0))
 		return false;
-	return post_recv_cqe(x, c, &w,
+	return copy_out_recv(x, c, &w,
 			     imm ? IONIC_CQE_RECV_OP_SEND_IMM :
 				   IONIC_CQE_RECV_OP_SEND,
 			     imm ? x->s->w.imm_raw : 0);

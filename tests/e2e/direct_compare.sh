@@ -7,10 +7,11 @@
 # (every work request as packets: the reference) and once as MODE says,
 # compares both sides' completion streams (wr_id, status, opcode,
 # byte_len, immediate, source QP) line by line, and checks in the trace
-# which path the run took:
+# which path the run took (every mode but env says --direct on, so an
+# IONIC_SIM_DIRECT=0 around the test does not change it):
 #
-#   on      the default: the messages went directly (DIRECT lines name
-#           them), no data frame was sent for them
+#   on      --direct on (the default): the messages went directly (DIRECT
+#           lines name them)
 #   env     IONIC_SIM_DIRECT=0 instead of --direct off: packets, and why
 #   udp     --transport udp: packets, "the UDP transport"
 #   pcap    --pcap FILE: packets, "--pcap"
@@ -55,7 +56,7 @@ fi
 
 case $mode in
 on)
-	run new
+	run new --direct on
 	expect new "qp [0-9]+ -> [0-9]+: direct"
 	for op in SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ; do
 		expect new ": $op len "
@@ -67,15 +68,15 @@ env)
 	expect new "packets: no direct path on this device"
 	;;
 udp)
-	run new --transport udp
+	run new --direct on --transport udp
 	expect new "packets only: the UDP transport"
 	;;
 pcap)
-	run new --pcap "$work/capture.pcap"
+	run new --direct on --pcap "$work/capture.pcap"
 	expect new "packets only: --pcap"
 	;;
 fault)
-	run new --profile delay_us=200
+	run new --direct on --profile delay_us=200
 	expect new "packets only: a fault profile key"
 	;;
 *)

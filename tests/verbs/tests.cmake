@@ -85,10 +85,11 @@ if(TARGET ionic)
   # the direct path's peer misbehaving: killed mid-transfer, scribbling
   # over the segment it shares (sim/README.md "Direct path")
   ionic_add_test(verbs-direct-peer-kill SOURCES ${_h7}/direct_abuse.c
-    LIBS ionic_test_fixture SIM ARGS --kill TIMEOUT 120)
+    LIBS ionic_test_fixture SIM SIM_ARGS --direct on ARGS --kill
+    TIMEOUT 120)
   ionic_add_test(verbs-direct-peer-scribble
     COMMAND $<TARGET_FILE:verbs-direct-peer-kill>
-    SIM ARGS --scribble TIMEOUT 120)
+    SIM SIM_ARGS --direct on ARGS --scribble TIMEOUT 120)
 
   # a peer process killed mid-connection: retry exceeded, no hang
   ionic_add_test(verbs-peer-exit SOURCES ${_h7}/peer_exit.c
