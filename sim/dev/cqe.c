@@ -117,6 +117,12 @@ int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 	return 0;
 }
 
+void idev_cq_remote_cqe(struct idev_cq *cq, bool solicited)
+{
+	if (cq->armed_any || (cq->armed_sol && solicited))
+		cq_fire(cq);
+}
+
 void idev_cq_doorbell(struct idev_cq *cq, unsigned int ring, uint16_t index)
 {
 	switch (ring) {

@@ -76,6 +76,11 @@ void idev_cqe_npg(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
  * RQ, naming no WQE (docs/device-contract.md §12.2). */
 void idev_cqe_flush(struct ionic_cqe *cqe, uint32_t qpn, bool sq);
 
+/* A CQE some other writer put into the ring (a direct-path executor,
+ * sim/dev/direct.h): the event an arm waits for, as idev_cqe_post would
+ * have raised it. */
+void idev_cq_remote_cqe(struct idev_cq *cq, bool solicited);
+
 /* CQ doorbell, rings 0 (consumer index), 1 (arm any), 2 (arm solicited). */
 void idev_cq_doorbell(struct idev_cq *cq, unsigned int ring, uint16_t index);
 

@@ -46,6 +46,7 @@
 #define DIRECT_OWNER_WAIT_S 2
 
 #define DHELLO_MAGIC 0x4f4c4c4548444d49ull /* "IMDHELLO": no MAC starts so */
+#define DNOTIFY_MAGIC 0x5946544f4e444d49ull /* "IMDNOTFY" */
 
 struct dhello {
 	uint64_t magic;
@@ -273,6 +274,33 @@ static struct idev_dseg_cq *seg_cq(struct idev_direct *x, uint32_t cqid)
 		       NULL;
 }
 
+/* Events for CQEs executors wrote into armed CQs (after the indices:
+ * an arm fires on what is in the ring). */
+static void direct_notify_drain(struct idev *dev, struct idev_direct *x)
+{
+	uint32_t prod = __atomic_load_n(&x->hdr->ntf_prod, __ATOMIC_ACQUIRE);
+	struct idev_cq *cq;
+	uint32_t e;
+
+	if (prod - x->ntf_cons > IDEV_DSEG_NTF) {
+		/* more than the ring held (or a scribble): every CQ an
+		 * executor may write gets its chance */
+		for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
+			cq = idev_cq_lookup(dev, d->rq_cqid);
+			if (d->type == IBV_QPT_RC && cq)
+				idev_cq_remote_cqe(cq, true);
+		}
+		x->ntf_cons = prod;
+		return;
+	}
+	for (; x->ntf_cons != prod; x->ntf_cons++) {
+		e = x->hdr->ntf[x->ntf_cons % IDEV_DSEG_NTF];
+		cq = idev_cq_lookup(dev, e & ~IDEV_DSEG_NTF_SOL);
+		if (cq)
+			idev_cq_remote_cqe(cq, e & IDEV_DSEG_NTF_SOL);
+	}
+}
+
 /* The shared indices of our RC QPs and their receive CQs, as peers left
  * them: masked to what the rings allow. */
 static void direct_load(struct idev *dev, struct idev_direct *x)
@@ -396,6 +424,7 @@ void idev_direct_enter(struct idev *dev)
 	}
 	x->held = true;
 	direct_load(dev, x);
+	direct_notify_drain(dev, x);
 }
 
 void idev_direct_leave(struct idev *dev)
@@ -436,6 +465,13 @@ void idev_direct_qp_rtr(struct idev_qp *d)
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT, "qp %u: hello to %u/%u", d->qpn,
 			   isim_gid_to_node(d->av.dgid), d->dest_qpn);
+}
+
+void idev_direct_notify_send(struct idev_qp *d)
+{
+	uint64_t m = DNOTIFY_MAGIC;
+
+	ifab_send(&d->ep, d->av.dgid, d->dest_qpn, &m, sizeof(m));
 }
 
 static void peer_put(struct idev_dpeer *p)
@@ -557,6 +593,11 @@ bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 	struct dhello h;
 	int err = 0;
 
+	if (len == sizeof(h.magic)) {
+		/* a notify: the ring was drained on entering already */
+		memcpy(&h.magic, buf, sizeof(h.magic));
+		return h.magic == DNOTIFY_MAGIC;
+	}
 	if (len != sizeof(h))
 		return false;
 	memcpy(&h, buf, sizeof(h));

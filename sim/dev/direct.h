@@ -39,6 +39,8 @@
 #include "dev.h"
 
 #define IDEV_DSEG_MAGIC 0x315443455249444dull /* "MDIRECT1" */
+#define IDEV_DSEG_NTF 64 /* notify ring entries */
+#define IDEV_DSEG_NTF_SOL (1u << 31)
 
 struct idev_dseg_hdr {
 	uint64_t magic;
@@ -52,7 +54,11 @@ struct idev_dseg_hdr {
 	 * a pthread mutex: a robust one links itself through pointers kept
 	 * in the mutex, which a scribbling peer would own. */
 	uint32_t lock;
-	uint32_t pad2;
+	/* Completions executors wrote into an armed CQ: the owner raises
+	 * the events (entries: cqid | IDEV_DSEG_NTF_SOL), woken by a notify
+	 * datagram on the QP's endpoint. */
+	uint32_t ntf_prod;
+	uint32_t ntf[IDEV_DSEG_NTF];
 };
 
 /* A QP as a remote executor needs it (RC responders). */
@@ -121,7 +127,8 @@ static inline void idev_direct_keys_changed(struct idev *dev, uint32_t lo,
 void idev_direct_qp_rtr(struct idev_qp *d);
 /* A QP is going away or restarting (free, RESET): its record, its peer. */
 void idev_direct_qp_gone(struct idev_qp *d);
-/* A frame that is a hello (rx.c): true if it was one (consumed). */
+/* A frame that is a hello or a notify (rx.c): true if it was one
+ * (consumed). */
 bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 		    size_t len);
 
@@ -129,6 +136,8 @@ bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 /* Execute fetched RC messages from the send position directly while
  * that is possible (req.c, before sending packets). */
 void idev_direct_run(struct idev_qp *d);
+/* The datagram that wakes a peer's engine for its notify ring. */
+void idev_direct_notify_send(struct idev_qp *d);
 /* Should message 's' wait for the packets in flight rather than go as
  * packets itself (the peer's port is usable, the operation is one the
  * executor runs)? */

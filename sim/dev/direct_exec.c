@@ -42,6 +42,7 @@ struct dx {
 	struct idev_dpeer *p;
 	struct idev_swqe *s;
 	struct idev_dseg_qp *q; /* the responder */
+	bool notify; /* wake the responder's engine for an event */
 	struct idev_iovec_set {
 		struct iovec v[DX_MAX_IOV];
 		unsigned long n;
@@ -188,15 +189,14 @@ static bool recv_iov(struct dx *x, const struct idev_wqe *w, uint64_t len)
 	return !len;
 }
 
-/* Room for one CQE in the responder's receive CQ, nobody waiting on it
- * (an armed CQ's event is its owner's to raise: packets then). */
+/* Room for one CQE in the responder's receive CQ (an armed one's event
+ * is its owner's to raise: copy_out_recv tells it). */
 static struct idev_dseg_cq *recv_cq(struct dx *x)
 {
 	struct idev_dseg_cq *c = peer_cq(x->p, x->q->rq_cqid);
 
 	if (!c || !c->valid || c->cqid != x->q->rq_cqid || !c->ring ||
-	    c->armed || c->overflowed || c->stride_log2 < 5 ||
-	    c->stride_log2 > 12 ||
+	    c->overflowed || c->stride_log2 < 5 || c->stride_log2 > 12 ||
 	    ((c->prod - c->host_cons) & c->mask) >= c->mask)
 		return NULL;
 	return c;
@@ -239,6 +239,16 @@ static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 	c->prod = (prod + 1) & c->mask;
 	if (!c->prod)
 		c->color ^= 1;
+	if (c->armed) {
+		/* the owner's engine raises the event (direct.c) */
+		x->p->hdr->ntf[x->p->hdr->ntf_prod % IDEV_DSEG_NTF] =
+			c->cqid | (x->s->w.flags & IONIC_WQE_FLAG_SOL ?
+					   IDEV_DSEG_NTF_SOL :
+					   0);
+		__atomic_store_n(&x->p->hdr->ntf_prod, x->p->hdr->ntf_prod + 1,
+				 __ATOMIC_RELEASE);
+		x->notify = true;
+	}
 	x->q->rq_cons = (x->q->rq_cons + 1) & x->q->rq_mask;
 	x->q->wqes++;
 	x->q->cqes++;
@@ -355,6 +365,8 @@ static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 		x.q->msn++;
 	}
 	idev_dseg_unlock(p->hdr);
+	if (done && x.notify)
+		idev_direct_notify_send(d);
 	return done;
 }
 

@@ -39,6 +39,7 @@ struct idev_direct {
 	uint32_t nqps, ncqs, nkeys;
 	size_t qp_off, cq_off, key_off;
 	bool held; /* between enter and leave */
+	uint32_t ntf_cons; /* notify entries handled */
 	bool closed; /* the port was given up: packets only */
 	struct idev_dpeer peers[IDEV_DPEERS];
 };
