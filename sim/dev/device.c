@@ -166,6 +166,7 @@ void idev_atfork_child(struct idev *dev)
 	}
 	if (dev->engine)
 		idev_engine_atfork_child(dev->engine);
+	idev_direct_atfork_child(dev);
 }
 
 void idev_get_stats(const struct idev *dev, struct idev_stats *st)

@@ -204,6 +204,19 @@ void idev_direct_fini(struct idev *dev)
 	dev->direct = NULL;
 }
 
+void idev_direct_atfork_child(struct idev *dev)
+{
+	struct idev_direct *x = dev->direct;
+
+	if (!x)
+		return;
+	/* our copy only: hdr->closed is the parent's */
+	x->closed = true;
+	x->held = false;
+	for (unsigned int i = 0; i < IDEV_DPEERS; i++)
+		x->peers[i].dead = true;
+}
+
 /* The owner stops keeping the port (its lock is unusable): peers see
  * 'closed' and send packets; our private state stays the authority. */
 static void direct_close(struct idev_direct *x, const char *why)

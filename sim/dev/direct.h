@@ -104,6 +104,9 @@ struct idev_direct;
  * it); without it the device runs the packet path only.  0 or -errno. */
 int idev_direct_init(struct idev *dev);
 void idev_direct_fini(struct idev *dev);
+/* In a fork child: the segment and the peers' are the parent's (shared
+ * memory): the child's copy of the device lets go of them untouched. */
+void idev_direct_atfork_child(struct idev *dev);
 /* Around every hold of the device lock (no-ops without a segment). */
 void idev_direct_enter(struct idev *dev);
 void idev_direct_leave(struct idev *dev);
