@@ -537,6 +537,8 @@ static int peer_map(struct idev_dpeer *p, const struct dhello *h,
 		return -errno;
 	}
 	p->size = h->size;
+	p->st_dev = st.st_dev;
+	p->st_ino = st.st_ino;
 	p->hdr = (struct idev_dseg_hdr *)p->seg;
 	/* the layout comes from the header once, checked against the size:
 	 * later scribbles cannot move a record outside the mapping */
@@ -546,6 +548,7 @@ static int peer_map(struct idev_dpeer *p, const struct dhello *h,
 	*what = "the segment's header";
 	if (__atomic_load_n(&p->hdr->magic, __ATOMIC_ACQUIRE) !=
 		    IDEV_DSEG_MAGIC ||
+	    p->hdr->pid != h->pid || p->hdr->self != h->self ||
 	    p->nqps > (1u << 24) || p->ncqs > (1u << 24) ||
 	    p->nkeys > (1u << 24) ||
 	    seg_layout(&lay, p->nqps, p->ncqs, p->nkeys) != p->size)
@@ -573,10 +576,18 @@ static struct idev_dpeer *peer_get(struct idev_direct *x,
 {
 	struct idev_dpeer *p, *free_slot = NULL;
 
+	char path[64];
+	struct stat st;
+
+	/* the segment a hello names, as a file: a pid the kernel gave to a
+	 * new process has another one */
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", h->pid, h->segfd);
+	if (isim_sys_stat(path, &st) < 0)
+		st.st_ino = 0;
 	for (unsigned int i = 0; i < IDEV_DPEERS; i++) {
 		p = &x->peers[i];
 		if (p->refs && p->pid == h->pid && !p->dead &&
-		    (uint64_t)p->size == h->size) {
+		    p->st_ino == st.st_ino && p->st_dev == st.st_dev) {
 			p->refs++;
 			return p;
 		}

@@ -23,6 +23,8 @@ struct idev_dpeer {
 	unsigned int refs; /* QPs attached; 0: free slot */
 	bool dead; /* process_vm_* said it is gone: packets from now on */
 	pid_t pid;
+	dev_t st_dev; /* the segment's file, to tell a reused pid */
+	ino_t st_ino;
 	uint8_t *seg;
 	size_t size;
 	struct idev_dseg_hdr *hdr;

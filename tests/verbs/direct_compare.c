@@ -299,6 +299,9 @@ int main(int argc, char **argv)
 		h.addr_ro = (uintptr_t)s.buf_ro;
 		REQUIRE(write(to_a[1], &h, sizeof(h)) == sizeof(h));
 		side_connect(&s, aqpn);
+		/* the peers' engines take the hellos (sim/README.md "Direct
+		 * path"): until then messages go as packets */
+		usleep(300000);
 		s.out = fopen(path, "w");
 		REQUIRE(s.out);
 		run_b(&s, aqpn);
@@ -310,6 +313,7 @@ int main(int argc, char **argv)
 		say(to_b[1], s.qp[i]->qp_num);
 	REQUIRE(read(to_a[0], &h, sizeof(h)) == sizeof(h));
 	side_connect(&s, h.qpn);
+	usleep(300000);
 	s.out = fopen(path, "w");
 	REQUIRE(s.out);
 	REQUIRE_EQ(hear(to_a[0]), 0);
