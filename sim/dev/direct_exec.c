@@ -387,7 +387,9 @@ static bool direct_op(const struct idev_swqe *s)
 
 bool idev_direct_hold(const struct idev_qp *d, const struct idev_swqe *s)
 {
-	return d->dpeer && !d->dpeer->dead && s->npkts && direct_op(s);
+	return d->dpeer && !d->dpeer->dead &&
+	       !__atomic_load_n(&d->dpeer->hdr->closed, __ATOMIC_RELAXED) &&
+	       s->npkts && direct_op(s);
 }
 
 void idev_direct_run(struct idev_qp *d)
