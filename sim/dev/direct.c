@@ -230,13 +230,21 @@ static void direct_close(struct idev_direct *x, const char *why)
 /* Spins before the owner sleeps between tries, and its sleep. */
 #define DSEG_SPINS 64
 #define DSEG_NAP_NS 20000
+#define DSEG_OWNER_SPIN_NS 50000
+
+/* Nobody holds the lock with this value: a process that died, or not a
+ * pid at all (a scribble). */
+static bool dseg_holder_gone(uint32_t cur, uint32_t me)
+{
+	return cur != me && (cur > (uint32_t)INT32_MAX ||
+			     (kill((pid_t)cur, 0) < 0 && errno == ESRCH));
+}
 
 int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait)
 {
 	struct timespec nap = { 0, DSEG_NAP_NS };
-	uint64_t until = 0;
+	uint64_t now, spin_end = 0, until = 0;
 	unsigned int tries = 0;
-	bool checked = false;
 	uint32_t cur;
 
 	for (;;) {
@@ -245,31 +253,30 @@ int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait)
 						__ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
 			return 0;
-		/* a holder that died (or a value nobody holds: a scribble)
-		 * leaves the lock to whoever comes next */
-		if (!checked && cur != me &&
-		    (cur > (uint32_t)INT32_MAX ||
-		     (kill((pid_t)cur, 0) < 0 && errno == ESRCH))) {
-			checked = true;
-			if (__atomic_compare_exchange_n(&h->lock, &cur, me,
-							false, __ATOMIC_ACQUIRE,
-							__ATOMIC_RELAXED))
-				return 0;
-			continue;
-		}
+		/* once per round of spinning: is the holder still there? */
+		if (!tries && dseg_holder_gone(cur, me) &&
+		    __atomic_compare_exchange_n(&h->lock, &cur, me, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return 0;
 		if (++tries < DSEG_SPINS) {
 			__builtin_ia32_pause();
 			continue;
 		}
 		if (!wait)
 			return EBUSY;
-		if (!until)
-			until = idev_now_ns() +
-				DIRECT_OWNER_WAIT_S * 1000000000ull;
-		else if (idev_now_ns() > until)
+		/* a holder copies one message: spin through that, sleep
+		 * only when it takes longer */
+		now = idev_now_ns();
+		if (!until) {
+			spin_end = now + DSEG_OWNER_SPIN_NS;
+			until = now + DIRECT_OWNER_WAIT_S * 1000000000ull;
+		} else if (now > until) {
 			return ETIMEDOUT;
-		nanosleep(&nap, NULL);
-		checked = false;
+		}
+		if (now > spin_end)
+			nanosleep(&nap, NULL);
+		tries = 0;
 	}
 }
 

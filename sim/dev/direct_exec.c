@@ -147,7 +147,7 @@ static bool remote_range(struct dx *x, uint32_t access, uint64_t *addr)
  * responder's decoder; false if there is none or it is not a good one. */
 static bool take_rq(struct dx *x, struct idev_wqe *w)
 {
-	static __thread uint8_t raw[1u << DX_MAX_RQ_STRIDE_LOG2];
+	static __thread _Alignas(64) uint8_t raw[1u << DX_MAX_RQ_STRIDE_LOG2];
 	const struct idev_dseg_qp *q = x->q;
 	unsigned int slog2 = q->rq_stride_log2;
 	struct iovec l, r;
