@@ -25,6 +25,9 @@
 #define ISIM_ENV_ADDR "IONIC_SIM_ADDR"
 /* fabric transport: "unix" (default) or "udp" */
 #define ISIM_ENV_TRANSPORT "IONIC_SIM_TRANSPORT"
+/* "0" or "off": no direct path, every work request crosses the wire and
+ * the engine applies every doorbell (sim/kernel/direct.c) */
+#define ISIM_ENV_DIRECT "IONIC_SIM_DIRECT"
 
 struct isim_profile {
 	/* GET_CONTEXT (ionic_ctx_resp) */

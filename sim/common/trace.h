@@ -27,6 +27,7 @@
 #define ISIM_TR_PKT "PKT" /* fabric packets */
 #define ISIM_TR_EVENT "EVENT" /* async and completion events */
 #define ISIM_TR_FD "FD" /* device open/close/dup bookkeeping */
+#define ISIM_TR_DIRECT "DIRECT" /* which path work takes, and why */
 
 /* -1: not looked at yet, 0: off, 1: on.  Use isim_trace_enabled(). */
 extern int isim_trace_state;

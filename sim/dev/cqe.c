@@ -46,11 +46,9 @@ static bool cq_sol_unread(const struct idev_cq *cq)
 /* The 48-bit completion timestamp (docs/device-contract.md §5.7) in the upper
  * bits of the LE64 index field: offset 0 for RECV, 16 for both SEND types.  The
  * clock is the device's (idev_clock), which the host's PHC page describes. */
-static void cqe_stamp(const struct idev_cq *cq, struct ionic_cqe *slot,
-		      uint32_t qtf)
+static void cqe_stamp(uint64_t clock, struct ionic_cqe *slot, uint32_t qtf)
 {
-	uint64_t ts = idev_clock(cq->dev) &
-		      ((1ull << (64 - IONIC_CQE_TIMESTAMP_SHIFT)) - 1);
+	uint64_t ts = clock & ((1ull << (64 - IONIC_CQE_TIMESTAMP_SHIFT)) - 1);
 	__le64 *f = ((qtf >> IONIC_CQE_TYPE_SHIFT) & IONIC_CQE_TYPE_MASK) ==
 				    IONIC_CQE_TYPE_RECV ?
 			    &slot->recv.wqe_idx_timestamp :
@@ -60,11 +58,22 @@ static void cqe_stamp(const struct idev_cq *cq, struct ionic_cqe *slot,
 		     ts << IONIC_CQE_TIMESTAMP_SHIFT);
 }
 
+void idev_cqe_image(struct ionic_cqe *img, const struct ionic_cqe *cqe,
+		    uint64_t clock, bool color)
+{
+	uint32_t qtf = be32toh(cqe->qid_type_flags) & ~IONIC_CQE_COLOR;
+
+	if (color)
+		qtf |= IONIC_CQE_COLOR;
+	*img = *cqe;
+	cqe_stamp(clock, img, qtf);
+	img->qid_type_flags = htobe32(qtf);
+}
+
 int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 		  bool solicited)
 {
-	struct ionic_cqe *slot;
-	uint32_t qtf;
+	struct ionic_cqe *slot, img;
 
 	if (!cq->ring)
 		return -ENOSPC;
@@ -86,13 +95,11 @@ int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 
 	slot = (struct ionic_cqe *)(cq->ring +
 				    ((size_t)cq->prod << cq->stride_log2));
-	qtf = be32toh(cqe->qid_type_flags) & ~IONIC_CQE_COLOR;
-	if (cq->color)
-		qtf |= IONIC_CQE_COLOR;
-	memcpy(slot, cqe, offsetof(struct ionic_cqe, qid_type_flags));
-	cqe_stamp(cq, slot, qtf);
+	idev_cqe_image(&img, cqe, idev_clock(cq->dev), cq->color);
+	memcpy(slot, &img, offsetof(struct ionic_cqe, qid_type_flags));
 	/* Publish: body (and every payload write before it) first. */
-	__atomic_store_n(&slot->qid_type_flags, htobe32(qtf), __ATOMIC_RELEASE);
+	__atomic_store_n(&slot->qid_type_flags, img.qid_type_flags,
+			 __ATOMIC_RELEASE);
 
 	if (isim_trace_enabled())
 		isim_trace_hex(ISIM_TR_CQE, "write", slot, sizeof(*slot));
@@ -108,6 +115,12 @@ int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 	if (cq->armed_any || (cq->armed_sol && solicited))
 		cq_fire(cq);
 	return 0;
+}
+
+void idev_cq_remote_cqe(struct idev_cq *cq, bool solicited)
+{
+	if (cq->armed_any || (cq->armed_sol && solicited))
+		cq_fire(cq);
 }
 
 void idev_cq_doorbell(struct idev_cq *cq, unsigned int ring, uint16_t index)

@@ -53,6 +53,12 @@ struct idev_cq {
 int idev_cqe_post(struct idev_cq *cq, const struct ionic_cqe *cqe,
 		  bool solicited);
 
+/* The slot image of 'cqe' in the pass of colour 'color', stamped with the
+ * device clock 'clock': what idev_cqe_post writes (its last word, the
+ * colour, published last), and what a remote executor writes. */
+void idev_cqe_image(struct ionic_cqe *img, const struct ionic_cqe *cqe,
+		    uint64_t clock, bool color);
+
 /* Builders: fill *cqe (zeroed first) for idev_cqe_post().  'ipv4' sets
  * the receive CQE's IPv4 bit (docs/device-contract.md §5.4): the message
  * came over RoCEv2/IPv4. */
@@ -69,6 +75,11 @@ void idev_cqe_npg(struct ionic_cqe *cqe, uint32_t qpn, uint16_t wqe_idx,
 /* Flush indicator: error + WQE_FLUSHED, NPG type for the SQ, RECV for the
  * RQ, naming no WQE (docs/device-contract.md §12.2). */
 void idev_cqe_flush(struct ionic_cqe *cqe, uint32_t qpn, bool sq);
+
+/* A CQE some other writer put into the ring (a direct-path executor,
+ * sim/dev/direct.h): the event an arm waits for, as idev_cqe_post would
+ * have raised it. */
+void idev_cq_remote_cqe(struct idev_cq *cq, bool solicited);
 
 /* CQ doorbell, rings 0 (consumer index), 1 (arm any), 2 (arm solicited). */
 void idev_cq_doorbell(struct idev_cq *cq, unsigned int ring, uint16_t index);

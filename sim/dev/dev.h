@@ -72,6 +72,8 @@ struct idev {
 	uint64_t started_ns; /* idev_start(): fatal_after_ms counts from it */
 	bool failed; /* the firmware failed (fatal.c): once per device */
 	bool dead; /* ... and stayed dead: every create is refused */
+	struct idev_direct *direct; /* direct.h; NULL: packets only */
+	uint32_t dkeys_lo, dkeys_hi; /* key indexes to mirror at leave */
 };
 
 static inline struct idev_qp *idev_qp_lookup(const struct idev *dev,
@@ -131,6 +133,9 @@ int idev_rx_batch(struct idev *dev, uint32_t qpn);
  * returns the engine's epoll timeout (ms, -1 for none, 0 at once when
  * doorbells are left over: db_more). */
 int idev_timers_run(struct idev *dev, struct idev_qp *const *qps, bool db_more);
+/* The nearest deadline (monotonic ns) of those QPs' timers, busy peers
+ * and held frames, or of a link change; 0 for none. */
+uint64_t idev_timers_next(struct idev_qp *const *qps, uint64_t now);
 
 /* ---- engine.c ---- */
 int idev_engine_start(struct idev *dev);
@@ -142,6 +147,10 @@ void idev_engine_del(struct idev_engine *eng, struct idev_qp *d);
 /* Ask the engine thread to recompute its timers (work done by an
  * application thread may have set a deadline). */
 void idev_engine_wake(struct idev_engine *eng);
+/* Work was done outside the engine (cfg->lock held): wake it only if it
+ * now has something to do before it planned to wake ('more': doorbells
+ * left over). */
+void idev_engine_poke(struct idev_engine *eng, bool more);
 void idev_engine_atfork_child(struct idev_engine *eng);
 
 #endif /* IDEV_DEV_H */

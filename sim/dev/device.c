@@ -13,6 +13,7 @@
 #include "../common/sys.h"
 #include "../common/trace.h"
 #include "cqe.h"
+#include "direct.h"
 #include "qp.h"
 
 uint64_t idev_now_ns(void)
@@ -110,8 +111,20 @@ int idev_create(const struct idev_config *cfg, struct idev **out)
 		idev_destroy(dev);
 		return -ENOMEM;
 	}
+	if (cfg->direct)
+		idev_direct_init(dev); /* without it: packets only */
 	*out = dev;
 	return 0;
+}
+
+void idev_enter(struct idev *dev)
+{
+	idev_direct_enter(dev);
+}
+
+void idev_leave(struct idev *dev)
+{
+	idev_direct_leave(dev);
 }
 
 int idev_start(struct idev *dev)
@@ -130,6 +143,7 @@ void idev_destroy(struct idev *dev)
 	/* QPs never destroyed (process exit): close their endpoints so
 	 * nothing is left behind. */
 	idev_tables_clear(dev);
+	idev_direct_fini(dev);
 	free(dev->qps);
 	free(dev->cqs);
 	free(dev->mrs);
@@ -152,6 +166,7 @@ void idev_atfork_child(struct idev *dev)
 	}
 	if (dev->engine)
 		idev_engine_atfork_child(dev->engine);
+	idev_direct_atfork_child(dev);
 }
 
 void idev_get_stats(const struct idev *dev, struct idev_stats *st)

@@ -22,6 +22,7 @@
  * order: the engine pops them in batches, admin commands pop everything
  * first (idev_sync_doorbells).
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "../common/trace.h"
@@ -210,6 +211,27 @@ int idev_doorbells_pop(struct idev *dev, int max, bool *more)
 	}
 	*more = true;
 	return n;
+}
+
+/* Doorbells per lock hold in the storing thread: as the engine's batch. */
+#define DB_APPLY_BATCH 256
+
+bool idev_doorbells_apply_now(struct idev *dev)
+{
+	bool more;
+
+	/* Never wait: the holder (the engine, an admin command, another
+	 * storing thread) may be busy for long, and the caller may be in a
+	 * signal handler.  The engine applies what is left. */
+	if (pthread_mutex_trylock(dev->cfg.lock))
+		return false;
+	idev_enter(dev);
+	idev_doorbells_pop(dev, DB_APPLY_BATCH, &more);
+	if (dev->engine)
+		idev_engine_poke(dev->engine, more);
+	idev_leave(dev);
+	pthread_mutex_unlock(dev->cfg.lock);
+	return true;
 }
 
 void idev_sync_doorbells(struct idev *dev)

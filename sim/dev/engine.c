@@ -38,6 +38,7 @@
 #define ENGINE_MAX_EVENTS 64
 #define ENGINE_DB_BATCH 256 /* doorbells per lock hold */
 #define ENGINE_LOCK_SLICE_NS 20000000ll
+#define ENGINE_POKE_SLACK_NS 1000000ull
 
 struct idev_engine {
 	struct idev *dev;
@@ -48,6 +49,9 @@ struct idev_engine {
 	int dbfd;
 	int stop; /* atomic */
 	bool db_more; /* doorbells left over from the last batch */
+	/* when the engine wakes by itself (ns, monotonic; 0: never), set
+	 * under the lock before it sleeps: idev_engine_poke() compares */
+	uint64_t sleep_until;
 	struct idev_qp *qps; /* QPs whose endpoints it watches */
 };
 
@@ -58,6 +62,24 @@ void idev_engine_wake(struct idev_engine *eng)
 	if (isim_sys_write(eng->wakefd, &one, sizeof(one)) < 0) {
 		/* Counter saturated: the engine is awake anyway. */
 	}
+}
+
+void idev_engine_poke(struct idev_engine *eng, bool more)
+{
+	uint64_t next;
+
+	if (more) {
+		idev_engine_wake(eng);
+		return;
+	}
+	/* A doorbell that only sent frames set nothing new: the common
+	 * case costs no system call and no thread switch.  The engine
+	 * rounds its sleep up to a millisecond: a deadline it already
+	 * knows is up to that much earlier than its wake-up. */
+	next = idev_timers_next(&eng->qps, idev_now_ns());
+	if (next && (!eng->sleep_until ||
+		     next + ENGINE_POKE_SLACK_NS < eng->sleep_until))
+		idev_engine_wake(eng);
 }
 
 int idev_engine_add(struct idev_engine *eng, struct idev_qp *d)
@@ -134,6 +156,7 @@ static void *engine_main(void *arg)
 			n = 0; /* EINTR: just look at the timers */
 		if (!engine_lock(eng))
 			break;
+		idev_enter(eng->dev);
 		for (i = 0; i < n; i++) {
 			switch (evs[i].data.u64 & EV_KIND_MASK) {
 			case EV_WAKE:
@@ -162,6 +185,11 @@ static void *engine_main(void *arg)
 		if (eng->db_more)
 			engine_doorbells(eng);
 		timeout = idev_timers_run(eng->dev, &eng->qps, eng->db_more);
+		eng->sleep_until =
+			timeout < 0 ?
+				0 :
+				idev_now_ns() + (uint64_t)timeout * 1000000ull;
+		idev_leave(eng->dev);
 		pthread_mutex_unlock(eng->dev->cfg.lock);
 	}
 	return NULL;

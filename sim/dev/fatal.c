@@ -22,6 +22,7 @@
 #include "../common/sys.h"
 #include "../common/trace.h"
 #include "cqe.h"
+#include "direct.h"
 #include "qp.h"
 
 void idev_tables_clear(struct idev *dev)
@@ -43,6 +44,7 @@ void idev_tables_clear(struct idev *dev)
 		dev->ahs[i] = NULL;
 	}
 	dev->nlive_qps = dev->nlive_cqs = dev->nlive_mrs = dev->nlive_ahs = 0;
+	idev_direct_keys_changed(dev, 0, dev->prof->nmrs);
 }
 
 void idev_fail(struct idev *dev)

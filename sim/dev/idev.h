@@ -130,9 +130,18 @@ struct idev_config {
 	/* The firmware fails when this file exists (profile fatal_trigger);
 	 * NULL: no trigger file.  Kept by the caller. */
 	const char *fatal_file;
+	/* Offer and use the direct path (direct.h) where the fabric allows
+	 * it.  The caller then brackets every hold of 'lock' with
+	 * idev_enter() / idev_leave(). */
+	bool direct;
 };
 
 int idev_create(const struct idev_config *cfg, struct idev **out);
+/* Right after taking cfg->lock, and right before releasing it, with
+ * cfg->direct: the state the device shares with its peers' executors
+ * comes in and goes back out (sim/dev/direct.h).  No-ops otherwise. */
+void idev_enter(struct idev *dev);
+void idev_leave(struct idev *dev);
 /* Start the engine thread (doorbells, fabric, timers).  Without it the
  * device still executes admin commands and doorbells passed to
  * idev_doorbell(). */
@@ -293,6 +302,15 @@ void idev_mmio_store(struct idev *dev, const struct isim_mmio_store *st);
  * thread that is not the engine's (cfg->lock held): applied as
  * idev_mmio_store() does, and the engine woken for the work it made. */
 void idev_mmio_inject(struct idev *dev, const struct isim_mmio_store *st);
+/*
+ * The thread that just stored a doorbell applies the captured stores
+ * itself (cfg->lock NOT held): if the lock is free it pops and applies a
+ * batch, wakes the engine only when the work left it something to do
+ * sooner than it planned (a timer, a busy peer, more stores), and
+ * returns true.  False: the lock is busy, nothing was done, and the
+ * caller wakes the engine as for any captured store.
+ */
+bool idev_doorbells_apply_now(struct idev *dev);
 
 /* One frame from the fabric on the endpoint of QP 'qpn' (what the engine
  * does with every packet it receives; cfg->lock held): a frame that is

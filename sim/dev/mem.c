@@ -12,26 +12,89 @@ static bool range_ok(uint64_t base, uint64_t length, uint64_t va, uint64_t len)
 	return va >= base && va - base <= length && len <= length - (va - base);
 }
 
-enum ionic_status idev_mem_resolve(struct idev *dev, uint32_t pdid,
-				   uint32_t key, uint64_t va, uint64_t len,
-				   uint32_t access, uint8_t **host)
+void idev_key_view_of(const struct idev_mr *mr, struct idev_key_view *k)
 {
-	struct idev_mr *mr;
+	memset(k, 0, sizeof(*k));
+	if (!mr)
+		return;
+	k->key = mr->key;
+	k->pdid = mr->pdid;
+	k->access = mr->access;
+	k->is_mw = mr->is_mw;
+	/* a window maps its own range onto the region it is bound to (its
+	 * host pointer is the window's start in that region, see mw.c) */
+	k->usable = mr->valid &&
+		    (!mr->is_mw ||
+		     (mr->bound_mr && mr->bound_mr->valid && mr->host));
+	k->iova = mr->iova;
+	k->length = mr->length;
+	k->host = (uint64_t)(uintptr_t)mr->host;
+}
+
+enum ionic_status idev_key_check_local(const struct idev_key_view *k,
+				       uint32_t pdid, uint32_t key, uint64_t va,
+				       uint64_t len, uint32_t access,
+				       uint64_t *addr)
+{
+	*addr = 0;
+	if (!len)
+		return IONIC_STS_OK;
+	/* A local key must name a memory region of the QP's PD; windows
+	 * are for remote access only. */
+	if (k->key != key || !k->usable || k->is_mw || k->pdid != pdid)
+		return IONIC_STS_LOCAL_PROT_ERR;
+	if ((k->access & access) != access)
+		return IONIC_STS_LOCAL_PROT_ERR;
+	if (!range_ok(k->iova, k->length, va, len))
+		return IONIC_STS_LOCAL_PROT_ERR;
+	*addr = k->host + (va - k->iova);
+	return IONIC_STS_OK;
+}
+
+enum ionic_status idev_key_check_remote(const struct idev_key_view *k,
+					uint32_t pdid, uint32_t rkey,
+					uint64_t va, uint64_t len,
+					uint32_t access, uint64_t *addr)
+{
+	*addr = 0;
+	if (!len)
+		return IONIC_STS_OK;
+	if (k->key != rkey || !k->usable || k->pdid != pdid ||
+	    (k->access & access) != access ||
+	    !range_ok(k->iova, k->length, va, len))
+		return IONIC_STS_REMOTE_ACC_ERR;
+	*addr = k->host + (va - k->iova);
+	return IONIC_STS_OK;
+}
+
+/* Resolve through the device's own table, as a local or a remote key. */
+static enum ionic_status mem_resolve(struct idev *dev, bool remote,
+				     uint32_t pdid, uint32_t key, uint64_t va,
+				     uint64_t len, uint32_t access,
+				     uint8_t **host)
+{
+	struct idev_key_view k;
+	enum ionic_status st;
+	uint64_t addr;
 
 	*host = NULL;
 	if (!len)
 		return IONIC_STS_OK;
-	mr = idev_key_lookup(dev, key);
-	/* A local key must name a memory region of the QP's PD; windows
-	 * are for remote access only. */
-	if (!mr || mr->is_mw || mr->pdid != pdid)
-		return IONIC_STS_LOCAL_PROT_ERR;
-	if ((mr->access & access) != access)
-		return IONIC_STS_LOCAL_PROT_ERR;
-	if (!range_ok(mr->iova, mr->length, va, len))
-		return IONIC_STS_LOCAL_PROT_ERR;
-	*host = mr->host + (va - mr->iova);
-	return IONIC_STS_OK;
+	idev_key_view_of(idev_mr_at(dev, key), &k);
+	st = remote ? idev_key_check_remote(&k, pdid, key, va, len, access,
+					    &addr) :
+		      idev_key_check_local(&k, pdid, key, va, len, access,
+					   &addr);
+	if (!st)
+		*host = (uint8_t *)(uintptr_t)addr;
+	return st;
+}
+
+enum ionic_status idev_mem_resolve(struct idev *dev, uint32_t pdid,
+				   uint32_t key, uint64_t va, uint64_t len,
+				   uint32_t access, uint8_t **host)
+{
+	return mem_resolve(dev, false, pdid, key, va, len, access, host);
 }
 
 enum ionic_status idev_mem_resolve_remote(struct idev *dev, uint32_t pdid,
@@ -39,25 +102,7 @@ enum ionic_status idev_mem_resolve_remote(struct idev *dev, uint32_t pdid,
 					  uint64_t len, uint32_t access,
 					  uint8_t **host)
 {
-	struct idev_mr *mr;
-
-	*host = NULL;
-	if (!len)
-		return IONIC_STS_OK;
-	mr = idev_key_lookup(dev, rkey);
-	if (!mr || mr->pdid != pdid || (mr->access & access) != access ||
-	    !range_ok(mr->iova, mr->length, va, len))
-		return IONIC_STS_REMOTE_ACC_ERR;
-	if (!mr->is_mw) {
-		*host = mr->host + (va - mr->iova);
-		return IONIC_STS_OK;
-	}
-	/* A window maps its own range onto the region it is bound to (its
-	 * host pointer is the window's start in that region, see mw.c). */
-	if (!mr->bound_mr || !mr->bound_mr->valid || !mr->host)
-		return IONIC_STS_REMOTE_ACC_ERR;
-	*host = mr->host + (va - mr->iova);
-	return IONIC_STS_OK;
+	return mem_resolve(dev, true, pdid, rkey, va, len, access, host);
 }
 
 enum ionic_status idev_mem_check_sgl(struct idev *dev, uint32_t pdid,

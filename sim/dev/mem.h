@@ -15,11 +15,36 @@
 #ifndef IDEV_DEV_MEM_H
 #define IDEV_DEV_MEM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../common/ionic_hw.h"
 #include "dev.h"
 #include "wqe.h"
+
+/*
+ * A key as the checks see it: an entry of the device's own table, or a
+ * peer's mirror of one (direct.h), so both paths decide the same way.
+ * 'usable': an MR not invalidated, or a window bound to a live region.
+ */
+struct idev_key_view {
+	uint32_t key, pdid, access;
+	bool usable, is_mw;
+	uint64_t iova, length;
+	uint64_t host; /* the address of iova, in the owner's memory */
+};
+/* The view of a table entry (NULL: none, never usable). */
+void idev_key_view_of(const struct idev_mr *mr, struct idev_key_view *k);
+/* The checks of idev_mem_resolve / idev_mem_resolve_remote on a view:
+ * *addr is the address of va in the owner's memory. */
+enum ionic_status idev_key_check_local(const struct idev_key_view *k,
+				       uint32_t pdid, uint32_t key, uint64_t va,
+				       uint64_t len, uint32_t access,
+				       uint64_t *addr);
+enum ionic_status idev_key_check_remote(const struct idev_key_view *k,
+					uint32_t pdid, uint32_t rkey,
+					uint64_t va, uint64_t len,
+					uint32_t access, uint64_t *addr);
 
 /* Resolve [va, va + len) under 'key' needing the IBV_ACCESS_* bits in
  * 'access' (0 for a local read).  len 0 always succeeds with *host NULL. */

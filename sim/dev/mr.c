@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dev.h"
+#include "direct.h"
 
 struct idev_mr *idev_mr_at(const struct idev *dev, uint32_t key)
 {
@@ -69,6 +70,7 @@ int idev_mr_create(struct idev *dev, const struct idev_mr_create *c)
 	}
 	dev->mrs[idx] = mr;
 	dev->nlive_mrs++;
+	idev_direct_keys_changed(dev, idx, idx + 1);
 	return 0;
 }
 
@@ -81,6 +83,9 @@ int idev_mr_destroy(struct idev *dev, uint32_t key)
 	/* the key stops working at once */
 	dev->mrs[key >> 8] = NULL;
 	dev->nlive_mrs--;
+	/* a region takes its windows with it: all of them may change */
+	idev_direct_keys_changed(dev, mr->is_mw ? key >> 8 : 0,
+				 mr->is_mw ? (key >> 8) + 1 : dev->prof->nmrs);
 	/* windows bound to this region lose it */
 	for (uint32_t i = 1; !mr->is_mw && i < dev->prof->nmrs; i++) {
 		struct idev_mr *mw = dev->mrs[i];

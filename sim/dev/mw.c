@@ -15,6 +15,7 @@
  * A bound window addresses [iova, iova + length) of its own, mapped onto
  * the region's memory from bind_va on: host = window start in the region.
  */
+#include "direct.h"
 #include "mw.h"
 
 /* The key object at the index of 'key', valid or not (a window being
@@ -56,6 +57,7 @@ enum ionic_status idev_mw_bind(struct idev *dev, uint32_t pdid,
 	if (mw->mw_type == IBV_MW_TYPE_1 && (access & IBV_ACCESS_ZERO_BASED))
 		return IONIC_STS_MEM_MGMT_OPER_ERR;
 
+	idev_direct_keys_changed(dev, w->key >> 8, (w->key >> 8) + 1);
 	if (!w->bind_len) {
 		/* Type-1 unbind: the key byte may change, nothing else. */
 		mw->valid = false;
@@ -94,6 +96,7 @@ static enum ionic_status mw_invalidate(struct idev *dev, uint32_t pdid,
 		return IONIC_STS_MEM_MGMT_OPER_ERR;
 	mw->valid = false;
 	mw->bound_mr = NULL;
+	idev_direct_keys_changed(dev, key >> 8, (key >> 8) + 1);
 	return IONIC_STS_OK;
 }
 

@@ -11,6 +11,7 @@
 
 #include "../common/trace.h"
 #include "cqe.h"
+#include "direct.h"
 #include "qp.h"
 
 void idev_qp_check_drained(struct idev_qp *d)
@@ -88,6 +89,7 @@ void idev_qp_free(struct idev_qp *d)
 
 	if (dev->engine)
 		idev_engine_del(dev->engine, d);
+	idev_direct_qp_gone(d);
 	for (struct idev_qp **pp = &dev->qp_list; *pp; pp = &(*pp)->next) {
 		if (*pp == d) {
 			*pp = d->next;
@@ -247,6 +249,7 @@ static void qp_transition(struct idev_qp *d, enum ibv_qp_state old)
 			d->has_path = true;
 			ifab_set_peer(&d->ep, d->av.dgid, d->dest_qpn);
 			d->resp.epsn = d->rq_psn & IDEV_PSN_MASK;
+			idev_direct_qp_rtr(d);
 		}
 		break;
 	case IBV_QPS_RTS:

@@ -129,6 +129,8 @@ struct idev_qp {
 	bool sq_lost, rq_lost; /* a CQE of the queue was lost (CQ overrun) */
 	bool drain_reported; /* SQD: SQ_DRAINED raised for this drain */
 	struct idev_counters cnt;
+	struct idev_dpeer *dpeer; /* direct.c: the peer's port, if offered */
+	uint8_t dwhy; /* direct.c: the path last traced for it */
 };
 
 /* ---- tx.c ---- */

@@ -23,6 +23,7 @@
 
 #include "../common/trace.h"
 #include "cqe.h"
+#include "direct.h"
 #include "qp.h"
 #include "mem.h"
 #include "mw.h"
@@ -420,9 +421,16 @@ void idev_req_xmit(struct idev_qp *d)
 	/* SQD: messages already fetched still go out (and complete). */
 	if (r->rnr_wait || (d->state != IBV_QPS_RTS && d->state != IBV_QPS_SQD))
 		return;
+	idev_direct_run(d);
 	while (r->snd != end &&
 	       idev_psn_diff(r->snd_psn, r->una_psn) < IDEV_REQ_WINDOW) {
 		s = &d->swqe[r->snd];
+		/* a message the direct path could take waits for what is
+		 * in flight, then goes directly (idev_direct_run above, when
+		 * the ACK comes) */
+		if (!r->snd_idx && r->snd_psn != r->una_psn &&
+		    idev_direct_hold(d, s))
+			break;
 		if (!s->npkts) {
 			/* A local operation, executed in SQ order. */
 			if (s->w.flags & IONIC_WQE_FLAG_FENCE &&

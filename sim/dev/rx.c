@@ -9,6 +9,7 @@
  */
 #include "../common/trace.h"
 #include "dev.h"
+#include "direct.h"
 #include "qp.h"
 
 void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
@@ -17,7 +18,7 @@ void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
 	struct idev_pkt pkt;
 	int kind;
 
-	if (!d)
+	if (!d || idev_direct_rx(dev, qpn, buf, len))
 		return;
 	if (idev_pkt_parse(&pkt, buf, len) || pkt.dqpn != qpn) {
 		d->cnt.drops++;

@@ -52,11 +52,30 @@ static bool timer_wire_wait(struct idev_qp *d, uint64_t now)
 	return true;
 }
 
+uint64_t idev_timers_next(struct idev_qp *const *qps, uint64_t now)
+{
+	uint64_t next = ifab_link_next_change(), due;
+	struct idev_qp *d;
+
+	for (d = *qps; d; d = d->eng_next) {
+		if (d->req.deadline && (!next || d->req.deadline < next))
+			next = d->req.deadline;
+		if (ifab_backlogged(&d->ep) &&
+		    (!next || now + TIMER_BACKLOG_MS * 1000000ull < next))
+			next = now + TIMER_BACKLOG_MS * 1000000ull;
+		/* frames a fault holds back (both clocks are monotonic) */
+		due = ifab_fault_next_due(&d->ep);
+		if (due && (!next || due < next))
+			next = due;
+	}
+	return next;
+}
+
 int idev_timers_run(struct idev *dev, struct idev_qp *const *qps, bool db_more)
 {
 	/* first: a failure frees the QPs the loops below walk */
 	int fatal_ms = idev_fatal_poll(dev);
-	uint64_t now = idev_now_ns(), next = 0, due;
+	uint64_t now = idev_now_ns(), next;
 	struct idev_qp *d;
 	int64_t ms;
 
@@ -81,18 +100,7 @@ int idev_timers_run(struct idev *dev, struct idev_qp *const *qps, bool db_more)
 	}
 	if (db_more)
 		return 0;
-	next = ifab_link_next_change();
-	for (d = *qps; d; d = d->eng_next) {
-		if (d->req.deadline && (!next || d->req.deadline < next))
-			next = d->req.deadline;
-		if (ifab_backlogged(&d->ep) &&
-		    (!next || now + TIMER_BACKLOG_MS * 1000000ull < next))
-			next = now + TIMER_BACKLOG_MS * 1000000ull;
-		/* frames a fault holds back (both clocks are monotonic) */
-		due = ifab_fault_next_due(&d->ep);
-		if (due && (!next || due < next))
-			next = due;
-	}
+	next = idev_timers_next(qps, now);
 	if (!next)
 		return fatal_ms;
 	now = idev_now_ns();

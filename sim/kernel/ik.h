@@ -47,6 +47,12 @@ struct ik_platform {
 			    off_t off, int *err);
 	void (*dbpage_revoke)(uint64_t tag);
 	struct isim_mmio_port mmio;
+	/* The model's consumer for the thread that stored: once a store is
+	 * captured, the platform calls apply() (when one was set; NULL
+	 * unsets it) in the storing thread, which holds no lock of the
+	 * model.  apply() returns false when it applied nothing (the model
+	 * is busy): the platform then signals mmio.eventfd as before. */
+	void (*mmio_set_apply)(bool (*apply)(void));
 };
 
 /* ---- implemented by the model (sim/kernel) ------------------------------- */

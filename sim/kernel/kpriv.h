@@ -288,4 +288,27 @@ int ik_mmap_insert(struct ik_file *f, enum ik_mmap_kind kind, uint64_t npages,
 		   uint64_t *pgoff);
 void ik_mmap_clear(struct ik_file *f);
 
+/* The NIC lock, as the device wants it held (idev_enter/leave: the
+ * state it shares with peers on the direct path). */
+static inline void ik_nic_lock(struct ik_nic *nic)
+{
+	pthread_mutex_lock(&nic->lock);
+	if (nic->dev)
+		idev_enter(nic->dev);
+}
+
+static inline void ik_nic_unlock(struct ik_nic *nic)
+{
+	if (nic->dev)
+		idev_leave(nic->dev);
+	pthread_mutex_unlock(&nic->lock);
+}
+
+/* ---- direct.c ---- */
+/* The direct-path switch (IONIC_SIM_DIRECT): true unless "0" or "off". */
+bool ik_direct_enabled(void);
+/* The NIC exists: hand the platform the storing thread's doorbell
+ * consumer (or take it back when the switch is off). */
+void ik_direct_start(void);
+
 #endif /* IK_KPRIV_H */

@@ -310,8 +310,10 @@ int ik_nic_get(unsigned int k, struct ik_nic **out)
 		rc = -ENODEV;
 	} else if (!ik_nics[k]) {
 		rc = nic_create(k, nodes[k], &nic);
-		if (!rc)
+		if (!rc) {
 			__atomic_store_n(&ik_nics[k], nic, __ATOMIC_RELEASE);
+			ik_direct_start();
+		}
 		if (isim_trace_enabled())
 			isim_trace(
 				ISIM_TR_CMD,

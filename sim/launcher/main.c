@@ -34,6 +34,7 @@ struct opts {
 	const char *transport; /* "unix" or "udp" */
 	const char *addr; /* the NICs' IPv4 addresses (udp), nics.c */
 	unsigned int nics; /* --nics: how many NICs the host has */
+	const char *direct; /* "on"/"off"; NULL: IONIC_SIM_DIRECT as given */
 	const char *provider;
 	const char *preload;
 	bool installed_provider;
@@ -64,6 +65,9 @@ static void usage(FILE *out)
 		"                         (default: the first of 127.18.0.1, .2, ...\n"
 		"                         whose UDP port 4791 is free); with --nics N\n"
 		"                         NIC k gets A+k, or give N addresses A,B,...\n"
+		"  --direct on|off        off: every work request crosses the wire and\n"
+		"                         the engine applies every doorbell, as\n"
+		"                         IONIC_SIM_DIRECT=0 (default: on)\n"
 		"  --provider PATH        use this build of the provider (libionic-rdmav<N>.so\n"
 		"                         for any libibverbs, its prefix .../libionic, or\n"
 		"                         its directory)\n"
@@ -96,8 +100,19 @@ static void usage(FILE *out)
 		"Environment given to COMMAND: SYSFS_PATH, LD_PRELOAD, RDMAV_DRIVERS,\n"
 		"IONIC_SIM_PROFILE, IONIC_SIM_NODES, IONIC_SIM_NODE, IONIC_SIM_FABRIC,\n"
 		"IONIC_SIM_RUNDIR, IONIC_SIM_TRACE, IONIC_SIM_PCAP, IONIC_SIM_TRANSPORT,\n"
-		"IONIC_SIM_ADDR.\n"
+		"IONIC_SIM_ADDR,\n"
+		"IONIC_SIM_DIRECT.\n"
 		"Exit status: COMMAND's, or 128+N if signal N killed it.\n");
+}
+
+/* Is 'val' of option --'name' one of its two words?  Says so if not. */
+static bool one_of(const char *name, const char *val, const char *a,
+		   const char *b)
+{
+	if (!strcmp(val, a) || !strcmp(val, b))
+		return true;
+	fprintf(stderr, "ionic-sim: --%s %s or %s\n", name, a, b);
+	return false;
 }
 
 static int set_key(struct opts *o, const char *key, const char *val)
@@ -221,14 +236,15 @@ static int parse_args(struct opts *o, int argc, char **argv)
 		} else if (!strcmp(name, "pcap")) {
 			o->pcap = val;
 		} else if (!strcmp(name, "transport")) {
-			if (strcmp(val, "unix") && strcmp(val, "udp")) {
-				fprintf(stderr,
-					"ionic-sim: --transport unix or udp\n");
+			if (!one_of(name, val, "unix", "udp"))
 				return -1;
-			}
 			o->transport = val;
 		} else if (!strcmp(name, "addr")) {
 			o->addr = val; /* checked once --nics is known */
+		} else if (!strcmp(name, "direct")) {
+			if (!one_of(name, val, "on", "off"))
+				return -1;
+			o->direct = val;
 		} else if (!strcmp(name, "provider")) {
 			o->provider = val;
 		} else if (!strcmp(name, "preload")) {
@@ -407,6 +423,10 @@ static int setup_env(const struct opts *o, const char *rundir,
 	} else {
 		unsetenv(IFAB_ENV_PCAP);
 	}
+	/* without --direct, an IONIC_SIM_DIRECT of the caller's stays */
+	if (o->direct &&
+	    setenv(ISIM_ENV_DIRECT, strcmp(o->direct, "on") ? "0" : "1", 1))
+		return -errno;
 	return 0;
 }
 

@@ -72,6 +72,14 @@ static struct {
 
 static _Atomic pid_t consumer_tid;
 
+/*
+ * The model's consumer in the storing thread (ik_platform.mmio_set_apply),
+ * and whether this thread is running it: its pops are not the engine's,
+ * so they do not make it "the consumer" that must never store.
+ */
+static bool (*_Atomic apply_fn)(void);
+static __thread bool in_apply __attribute__((tls_model("initial-exec")));
+
 static size_t cell_seq(size_t idx)
 {
 	return atomic_load_explicit(&ring.cell[idx].seq_rel,
@@ -273,6 +281,32 @@ static void kick(void)
 	syscall(SYS_write, db_efd, &one, sizeof(one));
 }
 
+/*
+ * Let the model apply the captured stores in this thread; false when it
+ * did not (no consumer, the model busy, an alternate signal stack), and
+ * the engine must be woken.  The model's work takes some KiB of stack
+ * (frames on the way to the fabric): the thread's own stack has them,
+ * an alternate signal stack (sigaltstack: Python's faulthandler, Go)
+ * may not.  The handler runs on the interrupted stack exactly when its
+ * frame lies just below the interrupted stack pointer (the signal frame
+ * with the XSAVE area in between).
+ */
+static bool apply_here(const ucontext_t *uc)
+{
+	bool (*fn)(void) =
+		atomic_load_explicit(&apply_fn, memory_order_acquire);
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	bool done;
+
+	if (!fn || in_apply || here > sp || sp - here > 64 * 1024)
+		return false;
+	in_apply = true;
+	done = fn();
+	in_apply = false;
+	return done;
+}
+
 static void trap_handler(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -316,13 +350,16 @@ static void trap_handler(int sig, siginfo_t *si, void *ucv)
 		 * doorbells, so this is a model bug: fail loudly. */
 		if (rec.tid == atomic_load(&consumer_tid))
 			die("ionic-sim: doorbell ring full in its consumer thread\n");
+		if (apply_here(uc))
+			continue;
 		if (!spun) {
 			kick();
 			spun = true;
 		}
 		syscall(SYS_sched_yield);
 	}
-	kick();
+	if (!apply_here(uc))
+		kick();
 done:
 	uc->uc_mcontext.gregs[REG_RIP] += st.len;
 	errno = saved_errno;
@@ -536,9 +573,16 @@ static void trace_db(const struct isim_mmio_store *rec)
 		   (unsigned long long)rec->value & 0xffff, (int)rec->tid);
 }
 
+void ishim_dbtrap_set_apply(bool (*apply)(void))
+{
+	atomic_store_explicit(&apply_fn, apply, memory_order_release);
+}
+
 int ishim_dbtrap_pop(struct isim_mmio_store *rec)
 {
-	atomic_store_explicit(&consumer_tid, cur_tid(), memory_order_relaxed);
+	if (!in_apply)
+		atomic_store_explicit(&consumer_tid, cur_tid(),
+				      memory_order_relaxed);
 	if (!ring_pop(rec))
 		return 0;
 	if (isim_trace_enabled())

@@ -23,6 +23,7 @@ static const struct ik_platform shim_platform = {
 	.window_map = ishim_window_map,
 	.dbpage_revoke = ishim_dbpage_revoke,
 	.mmio = { .eventfd = ishim_dbtrap_eventfd, .pop = ishim_dbtrap_pop },
+	.mmio_set_apply = ishim_dbtrap_set_apply,
 };
 static bool model_started;
 static int model_rc;

@@ -51,6 +51,9 @@ void ishim_dbpage_revoke(uint64_t tag);
 int ishim_dbtrap_eventfd(void);
 /* Pop the oldest store; returns 0 if the FIFO is empty. */
 int ishim_dbtrap_pop(struct isim_mmio_store *st);
+/* The model's consumer for the storing thread (ik_platform.mmio_set_apply):
+ * called by the trap handler after each captured store. */
+void ishim_dbtrap_set_apply(bool (*apply)(void));
 /* munmap() of [addr, addr+len): untrack overlapping trapped pages. */
 void ishim_dbtrap_munmap(void *addr, size_t len);
 ISHIM_RUNTIME_SAFE bool ishim_dbtrap_overlaps(const void *addr, size_t len);

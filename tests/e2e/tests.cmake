@@ -184,6 +184,15 @@ if(IONIC_HAVE_SIM)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/pcap_tshark.sh
             ${IONIC_SIM_LAUNCHER} $<TARGET_FILE:e2e-pcap-scenario>
     TIMEOUT 120)
+  # the direct path answers as the packet path does: the same RC
+  # scenarios between two processes, both ways, completions compared;
+  # each switch that forces packets named in the trace
+  foreach(_m on env udp pcap fault)
+    ionic_add_test(e2e-direct-compare-${_m}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/direct_compare.sh
+              ${IONIC_SIM_LAUNCHER} $<TARGET_FILE:verbs-direct-compare> ${_m}
+      TIMEOUT 240)
+  endforeach()
   ionic_add_test(e2e-trace-golden
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/trace_golden.sh
             ${IONIC_SIM_LAUNCHER} $<TARGET_FILE:e2e-trace-scenario>

@@ -19,6 +19,8 @@
 # The scenario runs $TRACE_GOLDEN_RUNS times (default 2); every run must
 # match.  On a mismatch a unified diff (golden -> this run) is printed.
 # TRACE_GOLDEN_UPDATE=1 rewrites the golden file from one run instead.
+# The run is the packet path's (--direct off): the engine thread applies
+# every doorbell, so the order within each thread is fixed.
 set -u
 sim=${1:?usage: $0 IONIC_SIM SCENARIO GOLDEN}
 prog=${2:?usage: $0 IONIC_SIM SCENARIO GOLDEN}
@@ -101,7 +103,9 @@ normalise() {
 run_once() {
 	local out=$1
 	rm -f "$work/trace"
-	if ! timeout 60 "$sim" --fabric "${IONIC_TEST_FABRIC:-trace}-$$-$RANDOM" --trace "$work/trace" \
+	# --direct off: with the direct path, which thread applies a
+	# doorbell depends on who holds the NIC lock at that instant
+	if ! timeout 60 "$sim" --direct off --fabric "${IONIC_TEST_FABRIC:-trace}-$$-$RANDOM" --trace "$work/trace" \
 		-- "$prog" >"$work/prog.out" 2>&1; then
 		echo "FAIL: scenario failed under ionic-sim:"
 		cat "$work/prog.out"

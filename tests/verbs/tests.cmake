@@ -78,6 +78,19 @@ if(TARGET ionic)
   ionic_add_test(verbs-async SOURCES ${_h7}/async.c
     LIBS ionic_test_fixture SIM)
 
+  # two processes, the scenarios e2e-direct-compare-* run both ways
+  add_executable(verbs-direct-compare ${_h7}/direct_compare.c)
+  target_link_libraries(verbs-direct-compare PRIVATE ionic_test_fixture)
+
+  # the direct path's peer misbehaving: killed mid-transfer, scribbling
+  # over the segment it shares (sim/README.md "Direct path")
+  ionic_add_test(verbs-direct-peer-kill SOURCES ${_h7}/direct_abuse.c
+    LIBS ionic_test_fixture SIM SIM_ARGS --direct on ARGS --kill
+    TIMEOUT 120)
+  ionic_add_test(verbs-direct-peer-scribble
+    COMMAND $<TARGET_FILE:verbs-direct-peer-kill>
+    SIM SIM_ARGS --direct on ARGS --scribble TIMEOUT 120)
+
   # a peer process killed mid-connection: retry exceeded, no hang
   ionic_add_test(verbs-peer-exit SOURCES ${_h7}/peer_exit.c
     LIBS ionic_test_fixture SIM)

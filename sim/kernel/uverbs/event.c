@@ -282,6 +282,8 @@ int ik_nic_dev_create(struct ik_nic *nic)
 		.prof = nic->prof,
 		.node = nic->node,
 		.lock = &nic->lock,
+		/* every hold of nic->lock is ik_nic_lock()'s (kpriv.h) */
+		.direct = ik_direct_enabled(),
 		.ops = &dev_ops,
 		.host = nic,
 		/* the CMB is the device's memory (cmb.c made it first) */

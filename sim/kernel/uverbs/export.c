@@ -276,12 +276,12 @@ static void doorbell_apply(struct xport *x, const struct ixp_msg *m)
 
 	if (m->a >= IK_PAGE_SIZE || m->c > sizeof(st.value))
 		return;
-	pthread_mutex_lock(&nic->lock);
+	ik_nic_lock(nic);
 	if (!x->f->dead && x->f->has_ucontext) {
 		st.page = x->f->dbid;
 		idev_mmio_inject(nic->dev, &st);
 	}
-	pthread_mutex_unlock(&nic->lock);
+	ik_nic_unlock(nic);
 }
 
 /* The importer closed a channel of ours it had (CREATE_COMP_CHANNEL). */

@@ -33,14 +33,14 @@ int ik_file_open(unsigned int devidx, struct ik_file **out)
 		return -ENOMEM;
 	f->nic = nic;
 	f->async_q.rd = f->async_q.wr = f->async_q.peek = -1;
-	pthread_mutex_lock(&f->nic->lock);
+	ik_nic_lock(f->nic);
 	/* a dead firmware's admin queue stays KILLED */
 	f->killed = f->nic->dead;
 	pthread_mutex_lock(&f->nic->chan_lock);
 	f->next = f->nic->files;
 	f->nic->files = f;
 	pthread_mutex_unlock(&f->nic->chan_lock);
-	pthread_mutex_unlock(&f->nic->lock);
+	ik_nic_unlock(f->nic);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_FD, "uverbs%u open file=%p", devidx,
 			   (void *)f);
@@ -312,7 +312,7 @@ void ik_file_release(struct ik_file *f)
 		close_queues(f);
 		return;
 	}
-	pthread_mutex_lock(&nic->lock);
+	ik_nic_lock(nic);
 	if (f->has_ucontext) {
 		ik_plat->dbpage_revoke(ik_nic_tag(nic, f->dbid));
 		idev_sync_doorbells(nic->dev);
@@ -340,6 +340,6 @@ void ik_file_release(struct ik_file *f)
 	}
 	pthread_mutex_unlock(&nic->chan_lock);
 	free(f->handles);
-	pthread_mutex_unlock(&nic->lock);
+	ik_nic_unlock(nic);
 	free(f);
 }

@@ -258,9 +258,9 @@ static void doorbells_flush(void)
 
 		if (!nic || !nic->dev)
 			continue;
-		pthread_mutex_lock(&nic->lock);
+		ik_nic_lock(nic);
 		idev_sync_doorbells(nic->dev);
-		pthread_mutex_unlock(&nic->lock);
+		ik_nic_unlock(nic);
 	}
 }
 

@@ -161,7 +161,7 @@ static int run_cmd(struct ioc *x, uint32_t cmd, int (*fn)(struct ik_cmd *),
 		free(uin_buf);
 		return -ENOMEM;
 	}
-	pthread_mutex_lock(&nic->lock);
+	ik_nic_lock(nic);
 	if (x->f->dead)
 		rc = -EIO;
 	else if (!x->f->has_ucontext)
@@ -174,7 +174,7 @@ static int run_cmd(struct ioc *x, uint32_t cmd, int (*fn)(struct ik_cmd *),
 		if (uout && c.uout_written)
 			out_ptr(x, UVERBS_ATTR_UHW_OUT, c.uout, c.uout_written);
 	}
-	pthread_mutex_unlock(&nic->lock);
+	ik_nic_unlock(nic);
 	free(c.uout);
 	free(uin_buf);
 	return rc;
@@ -198,14 +198,14 @@ static int query_context(struct ioc *x)
 
 	if (rc)
 		return rc;
-	pthread_mutex_lock(&x->f->nic->lock);
+	ik_nic_lock(x->f->nic);
 	if (!x->f->has_ucontext) {
-		pthread_mutex_unlock(&x->f->nic->lock);
+		ik_nic_unlock(x->f->nic);
 		return -EINVAL;
 	}
 	ik_ctx_resp_fill(x->f, &dr);
 	ncv = x->f->nic->prof.eq_count - 2;
-	pthread_mutex_unlock(&x->f->nic->lock);
+	ik_nic_unlock(x->f->nic);
 	out_ptr(x, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &ncv,
 		sizeof(ncv));
 	out_ptr(x, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &core, sizeof(core));
@@ -254,12 +254,12 @@ static int async_event_alloc(struct ioc *x)
 		return rc;
 	if (!attr(x, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE))
 		return -EINVAL;
-	pthread_mutex_lock(&x->f->nic->lock);
+	ik_nic_lock(x->f->nic);
 	fd = x->f->has_ucontext && x->f->async_q.rd >= 0 ?
 		     isim_sys_fcntl(x->f->async_q.rd, F_DUPFD_CLOEXEC, 0) :
 		     -1;
 	rc = fd < 0 ? (x->f->has_ucontext ? -errno : -EINVAL) : 0;
-	pthread_mutex_unlock(&x->f->nic->lock);
+	ik_nic_unlock(x->f->nic);
 	if (rc)
 		return rc;
 	/* an importer's own descriptor of the file (export.c) */
@@ -288,7 +288,7 @@ static int query_mr(struct ioc *x)
 		rc = in_u64(x, UVERBS_ATTR_QUERY_MR_HANDLE, &handle);
 	if (rc)
 		return rc;
-	pthread_mutex_lock(&x->f->nic->lock);
+	ik_nic_lock(x->f->nic);
 	mr = x->f->has_ucontext && !x->f->dead && handle <= UINT32_MAX ?
 		     ik_handle_get(x->f, (uint32_t)handle, IK_UOBJ_MR) :
 		     NULL;
@@ -297,7 +297,7 @@ static int query_mr(struct ioc *x)
 		len = mr->length;
 		iova = mr->iova;
 	}
-	pthread_mutex_unlock(&x->f->nic->lock);
+	ik_nic_unlock(x->f->nic);
 	if (!mr)
 		return -EINVAL; /* uverbs_get_uobject: no such MR */
 	out_ptr(x, UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey, sizeof(lkey));

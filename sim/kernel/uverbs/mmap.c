@@ -101,11 +101,11 @@ int ik_file_mmap_desc(struct ik_file *f, size_t len, int prot, int flags,
 
 	if (f->dead)
 		return -EIO;
-	pthread_mutex_lock(&f->nic->lock);
+	ik_nic_lock(f->nic);
 	rc = f->dead ? -EIO :
 		       mmap_lookup(f, len, prot, flags, off, &kind, &cmb_off,
 				   &cmb_tag);
-	pthread_mutex_unlock(&f->nic->lock);
+	ik_nic_unlock(f->nic);
 	if (rc)
 		return rc;
 	d->kind = (int)kind;
@@ -133,11 +133,11 @@ void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 		*err = -EIO;
 		return NULL;
 	}
-	pthread_mutex_lock(&f->nic->lock);
+	ik_nic_lock(f->nic);
 	*err = f->dead ? -EIO :
 			 mmap_lookup(f, len, prot, flags, off, &kind, &cmb_off,
 				     &cmb_tag);
-	pthread_mutex_unlock(&f->nic->lock);
+	ik_nic_unlock(f->nic);
 	/* map outside the NIC lock: the doorbell trap has locks of its own
 	 * that the engine holds while it takes the NIC lock */
 	if (!*err && kind == IK_MMAP_DBELL) {

@@ -161,7 +161,7 @@ static ssize_t dispatch(struct ik_file *f, const struct ik_cmd_desc *d,
 	c->resp_len = core_out;
 	c->uout = uout;
 
-	pthread_mutex_lock(&nic->lock);
+	ik_nic_lock(nic);
 	if (f->dead)
 		rc = -EIO;
 	else if (!f->has_ucontext && d->cmd != IB_USER_VERBS_CMD_GET_CONTEXT)
@@ -184,7 +184,7 @@ static ssize_t dispatch(struct ik_file *f, const struct ik_cmd_desc *d,
 		if (!rc && c->uout_written)
 			rc = ik_copy_to_user(uout_ptr, uout, c->uout_written);
 	}
-	pthread_mutex_unlock(&nic->lock);
+	ik_nic_unlock(nic);
 	free(resp);
 	free(uout);
 	return rc;

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim device: the direct path's responder port (direct.h) - the
+ * segment this device keeps for its peers, the hello that offers it, and
+ * the peers' segments this device maps.
+ *
+ * Hello: when an RC QP enters RTR on a device with a port, it sends its
+ * peer QP's endpoint one datagram that is not a frame (struct
+ * dhello: our pid, the descriptor number of our segment, its address
+ * here).  The receiver opens the segment through /proc/<pid>/fd/<n> (the
+ * kernel allows that exactly when it allows process_vm_* on the pid:
+ * same user, dumpable, ptrace policy), checks it, reads our header back
+ * with process_vm_readv as the probe, and attaches the segment to its QP.
+ * Until then, and whenever any of it fails (the trace says why), the QP
+ * sends packets.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+
+#include "../common/sys.h"
+#include "../common/trace.h"
+#include "../fabric/pcap.h"
+#include "cqe.h"
+#include "direct.h"
+#include "direct_priv.h"
+#include "mem.h"
+#include "qp.h"
+
+/* How long the owner waits for its own segment's lock (a peer holds it
+ * for one message) before it gives the port up. */
+#define DIRECT_OWNER_WAIT_S 2
+
+#define DHELLO_MAGIC 0x4f4c4c4548444d49ull /* "IMDHELLO": no MAC starts so */
+#define DNOTIFY_MAGIC 0x5946544f4e444d49ull /* "IMDNOTFY" */
+
+struct dhello {
+	uint64_t magic;
+	int32_t pid;
+	int32_t segfd;
+	uint32_t src_qpn, dst_qpn;
+	uint64_t self; /* our address of the segment header */
+	uint64_t size;
+};
+
+static bool direct_env_off(void)
+{
+	const char *v = getenv(ISIM_ENV_DIRECT);
+
+	return v && (!strcmp(v, "0") || !strcmp(v, "off"));
+}
+
+static bool under_valgrind(void)
+{
+#ifdef RUNNING_ON_VALGRIND
+	return RUNNING_ON_VALGRIND;
+#else
+	const char *p = getenv("LD_PRELOAD");
+
+	return p && strstr(p, "vgpreload");
+#endif
+}
+
+/* Why this device keeps no port, or NULL when it may. */
+static const char *direct_why_not(const struct idev *dev)
+{
+	const struct ifab_transport *tp =
+		dev->cfg.fabric ? dev->cfg.fabric : ifab_default_transport();
+
+	if (direct_env_off())
+		return ISIM_ENV_DIRECT "=0 (--direct off)";
+	if (!tp || strcmp(tp->name, "unix"))
+		return "the UDP transport";
+	if (ifab_pcap_enabled())
+		return "--pcap (every frame is captured)";
+	if (isim_profile_faults(dev->prof))
+		return "a fault profile key (frames are lost, delayed, ...)";
+	if (under_valgrind())
+		return "running under valgrind";
+	return NULL;
+}
+
+void idev_dtrace_path(struct idev_qp *d, enum idev_dwhy why)
+{
+	static const char *const text[] = {
+		[IDEV_DWHY_DIRECT] = "direct",
+		[IDEV_DWHY_NO_PORT] = "packets: no direct path on this device",
+		[IDEV_DWHY_NO_PEER] = "packets: the peer offered no port",
+		[IDEV_DWHY_PEER_GONE] = "packets: the peer is gone",
+		[IDEV_DWHY_OFF_HOST] = "packets: the peer is on another host",
+		[IDEV_DWHY_SELF] = "packets: the peer is in this process",
+	};
+
+	if (d->dwhy == why)
+		return;
+	d->dwhy = (uint8_t)why;
+	if (isim_trace_enabled() && why < sizeof(text) / sizeof(text[0]))
+		isim_trace(ISIM_TR_DIRECT, "qp %u -> %u: %s", d->qpn,
+			   d->dest_qpn, text[why]);
+}
+
+/* ---- the segment ---------------------------------------------------------- */
+
+static size_t seg_layout(struct idev_direct *x, uint32_t nqps, uint32_t ncqs,
+			 uint32_t nkeys)
+{
+	size_t off = (sizeof(struct idev_dseg_hdr) + 63) & ~(size_t)63;
+
+	x->qp_off = off;
+	off += (size_t)nqps * sizeof(struct idev_dseg_qp);
+	x->cq_off = off;
+	off += (size_t)ncqs * sizeof(struct idev_dseg_cq);
+	x->key_off = off;
+	off += (size_t)nkeys * sizeof(struct idev_dseg_key);
+	return (off + 4095) & ~(size_t)4095;
+}
+
+int idev_direct_init(struct idev *dev)
+{
+	const char *why = direct_why_not(dev);
+	struct idev_direct *x;
+	int rc;
+
+	if (why) {
+		if (isim_trace_enabled())
+			isim_trace(ISIM_TR_DIRECT, "packets only: %s", why);
+		return 0;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->nqps = dev->nqps;
+	x->ncqs = dev->ncqs;
+	x->nkeys = dev->prof->nmrs;
+	x->size = seg_layout(x, x->nqps, x->ncqs, x->nkeys);
+	x->fd = memfd_create("ionic-sim-direct", MFD_CLOEXEC);
+	if (x->fd < 0 || ftruncate(x->fd, (off_t)x->size) < 0)
+		goto err;
+	x->seg = isim_sys_mmap(NULL, x->size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, x->fd, 0);
+	if (x->seg == MAP_FAILED) {
+		x->seg = NULL;
+		goto err;
+	}
+	x->hdr = (struct idev_dseg_hdr *)x->seg;
+	x->hdr->nqps = x->nqps;
+	x->hdr->ncqs = x->ncqs;
+	x->hdr->nkeys = x->nkeys;
+	x->hdr->size = x->size;
+	x->hdr->pid = getpid();
+	x->hdr->self = (uint64_t)(uintptr_t)x->hdr;
+	x->pid = (uint32_t)getpid();
+	__atomic_store_n(&x->hdr->magic, IDEV_DSEG_MAGIC, __ATOMIC_RELEASE);
+	dev->direct = x;
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_DIRECT, "port: %zu bytes, fd %d", x->size,
+			   x->fd);
+	return 0;
+err:
+	rc = -errno;
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_DIRECT, "packets only: no segment (%s)",
+			   strerror(-rc));
+	if (x->seg)
+		isim_sys_munmap(x->seg, x->size);
+	if (x->fd >= 0)
+		isim_sys_close(x->fd);
+	free(x);
+	return 0; /* the packet path works without it */
+}
+
+static void peer_unmap(struct idev_dpeer *p)
+{
+	if (p->seg)
+		isim_sys_munmap(p->seg, p->size);
+	memset(p, 0, sizeof(*p));
+}
+
+void idev_direct_fini(struct idev *dev)
+{
+	struct idev_direct *x = dev->direct;
+
+	if (!x)
+		return;
+	for (unsigned int i = 0; i < IDEV_DPEERS; i++)
+		peer_unmap(&x->peers[i]);
+	isim_sys_munmap(x->seg, x->size);
+	isim_sys_close(x->fd);
+	free(x);
+	dev->direct = NULL;
+}
+
+void idev_direct_atfork_child(struct idev *dev)
+{
+	struct idev_direct *x = dev->direct;
+
+	if (!x)
+		return;
+	/* our copy only: hdr->closed is the parent's */
+	x->closed = true;
+	x->held = false;
+	for (unsigned int i = 0; i < IDEV_DPEERS; i++)
+		x->peers[i].dead = true;
+}
+
+/* The owner stops keeping the port (its lock is unusable): peers see
+ * 'closed' and send packets; our private state stays the authority. */
+static void direct_close(struct idev_direct *x, const char *why)
+{
+	x->closed = true;
+	__atomic_store_n(&x->hdr->closed, 1, __ATOMIC_RELEASE);
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_DIRECT, "port closed: %s", why);
+}
+
+/* Spins before the owner sleeps between tries, and its sleep. */
+#define DSEG_SPINS 64
+#define DSEG_NAP_NS 20000
+#define DSEG_OWNER_SPIN_NS 50000
+
+/* Nobody holds the lock with this value: a process that died, or not a
+ * pid at all (a scribble). */
+static bool dseg_holder_gone(uint32_t cur, uint32_t me)
+{
+	return cur != me && (cur > (uint32_t)INT32_MAX ||
+			     (kill((pid_t)cur, 0) < 0 && errno == ESRCH));
+}
+
+int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait)
+{
+	struct timespec nap = { 0, DSEG_NAP_NS };
+	uint64_t now, spin_end = 0, until = 0;
+	unsigned int tries = 0;
+	uint32_t cur;
+
+	for (;;) {
+		cur = 0;
+		if (__atomic_compare_exchange_n(&h->lock, &cur, me, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return 0;
+		/* once per round of spinning: is the holder still there? */
+		if (!tries && dseg_holder_gone(cur, me) &&
+		    __atomic_compare_exchange_n(&h->lock, &cur, me, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return 0;
+		if (++tries < DSEG_SPINS) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (!wait)
+			return EBUSY;
+		/* a holder copies one message: spin through that, sleep
+		 * only when it takes longer */
+		now = idev_now_ns();
+		if (!until) {
+			spin_end = now + DSEG_OWNER_SPIN_NS;
+			until = now + DIRECT_OWNER_WAIT_S * 1000000000ull;
+		} else if (now > until) {
+			return ETIMEDOUT;
+		}
+		if (now > spin_end)
+			nanosleep(&nap, NULL);
+		tries = 0;
+	}
+}
+
+static struct idev_dseg_qp *seg_qp(struct idev_direct *x, uint32_t qpn)
+{
+	return qpn < x->nqps ?
+		       (struct idev_dseg_qp *)(x->seg + x->qp_off) + qpn :
+		       NULL;
+}
+
+static struct idev_dseg_cq *seg_cq(struct idev_direct *x, uint32_t cqid)
+{
+	return cqid < x->ncqs ?
+		       (struct idev_dseg_cq *)(x->seg + x->cq_off) + cqid :
+		       NULL;
+}
+
+/* Events for CQEs executors wrote into armed CQs (after the indices:
+ * an arm fires on what is in the ring). */
+static void direct_notify_drain(struct idev *dev, struct idev_direct *x)
+{
+	uint32_t prod = __atomic_load_n(&x->hdr->ntf_prod, __ATOMIC_ACQUIRE);
+	struct idev_cq *cq;
+	uint32_t e;
+
+	if (prod - x->ntf_cons > IDEV_DSEG_NTF) {
+		/* more than the ring held (or a scribble): every CQ an
+		 * executor may write gets its chance */
+		for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
+			cq = idev_cq_lookup(dev, d->rq_cqid);
+			if (d->type == IBV_QPT_RC && cq)
+				idev_cq_remote_cqe(cq, true);
+		}
+		x->ntf_cons = prod;
+		return;
+	}
+	for (; x->ntf_cons != prod; x->ntf_cons++) {
+		e = x->hdr->ntf[x->ntf_cons % IDEV_DSEG_NTF];
+		cq = idev_cq_lookup(dev, e & ~IDEV_DSEG_NTF_SOL);
+		if (cq)
+			idev_cq_remote_cqe(cq, e & IDEV_DSEG_NTF_SOL);
+	}
+}
+
+/* The shared indices of our RC QPs and their receive CQs, as peers left
+ * them: masked to what the rings allow. */
+static void direct_load(struct idev *dev, struct idev_direct *x)
+{
+	for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
+		struct idev_dseg_qp *q = seg_qp(x, d->qpn);
+		struct idev_cq *cq = idev_cq_lookup(dev, d->rq_cqid);
+		struct idev_dseg_cq *c = seg_cq(x, d->rq_cqid);
+
+		if (d->type != IBV_QPT_RC || !q || !q->valid ||
+		    q->qpn != d->qpn)
+			continue;
+		d->resp.epsn = q->epsn & IDEV_PSN_MASK;
+		d->resp.msn = q->msn;
+		d->rq.cons = q->rq_cons & d->rq.mask;
+		d->cnt.wqes += q->wqes;
+		d->cnt.cqes += q->cqes;
+		q->wqes = q->cqes = 0;
+		if (!cq || !c || !c->valid || c->cqid != cq->cqid)
+			continue;
+		cq->prod = c->prod & cq->mask;
+		cq->color = c->color & 1;
+		cq->sol_pending = c->sol_pending & 1;
+		cq->sol_slot = c->sol_slot & cq->mask;
+	}
+}
+
+static void store_cq(struct idev_direct *x, const struct idev_cq *cq)
+{
+	struct idev_dseg_cq *c = seg_cq(x, cq->cqid);
+
+	if (!c)
+		return;
+	c->cqid = cq->cqid;
+	c->ring = (uint64_t)(uintptr_t)cq->ring;
+	c->mask = cq->mask;
+	c->stride_log2 = cq->stride_log2;
+	c->host_cons = cq->host_cons;
+	c->armed = cq->armed_any || cq->armed_sol;
+	c->overflowed = cq->overflowed;
+	c->prod = cq->prod;
+	c->color = cq->color;
+	c->sol_pending = cq->sol_pending;
+	c->sol_slot = cq->sol_slot;
+	c->valid = 1;
+}
+
+static void store_qp(struct idev_direct *x, const struct idev_qp *d)
+{
+	struct idev_dseg_qp *q = seg_qp(x, d->qpn);
+
+	if (!q)
+		return;
+	q->qpn = d->qpn;
+	q->state = (uint8_t)d->state;
+	q->type = (uint8_t)d->type;
+	q->in_msg = d->resp.in_msg;
+	q->nak_sent = d->resp.nak_sent;
+	q->pdid = d->pdid;
+	q->access_flags = d->access_flags;
+	q->dest_qpn = d->dest_qpn;
+	q->rq_cqid = d->rq_cqid;
+	memcpy(q->dgid, d->av.dgid, 16);
+	q->epsn = d->resp.epsn;
+	q->msn = d->resp.msn;
+	q->rq_cons = d->rq.cons;
+	q->rq_mask = d->rq.mask;
+	q->rq_db_prod = d->rq.db_prod;
+	q->rq_stride_log2 = d->rq.stride_log2;
+	q->rq_ring = d->resp.copy ? (uint64_t)(uintptr_t)d->rq.ring : 0;
+	q->valid = 1;
+}
+
+static void store_keys(struct idev *dev, struct idev_direct *x)
+{
+	struct idev_dseg_key *k = (struct idev_dseg_key *)(x->seg + x->key_off);
+	uint32_t hi = dev->dkeys_hi < x->nkeys ? dev->dkeys_hi : x->nkeys;
+	struct idev_key_view v;
+
+	for (uint32_t i = dev->dkeys_lo; i < hi; i++) {
+		idev_key_view_of(dev->mrs ? dev->mrs[i] : NULL, &v);
+		k[i].key = v.key;
+		k[i].pdid = v.pdid;
+		k[i].access = v.access;
+		k[i].usable = v.usable;
+		k[i].is_mw = v.is_mw;
+		k[i].iova = v.iova;
+		k[i].length = v.length;
+		k[i].host = v.host;
+	}
+	dev->dkeys_lo = dev->dkeys_hi = 0;
+}
+
+static void direct_store(struct idev *dev, struct idev_direct *x)
+{
+	struct idev_cq *cq;
+
+	for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
+		if (d->type != IBV_QPT_RC)
+			continue;
+		store_qp(x, d);
+		cq = idev_cq_lookup(dev, d->rq_cqid);
+		if (cq)
+			store_cq(x, cq);
+	}
+	if (dev->dkeys_lo < dev->dkeys_hi)
+		store_keys(dev, x);
+}
+
+void idev_direct_enter(struct idev *dev)
+{
+	struct idev_direct *x = dev->direct;
+	int rc;
+
+	if (!x || x->closed)
+		return;
+	rc = idev_dseg_lock(x->hdr, x->pid, true);
+	if (rc) {
+		direct_close(x, "its lock is held too long");
+		return;
+	}
+	x->held = true;
+	direct_load(dev, x);
+	direct_notify_drain(dev, x);
+}
+
+void idev_direct_leave(struct idev *dev)
+{
+	struct idev_direct *x = dev->direct;
+
+	if (!x || !x->held)
+		return;
+	direct_store(dev, x);
+	x->held = false;
+	idev_dseg_unlock(x->hdr);
+}
+
+/* ---- hello ---------------------------------------------------------------- */
+
+void idev_direct_qp_rtr(struct idev_qp *d)
+{
+	struct idev_direct *x = d->dev->direct;
+	struct dhello h = {
+		.magic = DHELLO_MAGIC,
+		.pid = getpid(),
+		.src_qpn = d->qpn,
+		.dst_qpn = d->dest_qpn,
+	};
+
+	if (!x || x->closed) {
+		idev_dtrace_path(d, IDEV_DWHY_NO_PORT);
+		return;
+	}
+	if (!isim_gid_to_node(d->av.dgid)) {
+		idev_dtrace_path(d, IDEV_DWHY_OFF_HOST);
+		return;
+	}
+	h.segfd = x->fd;
+	h.self = (uint64_t)(uintptr_t)x->hdr;
+	h.size = x->size;
+	ifab_send(&d->ep, d->av.dgid, d->dest_qpn, &h, sizeof(h));
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_DIRECT, "qp %u: hello to %u/%u", d->qpn,
+			   isim_gid_to_node(d->av.dgid), d->dest_qpn);
+}
+
+void idev_direct_notify_send(struct idev_qp *d)
+{
+	uint64_t m = DNOTIFY_MAGIC;
+
+	ifab_send(&d->ep, d->av.dgid, d->dest_qpn, &m, sizeof(m));
+}
+
+static void peer_put(struct idev_dpeer *p)
+{
+	if (p && p->refs && !--p->refs)
+		peer_unmap(p);
+}
+
+void idev_direct_qp_gone(struct idev_qp *d)
+{
+	struct idev_direct *x = d->dev->direct;
+	struct idev_dseg_qp *q = x ? seg_qp(x, d->qpn) : NULL;
+
+	if (q && x->held)
+		q->valid = 0;
+	peer_put(d->dpeer);
+	d->dpeer = NULL;
+	d->dwhy = 0;
+}
+
+/* Map the segment a hello offers and check it; a negative errno, with
+ * 'what' naming the step that failed. */
+static int peer_map(struct idev_dpeer *p, const struct dhello *h,
+		    const char **what)
+{
+	char path[64];
+	struct stat st;
+	struct idev_direct lay;
+	struct iovec l, r;
+	uint64_t magic = 0;
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", h->pid, h->segfd);
+	*what = "open /proc/PID/fd";
+	fd = isim_sys_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	*what = "the segment's size";
+	if (isim_sys_fstat(fd, &st) < 0 || (uint64_t)st.st_size != h->size ||
+	    h->size < sizeof(struct idev_dseg_hdr)) {
+		isim_sys_close(fd);
+		return -EINVAL;
+	}
+	p->seg = isim_sys_mmap(NULL, h->size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, fd, 0);
+	isim_sys_close(fd);
+	if (p->seg == MAP_FAILED) {
+		p->seg = NULL;
+		*what = "mmap";
+		return -errno;
+	}
+	p->size = h->size;
+	p->st_dev = st.st_dev;
+	p->st_ino = st.st_ino;
+	p->hdr = (struct idev_dseg_hdr *)p->seg;
+	/* the layout comes from the header once, checked against the size:
+	 * later scribbles cannot move a record outside the mapping */
+	p->nqps = p->hdr->nqps;
+	p->ncqs = p->hdr->ncqs;
+	p->nkeys = p->hdr->nkeys;
+	*what = "the segment's header";
+	if (__atomic_load_n(&p->hdr->magic, __ATOMIC_ACQUIRE) !=
+		    IDEV_DSEG_MAGIC ||
+	    p->hdr->pid != h->pid || p->hdr->self != h->self ||
+	    p->nqps > (1u << 24) || p->ncqs > (1u << 24) ||
+	    p->nkeys > (1u << 24) ||
+	    seg_layout(&lay, p->nqps, p->ncqs, p->nkeys) != p->size)
+		return -EINVAL;
+	p->qp_off = lay.qp_off;
+	p->cq_off = lay.cq_off;
+	p->key_off = lay.key_off;
+	p->pid = h->pid;
+	/* the probe: process_vm_* works on this pid (ptrace policy) */
+	l.iov_base = &magic;
+	l.iov_len = sizeof(magic);
+	r.iov_base = (void *)(uintptr_t)h->self;
+	r.iov_len = sizeof(magic);
+	*what = "process_vm_readv";
+	if (process_vm_readv(h->pid, &l, 1, &r, 1, 0) != sizeof(magic))
+		rc = -errno;
+	else if (magic != IDEV_DSEG_MAGIC)
+		rc = -EINVAL;
+	return rc;
+}
+
+static struct idev_dpeer *peer_get(struct idev_direct *x,
+				   const struct dhello *h, const char **what,
+				   int *err)
+{
+	struct idev_dpeer *p, *free_slot = NULL;
+
+	char path[64];
+	struct stat st;
+
+	/* the segment a hello names, as a file: a pid the kernel gave to a
+	 * new process has another one */
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", h->pid, h->segfd);
+	if (isim_sys_stat(path, &st) < 0)
+		st.st_ino = 0;
+	for (unsigned int i = 0; i < IDEV_DPEERS; i++) {
+		p = &x->peers[i];
+		if (p->refs && p->pid == h->pid && !p->dead &&
+		    p->st_ino == st.st_ino && p->st_dev == st.st_dev) {
+			p->refs++;
+			return p;
+		}
+		if (!p->refs && !free_slot)
+			free_slot = p;
+	}
+	*err = -ENOSPC;
+	*what = "the peer table";
+	if (!free_slot)
+		return NULL;
+	*err = peer_map(free_slot, h, what);
+	if (*err) {
+		peer_unmap(free_slot);
+		return NULL;
+	}
+	free_slot->refs = 1;
+	return free_slot;
+}
+
+bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
+		    size_t len)
+{
+	struct idev_direct *x = dev->direct;
+	struct idev_qp *d = idev_qp_lookup(dev, qpn);
+	const char *what = "";
+	struct idev_dpeer *p;
+	struct dhello h;
+	int err = 0;
+
+	if (len == sizeof(h.magic)) {
+		/* a notify: the ring was drained on entering already */
+		memcpy(&h.magic, buf, sizeof(h.magic));
+		return h.magic == DNOTIFY_MAGIC;
+	}
+	if (len != sizeof(h))
+		return false;
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic != DHELLO_MAGIC)
+		return false;
+	/* a hello is ours whatever becomes of it */
+	if (!x || x->closed || !d || d->type != IBV_QPT_RC || h.dst_qpn != qpn)
+		return true;
+	if (h.pid == getpid()) {
+		idev_dtrace_path(d, IDEV_DWHY_SELF);
+		return true;
+	}
+	p = peer_get(x, &h, &what, &err);
+	if (!p) {
+		if (isim_trace_enabled())
+			isim_trace(ISIM_TR_DIRECT,
+				   "qp %u: packets: the port of pid %d is not "
+				   "usable: %s: %s",
+				   qpn, h.pid, what, strerror(-err));
+		return true;
+	}
+	peer_put(d->dpeer);
+	d->dpeer = p;
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_DIRECT, "qp %u: port of pid %d (qp %u)", qpn,
+			   h.pid, h.src_qpn);
+	return true;
+}

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim device: the direct path's executor (direct.h).  The thread
+ * that applies an RC SQ doorbell (usually the one that rang it) executes
+ * each fetched message in the peer's memory when nothing of this QP is
+ * in flight on the packet path:
+ *
+ *   WRITE       payload -> the rkey's range        (process_vm_writev)
+ *   WRITE_IMM   ... and a receive WQE + RECV CQE
+ *   SEND(_IMM)  payload -> the receive WQE's SGL, RECV CQE
+ *   READ        the rkey's range -> our SGL        (process_vm_readv)
+ *
+ * under the peer port's lock (only tried), with the responder's checks
+ * made by the same functions on the mirrored records (mem.c key views,
+ * wqe.c RQ decode, cqe.c CQE image).  The responder's expected PSN
+ * advances by the message's packet count and its MSN by one, exactly as
+ * packets would have moved them, so the packet path takes over at any
+ * message.  Whatever is not the plain success case returns false and the
+ * message goes as packets: the responder decides the failure (NAK, RNR,
+ * ERR, events) as it always did.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "../common/trace.h"
+#include "cqe.h"
+#include "direct.h"
+#include "direct_priv.h"
+#include "mem.h"
+#include "qp.h"
+
+#define DX_MAX_IOV 64 /* SGEs of one side of a copy */
+#define DX_MAX_RQ_STRIDE_LOG2 12
+
+struct dx {
+	struct idev_qp *d;
+	struct idev_dpeer *p;
+	struct idev_swqe *s;
+	struct idev_dseg_qp *q; /* the responder */
+	bool notify; /* wake the responder's engine for an event */
+	struct idev_iovec_set {
+		struct iovec v[DX_MAX_IOV];
+		unsigned long n;
+	} l, r;
+};
+
+static struct idev_dseg_qp *peer_qp(const struct idev_dpeer *p, uint32_t qpn)
+{
+	return qpn < p->nqps ?
+		       (struct idev_dseg_qp *)(p->seg + p->qp_off) + qpn :
+		       NULL;
+}
+
+static struct idev_dseg_cq *peer_cq(const struct idev_dpeer *p, uint32_t cqid)
+{
+	return cqid < p->ncqs ?
+		       (struct idev_dseg_cq *)(p->seg + p->cq_off) + cqid :
+		       NULL;
+}
+
+/* The peer's key 'key' as a view (a copy: the checks must see one
+ * consistent record whatever else writes the segment). */
+static void peer_key(const struct idev_dpeer *p, uint32_t key,
+		     struct idev_key_view *v)
+{
+	const struct idev_dseg_key *k;
+	uint32_t idx = key >> 8;
+
+	memset(v, 0, sizeof(*v));
+	if (!idx || idx >= p->nkeys)
+		return;
+	k = (const struct idev_dseg_key *)(p->seg + p->key_off) + idx;
+	v->key = k->key;
+	v->pdid = k->pdid;
+	v->access = k->access;
+	v->usable = k->usable & 1;
+	v->is_mw = k->is_mw & 1;
+	v->iova = k->iova;
+	v->length = k->length;
+	v->host = k->host;
+}
+
+static bool iov_add(struct idev_iovec_set *set, uint64_t addr, uint64_t len)
+{
+	if (!len)
+		return true;
+	if (set->n == DX_MAX_IOV)
+		return false;
+	set->v[set->n].iov_base = (void *)(uintptr_t)addr;
+	set->v[set->n].iov_len = len;
+	set->n++;
+	return true;
+}
+
+/* Our side of the copy: the SGL (checked when the WQE was fetched) or
+ * the inline data. */
+static bool local_iov(struct dx *x, uint32_t access)
+{
+	const struct idev_wqe *w = &x->s->w;
+	struct idev_sge sge;
+	uint8_t *host;
+
+	if (w->inl)
+		return iov_add(&x->l, (uint64_t)(uintptr_t)idev_wqe_inline(w),
+			       w->length);
+	for (unsigned int i = 0; i < w->num_sge; i++) {
+		idev_wqe_sge(w, i, &sge);
+		if (idev_mem_resolve(x->d->dev, x->d->pdid, sge.lkey, sge.va,
+				     sge.len, access, &host) ||
+		    !iov_add(&x->l, (uint64_t)(uintptr_t)host, sge.len))
+			return false;
+	}
+	return true;
+}
+
+/* process_vm_* moved 'want' bytes; a peer that is gone (or no longer
+ * lets us) is dead to the direct path. */
+static bool moved(struct dx *x, ssize_t n, uint64_t want)
+{
+	if (n >= 0 && (uint64_t)n == want)
+		return true;
+	if (n < 0 && (errno == ESRCH || errno == EPERM)) {
+		x->p->dead = true;
+		idev_dtrace_path(x->d, IDEV_DWHY_PEER_GONE);
+	}
+	return false;
+}
+
+static bool remote_range(struct dx *x, uint32_t access, uint64_t *addr)
+{
+	struct idev_key_view v;
+
+	if ((x->q->access_flags & access) != access)
+		return false;
+	peer_key(x->p, x->s->w.rkey, &v);
+	return !idev_key_check_remote(&v, x->q->pdid, x->s->w.rkey,
+				      x->s->w.remote_va, x->s->w.length, access,
+				      addr);
+}
+
+/* The receive WQE at the responder's RQ consumer, decoded by the
+ * responder's decoder; false if there is none or it is not a good one. */
+static bool take_rq(struct dx *x, struct idev_wqe *w)
+{
+	static __thread _Alignas(64) uint8_t raw[1u << DX_MAX_RQ_STRIDE_LOG2];
+	const struct idev_dseg_qp *q = x->q;
+	unsigned int slog2 = q->rq_stride_log2;
+	struct iovec l, r;
+
+	if (!q->rq_ring || slog2 > DX_MAX_RQ_STRIDE_LOG2 ||
+	    ((q->rq_cons ^ q->rq_db_prod) & q->rq_mask) == 0)
+		return false;
+	l.iov_base = raw;
+	l.iov_len = (size_t)1 << slog2;
+	r.iov_base = (void *)(uintptr_t)(q->rq_ring +
+					 ((uint64_t)(q->rq_cons & q->rq_mask)
+					  << slog2));
+	r.iov_len = l.iov_len;
+	if (!moved(x, process_vm_readv(x->p->pid, &l, 1, &r, 1, 0), l.iov_len))
+		return false;
+	return idev_wqe_decode_rq(w, raw, (uint32_t)l.iov_len) == IONIC_STS_OK;
+}
+
+/* The responder's side of a receive: its SGL for 'len' bytes, under its
+ * keys (local write access in its PD), as idev_mem_scatter checks. */
+static bool recv_iov(struct dx *x, const struct idev_wqe *w, uint64_t len)
+{
+	struct idev_key_view v;
+	struct idev_sge sge;
+	uint64_t addr, n;
+
+	if (len > w->length)
+		return false;
+	for (unsigned int i = 0; i < w->num_sge && len; i++) {
+		idev_wqe_sge(w, i, &sge);
+		n = sge.len < len ? sge.len : len;
+		peer_key(x->p, sge.lkey, &v);
+		if (idev_key_check_local(&v, x->q->pdid, sge.lkey, sge.va, n,
+					 IBV_ACCESS_LOCAL_WRITE, &addr) ||
+		    !iov_add(&x->r, addr, n))
+			return false;
+		len -= n;
+	}
+	return !len;
+}
+
+/* Room for one CQE in the responder's receive CQ (an armed one's event
+ * is its owner's to raise: copy_out_recv tells it). */
+static struct idev_dseg_cq *recv_cq(struct dx *x)
+{
+	struct idev_dseg_cq *c = peer_cq(x->p, x->q->rq_cqid);
+
+	if (!c || !c->valid || c->cqid != x->q->rq_cqid || !c->ring ||
+	    c->overflowed || c->stride_log2 < 5 || c->stride_log2 > 12 ||
+	    ((c->prod - c->host_cons) & c->mask) >= c->mask)
+		return NULL;
+	return c;
+}
+
+/*
+ * The payload and the RECV CQE in one process_vm_writev: the copies run
+ * in iovec order, the CQE's body before the word with its colour (its
+ * own iovec, so its own copy: the poller never sees the colour before
+ * the body, nor the CQE before the data).  Then the responder's indices.
+ */
+static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
+			  const struct idev_wqe *w, unsigned int op,
+			  uint32_t imm)
+{
+	const size_t qtf = offsetof(struct ionic_cqe, qid_type_flags);
+	struct ionic_cqe cqe, img;
+	uint8_t mac[6];
+	uint32_t prod = c->prod & c->mask;
+	uint64_t slot = c->ring + ((uint64_t)prod << c->stride_log2);
+
+	isim_node_mac(x->d->dev->cfg.node, mac);
+	idev_cqe_recv(&cqe, x->q->qpn, w->wqe_idx, x->s->w.length, x->d->qpn,
+		      op, imm, mac, 0, false);
+	idev_cqe_image(&img, &cqe, idev_clock(x->d->dev), c->color & 1);
+	if (!iov_add(&x->l, (uint64_t)(uintptr_t)&img, qtf) ||
+	    !iov_add(&x->l, (uint64_t)(uintptr_t)&img + qtf,
+		     sizeof(img.qid_type_flags)) ||
+	    !iov_add(&x->r, slot, qtf) ||
+	    !iov_add(&x->r, slot + qtf, sizeof(img.qid_type_flags)) ||
+	    !moved(x,
+		   process_vm_writev(x->p->pid, x->l.v, x->l.n, x->r.v, x->r.n,
+				     0),
+		   x->s->w.length + sizeof(img)))
+		return false;
+	if (x->s->w.flags & IONIC_WQE_FLAG_SOL) {
+		c->sol_pending = 1;
+		c->sol_slot = prod;
+	}
+	c->prod = (prod + 1) & c->mask;
+	if (!c->prod)
+		c->color ^= 1;
+	if (c->armed) {
+		/* the owner's engine raises the event (direct.c) */
+		x->p->hdr->ntf[x->p->hdr->ntf_prod % IDEV_DSEG_NTF] =
+			c->cqid | (x->s->w.flags & IONIC_WQE_FLAG_SOL ?
+					   IDEV_DSEG_NTF_SOL :
+					   0);
+		__atomic_store_n(&x->p->hdr->ntf_prod, x->p->hdr->ntf_prod + 1,
+				 __ATOMIC_RELEASE);
+		x->notify = true;
+	}
+	x->q->rq_cons = (x->q->rq_cons + 1) & x->q->rq_mask;
+	x->q->wqes++;
+	x->q->cqes++;
+	return true;
+}
+
+/* The payload, our side to theirs, in one call. */
+static bool copy_out(struct dx *x)
+{
+	return !x->s->w.length ||
+	       moved(x,
+		     process_vm_writev(x->p->pid, x->l.v, x->l.n, x->r.v,
+				       x->r.n, 0),
+		     x->s->w.length);
+}
+
+static bool exec_write(struct dx *x, bool imm)
+{
+	struct idev_dseg_cq *c = NULL;
+	struct idev_wqe w;
+	uint64_t addr;
+
+	if (!remote_range(x, IBV_ACCESS_REMOTE_WRITE, &addr))
+		return false;
+	if (imm && (!take_rq(x, &w) || !(c = recv_cq(x))))
+		return false;
+	if (!local_iov(x, 0) || !iov_add(&x->r, addr, x->s->w.length))
+		return false;
+	return imm ? copy_out_recv(x, c, &w, IONIC_CQE_RECV_OP_RDMA_IMM,
+				   x->s->w.imm_raw) :
+		     copy_out(x);
+}
+
+static bool exec_send(struct dx *x, bool imm)
+{
+	struct idev_dseg_cq *c;
+	struct idev_wqe w;
+
+	if (!take_rq(x, &w) || !(c = recv_cq(x)) ||
+	    !recv_iov(x, &w, x->s->w.length) || !local_iov(x, 0))
+		return false;
+	return copy_out_recv(x, c, &w,
+			     imm ? IONIC_CQE_RECV_OP_SEND_IMM :
+				   IONIC_CQE_RECV_OP_SEND,
+			     imm ? x->s->w.imm_raw : 0);
+}
+
+static bool exec_read(struct dx *x)
+{
+	uint64_t addr;
+
+	if (!remote_range(x, IBV_ACCESS_REMOTE_READ, &addr) ||
+	    !local_iov(x, IBV_ACCESS_LOCAL_WRITE) ||
+	    !iov_add(&x->r, addr, x->s->w.length))
+		return false;
+	return !x->s->w.length ||
+	       moved(x,
+		     process_vm_readv(x->p->pid, x->l.v, x->l.n, x->r.v, x->r.n,
+				      0),
+		     x->s->w.length);
+}
+
+/* Is the responder record the QP connected to us, at the PSN of this
+ * message, between messages? */
+static bool responder_ready(const struct dx *x)
+{
+	const struct idev_qp *d = x->d;
+	const struct idev_dseg_qp *q = x->q;
+	const uint8_t *sgid =
+		d->dev->gid[d->av.sgid_index < 2 ? d->av.sgid_index : 0];
+
+	return q && q->valid && q->qpn == d->dest_qpn &&
+	       q->type == IBV_QPT_RC &&
+	       (q->state == IBV_QPS_RTR || q->state == IBV_QPS_RTS ||
+		q->state == IBV_QPS_SQD) &&
+	       q->dest_qpn == d->qpn && !memcmp(q->dgid, sgid, 16) &&
+	       !q->in_msg && !q->nak_sent &&
+	       (q->epsn & IDEV_PSN_MASK) == x->s->first_psn;
+}
+
+static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
+		     struct idev_swqe *s)
+{
+	struct dx x = { .d = d, .p = p, .s = s };
+	bool done = false;
+
+	if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE) ||
+	    idev_dseg_lock(p->hdr, d->dev->direct->pid, false))
+		return false;
+	x.q = peer_qp(p, d->dest_qpn);
+	if (responder_ready(&x)) {
+		switch (s->w.op->op) {
+		case IDEV_WR_RDMA_WRITE:
+			done = exec_write(&x, false);
+			break;
+		case IDEV_WR_RDMA_WRITE_IMM:
+			done = exec_write(&x, true);
+			break;
+		case IDEV_WR_SEND:
+			done = exec_send(&x, false);
+			break;
+		case IDEV_WR_SEND_IMM:
+			done = exec_send(&x, true);
+			break;
+		case IDEV_WR_RDMA_READ:
+			done = exec_read(&x);
+			break;
+		default: /* atomics, SEND_INV: packets */
+			break;
+		}
+	}
+	if (done) {
+		x.q->epsn = idev_psn_add(x.q->epsn, s->npkts);
+		x.q->msn++;
+	}
+	idev_dseg_unlock(p->hdr);
+	if (done && x.notify)
+		idev_direct_notify_send(d);
+	return done;
+}
+
+/* The operations exec_one runs. */
+static bool direct_op(const struct idev_swqe *s)
+{
+	switch (s->w.op->op) {
+	case IDEV_WR_RDMA_WRITE:
+	case IDEV_WR_RDMA_WRITE_IMM:
+	case IDEV_WR_SEND:
+	case IDEV_WR_SEND_IMM:
+	case IDEV_WR_RDMA_READ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool idev_direct_hold(const struct idev_qp *d, const struct idev_swqe *s)
+{
+	return d->dpeer && !d->dpeer->dead &&
+	       !__atomic_load_n(&d->dpeer->hdr->closed, __ATOMIC_RELAXED) &&
+	       s->npkts && direct_op(s);
+}
+
+void idev_direct_run(struct idev_qp *d)
+{
+	struct idev_req *r = &d->req;
+	struct idev_dpeer *p = d->dpeer;
+	struct idev_swqe *s;
+
+	if (!p || p->dead) {
+		if (d->dev->direct)
+			idev_dtrace_path(d, p ? IDEV_DWHY_PEER_GONE :
+						IDEV_DWHY_NO_PEER);
+		return;
+	}
+	/* Only between messages with nothing in flight: the responder has
+	 * then executed every packet we sent, in order. */
+	while (d->state == IBV_QPS_RTS && r->snd != idev_req_end(d) &&
+	       r->snd == r->una && !r->snd_idx && !r->rnr_wait &&
+	       r->una_psn == r->snd_psn) {
+		s = &d->swqe[r->snd];
+		if (!s->npkts || s->first_psn != r->snd_psn ||
+		    !exec_one(d, p, s))
+			break;
+		idev_dtrace_path(d, IDEV_DWHY_DIRECT);
+		if (isim_trace_enabled())
+			isim_trace(ISIM_TR_DIRECT,
+				   "qp %u -> %u: %s len %u psn %u (%u pkts)",
+				   d->qpn, d->dest_qpn, s->w.op->name,
+				   s->w.length, s->first_psn, s->npkts);
+		s->complete = true;
+		s->rcvd = s->npkts;
+		r->snd = idev_sq_next(d, r->snd);
+		r->snd_psn = r->una_psn = idev_psn_add(s->first_psn, s->npkts);
+		r->retrying = false;
+		r->retry_left = d->retry_cnt;
+		r->rnr_left = d->rnr_retry;
+		idev_comp_retire(d);
+	}
+}

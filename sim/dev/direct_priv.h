@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ionic-sim device: what direct.c (the port, hellos, peers) and
+ * direct_exec.c (the requester's executor) share.
+ */
+#ifndef IDEV_DIRECT_PRIV_H
+#define IDEV_DIRECT_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "direct.h"
+
+/* Peers (processes) whose ports one device maps at a time. */
+#define IDEV_DPEERS 16
+
+/* A peer's port as we mapped it.  The layout is read once, when mapped,
+ * and checked against the size: records are found from these copies,
+ * never from the (writable by anyone) header again. */
+struct idev_dpeer {
+	unsigned int refs; /* QPs attached; 0: free slot */
+	bool dead; /* process_vm_* said it is gone: packets from now on */
+	pid_t pid;
+	dev_t st_dev; /* the segment's file, to tell a reused pid */
+	ino_t st_ino;
+	uint8_t *seg;
+	size_t size;
+	struct idev_dseg_hdr *hdr;
+	uint32_t nqps, ncqs, nkeys;
+	size_t qp_off, cq_off, key_off;
+};
+
+struct idev_direct {
+	int fd; /* the memfd peers open through /proc/<pid>/fd */
+	uint32_t pid; /* ours: what our locks hold */
+	uint8_t *seg;
+	size_t size;
+	struct idev_dseg_hdr *hdr;
+	uint32_t nqps, ncqs, nkeys;
+	size_t qp_off, cq_off, key_off;
+	bool held; /* between enter and leave */
+	uint32_t ntf_cons; /* notify entries handled */
+	bool closed; /* the port was given up: packets only */
+	struct idev_dpeer peers[IDEV_DPEERS];
+};
+
+/* Why a QP's messages take the path they take (traced on change). */
+enum idev_dwhy {
+	IDEV_DWHY_NONE,
+	IDEV_DWHY_DIRECT,
+	IDEV_DWHY_NO_PORT,
+	IDEV_DWHY_NO_PEER,
+	IDEV_DWHY_PEER_GONE,
+	IDEV_DWHY_OFF_HOST,
+	IDEV_DWHY_SELF,
+};
+void idev_dtrace_path(struct idev_qp *d, enum idev_dwhy why);
+
+/* Lock a segment as process 'me' (a holder that died leaves it to us);
+ * 'wait': up to a bound, else only a few tries.  0 or an errno. */
+int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait);
+static inline void idev_dseg_unlock(struct idev_dseg_hdr *h)
+{
+	__atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE);
+}
+
+#endif /* IDEV_DIRECT_PRIV_H */

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#
+# The direct path gives the answers the packet path gives
+# (sim/README.md "Direct path"): e2e-direct-compare runs the two-process
+# RC scenarios of tests/verbs/direct_compare.c once with --direct off
+# (every work request as packets: the reference) and once as MODE says,
+# compares both sides' completion streams (wr_id, status, opcode,
+# byte_len, immediate, source QP) line by line, and checks in the trace
+# which path the run took (every mode but env says --direct on, so an
+# IONIC_SIM_DIRECT=0 around the test does not change it):
+#
+#   on      --direct on (the default): the messages went directly (DIRECT
+#           lines name them)
+#   env     IONIC_SIM_DIRECT=0 instead of --direct off: packets, and why
+#   udp     --transport udp: packets, "the UDP transport"
+#   pcap    --pcap FILE: packets, "--pcap"
+#   fault   a fault profile key (delay_us): packets, "a fault profile key"
+#
+# usage: direct_compare.sh <ionic-sim> <verbs-direct-compare> MODE
+set -u
+sim=${1:?usage: $0 IONIC_SIM PROGRAM MODE}
+prog=${2:?usage: $0 IONIC_SIM PROGRAM MODE}
+mode=${3:?usage: $0 IONIC_SIM PROGRAM MODE}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# run NAME [launcher options...]: the scenario under the launcher, traced
+run() {
+	local name=$1
+	shift
+	if ! timeout 120 "$sim" --fabric "${IONIC_TEST_FABRIC:-dcmp}-$$-$RANDOM" \
+		--trace "$work/$name.trace" "$@" -- "$prog" "$work/$name" \
+		>"$work/$name.out" 2>&1; then
+		echo "FAIL: the scenario failed ($name: $*):"
+		cat "$work/$name.out"
+		exit 1
+	fi
+}
+
+# expect NAME REGEX: the trace of run NAME has a DIRECT line matching it
+expect() {
+	if ! grep -E " DIRECT .*$2" "$work/$1.trace" >/dev/null; then
+		echo "FAIL: no DIRECT line matching '$2' in the $1 trace:"
+		grep " DIRECT " "$work/$1.trace" | head -20
+		exit 1
+	fi
+}
+
+run ref --direct off
+expect ref "doorbells applied by the engine"
+if grep -E " DIRECT qp .*: [A-Z_]+ len " "$work/ref.trace" >/dev/null; then
+	echo "FAIL: --direct off executed messages directly"
+	exit 1
+fi
+
+case $mode in
+on)
+	# a message whose peer port is busy at that instant goes as
+	# packets (and must answer the same): each operation must have gone
+	# directly in one of five runs
+	for try in 1 2 3 4 5; do
+		run new --direct on
+		expect new "qp [0-9]+ -> [0-9]+: direct"
+		cat "$work/new.trace" >>"$work/all.trace"
+		missing=
+		for op in SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ; do
+			grep -E " DIRECT .*: $op len " "$work/all.trace" \
+				>/dev/null || missing="$missing $op"
+		done
+		[ -z "$missing" ] && break
+		echo "run $try: not yet direct:$missing"
+	done
+	[ -z "$missing" ] || { echo "FAIL: never direct:$missing"; exit 1; }
+	;;
+env)
+	IONIC_SIM_DIRECT=0 run new
+	expect new "doorbells applied by the engine"
+	expect new "packets: no direct path on this device"
+	;;
+udp)
+	run new --direct on --transport udp
+	expect new "packets only: the UDP transport"
+	;;
+pcap)
+	run new --direct on --pcap "$work/capture.pcap"
+	expect new "packets only: --pcap"
+	;;
+fault)
+	run new --direct on --profile delay_us=200
+	expect new "packets only: a fault profile key"
+	;;
+*)
+	echo "unknown mode $mode"
+	exit 2
+	;;
+esac
+
+fail=0
+for side in a b; do
+	if [ ! -s "$work/ref.$side" ]; then
+		echo "FAIL: side $side wrote no completions"
+		fail=1
+	elif ! diff -u "$work/ref.$side" "$work/new.$side"; then
+		echo "FAIL: side $side: completions differ (--direct off -> $mode)"
+		fail=1
+	fi
+done
+[ $fail = 0 ] && echo "side a: $(wc -l <"$work/ref.a") completions, side b: $(wc -l <"$work/ref.b"), identical"
+exit $fail

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The same RC scenarios between two processes, for comparing the direct
+ * path with the packet path (tests/e2e/direct_compare.sh runs this with
+ * --direct on and off and compares the completion streams line by line).
+ *
+ * The parent (A) is the requester, a forked child (B) with its own device
+ * context the responder; they agree on QPs over pipes.  Four QP pairs:
+ *   1  SEND (10000 bytes: ten packets, 64 with immediate, 0 bytes, two
+ *      SGEs, inline), WRITE, WRITE_IMM, READ; then B SENDs back, so B's
+ *      one CQ holds its own send CQE after the receive CQEs A wrote;
+ *   2  WRITE with a bad rkey: remote access error, then a flush; B's
+ *      posted receive flushes;
+ *   3  WRITE to a region without remote write: the same;
+ *   4  SEND with nothing posted and rnr_retry 1: RNR retries exceeded,
+ *      then a flush.
+ * Each side writes its completions (wr_id, status, opcode, byte_len,
+ * immediate, whether the source QP is the peer) to ARGV[1].a / .b, and
+ * checks the data itself.
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "verbs_fixture.h"
+
+#define NPAIRS 4
+#define BUF 65536
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr, *mr_ro; /* mr_ro: no remote write */
+	uint8_t *buf, *buf_ro;
+	struct ibv_cq *cq[NPAIRS];
+	struct ibv_qp *qp[NPAIRS];
+	union ibv_gid gid;
+	FILE *out;
+	char name;
+};
+
+struct hello_b {
+	uint32_t qpn[NPAIRS];
+	uint32_t rkey, rkey_ro;
+	uint64_t addr, addr_ro;
+};
+
+static int to_b[2], to_a[2];
+
+static void say(int fd, uint32_t v)
+{
+	REQUIRE(write(fd, &v, sizeof(v)) == sizeof(v));
+}
+
+static uint32_t hear(int fd)
+{
+	uint32_t v = 0;
+
+	REQUIRE(read(fd, &v, sizeof(v)) == sizeof(v));
+	return v;
+}
+
+static void side_create(struct side *s, char name)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16,
+			 .max_recv_wr = 16,
+			 .max_send_sge = 2,
+			 .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+	};
+	int i;
+
+	s->name = name;
+	s->ctx = fx_open();
+	s->pd = ibv_alloc_pd(s->ctx);
+	REQUIRE(s->pd);
+	s->buf = calloc(1, BUF);
+	s->buf_ro = calloc(1, 4096);
+	REQUIRE(s->buf && s->buf_ro);
+	fx_fill(s->buf, BUF, name);
+	s->mr = ibv_reg_mr(s->pd, s->buf, BUF,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ);
+	s->mr_ro = ibv_reg_mr(s->pd, s->buf_ro, 4096,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	REQUIRE(s->mr && s->mr_ro);
+	for (i = 0; i < NPAIRS; i++) {
+		s->cq[i] = ibv_create_cq(s->ctx, 32, NULL, NULL, 0);
+		REQUIRE(s->cq[i]);
+		ia.send_cq = ia.recv_cq = s->cq[i];
+		s->qp[i] = ibv_create_qp(s->pd, &ia);
+		REQUIRE(s->qp[i]);
+	}
+	REQUIRE_EQ(ibv_query_gid(s->ctx, 1, 1, &s->gid), 0);
+}
+
+static void side_connect(struct side *s, const uint32_t *peer)
+{
+	struct fx_qp_opts o;
+
+	for (int i = 0; i < NPAIRS; i++) {
+		fx_qp_opts_default(&o, IBV_QPT_RC);
+		o.timeout = 12;
+		if (i == 3)
+			o.rnr_retry = 1; /* pair 4: give up after one RNR */
+		REQUIRE_EQ(fx_rc_to_init(s->qp[i]), 0);
+		REQUIRE_EQ(fx_rc_to_rtr(s->qp[i], &s->gid, peer[i], &o), 0);
+		REQUIRE_EQ(fx_rc_to_rts(s->qp[i], &o), 0);
+	}
+}
+
+/* Wait for n completions of pair p and write them down. */
+static void drain(struct side *s, int p, int n, const uint32_t *peer)
+{
+	struct ibv_wc wc;
+
+	for (int i = 0; i < n; i++) {
+		fx_poll_one(s->cq[p], &wc, 20000);
+		fprintf(s->out,
+			"p%d %c wr %llu %s op %d len %u imm 0x%x src %s\n",
+			p + 1, s->name, (unsigned long long)wc.wr_id,
+			fx_wc_status(wc.status), (int)wc.opcode, wc.byte_len,
+			wc.wc_flags & IBV_WC_WITH_IMM ? be32toh(wc.imm_data) :
+							0,
+			!(wc.opcode & IBV_WC_RECV) ? "-" :
+			wc.src_qp == peer[p]	   ? "peer" :
+						     "other");
+	}
+}
+
+static void post_recv(struct side *s, int p, uint64_t id, size_t off,
+		      uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	REQUIRE_EQ(ibv_post_recv(s->qp[p], &wr, &bad), 0);
+}
+
+static void post(struct side *s, int p, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	wr->send_flags |= IBV_SEND_SIGNALED;
+	REQUIRE_EQ(ibv_post_send(s->qp[p], wr, &bad), 0);
+}
+
+static void send_one(struct side *s, int p, uint64_t id, size_t off,
+		     uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = id,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+
+	post(s, p, &wr);
+}
+
+static void rdma(struct side *s, int p, uint64_t id, enum ibv_wr_opcode op,
+		 size_t off, uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op
+	};
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	wr.imm_data = htobe32(0x5678);
+	post(s, p, &wr);
+}
+
+static void run_a(struct side *a, const struct hello_b *h)
+{
+	struct ibv_sge two[2] = {
+		{ (uintptr_t)a->buf + 100, 50, a->mr->lkey },
+		{ (uintptr_t)a->buf + 300, 50, a->mr->lkey },
+	};
+	struct ibv_send_wr wr = { .wr_id = 4, .sg_list = two, .num_sge = 1 };
+
+	/* pair 1: everything that succeeds */
+	send_one(a, 0, 1, 0, 10000);
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htobe32(0x1234);
+	wr.wr_id = 2;
+	two[0].length = 64;
+	post(a, 0, &wr);
+	send_one(a, 0, 3, 0, 0);
+	two[0].length = 50;
+	wr.opcode = IBV_WR_SEND;
+	wr.wr_id = 4;
+	wr.num_sge = 2;
+	post(a, 0, &wr);
+	wr.wr_id = 5;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_INLINE;
+	two[0].length = 32;
+	post(a, 0, &wr);
+	rdma(a, 0, 6, IBV_WR_RDMA_WRITE, 1000, 4096, h->addr + 32768, h->rkey);
+	rdma(a, 0, 7, IBV_WR_RDMA_WRITE_WITH_IMM, 6000, 200, h->addr + 40960,
+	     h->rkey);
+	rdma(a, 0, 8, IBV_WR_RDMA_READ, 16384, 8000, h->addr + 49152, h->rkey);
+	drain(a, 0, 8, h->qpn);
+	/* READ: B's pattern, from 48 KiB on */
+	{
+		uint8_t *want = malloc(BUF);
+
+		REQUIRE(want);
+		fx_fill(want, BUF, 'b');
+		CHECK(!memcmp(a->buf + 16384, want + 49152, 8000));
+		free(want);
+	}
+	say(to_b[1], 1);
+	/* B answers on the same QP: a receive here, a send CQE there */
+	post_recv(a, 0, 9, 32768, 4096);
+	say(to_b[1], 2);
+	drain(a, 0, 1, h->qpn);
+
+	/* pair 2: a bad rkey, then a flush */
+	rdma(a, 1, 20, IBV_WR_RDMA_WRITE, 0, 64, h->addr, h->rkey ^ 0x80);
+	drain(a, 1, 1, h->qpn);
+	send_one(a, 1, 21, 0, 64);
+	drain(a, 1, 1, h->qpn);
+	/* pair 3: no remote write on the region */
+	rdma(a, 2, 30, IBV_WR_RDMA_WRITE, 0, 64, h->addr_ro, h->rkey_ro);
+	drain(a, 2, 1, h->qpn);
+	send_one(a, 2, 31, 0, 64);
+	drain(a, 2, 1, h->qpn);
+	/* pair 4: nothing posted: RNR until the retries run out */
+	send_one(a, 3, 40, 0, 64);
+	drain(a, 3, 1, h->qpn);
+	send_one(a, 3, 41, 0, 64);
+	drain(a, 3, 1, h->qpn);
+	say(to_b[1], 3);
+}
+
+static void run_b(struct side *b, const uint32_t *aqpn)
+{
+	uint8_t *want = malloc(BUF);
+
+	REQUIRE(want);
+	fx_fill(want, BUF, 'a');
+	post_recv(b, 0, 100, 0, 12288);
+	for (int i = 1; i < 6; i++)
+		post_recv(b, 0, 100 + i, 12288 + (size_t)(i - 1) * 4096, 4096);
+	post_recv(b, 1, 200, 0, 4096);
+	post_recv(b, 2, 300, 0, 4096);
+	say(to_a[1], 0); /* receives posted */
+	REQUIRE_EQ(hear(to_b[0]), 1);
+	drain(b, 0, 6, aqpn);
+	CHECK(!memcmp(b->buf, want, 10000));
+	CHECK(!memcmp(b->buf + 12288, want + 100, 64));
+	CHECK(!memcmp(b->buf + 12288 + 2 * 4096, want + 100, 50));
+	CHECK(!memcmp(b->buf + 12288 + 2 * 4096 + 50, want + 300, 50));
+	CHECK(!memcmp(b->buf + 12288 + 3 * 4096, want + 100, 32));
+	CHECK(!memcmp(b->buf + 32768, want + 1000, 4096));
+	CHECK(!memcmp(b->buf + 40960, want + 6000, 200));
+	REQUIRE_EQ(hear(to_b[0]), 2);
+	send_one(b, 0, 110, 0, 64);
+	drain(b, 0, 1, aqpn);
+	REQUIRE_EQ(hear(to_b[0]), 3);
+	drain(b, 1, 1, aqpn); /* flushed by the access error */
+	drain(b, 2, 1, aqpn);
+	CHECK_EQ(fx_expect_none(b->cq[3], 100), 0);
+	free(want);
+}
+
+int main(int argc, char **argv)
+{
+	struct side s = { 0 };
+	struct hello_b h = { 0 };
+	uint32_t aqpn[NPAIRS];
+	char path[512];
+	int status, i;
+	pid_t child;
+
+	SECTION("RC between two processes: completions to compare");
+	REQUIRE(argc == 2);
+	REQUIRE(pipe(to_b) == 0 && pipe(to_a) == 0);
+	child = fork();
+	REQUIRE(child >= 0);
+	snprintf(path, sizeof(path), "%s.%c", argv[1], child ? 'a' : 'b');
+	if (child == 0) {
+		side_create(&s, 'b');
+		for (i = 0; i < NPAIRS; i++) {
+			aqpn[i] = hear(to_b[0]);
+			h.qpn[i] = s.qp[i]->qp_num;
+		}
+		h.rkey = s.mr->rkey;
+		h.rkey_ro = s.mr_ro->rkey;
+		h.addr = (uintptr_t)s.buf;
+		h.addr_ro = (uintptr_t)s.buf_ro;
+		REQUIRE(write(to_a[1], &h, sizeof(h)) == sizeof(h));
+		side_connect(&s, aqpn);
+		/* the peers' engines take the hellos (sim/README.md "Direct
+		 * path"): until then messages go as packets */
+		usleep(300000);
+		s.out = fopen(path, "w");
+		REQUIRE(s.out);
+		run_b(&s, aqpn);
+		fclose(s.out);
+		exit(check_finish());
+	}
+	side_create(&s, 'a');
+	for (i = 0; i < NPAIRS; i++)
+		say(to_b[1], s.qp[i]->qp_num);
+	REQUIRE(read(to_a[0], &h, sizeof(h)) == sizeof(h));
+	side_connect(&s, h.qpn);
+	usleep(300000);
+	s.out = fopen(path, "w");
+	REQUIRE(s.out);
+	REQUIRE_EQ(hear(to_a[0]), 0);
+	run_a(&s, &h);
+	fclose(s.out);
+	REQUIRE(waitpid(child, &status, 0) == child);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return check_finish();
+}
