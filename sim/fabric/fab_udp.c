@@ -22,7 +22,9 @@
  *
  * Each datagram to our own address is stamped in the node's shared wire
  * state (udp_wire.c), so the device can tell an ACK that is late from
- * one the relay has not handed on yet (udp_holds).
+ * one the relay has not handed on yet (udp_holds).  With no fault
+ * configured, an address whose node paused us (udp_wire.c) gets nothing
+ * until it resumes: xmit says EAGAIN and the frame waits in the backlog.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -131,6 +133,10 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	l4 = l3 + IFAB_IPV4_HLEN;
 	if (len < l4 + IFAB_UDP_HLEN || (f[l3] >> 4) != 4)
 		return -EINVAL;
+	/* the receiving node paused us (udp_wire.c): wait, unless faults
+	 * make the wire lossy anyway */
+	if (wire && ifab_lossless() && ifab_udp_wire_paused(wire, gid + 12))
+		return -EAGAIN;
 	memcpy(&to.sin_addr, gid + 12, 4);
 	tos = f[l3 + 1];
 	ttl = f[l3 + 8];

@@ -166,4 +166,5 @@ const struct ifab_transport ifab_unix_transport = {
 	.unpeer = unix_unpeer,
 	.recv = ifab_unix_recv,
 	.tells_absent = true, /* ECONNREFUSED: nobody bound that name */
+	.pollout = true, /* a connected pair: the peer's drain wakes us */
 };

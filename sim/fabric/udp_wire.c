@@ -24,6 +24,13 @@
  * time out; frames from other nodes are not counted (their relay is not
  * ours to see).
  *
+ * The same state carries pauses, the lossless wire's back-pressure (PFC's
+ * role; fabric.h): a relay whose queues for its endpoints grow past a
+ * mark sends a pause datagram to the senders' port 4791; their relay
+ * records it here (pause[]) and their processes' transmit says EAGAIN to
+ * that address until it expires or a resume comes, so the frames wait in
+ * the sender's backlog and its device makes no more (udp_relay.c).
+ *
  * The state lives in the file IFAB_UDP_WIRE_FILE of the run directory
  * ($IONIC_SIM_RUNDIR), made by the launcher, mapped shared by each
  * process; without it (a process outside a launcher) nothing is held.
@@ -33,6 +40,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,4 +133,44 @@ bool ifab_udp_wire_holds(const struct ifab_udp_wire *w, uint32_t qpn)
 		return true;
 	return __atomic_load_n(&w->sent_ns, __ATOMIC_ACQUIRE) >
 	       __atomic_load_n(&w->drained_ns, __ATOMIC_ACQUIRE);
+}
+
+void ifab_udp_wire_pause(struct ifab_udp_wire *w, const uint8_t ip[4],
+			 uint32_t us)
+{
+	uint64_t until = us ? ifab_udp_wire_now() + us * 1000ull : 0;
+	struct ifab_udp_pause *p, *free_p = NULL;
+	uint32_t a;
+
+	memcpy(&a, ip, 4);
+	for (int i = 0; i < IFAB_UDP_PAUSE_PEERS; i++) {
+		p = &w->pause[i];
+		if (__atomic_load_n(&p->ip, __ATOMIC_RELAXED) == a) {
+			__atomic_store_n(&p->until_ns, until, __ATOMIC_RELEASE);
+			return;
+		}
+		if (!free_p && (!p->ip || !p->until_ns))
+			free_p = p;
+	}
+	if (!free_p || !until)
+		return; /* more paused us than we track: they go on */
+	__atomic_store_n(&free_p->until_ns, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&free_p->ip, a, __ATOMIC_RELEASE);
+	__atomic_store_n(&free_p->until_ns, until, __ATOMIC_RELEASE);
+}
+
+bool ifab_udp_wire_paused(const struct ifab_udp_wire *w, const uint8_t ip[4])
+{
+	uint64_t until;
+	uint32_t a;
+
+	memcpy(&a, ip, 4);
+	for (int i = 0; i < IFAB_UDP_PAUSE_PEERS; i++) {
+		if (__atomic_load_n(&w->pause[i].ip, __ATOMIC_ACQUIRE) != a)
+			continue;
+		until = __atomic_load_n(&w->pause[i].until_ns,
+					__ATOMIC_ACQUIRE);
+		return until && until > ifab_udp_wire_now();
+	}
+	return false;
 }

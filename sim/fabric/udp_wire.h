@@ -19,6 +19,25 @@ static inline uint32_t ifab_udp_relay_slot(uint32_t qpn)
 	return (qpn * 2654435761u) % IFAB_UDP_RELAY_SLOTS;
 }
 
+/*
+ * A pause (PFC's XOFF/XON on this wire): a datagram to port 4791 of the
+ * sender's address from the receiving node's relay, whose queues for its
+ * endpoints grew past a mark.  IFAB_UDP_PAUSE_LEN bytes: the magic (its
+ * first byte is a manufacturer-specific BTH opcode, so a RoCE parser
+ * drops it), then for how long (microseconds, big-endian; 0: resume).
+ */
+#define IFAB_UDP_PAUSE_MAGIC "\xffisimpfc"
+#define IFAB_UDP_PAUSE_MAGIC_LEN 8
+#define IFAB_UDP_PAUSE_LEN 12
+/* addresses that paused this node at once, at most */
+#define IFAB_UDP_PAUSE_PEERS 16
+
+struct ifab_udp_pause {
+	uint32_t ip; /* network order; 0: free */
+	uint32_t pad;
+	uint64_t until_ns; /* sending to ip waits until then; 0: not */
+};
+
 /* Shared by processes of one build: CLOCK_MONOTONIC nanoseconds, each
  * stamp on a cache line of its own (every sender writes sent_ns). */
 struct ifab_udp_wire {
@@ -27,6 +46,8 @@ struct ifab_udp_wire {
 	uint64_t drained_ns; /* the relay found port 4791 empty */
 	uint64_t pad1[7];
 	uint32_t backlog[IFAB_UDP_RELAY_SLOTS]; /* qpn + 1 waits; 0 none */
+	/* who paused us (the relay writes, the node's processes read) */
+	struct ifab_udp_pause pause[IFAB_UDP_PAUSE_PEERS];
 };
 
 uint64_t ifab_udp_wire_now(void);
@@ -42,6 +63,11 @@ void ifab_udp_wire_drained(struct ifab_udp_wire *w, uint64_t t);
 /* Relay slot 'slot' has frames waiting for qpn (qpn + 1), or none (0). */
 void ifab_udp_wire_backlog(struct ifab_udp_wire *w, uint32_t slot,
 			   uint32_t qpn_plus1);
+/* The relay got a pause from 'ip' for 'us' microseconds (0: resume). */
+void ifab_udp_wire_pause(struct ifab_udp_wire *w, const uint8_t ip[4],
+			 uint32_t us);
+/* Is sending to 'ip' paused? */
+bool ifab_udp_wire_paused(const struct ifab_udp_wire *w, const uint8_t ip[4]);
 /* Frames for qpn may still be between the sender and its endpoint. */
 bool ifab_udp_wire_holds(const struct ifab_udp_wire *w, uint32_t qpn);
 
