@@ -32,7 +32,9 @@ static void timer_link(struct idev *dev)
  * An ACK timeout has expired with nothing for d on its endpoint.  A real
  * wire delivers what was sent within microseconds; ours may hold frames
  * for d while the host does not run the thread that carries them (the
- * UDP relay, fabric/udp_wire.c).  Then the timeout waits for the wire,
+ * UDP relay, fabric/udp_wire.c), and d's own requests may still wait,
+ * unread, in the queue of a peer whose engine the host has not run
+ * (fabric/fab_unix.c).  Then the timeout waits for the wire,
  * up to TIMER_WIRE_WAIT_MAX_NS past its deadline (a wire that is stuck
  * for good still fails the QP): true means "not yet".  Frames the fault
  * injector lost or holds never reach the wire, so they time out as
@@ -77,13 +79,21 @@ static bool timer_output(struct idev *dev, struct idev_qp *d)
 	return more;
 }
 
+/* Take in what waits on every endpoint of the device. */
+static void timer_drain_all(struct idev *dev, struct idev_qp *qps)
+{
+	for (struct idev_qp *q = qps; q; q = q->eng_next)
+		while (idev_rx_batch(dev, q->qpn) == IDEV_RX_BATCH)
+			;
+}
+
 int idev_timers_run(struct idev *dev, struct idev_qp *const *qps, bool db_more)
 {
 	/* first: a failure frees the QPs the loops below walk */
 	int fatal_ms = idev_fatal_poll(dev);
 	uint64_t now = idev_now_ns(), next = 0, due;
 	struct idev_qp *d;
-	bool more = false;
+	bool more = false, drained = false;
 	int64_t ms;
 
 	timer_link(dev);
@@ -92,6 +102,11 @@ int idev_timers_run(struct idev *dev, struct idev_qp *const *qps, bool db_more)
 		more |= timer_output(dev, d);
 	for (d = *qps; d; d = d->eng_next) {
 		if (d->req.deadline && d->req.deadline <= now) {
+			/* a peer QP of this device answers what it has
+			 * before we decide its answer is late */
+			if (!drained)
+				timer_drain_all(dev, *qps);
+			drained = true;
 			/*
 			 * Packets already queued on the endpoint arrived before
 			 * the deadline; an ACK among them must win over the

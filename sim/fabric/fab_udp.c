@@ -170,9 +170,15 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	return -errno;
 }
 
+/* Frames for ep, or from ep for its peer on this node, still wait on the
+ * node's side of the wire (the relay). */
 static bool udp_holds(const struct ifab_ep *ep)
 {
-	return wire && ifab_udp_wire_holds(wire, ep->qpn);
+	if (!wire)
+		return false;
+	return ifab_udp_wire_holds(wire, ep->qpn) ||
+	       (ep->want_peer && !memcmp(ep->peer_gid + 12, self_ip, 4) &&
+		ifab_udp_wire_holds(wire, ep->peer_qpn));
 }
 
 const struct ifab_transport ifab_udp_transport = {

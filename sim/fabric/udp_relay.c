@@ -142,6 +142,16 @@ static void relay_send_pause(struct ifab_relay *r, const uint8_t ip[4],
 			(struct sockaddr *)&to, sizeof(to));
 }
 
+/* Frames for this node wait behind our pause (or, once resumed, in the
+ * senders' backlogs) for a pause's length after 'now' at most. */
+static void relay_pausing(struct ifab_relay *r, uint64_t now)
+{
+	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
+
+	if (w)
+		ifab_udp_wire_pausing(w, now + RELAY_PAUSE_US * 1000ull);
+}
+
 /* A frame from 'ip' found the queues past the mark: pause its sender. */
 static void relay_pause(struct ifab_relay *r, const uint8_t ip[4])
 {
@@ -161,6 +171,7 @@ static void relay_pause(struct ifab_relay *r, const uint8_t ip[4])
 	if (now - p->sent_ns < RELAY_PAUSE_RENEW_MS * 1000000ull)
 		return;
 	p->sent_ns = now;
+	relay_pausing(r, now);
 	relay_send_pause(r, ip, RELAY_PAUSE_US);
 }
 
@@ -173,18 +184,20 @@ static int relay_pause_check(struct ifab_relay *r)
 
 	if (!r->npaused)
 		return -1;
+	now = ifab_udp_wire_now();
 	if (r->queued < RELAY_PAUSE_LOW) {
+		relay_pausing(r, now);
 		for (unsigned int i = 0; i < r->npaused; i++)
 			relay_send_pause(r, r->paused[i].ip, 0);
 		r->npaused = 0;
 		return -1;
 	}
-	now = ifab_udp_wire_now();
 	for (unsigned int i = 0; i < r->npaused; i++) {
 		if (now - r->paused[i].sent_ns <
 		    RELAY_PAUSE_RENEW_MS * 1000000ull)
 			continue;
 		r->paused[i].sent_ns = now;
+		relay_pausing(r, now);
 		relay_send_pause(r, r->paused[i].ip, RELAY_PAUSE_US);
 	}
 	return RELAY_PAUSE_RENEW_MS;

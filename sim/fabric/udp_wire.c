@@ -29,7 +29,9 @@
  * mark sends a pause datagram to the senders' port 4791; their relay
  * records it here (pause[]) and their processes' transmit says EAGAIN to
  * that address until it expires or a resume comes, so the frames wait in
- * the sender's backlog and its device makes no more (udp_relay.c).
+ * the sender's backlog and its device makes no more (udp_relay.c).  While
+ * the relay pauses anyone, and a pause's length after it resumed them,
+ * frames for this node are held on the wire (pausing_ns): no ACK timeout.
  *
  * The state lives in the file IFAB_UDP_WIRE_FILE of the run directory
  * ($IONIC_SIM_RUNDIR), made by the launcher, mapped shared by each
@@ -126,10 +128,17 @@ void ifab_udp_wire_backlog(struct ifab_udp_wire *w, uint32_t slot,
 	__atomic_store_n(&w->backlog[slot], qpn_plus1, __ATOMIC_RELEASE);
 }
 
+void ifab_udp_wire_pausing(struct ifab_udp_wire *w, uint64_t until)
+{
+	__atomic_store_n(&w->pausing_ns, until, __ATOMIC_RELEASE);
+}
+
 bool ifab_udp_wire_holds(const struct ifab_udp_wire *w, uint32_t qpn)
 {
 	if (__atomic_load_n(&w->backlog[ifab_udp_relay_slot(qpn)],
-			    __ATOMIC_ACQUIRE) == qpn + 1)
+			    __ATOMIC_ACQUIRE) == qpn + 1 ||
+	    __atomic_load_n(&w->pausing_ns, __ATOMIC_ACQUIRE) >
+		    ifab_udp_wire_now())
 		return true;
 	return __atomic_load_n(&w->sent_ns, __ATOMIC_ACQUIRE) >
 	       __atomic_load_n(&w->drained_ns, __ATOMIC_ACQUIRE);

@@ -48,6 +48,9 @@ struct ifab_udp_wire {
 	uint32_t backlog[IFAB_UDP_RELAY_SLOTS]; /* qpn + 1 waits; 0 none */
 	/* who paused us (the relay writes, the node's processes read) */
 	struct ifab_udp_pause pause[IFAB_UDP_PAUSE_PEERS];
+	/* frames for this node may wait behind a pause the relay sent, or
+	 * after its resume in the senders' backlogs, until then */
+	uint64_t pausing_ns;
 };
 
 uint64_t ifab_udp_wire_now(void);
@@ -68,6 +71,9 @@ void ifab_udp_wire_pause(struct ifab_udp_wire *w, const uint8_t ip[4],
 			 uint32_t us);
 /* Is sending to 'ip' paused? */
 bool ifab_udp_wire_paused(const struct ifab_udp_wire *w, const uint8_t ip[4]);
+/* The relay paused senders to this node, or resumed them: frames for it
+ * wait in their backlogs until 'until' at the latest. */
+void ifab_udp_wire_pausing(struct ifab_udp_wire *w, uint64_t until);
 /* Frames for qpn may still be between the sender and its endpoint. */
 bool ifab_udp_wire_holds(const struct ifab_udp_wire *w, uint32_t qpn);
 
