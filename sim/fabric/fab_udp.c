@@ -122,7 +122,7 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	struct cmsghdr *c;
 	size_t l3 = IFAB_ETH_HLEN, l4;
 	uint64_t t = 0;
-	bool self;
+	bool self, lossless;
 	int tos, ttl;
 
 	(void)qpn; /* it is in the BTH */
@@ -156,6 +156,11 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &ttl, sizeof(ttl));
 	self = wire && !memcmp(gid + 12, self_ip, 4);
+	/* to our own relay: no more than its receive buffer takes
+	 * (udp_wire.c) */
+	lossless = self && ifab_lossless();
+	if (lossless && !ifab_udp_wire_self_take(wire))
+		return -EAGAIN;
 	if (self)
 		t = ifab_udp_wire_now();
 	if (isim_sys_sendmsg(ep->txfd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
@@ -163,6 +168,8 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 			ifab_udp_wire_sent(wire, t);
 		return 0;
 	}
+	if (lossless)
+		ifab_udp_wire_self_untake(wire);
 	if (errno == EWOULDBLOCK || errno == ENOBUFS || errno == ENOMEM)
 		return -EAGAIN;
 	/* EMSGSIZE (beyond the path MTU, DF), ECONNREFUSED (an ICMP error

@@ -74,6 +74,8 @@
 #define RELAY_PAUSE_LOW (64u << 10)
 #define RELAY_PAUSE_US 50000u
 #define RELAY_PAUSE_RENEW_MS 10
+/* receive buffer bytes a datagram of a 4 KiB MTU frame takes */
+#define RELAY_SELF_FRAME 8192
 
 struct relay_frame {
 	struct relay_frame *next;
@@ -424,6 +426,7 @@ static bool relay_one(struct ifab_relay *r)
 			    .msg_iovlen = 1,
 			    .msg_control = ctl.b,
 			    .msg_controllen = sizeof(ctl.b) };
+	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
 	int tos = 0, ttl = 64;
 	const uint8_t *dqpn = r->buf + RELAY_HDR + IFAB_BTH_DQPN_OFF;
 	ssize_t n = isim_sys_recvmsg(r->udp, &m, MSG_DONTWAIT);
@@ -436,6 +439,8 @@ static bool relay_one(struct ifab_relay *r)
 		relay_got_pause(r, &from);
 		return true;
 	}
+	if (w && !memcmp(&from.sin_addr, r->ip, 4))
+		ifab_udp_wire_self_read(w);
 	if (n < IFAB_BTH_LEN || (m.msg_flags & MSG_TRUNC))
 		return true;
 	r->st.datagrams++;
@@ -462,13 +467,16 @@ static bool relay_one(struct ifab_relay *r)
 static void relay_drain(struct ifab_relay *r)
 {
 	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
-	uint64_t t;
+	uint64_t t, sent;
 
 	for (int i = 0; i < RELAY_BURST; i++) {
 		t = w ? ifab_udp_wire_now() : 0;
+		sent = w ? ifab_udp_wire_self_sent(w) : 0;
 		if (!relay_one(r)) {
-			if (w)
+			if (w) {
 				ifab_udp_wire_drained(w, t);
+				ifab_udp_wire_self_drained(w, sent);
+			}
 			return;
 		}
 	}
@@ -566,9 +574,18 @@ err:
 int ifab_udp_relay_share(struct ifab_relay *r, const char *rundir)
 {
 	struct ifab_udp_wire *w = ifab_udp_wire_create(rundir);
+	int rcvbuf = 0;
+	socklen_t len = sizeof(rcvbuf);
 
 	if (!w)
 		return -errno;
+	/* datagrams to ourselves in flight: a quarter of what the receive
+	 * buffer holds of the largest frames (SO_RCVBUF reports the doubled
+	 * figure the kernel accounts with) */
+	if (isim_sys_getsockopt(r->udp, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len) ||
+	    rcvbuf < RELAY_SELF_FRAME * 4 * 16)
+		rcvbuf = RELAY_SELF_FRAME * 4 * 16;
+	ifab_udp_wire_self_max(w, (uint32_t)(rcvbuf / RELAY_SELF_FRAME / 4));
 	__atomic_store_n(&r->wire, w, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -51,6 +51,15 @@ struct ifab_udp_wire {
 	/* frames for this node may wait behind a pause the relay sent, or
 	 * after its resume in the senders' backlogs, until then */
 	uint64_t pausing_ns;
+	uint64_t pad2[7];
+	/* datagrams the node's processes sent to its own address, and those
+	 * the relay has read (or found gone: a drain accounts for all sent
+	 * before it); at most self_max in between (the relay's receive
+	 * buffer, with room to spare) */
+	uint64_t self_sent;
+	uint64_t pad3[7];
+	uint64_t self_read;
+	uint32_t self_max;
 };
 
 uint64_t ifab_udp_wire_now(void);
@@ -74,6 +83,17 @@ bool ifab_udp_wire_paused(const struct ifab_udp_wire *w, const uint8_t ip[4]);
 /* The relay paused senders to this node, or resumed them: frames for it
  * wait in their backlogs until 'until' at the latest. */
 void ifab_udp_wire_pausing(struct ifab_udp_wire *w, uint64_t until);
+/* A process may send one more datagram to its own address (counted) if
+ * fewer than self_max wait for the relay; false: wait (lossless wire). */
+bool ifab_udp_wire_self_take(struct ifab_udp_wire *w);
+/* ... and the send failed after all. */
+void ifab_udp_wire_self_untake(struct ifab_udp_wire *w);
+/* The relay: how many the receive buffer takes; one read; a drain that
+ * began when 'sent' had been sent (ifab_udp_wire_self_sent). */
+void ifab_udp_wire_self_max(struct ifab_udp_wire *w, uint32_t max);
+void ifab_udp_wire_self_read(struct ifab_udp_wire *w);
+uint64_t ifab_udp_wire_self_sent(const struct ifab_udp_wire *w);
+void ifab_udp_wire_self_drained(struct ifab_udp_wire *w, uint64_t sent);
 /* Frames for qpn may still be between the sender and its endpoint. */
 bool ifab_udp_wire_holds(const struct ifab_udp_wire *w, uint32_t qpn);
 
