@@ -230,11 +230,41 @@ static void relay_close(struct ifab_relay *r, struct relay_slot *s)
 	s->qpn = 0;
 }
 
+/*
+ * The slot a destination QP has, or the one to give it: a free one of its
+ * probes, else one with no frames waiting (its socket is only closed).
+ * Taking the hash's slot alone, two QPs of one hash took it in turns and
+ * each turn threw away the other's queue: frames lost on a wire with no
+ * fault.  Only when every probe holds a queue is one thrown away (counted
+ * as lost).
+ */
+static struct relay_slot *relay_pick(struct ifab_relay *r, uint32_t qpn)
+{
+	struct relay_slot *s, *free_s = NULL, *idle = NULL;
+	struct relay_frame *f;
+
+	for (unsigned int k = 0; k < IFAB_UDP_RELAY_PROBES; k++) {
+		s = &r->slot[ifab_udp_relay_probe(qpn, k)];
+		if (s->qpn == qpn + 1)
+			return s;
+		if (!s->qpn && !free_s)
+			free_s = s;
+		if (!s->head && !idle)
+			idle = s;
+	}
+	if (free_s || idle)
+		return free_s ? free_s : idle;
+	s = &r->slot[ifab_udp_relay_slot(qpn)];
+	for (f = s->head; f; f = f->next)
+		r->st.queue_lost++;
+	return s;
+}
+
 /* The slot of a destination QP, connected; NULL: no such QP here. */
 static struct relay_slot *relay_conn(struct ifab_relay *r, uint32_t qpn,
 				     bool fresh)
 {
-	struct relay_slot *s = &r->slot[ifab_udp_relay_slot(qpn)];
+	struct relay_slot *s = relay_pick(r, qpn);
 	struct sockaddr_un sun;
 	socklen_t len;
 	int fd;

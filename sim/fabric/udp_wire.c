@@ -146,10 +146,12 @@ void ifab_udp_wire_pausing(struct ifab_udp_wire *w, uint64_t until)
 
 bool ifab_udp_wire_holds(const struct ifab_udp_wire *w, uint32_t qpn)
 {
-	if (__atomic_load_n(&w->backlog[ifab_udp_relay_slot(qpn)],
-			    __ATOMIC_ACQUIRE) == qpn + 1 ||
-	    __atomic_load_n(&w->pausing_ns, __ATOMIC_ACQUIRE) >
-		    ifab_udp_wire_now())
+	for (unsigned int k = 0; k < IFAB_UDP_RELAY_PROBES; k++)
+		if (__atomic_load_n(&w->backlog[ifab_udp_relay_probe(qpn, k)],
+				    __ATOMIC_ACQUIRE) == qpn + 1)
+			return true;
+	if (__atomic_load_n(&w->pausing_ns, __ATOMIC_ACQUIRE) >
+	    ifab_udp_wire_now())
 		return true;
 	return __atomic_load_n(&w->sent_ns, __ATOMIC_ACQUIRE) >
 	       __atomic_load_n(&w->drained_ns, __ATOMIC_ACQUIRE);

@@ -14,9 +14,19 @@
 /* the relay's connected sockets, by destination QP */
 #define IFAB_UDP_RELAY_SLOTS 256
 
+/* a QP's socket is in one of the IFAB_UDP_RELAY_PROBES slots from its
+ * hash on (two QPs of one hash must not evict each other's queue) */
+#define IFAB_UDP_RELAY_PROBES 4
+
 static inline uint32_t ifab_udp_relay_slot(uint32_t qpn)
 {
 	return (qpn * 2654435761u) % IFAB_UDP_RELAY_SLOTS;
+}
+
+/* The k-th slot qpn may be in. */
+static inline uint32_t ifab_udp_relay_probe(uint32_t qpn, unsigned int k)
+{
+	return (ifab_udp_relay_slot(qpn) + k) % IFAB_UDP_RELAY_SLOTS;
 }
 
 /*
