@@ -3,7 +3,7 @@
 """The benchmark report of ./build.sh bench (bench/README.md).
 
 Usage: report.py BUILD_DIR [--quick] [--json FILE] [--runs N]
-                 [--no-wallclock]
+                 [--no-wallclock] [--no-lossless]
 
  1. Instructions per verb call, counted by callgrind in the provider (its
     whole call, callees included, as its caller pays it): every scenario
@@ -18,6 +18,9 @@ Usage: report.py BUILD_DIR [--quick] [--json FILE] [--runs N]
  3. Host memory per QP and per CQ at the default caps (bench/memory.c).
  4. Wall clock under ionic-sim: perftest between two processes, median of
     several runs, per doorbell configuration (bench/run-wallclock.sh).
+ 5. The lossless wire: a 1 GiB RDMA WRITE, READ and SEND over one RC pair
+    on the packet path, unix and UDP transports, in MB/s with the
+    retransmissions and backlog drops counted (bench/run-lossless.sh).
 
 Prints the tables and writes them as JSON (default
 BUILD_DIR/bench/results.json).  --quick runs every part briefly, to check
@@ -199,19 +202,32 @@ def memory_table(mem):
     return json.loads(out)
 
 
+def script_rows(script, args, out, env=None):
+    """Run a bench/ script that writes its rows to 'out' as JSON: the
+    rows, or None when it says it cannot run here (exit status 77)."""
+    rc = subprocess.run([os.path.join(HERE, script)] + args, env=env)
+    if rc.returncode == 77:
+        return None
+    if rc.returncode:
+        raise SystemExit("%s failed" % script)
+    with open(out) as f:
+        return json.load(f)
+
+
 def wallclock_table(sim, bench, work, runs, iters, quick):
     out = os.path.join(work, "wallclock.json")
     env = dict(os.environ)
     if quick:
         env["IONIC_BENCH_WALLCLOCK_ONLY"] = "send_lat_64:trapped"
-    rc = subprocess.run([os.path.join(HERE, "run-wallclock.sh"), sim, out,
-                         str(runs), str(iters), bench], env=env)
-    if rc.returncode == 77:
-        return None
-    if rc.returncode:
-        raise SystemExit("run-wallclock.sh failed")
-    with open(out) as f:
-        return json.load(f)
+    return script_rows("run-wallclock.sh",
+                       [sim, out, str(runs), str(iters), bench], out, env)
+
+
+def lossless_table(sim, build, work, quick):
+    out = os.path.join(work, "lossless.json")
+    prog = os.path.join(build, "tests", "verbs-lossless-prog")
+    return script_rows("run-lossless.sh",
+                       [sim, prog, out, "16" if quick else "1024"], out)
 
 
 def fmt(v):
@@ -236,6 +252,7 @@ def main():
     build = os.path.abspath(args.pop(0))
     quick = "--quick" in args
     wall = "--no-wallclock" not in args
+    lossless = "--no-lossless" not in args
     runs = 1 if quick else 5
     out = os.path.join(build, "bench", "results.json")
     for i, a in enumerate(args):
@@ -290,6 +307,11 @@ def main():
                   % runs)
             result["wallclock"] = wallclock_table(
                 sim, bench, work, runs, 200 if quick else 2000, quick)
+
+        if lossless:
+            print("\nThe lossless wire: one RC pair, MTU 1024, no fault "
+                  "configured\n")
+            result["lossless"] = lossless_table(sim, build, work, quick)
 
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:

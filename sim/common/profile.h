@@ -18,6 +18,8 @@
 #define ISIM_ENV_FABRIC "IONIC_SIM_FABRIC" /* fabric name (isolation) */
 #define ISIM_ENV_TRACE "IONIC_SIM_TRACE" /* trace file path, optional */
 #define ISIM_ENV_TRACE_RAW "IONIC_SIM_TRACE_RAW" /* 1: WQE bytes too */
+/* "CAT,CAT...": only these trace categories are written */
+#define ISIM_ENV_TRACE_ONLY "IONIC_SIM_TRACE_ONLY"
 #define ISIM_ENV_RUNDIR "IONIC_SIM_RUNDIR" /* launcher's private directory */
 /* IPv4 addresses of the NICs (dotted quads, comma-separated in NIC
  * order, common/nics.h), when the launcher gave them (--addr, the UDP

@@ -98,6 +98,11 @@ static inline int isim_sys_fcntl(int fd, int cmd, long arg)
 	return (int)syscall(SYS_fcntl, fd, cmd, arg);
 }
 
+static inline int isim_sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
 static inline int isim_sys_fstat(int fd, struct stat *st)
 {
 	return (int)syscall(SYS_fstat, fd, st);

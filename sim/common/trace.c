@@ -24,6 +24,8 @@
 int isim_trace_state = -1;
 bool isim_trace_raw;
 static int trace_fd = -1;
+/* $IONIC_SIM_TRACE_ONLY as ",CAT,CAT,", or empty for every category */
+static char trace_only[128];
 static pid_t trace_pid;
 static pthread_mutex_t trace_init_lock = PTHREAD_MUTEX_INITIALIZER;
 /* initial-exec: the preload is loaded at start-up, so its TLS is static
@@ -47,6 +49,11 @@ int isim_trace_init(void)
 		if (fd >= 0) {
 			const char *raw = getenv(ISIM_ENV_TRACE_RAW);
 
+			const char *only = getenv(ISIM_ENV_TRACE_ONLY);
+
+			if (only && *only)
+				snprintf(trace_only, sizeof(trace_only), ",%s,",
+					 only);
 			trace_fd = fd;
 			state = 1;
 			isim_trace_raw = raw && *raw && strcmp(raw, "0");
@@ -62,6 +69,17 @@ void isim_trace_atfork_child(void)
 {
 	trace_pid = 0;
 	trace_tid = 0;
+}
+
+/* Is 'cat' left out by $IONIC_SIM_TRACE_ONLY? */
+static bool trace_skips(const char *cat)
+{
+	char key[40];
+
+	if (!trace_only[0])
+		return false;
+	snprintf(key, sizeof(key), ",%s,", cat);
+	return !strstr(trace_only, key);
 }
 
 static size_t trace_prefix(char *buf, size_t len, const char *cat)
@@ -100,7 +118,7 @@ void isim_trace(const char *cat, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (!isim_trace_enabled())
+	if (!isim_trace_enabled() || trace_skips(cat))
 		return;
 	used = trace_prefix(buf, sizeof(buf), cat);
 	va_start(ap, fmt);
@@ -122,7 +140,7 @@ void isim_trace_hex(const char *cat, const char *prefix, const void *data,
 	size_t used, shown = len > 256 ? 256 : len;
 	int n;
 
-	if (!isim_trace_enabled())
+	if (!isim_trace_enabled() || trace_skips(cat))
 		return;
 	used = trace_prefix(buf, sizeof(buf), cat);
 	n = snprintf(buf + used, sizeof(buf) - used, "%s", prefix);

@@ -11,6 +11,10 @@
  *
  * Cost when tracing is off: isim_trace_enabled() is one load and compare;
  * call it before formatting anything expensive.
+ *
+ * $IONIC_SIM_TRACE_ONLY ("QP" or "PKT,EVENT") writes only the categories
+ * it names: a long run that wants a few lines (the per-QP counters) does
+ * not pay a write per packet.
  */
 #ifndef ISIM_TRACE_H
 #define ISIM_TRACE_H
@@ -28,6 +32,7 @@
 #define ISIM_TR_EVENT "EVENT" /* async and completion events */
 #define ISIM_TR_FD "FD" /* device open/close/dup bookkeeping */
 #define ISIM_TR_DIRECT "DIRECT" /* which path work takes, and why */
+#define ISIM_TR_QP "QP" /* a QP's counters when it is destroyed */
 
 /* -1: not looked at yet, 0: off, 1: on.  Use isim_trace_enabled(). */
 extern int isim_trace_state;

@@ -144,6 +144,9 @@ void idev_engine_stop(struct idev *dev);
 /* Start watching a new QP's endpoint / stop watching it. */
 int idev_engine_add(struct idev_engine *eng, struct idev_qp *d);
 void idev_engine_del(struct idev_engine *eng, struct idev_qp *d);
+/* Also wake for EPOLLOUT on the QP's endpoint (its backlog waits for the
+ * peer to drain), or no longer. */
+void idev_engine_pollout(struct idev_engine *eng, struct idev_qp *d, bool on);
 /* Ask the engine thread to recompute its timers (work done by an
  * application thread may have set a deadline). */
 void idev_engine_wake(struct idev_engine *eng);

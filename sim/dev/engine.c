@@ -3,7 +3,8 @@
  * ionic-sim device engine: one thread per device, the emulated NIC's
  * processing pipeline.  It sleeps in epoll on
  *   - the doorbell trap eventfd (records popped in capture order),
- *   - every QP's fabric endpoint (incoming packets),
+ *   - every QP's fabric endpoint (incoming packets; and EPOLLOUT while
+ *     its backlog waits for the peer to drain, timer.c),
  *   - its own wake eventfd (stop, new timers from application threads),
  * with the nearest QP deadline (RC ACK timeout, RNR wait) or backlog retry
  * as the epoll timeout.  Each wake-up takes the device lock once, does a
@@ -91,6 +92,7 @@ int idev_engine_add(struct idev_engine *eng, struct idev_qp *d)
 
 	if (epoll_ctl(eng->epfd, EPOLL_CTL_ADD, d->ep.fd, &ev) < 0)
 		return -errno;
+	d->eng_pollout = false;
 	d->eng_next = eng->qps;
 	eng->qps = d;
 	return 0;
@@ -108,6 +110,17 @@ void idev_engine_del(struct idev_engine *eng, struct idev_qp *d)
 		}
 	}
 	d->eng_next = NULL;
+}
+
+void idev_engine_pollout(struct idev_engine *eng, struct idev_qp *d, bool on)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | (on ? EPOLLOUT : 0),
+		.data.u64 = EV_QP | d->qpn,
+	};
+
+	if (epoll_ctl(eng->epfd, EPOLL_CTL_MOD, d->ep.fd, &ev) == 0)
+		d->eng_pollout = on;
 }
 
 /* Take the device lock unless a stop is requested; false means "exit". */

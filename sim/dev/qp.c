@@ -31,6 +31,7 @@ static void qp_quiesce(struct idev_qp *d)
 {
 	d->req.deadline = 0;
 	d->req.rnr_wait = false;
+	d->resp.out.count = 0; /* READ responses not sent yet */
 	ifab_drop_backlog(&d->ep);
 }
 
@@ -83,10 +84,35 @@ static uint32_t wq_stride(const struct idev_wq *wq)
 	return s < IONIC_WQE_MIN_SIZE ? IONIC_WQE_MIN_SIZE : s;
 }
 
+/* What the QP and its endpoint counted, for a run's trace (a test reads
+ * retransmissions and drops back from it). */
+static void qp_trace_counters(const struct idev_qp *d)
+{
+	const struct ifab_ep *ep = &d->ep;
+
+	isim_trace(ISIM_TR_QP,
+		   "qp %u counters: wqes %llu cqes %llu retransmits %llu "
+		   "rnr_naks %llu drops %llu tx %llu rx %llu queued %llu "
+		   "backlog_drops %llu lost %llu fault_drops %llu",
+		   d->qpn, (unsigned long long)d->cnt.wqes,
+		   (unsigned long long)d->cnt.cqes,
+		   (unsigned long long)d->cnt.retransmits,
+		   (unsigned long long)d->cnt.rnr_naks_rx,
+		   (unsigned long long)d->cnt.drops,
+		   (unsigned long long)ep->tx_pkts,
+		   (unsigned long long)ep->rx_pkts,
+		   (unsigned long long)ep->tx_queued,
+		   (unsigned long long)ep->tx_dropped,
+		   (unsigned long long)ep->tx_lost,
+		   (unsigned long long)ep->tx_fault_drop);
+}
+
 void idev_qp_free(struct idev_qp *d)
 {
 	struct idev *dev = d->dev;
 
+	if (isim_trace_enabled())
+		qp_trace_counters(d);
 	if (dev->engine)
 		idev_engine_del(dev->engine, d);
 	idev_direct_qp_gone(d);

@@ -75,6 +75,28 @@ struct idev_atomic_res {
 	uint64_t orig;
 };
 
+/* One entry of the responder's output queue (resp_out.c): the rest of a
+ * READ's responses (opcode IDEV_OP_RC_READ_REQ), or a headers-only
+ * response waiting behind them. */
+struct idev_resp_job {
+	uint8_t opcode;
+	uint32_t psn; /* READ: of its next response */
+	uint32_t msn;
+	uint32_t syndrome; /* ACK/NAK */
+	uint64_t orig; /* atomic ACK */
+	uint32_t rkey; /* READ: where the data comes from ... */
+	uint64_t va; /* ... from here on, */
+	uint64_t left; /* ... this many bytes, */
+	uint32_t npkts; /* ... in this many responses */
+	bool first; /* READ: the next response is its first */
+};
+
+#define IDEV_RESP_OUT_MAX 64
+struct idev_resp_out {
+	struct idev_resp_job job[IDEV_RESP_OUT_MAX];
+	unsigned int head, count;
+};
+
 /* RC/UD responder. */
 struct idev_resp {
 	uint32_t epsn; /* RC: expected PSN */
@@ -90,12 +112,14 @@ struct idev_resp {
 	enum ionic_status wst; /* its decode status */
 	bool nak_sent; /* RC: NAK outstanding, drop OOS silently */
 	uint8_t *copy; /* snapshot buffer, one RQ stride */
+	struct idev_resp_out out; /* RC: responses the wire has not taken */
 };
 
 struct idev_qp {
 	struct idev *dev;
 	struct idev_qp *next; /* dev->qp_list */
 	struct idev_qp *eng_next; /* the engine's list */
+	bool eng_pollout; /* the engine waits for EPOLLOUT on ep.fd */
 	/* CREATE_QP */
 	uint32_t qpn;
 	enum ibv_qp_type type;
@@ -223,6 +247,31 @@ void idev_comp_retire(struct idev_qp *d);
 
 /* ---- resp.c ---- */
 void idev_resp_reset(struct idev_qp *d);
+/* Remote memory for an incoming request: the QP's access enables, then
+ * the key, PD, access and range (IONIC_STS_OK and *host, or the status). */
+enum ionic_status idev_resp_resolve(struct idev_qp *d, uint32_t rkey,
+				    uint64_t va, uint64_t len, uint32_t access,
+				    uint8_t **host);
+
+/* ---- resp_out.c: the responder's output, as the wire takes it ---- */
+/* Start a response packet (ACK, NAK, READ response, atomic ACK) to the
+ * peer, AETH saying ACK with the message count. */
+void idev_resp_pkt(struct idev_qp *d, struct idev_pkt *pkt, uint8_t *buf,
+		   uint8_t opcode, uint32_t psn);
+/* Send a headers-only response, behind any queued READ responses. */
+void idev_resp_out_small(struct idev_qp *d, const struct idev_pkt *pkt);
+/* Queue the responses of a READ (validated) of 'len' bytes at rkey/va,
+ * PSNs from 'psn' on, and send what the wire takes. */
+void idev_resp_out_read(struct idev_qp *d, uint32_t psn, uint32_t rkey,
+			uint64_t va, uint64_t len);
+/* Send queued responses while the wire takes them ('force': all of them,
+ * now).  True when more are left and the wire would take them (call
+ * again soon); false when done or paused (the endpoint is backlogged). */
+bool idev_resp_out_run(struct idev_qp *d, bool force);
+static inline bool idev_resp_out_pending(const struct idev_qp *d)
+{
+	return d->resp.out.count != 0;
+}
 /* A request packet (RC or UD) for this QP. */
 void idev_resp_rx(struct idev_qp *d, struct idev_pkt *pkt);
 

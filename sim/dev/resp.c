@@ -76,23 +76,6 @@ static void resp_fail_wqe(struct idev_qp *d, enum ionic_status st)
 
 /* ---- RC ------------------------------------------------------------------ */
 
-/* Start a response packet (ACK, NAK, READ response, atomic ACK) to the
- * peer: the AETH (if the opcode has one) says ACK with the message
- * count. */
-static void resp_pkt(struct idev_qp *d, struct idev_pkt *pkt, uint8_t *buf,
-		     uint8_t opcode, uint32_t psn)
-{
-	idev_qp_pkt_start(d, pkt, buf, opcode, &d->av, d->dest_qpn);
-	pkt->psn = psn;
-	pkt->msn = d->resp.msn & IDEV_PSN_MASK;
-	pkt->syndrome = idev_aeth_nak(IDEV_NAK_NONE, 0);
-}
-
-static void resp_send(struct idev_qp *d, struct idev_pkt *pkt)
-{
-	idev_qp_xmit(d, pkt);
-}
-
 /* Headers-only packets: an ACK, a NAK, an atomic ACK. */
 #define RESP_SMALL (IDEV_PKT_MAX_HDR + IDEV_ICRC_LEN)
 
@@ -101,8 +84,8 @@ static void resp_ack(struct idev_qp *d, uint32_t psn)
 	uint8_t buf[RESP_SMALL];
 	struct idev_pkt pkt;
 
-	resp_pkt(d, &pkt, buf, IDEV_OP_RC_ACK, psn);
-	resp_send(d, &pkt);
+	idev_resp_pkt(d, &pkt, buf, IDEV_OP_RC_ACK, psn);
+	idev_resp_out_small(d, &pkt); /* behind READ data */
 }
 
 static void resp_nak(struct idev_qp *d, enum idev_nak kind, uint32_t psn)
@@ -110,9 +93,9 @@ static void resp_nak(struct idev_qp *d, enum idev_nak kind, uint32_t psn)
 	uint8_t buf[RESP_SMALL];
 	struct idev_pkt pkt;
 
-	resp_pkt(d, &pkt, buf, IDEV_OP_RC_ACK, psn);
+	idev_resp_pkt(d, &pkt, buf, IDEV_OP_RC_ACK, psn);
 	pkt.syndrome = idev_aeth_nak(kind, d->min_rnr_timer);
-	resp_send(d, &pkt);
+	idev_resp_out_small(d, &pkt); /* behind READ data */
 }
 
 /* A fatal responder error: NAK with 'kind', QP to ERR. */
@@ -139,9 +122,9 @@ static void resp_rnr(struct idev_qp *d, uint32_t psn)
  * without REMOTE_ATOMIC must fail atomics (docs/testing.md §1.6; IBTA: the
  * responder validates its QP's remote access enables before the R_Key).
  */
-static enum ionic_status resp_resolve(struct idev_qp *d, uint32_t rkey,
-				      uint64_t va, uint64_t len,
-				      uint32_t access, uint8_t **host)
+enum ionic_status idev_resp_resolve(struct idev_qp *d, uint32_t rkey,
+				    uint64_t va, uint64_t len, uint32_t access,
+				    uint8_t **host)
 {
 	if ((d->access_flags & access) != access) {
 		*host = NULL;
@@ -237,8 +220,8 @@ static void resp_rc_write(struct idev_qp *d, struct idev_pkt *pkt,
 
 	if (mask & IDEV_PKT_M_FIRST) {
 		r->wr_len = pkt->dmalen;
-		st = resp_resolve(d, pkt->rkey, pkt->va, r->wr_len,
-				  IBV_ACCESS_REMOTE_WRITE, &r->wr_host);
+		st = idev_resp_resolve(d, pkt->rkey, pkt->va, r->wr_len,
+				       IBV_ACCESS_REMOTE_WRITE, &r->wr_host);
 		if (st) {
 			resp_rc_error(d, IDEV_NAK_REM_ACC, psn,
 				      IDEV_EQE_QP_ERR_ACCESS);
@@ -290,24 +273,21 @@ static void resp_rc_write(struct idev_qp *d, struct idev_pkt *pkt,
 
 /*
  * RDMA READ: answer with the data, one response per path-MTU chunk, PSNs
- * from the request's on.  All responses are handed to the fabric at once,
- * so they stay ahead of any later ACK (the fabric keeps order).  A
- * duplicate request (the requester lost responses) is executed again.
+ * from the request's on, as the wire takes them (resp_out.c): later
+ * responses wait behind them.  A duplicate request (the requester lost
+ * responses) is executed again.
  */
 static void resp_rc_read(struct idev_qp *d, struct idev_pkt *pkt, bool dup)
 {
-	uint8_t buf[IDEV_PKT_MAX_SIZE];
-	struct idev_pkt rsp;
 	struct idev_resp *r = &d->resp;
 	uint32_t psn = pkt->psn, mtu = idev_qp_mtu(d);
-	uint64_t len = pkt->dmalen, off;
-	uint32_t n = len ? (uint32_t)((len + mtu - 1) / mtu) : 1, i, chunk;
+	uint64_t len = pkt->dmalen;
+	uint32_t n = len ? (uint32_t)((len + mtu - 1) / mtu) : 1;
 	enum ionic_status st;
 	uint8_t *host;
-	uint8_t op;
 
-	st = resp_resolve(d, pkt->rkey, pkt->va, len, IBV_ACCESS_REMOTE_READ,
-			  &host);
+	st = idev_resp_resolve(d, pkt->rkey, pkt->va, len,
+			       IBV_ACCESS_REMOTE_READ, &host);
 	if (st) {
 		if (!dup)
 			resp_rc_error(d, IDEV_NAK_REM_ACC, psn,
@@ -319,20 +299,7 @@ static void resp_rc_read(struct idev_qp *d, struct idev_pkt *pkt, bool dup)
 		r->msn++;
 		r->nak_sent = false;
 	}
-	for (i = 0; i < n; i++) {
-		op = n == 1	? IDEV_OP_RC_READ_RESP_ONLY :
-		     i == 0	? IDEV_OP_RC_READ_RESP_FIRST :
-		     i + 1 == n ? IDEV_OP_RC_READ_RESP_LAST :
-				  IDEV_OP_RC_READ_RESP_MIDDLE;
-		off = (uint64_t)i * mtu;
-		chunk = len - off < mtu ? (uint32_t)(len - off) : mtu;
-		resp_pkt(d, &rsp, buf, op, idev_psn_add(psn, i));
-		rsp.payload = idev_pkt_payload_at(&rsp);
-		if (chunk)
-			memcpy(rsp.payload, host + off, chunk);
-		rsp.paylen = chunk;
-		resp_send(d, &rsp);
-	}
+	idev_resp_out_read(d, psn, pkt->rkey, pkt->va, len);
 }
 
 static void resp_atomic_ack(struct idev_qp *d, uint32_t psn, uint64_t orig)
@@ -340,9 +307,9 @@ static void resp_atomic_ack(struct idev_qp *d, uint32_t psn, uint64_t orig)
 	uint8_t buf[RESP_SMALL];
 	struct idev_pkt pkt;
 
-	resp_pkt(d, &pkt, buf, IDEV_OP_RC_ATOMIC_ACK, psn);
+	idev_resp_pkt(d, &pkt, buf, IDEV_OP_RC_ATOMIC_ACK, psn);
 	pkt.orig = orig;
-	resp_send(d, &pkt);
+	idev_resp_out_small(d, &pkt); /* behind READ data */
 }
 
 /* Atomics execute once: a duplicate gets the saved original value. */
@@ -370,8 +337,8 @@ static void resp_rc_atomic(struct idev_qp *d, struct idev_pkt *pkt, bool dup)
 			      IDEV_EQE_QP_ERR_REQUEST);
 		return;
 	}
-	st = resp_resolve(d, pkt->rkey, va, IDEV_ATOMIC_SIZE,
-			  IBV_ACCESS_REMOTE_ATOMIC, &host);
+	st = idev_resp_resolve(d, pkt->rkey, va, IDEV_ATOMIC_SIZE,
+			       IBV_ACCESS_REMOTE_ATOMIC, &host);
 	if (st) {
 		resp_rc_error(d, IDEV_NAK_REM_ACC, psn, IDEV_EQE_QP_ERR_ACCESS);
 		return;

@@ -22,7 +22,9 @@
  *
  * Each datagram to our own address is stamped in the node's shared wire
  * state (udp_wire.c), so the device can tell an ACK that is late from
- * one the relay has not handed on yet (udp_holds).
+ * one the relay has not handed on yet (udp_holds).  With no fault
+ * configured, an address whose node paused us (udp_wire.c) gets nothing
+ * until it resumes: xmit says EAGAIN and the frame waits in the backlog.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -120,7 +122,7 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	struct cmsghdr *c;
 	size_t l3 = IFAB_ETH_HLEN, l4;
 	uint64_t t = 0;
-	bool self;
+	bool self, lossless;
 	int tos, ttl;
 
 	(void)qpn; /* it is in the BTH */
@@ -131,6 +133,10 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	l4 = l3 + IFAB_IPV4_HLEN;
 	if (len < l4 + IFAB_UDP_HLEN || (f[l3] >> 4) != 4)
 		return -EINVAL;
+	/* the receiving node paused us (udp_wire.c): wait, unless faults
+	 * make the wire lossy anyway */
+	if (wire && ifab_lossless() && ifab_udp_wire_paused(wire, gid + 12))
+		return -EAGAIN;
 	memcpy(&to.sin_addr, gid + 12, 4);
 	tos = f[l3 + 1];
 	ttl = f[l3 + 8];
@@ -150,6 +156,11 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &ttl, sizeof(ttl));
 	self = wire && !memcmp(gid + 12, self_ip, 4);
+	/* to our own relay: no more than its receive buffer takes
+	 * (udp_wire.c) */
+	lossless = self && ifab_lossless();
+	if (lossless && !ifab_udp_wire_self_take(wire))
+		return -EAGAIN;
 	if (self)
 		t = ifab_udp_wire_now();
 	if (isim_sys_sendmsg(ep->txfd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
@@ -157,6 +168,8 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 			ifab_udp_wire_sent(wire, t);
 		return 0;
 	}
+	if (lossless)
+		ifab_udp_wire_self_untake(wire);
 	if (errno == EWOULDBLOCK || errno == ENOBUFS || errno == ENOMEM)
 		return -EAGAIN;
 	/* EMSGSIZE (beyond the path MTU, DF), ECONNREFUSED (an ICMP error
@@ -164,9 +177,15 @@ static int udp_xmit(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	return -errno;
 }
 
+/* Frames for ep, or from ep for its peer on this node, still wait on the
+ * node's side of the wire (the relay). */
 static bool udp_holds(const struct ifab_ep *ep)
 {
-	return wire && ifab_udp_wire_holds(wire, ep->qpn);
+	if (!wire)
+		return false;
+	return ifab_udp_wire_holds(wire, ep->qpn) ||
+	       (ep->want_peer && !memcmp(ep->peer_gid + 12, self_ip, 4) &&
+		ifab_udp_wire_holds(wire, ep->peer_qpn));
 }
 
 const struct ifab_transport ifab_udp_transport = {

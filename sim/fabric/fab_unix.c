@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -158,6 +160,20 @@ ssize_t ifab_unix_recv(struct ifab_ep *ep, void *buf, size_t len)
 	return -errno;
 }
 
+/*
+ * Frames we sent that the receiver has not read yet: a unix datagram stays
+ * charged to its sender's socket until the receiver takes it (SIOCOUTQ),
+ * so a non-zero count means our requests still wait in the peer's queue,
+ * its engine not scheduled yet (a loaded host): the ACK timeout waits for
+ * it (dev/timer.c) instead of retransmitting what is not lost.
+ */
+static bool unix_holds(const struct ifab_ep *ep)
+{
+	int n = 0;
+
+	return isim_sys_ioctl(ep->fd, SIOCOUTQ, &n) == 0 && n > 0;
+}
+
 const struct ifab_transport ifab_unix_transport = {
 	.name = "unix",
 	.bind = unix_bind,
@@ -166,4 +182,6 @@ const struct ifab_transport ifab_unix_transport = {
 	.unpeer = unix_unpeer,
 	.recv = ifab_unix_recv,
 	.tells_absent = true, /* ECONNREFUSED: nobody bound that name */
+	.pollout = true, /* a connected pair: the peer's drain wakes us */
+	.holds = unix_holds,
 };

@@ -117,7 +117,11 @@ static bool fab_enqueue(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 {
 	struct ifab_pend *p;
 
-	if (ep->nbacklog >= IFAB_BACKLOG_MAX)
+	/* Lossless (no fault configured): the RC peer's frames wait however
+	 * many there are, as behind a PFC pause; the device stops making
+	 * more while they wait (dev/resp_out.c, the requester's window). */
+	if (ep->nbacklog >= IFAB_BACKLOG_MAX &&
+	    !(ifab_lossless() && ifab_is_peer(ep, gid, qpn)))
 		return false;
 	p = ifab_pend_new(gid, qpn, buf, len);
 	if (!p)
@@ -129,6 +133,11 @@ static bool fab_enqueue(struct ifab_ep *ep, const uint8_t gid[16], uint32_t qpn,
 	ep->tail = p;
 	ep->nbacklog++;
 	return true;
+}
+
+bool ifab_lossless(void)
+{
+	return !ifab_faults_active();
 }
 
 enum ifab_result ifab_send(struct ifab_ep *ep, const uint8_t gid[16],

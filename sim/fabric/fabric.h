@@ -25,6 +25,15 @@
  * to each other would deadlock), so such packets wait in the endpoint's
  * backlog, in order, and are retried by the engine (ifab_flush).
  *
+ * With no fault configured the wire is lossless, as a RoCE fabric with
+ * PFC is: a receiver that cannot keep up pauses its sender (EAGAIN; on
+ * the UDP transport a pause from the receiving node's relay) instead of
+ * dropping, an RC peer's frames wait in the backlog however long it gets,
+ * and the device makes no more while they wait (ifab_backlogged: its
+ * requester's window, the responder's READ responses), resuming when the
+ * endpoint drains (ifab_pollout: the engine waits for EPOLLOUT).  With
+ * faults the backlog is bounded and frames beyond it are dropped.
+ *
  * RC endpoints talk to one peer (ifab_set_peer): a transport may use a
  * connected path for it (the unix transport connect()s, which Linux
  * exempts from the receiver's small datagram-queue limit).
@@ -70,6 +79,9 @@ struct ifab_transport {
 	/* Frames for ep may still be on their way to it through the host
 	 * (fab_udp.c: the relay has not run yet); NULL: never. */
 	bool (*holds)(const struct ifab_ep *ep);
+	/* ep->fd reports EPOLLOUT when the connected peer has drained what
+	 * made xmit say EAGAIN (the unix transport); else retry on a timer. */
+	bool pollout;
 };
 
 /* The abstract unix datagram socket transport (fab_unix.c). */
@@ -157,8 +169,12 @@ uint64_t ifab_link_next_change(void);
 uint64_t ifab_fault_next_due(const struct ifab_ep *ep);
 
 /* Most packets a backlog holds; beyond it packets are dropped as by a
- * congested switch (RC retransmits, UD loses them). */
+ * congested switch (RC retransmits, UD loses them) - on a lossless wire
+ * only those not for the RC peer. */
 #define IFAB_BACKLOG_MAX 4096
+
+/* No fault is configured: the wire pauses senders instead of dropping. */
+bool ifab_lossless(void);
 
 enum ifab_result {
 	IFAB_SENT, /* handed to the transport */
@@ -213,6 +229,13 @@ static inline bool ifab_tells_absent(const struct ifab_ep *ep)
 static inline bool ifab_backlogged(const struct ifab_ep *ep)
 {
 	return ep->head != NULL;
+}
+
+/* The backlog waits for the connected peer to drain: wait for EPOLLOUT
+ * on ep->fd rather than retrying on a timer. */
+static inline bool ifab_pollout(const struct ifab_ep *ep)
+{
+	return ep->head != NULL && ep->connected && ep->tp->pollout;
 }
 
 /* Frames waiting on the endpoint: backlog or held by a fault. */

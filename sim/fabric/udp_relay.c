@@ -20,8 +20,13 @@
  * other QPs.  Dropping them instead turned a slow engine into a lossy
  * link: its peer's go-back-N retransmissions filled the same small queue
  * again and an RC QP ran out of retries with no fault configured (seen
- * in verbs-stress-udp on a loaded machine).  Only a queue past
- * RELAY_QUEUE_BYTES loses frames, as a congested switch would.
+ * in verbs-stress-udp on a loaded machine).  And the queues do not grow
+ * without end: past RELAY_PAUSE_HIGH bytes the relay pauses the senders
+ * whose frames keep coming (a pause datagram to their port 4791, PFC's
+ * role; udp_wire.c), resuming them once the queues drained, so with no
+ * fault configured nothing is lost.  Only a queue past RELAY_QUEUE_BYTES
+ * (senders that ignore pauses, a lossy run) loses frames, as a congested
+ * switch would.
  *
  * Each wake-up reads port 4791 until it is empty and then says so in the
  * node's shared wire state (udp_wire.c), with the destination QPs whose
@@ -57,8 +62,20 @@
 /* datagrams read per wake-up before the queues get their turn */
 #define RELAY_BURST 1024
 #define RELAY_RCVBUF (8 << 20)
-/* frames held for one full receiver: a few RC windows of MTU packets */
-#define RELAY_QUEUE_BYTES (4u << 20)
+/* frames held for one full receiver; with no fault configured the
+ * senders are paused long before (RELAY_PAUSE_HIGH), so this is only a
+ * bound on memory against senders that ignore pauses */
+#define RELAY_QUEUE_BYTES (32u << 20)
+/* lossless wire: pause the senders whose frames find the queues this
+ * full (bytes, all QPs), resume them below RELAY_PAUSE_LOW; a pause lasts
+ * RELAY_PAUSE_US unless renewed (every RELAY_PAUSE_RENEW_MS while still
+ * congested), so a lost resume or a relay that died stalls nobody */
+#define RELAY_PAUSE_HIGH (256u << 10)
+#define RELAY_PAUSE_LOW (64u << 10)
+#define RELAY_PAUSE_US 50000u
+#define RELAY_PAUSE_RENEW_MS 10
+/* receive buffer bytes a datagram of a 4 KiB MTU frame takes */
+#define RELAY_SELF_FRAME 8192
 
 struct relay_frame {
 	struct relay_frame *next;
@@ -73,12 +90,21 @@ struct relay_slot {
 	size_t queued; /* bytes */
 };
 
+/* A sender we paused. */
+struct relay_paused {
+	uint8_t ip[4];
+	uint64_t sent_ns; /* the last pause we sent it */
+};
+
 struct ifab_relay {
 	pthread_t thread;
 	int udp, stop;
 	uint32_t node;
 	uint8_t ip[4], mac[6];
 	unsigned int backlogged; /* slots with a queue */
+	size_t queued; /* bytes in all queues */
+	struct relay_paused paused[IFAB_UDP_PAUSE_PEERS];
+	unsigned int npaused;
 	struct relay_slot slot[RELAY_SLOTS];
 	struct pollfd p[2 + RELAY_SLOTS];
 	struct relay_slot *polled[RELAY_SLOTS]; /* p[2 + i] is theirs */
@@ -98,6 +124,87 @@ static void relay_publish(struct ifab_relay *r, struct relay_slot *s,
 				      waiting ? s->qpn : 0);
 }
 
+/* Tell 'ip' to stop sending to us for 'us' microseconds (0: go on). */
+static void relay_send_pause(struct ifab_relay *r, const uint8_t ip[4],
+			     uint32_t us)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(IFAB_ROCE_PORT) };
+	uint8_t b[IFAB_UDP_PAUSE_LEN];
+
+	memcpy(&to.sin_addr, ip, 4);
+	memcpy(b, IFAB_UDP_PAUSE_MAGIC, IFAB_UDP_PAUSE_MAGIC_LEN);
+	b[8] = (uint8_t)(us >> 24);
+	b[9] = (uint8_t)(us >> 16);
+	b[10] = (uint8_t)(us >> 8);
+	b[11] = (uint8_t)us;
+	/* best effort: a lost pause is a dropped frame at worst, a lost
+	 * resume a pause that expires */
+	isim_sys_sendto(r->udp, b, sizeof(b), MSG_DONTWAIT | MSG_NOSIGNAL,
+			(struct sockaddr *)&to, sizeof(to));
+}
+
+/* Frames for this node wait behind our pause (or, once resumed, in the
+ * senders' backlogs) for a pause's length after 'now' at most. */
+static void relay_pausing(struct ifab_relay *r, uint64_t now)
+{
+	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
+
+	if (w)
+		ifab_udp_wire_pausing(w, now + RELAY_PAUSE_US * 1000ull);
+}
+
+/* A frame from 'ip' found the queues past the mark: pause its sender. */
+static void relay_pause(struct ifab_relay *r, const uint8_t ip[4])
+{
+	uint64_t now = ifab_udp_wire_now();
+	struct relay_paused *p = NULL;
+
+	for (unsigned int i = 0; i < r->npaused; i++)
+		if (!memcmp(r->paused[i].ip, ip, 4))
+			p = &r->paused[i];
+	if (!p) {
+		if (r->npaused == IFAB_UDP_PAUSE_PEERS)
+			return;
+		p = &r->paused[r->npaused++];
+		memcpy(p->ip, ip, 4);
+		p->sent_ns = 0;
+	}
+	if (now - p->sent_ns < RELAY_PAUSE_RENEW_MS * 1000000ull)
+		return;
+	p->sent_ns = now;
+	relay_pausing(r, now);
+	relay_send_pause(r, ip, RELAY_PAUSE_US);
+}
+
+/* The queues drained below the low mark: resume everyone paused; still
+ * congested: renew pauses about to expire.  The poll timeout: when to
+ * look again. */
+static int relay_pause_check(struct ifab_relay *r)
+{
+	uint64_t now;
+
+	if (!r->npaused)
+		return -1;
+	now = ifab_udp_wire_now();
+	if (r->queued < RELAY_PAUSE_LOW) {
+		relay_pausing(r, now);
+		for (unsigned int i = 0; i < r->npaused; i++)
+			relay_send_pause(r, r->paused[i].ip, 0);
+		r->npaused = 0;
+		return -1;
+	}
+	for (unsigned int i = 0; i < r->npaused; i++) {
+		if (now - r->paused[i].sent_ns <
+		    RELAY_PAUSE_RENEW_MS * 1000000ull)
+			continue;
+		r->paused[i].sent_ns = now;
+		relay_pausing(r, now);
+		relay_send_pause(r, r->paused[i].ip, RELAY_PAUSE_US);
+	}
+	return RELAY_PAUSE_RENEW_MS;
+}
+
 static void relay_drop_queue(struct ifab_relay *r, struct relay_slot *s)
 {
 	struct relay_frame *f;
@@ -106,6 +213,7 @@ static void relay_drop_queue(struct ifab_relay *r, struct relay_slot *s)
 		r->backlogged--;
 		relay_publish(r, s, false);
 	}
+	r->queued -= s->queued;
 	while ((f = s->head)) {
 		s->head = f->next;
 		free(f);
@@ -122,11 +230,41 @@ static void relay_close(struct ifab_relay *r, struct relay_slot *s)
 	s->qpn = 0;
 }
 
+/*
+ * The slot a destination QP has, or the one to give it: a free one of its
+ * probes, else one with no frames waiting (its socket is only closed).
+ * Taking the hash's slot alone, two QPs of one hash took it in turns and
+ * each turn threw away the other's queue: frames lost on a wire with no
+ * fault.  Only when every probe holds a queue is one thrown away (counted
+ * as lost).
+ */
+static struct relay_slot *relay_pick(struct ifab_relay *r, uint32_t qpn)
+{
+	struct relay_slot *s, *free_s = NULL, *idle = NULL;
+	struct relay_frame *f;
+
+	for (unsigned int k = 0; k < IFAB_UDP_RELAY_PROBES; k++) {
+		s = &r->slot[ifab_udp_relay_probe(qpn, k)];
+		if (s->qpn == qpn + 1)
+			return s;
+		if (!s->qpn && !free_s)
+			free_s = s;
+		if (!s->head && !idle)
+			idle = s;
+	}
+	if (free_s || idle)
+		return free_s ? free_s : idle;
+	s = &r->slot[ifab_udp_relay_slot(qpn)];
+	for (f = s->head; f; f = f->next)
+		r->st.queue_lost++;
+	return s;
+}
+
 /* The slot of a destination QP, connected; NULL: no such QP here. */
 static struct relay_slot *relay_conn(struct ifab_relay *r, uint32_t qpn,
 				     bool fresh)
 {
-	struct relay_slot *s = &r->slot[ifab_udp_relay_slot(qpn)];
+	struct relay_slot *s = relay_pick(r, qpn);
 	struct sockaddr_un sun;
 	socklen_t len;
 	int fd;
@@ -172,6 +310,10 @@ static void relay_enqueue(struct ifab_relay *r, struct relay_slot *s,
 	*s->tail = f;
 	s->tail = &f->next;
 	s->queued += len;
+	r->queued += len;
+	/* the sender's address, as relay_frame() wrote it */
+	if (r->queued > RELAY_PAUSE_HIGH)
+		relay_pause(r, r->buf + IFAB_ETH_HLEN + 12);
 }
 
 /* Send what waits for a receiver that has drained. */
@@ -190,6 +332,7 @@ static void relay_flush(struct ifab_relay *r, struct relay_slot *s)
 		}
 		s->head = f->next;
 		s->queued -= f->len;
+		r->queued -= f->len;
 		free(f);
 	}
 	s->tail = &s->head;
@@ -280,6 +423,21 @@ static void relay_sockopt_cmsg(struct ifab_relay *r, const struct cmsghdr *c)
 	}
 }
 
+/* A receiving node paused us, or resumed us: its address's senders in
+ * the node's processes wait (fab_udp.c) until the pause expires. */
+static void relay_got_pause(struct ifab_relay *r,
+			    const struct sockaddr_in *from)
+{
+	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
+	const uint8_t *b = r->buf + RELAY_HDR;
+	uint32_t us = (uint32_t)b[8] << 24 | (uint32_t)b[9] << 16 |
+		      (uint32_t)b[10] << 8 | b[11];
+
+	if (w)
+		ifab_udp_wire_pause(w, (const uint8_t *)&from->sin_addr,
+				    us > RELAY_PAUSE_US ? RELAY_PAUSE_US : us);
+}
+
 /* Relay one datagram; false: none was waiting. */
 static bool relay_one(struct ifab_relay *r)
 {
@@ -298,12 +456,21 @@ static bool relay_one(struct ifab_relay *r)
 			    .msg_iovlen = 1,
 			    .msg_control = ctl.b,
 			    .msg_controllen = sizeof(ctl.b) };
+	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
 	int tos = 0, ttl = 64;
 	const uint8_t *dqpn = r->buf + RELAY_HDR + IFAB_BTH_DQPN_OFF;
 	ssize_t n = isim_sys_recvmsg(r->udp, &m, MSG_DONTWAIT);
 
 	if (n < 0)
 		return false;
+	if (n == IFAB_UDP_PAUSE_LEN &&
+	    !memcmp(iov.iov_base, IFAB_UDP_PAUSE_MAGIC,
+		    IFAB_UDP_PAUSE_MAGIC_LEN)) {
+		relay_got_pause(r, &from);
+		return true;
+	}
+	if (w && !memcmp(&from.sin_addr, r->ip, 4))
+		ifab_udp_wire_self_read(w);
 	if (n < IFAB_BTH_LEN || (m.msg_flags & MSG_TRUNC))
 		return true;
 	r->st.datagrams++;
@@ -330,13 +497,16 @@ static bool relay_one(struct ifab_relay *r)
 static void relay_drain(struct ifab_relay *r)
 {
 	struct ifab_udp_wire *w = __atomic_load_n(&r->wire, __ATOMIC_ACQUIRE);
-	uint64_t t;
+	uint64_t t, sent;
 
 	for (int i = 0; i < RELAY_BURST; i++) {
 		t = w ? ifab_udp_wire_now() : 0;
+		sent = w ? ifab_udp_wire_self_sent(w) : 0;
 		if (!relay_one(r)) {
-			if (w)
+			if (w) {
 				ifab_udp_wire_drained(w, t);
+				ifab_udp_wire_self_drained(w, sent);
+			}
 			return;
 		}
 	}
@@ -359,7 +529,7 @@ static void *relay_main(void *arg)
 			p[n++] = (struct pollfd){ .fd = r->slot[i].fd,
 						  .events = POLLOUT };
 		}
-		if (poll(p, n, -1) < 0) {
+		if (poll(p, n, relay_pause_check(r)) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -372,6 +542,7 @@ static void *relay_main(void *arg)
 				relay_flush(r, r->polled[i - 2]);
 		if (p[0].revents & POLLIN)
 			relay_drain(r);
+		relay_pause_check(r);
 	}
 	return NULL;
 }
@@ -433,9 +604,18 @@ err:
 int ifab_udp_relay_share(struct ifab_relay *r, const char *rundir)
 {
 	struct ifab_udp_wire *w = ifab_udp_wire_create(rundir);
+	int rcvbuf = 0;
+	socklen_t len = sizeof(rcvbuf);
 
 	if (!w)
 		return -errno;
+	/* datagrams to ourselves in flight: a quarter of what the receive
+	 * buffer holds of the largest frames (SO_RCVBUF reports the doubled
+	 * figure the kernel accounts with) */
+	if (isim_sys_getsockopt(r->udp, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len) ||
+	    rcvbuf < RELAY_SELF_FRAME * 4 * 16)
+		rcvbuf = RELAY_SELF_FRAME * 4 * 16;
+	ifab_udp_wire_self_max(w, (uint32_t)(rcvbuf / RELAY_SELF_FRAME / 4));
 	__atomic_store_n(&r->wire, w, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -24,6 +24,26 @@
  * time out; frames from other nodes are not counted (their relay is not
  * ours to see).
  *
+ * The same state carries pauses, the lossless wire's back-pressure (PFC's
+ * role; fabric.h): a relay whose queues for its endpoints grow past a
+ * mark sends a pause datagram to the senders' port 4791; their relay
+ * records it here (pause[]) and their processes' transmit says EAGAIN to
+ * that address until it expires or a resume comes, so the frames wait in
+ * the sender's backlog and its device makes no more (udp_relay.c).  While
+ * the relay pauses anyone, and a pause's length after it resumed them,
+ * frames for this node are held on the wire (pausing_ns): no ACK timeout.
+ *
+ * A pause needs the relay to run, and a loaded host may not run it for
+ * hundreds of milliseconds while senders fill port 4791's receive buffer
+ * past its end (measured: 63,749 datagrams of a 1 GiB READ dropped by
+ * the socket, the relay 420 ms late).  For datagrams to the node's own
+ * address the processes see the relay's progress here instead: they
+ * count what they send (self_sent), the relay what it reads (self_read,
+ * and at each drain everything sent before it, so a datagram the kernel
+ * dropped is not owed for ever), and a process sends only while fewer
+ * than self_max (a fraction of the receive buffer) wait: the rest waits
+ * in its backlog, as behind a pause.
+ *
  * The state lives in the file IFAB_UDP_WIRE_FILE of the run directory
  * ($IONIC_SIM_RUNDIR), made by the launcher, mapped shared by each
  * process; without it (a process outside a launcher) nothing is held.
@@ -33,6 +53,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,11 +140,98 @@ void ifab_udp_wire_backlog(struct ifab_udp_wire *w, uint32_t slot,
 	__atomic_store_n(&w->backlog[slot], qpn_plus1, __ATOMIC_RELEASE);
 }
 
+void ifab_udp_wire_pausing(struct ifab_udp_wire *w, uint64_t until)
+{
+	__atomic_store_n(&w->pausing_ns, until, __ATOMIC_RELEASE);
+}
+
 bool ifab_udp_wire_holds(const struct ifab_udp_wire *w, uint32_t qpn)
 {
-	if (__atomic_load_n(&w->backlog[ifab_udp_relay_slot(qpn)],
-			    __ATOMIC_ACQUIRE) == qpn + 1)
+	for (unsigned int k = 0; k < IFAB_UDP_RELAY_PROBES; k++)
+		if (__atomic_load_n(&w->backlog[ifab_udp_relay_probe(qpn, k)],
+				    __ATOMIC_ACQUIRE) == qpn + 1)
+			return true;
+	if (__atomic_load_n(&w->pausing_ns, __ATOMIC_ACQUIRE) >
+	    ifab_udp_wire_now())
 		return true;
 	return __atomic_load_n(&w->sent_ns, __ATOMIC_ACQUIRE) >
 	       __atomic_load_n(&w->drained_ns, __ATOMIC_ACQUIRE);
+}
+
+void ifab_udp_wire_pause(struct ifab_udp_wire *w, const uint8_t ip[4],
+			 uint32_t us)
+{
+	uint64_t until = us ? ifab_udp_wire_now() + us * 1000ull : 0;
+	struct ifab_udp_pause *p, *free_p = NULL;
+	uint32_t a;
+
+	memcpy(&a, ip, 4);
+	for (int i = 0; i < IFAB_UDP_PAUSE_PEERS; i++) {
+		p = &w->pause[i];
+		if (__atomic_load_n(&p->ip, __ATOMIC_RELAXED) == a) {
+			__atomic_store_n(&p->until_ns, until, __ATOMIC_RELEASE);
+			return;
+		}
+		if (!free_p && (!p->ip || !p->until_ns))
+			free_p = p;
+	}
+	if (!free_p || !until)
+		return; /* more paused us than we track: they go on */
+	__atomic_store_n(&free_p->until_ns, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&free_p->ip, a, __ATOMIC_RELEASE);
+	__atomic_store_n(&free_p->until_ns, until, __ATOMIC_RELEASE);
+}
+
+bool ifab_udp_wire_paused(const struct ifab_udp_wire *w, const uint8_t ip[4])
+{
+	uint64_t until;
+	uint32_t a;
+
+	memcpy(&a, ip, 4);
+	for (int i = 0; i < IFAB_UDP_PAUSE_PEERS; i++) {
+		if (__atomic_load_n(&w->pause[i].ip, __ATOMIC_ACQUIRE) != a)
+			continue;
+		until = __atomic_load_n(&w->pause[i].until_ns,
+					__ATOMIC_ACQUIRE);
+		return until && until > ifab_udp_wire_now();
+	}
+	return false;
+}
+
+bool ifab_udp_wire_self_take(struct ifab_udp_wire *w)
+{
+	uint32_t max = __atomic_load_n(&w->self_max, __ATOMIC_RELAXED);
+	int64_t waiting;
+
+	waiting = (int64_t)(__atomic_load_n(&w->self_sent, __ATOMIC_ACQUIRE) -
+			    __atomic_load_n(&w->self_read, __ATOMIC_ACQUIRE));
+	if (max && waiting >= (int64_t)max)
+		return false;
+	__atomic_fetch_add(&w->self_sent, 1, __ATOMIC_ACQ_REL);
+	return true;
+}
+
+void ifab_udp_wire_self_untake(struct ifab_udp_wire *w)
+{
+	__atomic_fetch_sub(&w->self_sent, 1, __ATOMIC_ACQ_REL);
+}
+
+void ifab_udp_wire_self_max(struct ifab_udp_wire *w, uint32_t max)
+{
+	__atomic_store_n(&w->self_max, max, __ATOMIC_RELEASE);
+}
+
+void ifab_udp_wire_self_read(struct ifab_udp_wire *w)
+{
+	__atomic_fetch_add(&w->self_read, 1, __ATOMIC_ACQ_REL);
+}
+
+uint64_t ifab_udp_wire_self_sent(const struct ifab_udp_wire *w)
+{
+	return __atomic_load_n(&w->self_sent, __ATOMIC_ACQUIRE);
+}
+
+void ifab_udp_wire_self_drained(struct ifab_udp_wire *w, uint64_t sent)
+{
+	stamp_max(&w->self_read, sent);
 }

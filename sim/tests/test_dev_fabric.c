@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "fabric/fabric.h"
+#include "fabric/udp_wire.h"
 #include "fabric/frame.h"
 #include "check.h"
 
@@ -100,24 +102,29 @@ static void test_endpoints(void)
 }
 
 /*
- * The launcher's UDP relay (udp_relay.c) in front of an endpoint whose
+ * The launcher's UDP relay (udp_relay.c) in front of two endpoints whose
  * engine is busy elsewhere for 50 ms: far more datagrams than the unix
  * receive queue holds (max_dgram_qlen) wait in the relay and all arrive,
- * whole and in order, once the endpoint reads.  Loopback only: the relay
+ * whole and in order, once the endpoints read.  The two QP numbers hash to
+ * the same relay slot (ifab_udp_relay_slot), their datagrams interleaved:
+ * neither may throw the other's queue away.  Loopback only: the relay
  * owns port 4791 of a free 127.18.255.N.
  */
 static void test_udp_relay(void)
 {
-	enum { NODE = 9, QPN = 102, N = 200 };
+	enum { NODE = 9, N = 200 };
+	/* 102 + 256: one slot (the hash's multiplier is odd) */
+	static const uint32_t qpn[2] = { 102, 358 };
 	struct sockaddr_in to = { .sin_family = AF_INET,
 				  .sin_port = htons(IFAB_ROCE_PORT) };
 	struct timespec pause = { 0, 2000000 }, idle = { 0, 50000000 };
 	struct ifab_relay *relay = NULL;
-	struct ifab_ep ep;
+	struct ifab_ep ep[2];
 	uint8_t dgram[IFAB_BTH_LEN + 4] = { 0 }, buf[256];
 	char addr[32];
-	int fd, want = 0, rounds = 0, rc = -EADDRINUSE;
+	int fd, want[2] = { 0, 0 }, rounds = 0, rc = -EADDRINUSE;
 
+	CHECK(ifab_udp_relay_slot(qpn[0]) == ifab_udp_relay_slot(qpn[1]));
 	for (int i = 0; i < 64 && rc == -EADDRINUSE; i++) {
 		snprintf(addr, sizeof(addr), "127.18.255.%d",
 			 (int)((getpid() + i) % 250) + 1);
@@ -127,14 +134,18 @@ static void test_udp_relay(void)
 	CHECK(rc == 0);
 	if (rc)
 		return;
-	CHECK(ifab_open(&ep, NULL, NODE, QPN) == 0);
+	for (int q = 0; q < 2; q++)
+		CHECK(ifab_open(&ep[q], NULL, NODE, qpn[q]) == 0);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	CHECK(fd >= 0 && inet_pton(AF_INET, addr, &to.sin_addr) == 1);
-	dgram[5] = (QPN >> 16) & 0xff; /* BTH destination QP */
-	dgram[6] = (QPN >> 8) & 0xff;
-	dgram[7] = QPN & 0xff;
 	for (int i = 0; i < N; i++) {
-		memcpy(dgram + IFAB_BTH_LEN, &i, sizeof(i));
+		uint32_t dqpn = qpn[i % 2];
+		int seq = i / 2;
+
+		dgram[5] = (dqpn >> 16) & 0xff; /* BTH destination QP */
+		dgram[6] = (dqpn >> 8) & 0xff;
+		dgram[7] = dqpn & 0xff;
+		memcpy(dgram + IFAB_BTH_LEN, &seq, sizeof(seq));
 		CHECK(sendto(fd, dgram, sizeof(dgram), 0,
 			     (struct sockaddr *)&to,
 			     sizeof(to)) == (ssize_t)sizeof(dgram));
@@ -143,24 +154,31 @@ static void test_udp_relay(void)
 			nanosleep(&pause, NULL);
 	}
 	nanosleep(&idle, NULL);
-	while (want < N && rounds++ < 2000) {
-		ssize_t n = ifab_recv(&ep, buf, sizeof(buf));
-		int got;
+	while (want[0] + want[1] < N && rounds++ < 2000) {
+		bool any = false;
 
-		if (n <= 0) {
-			nanosleep(&pause, NULL);
-			continue;
+		for (int q = 0; q < 2; q++) {
+			ssize_t n = ifab_recv(&ep[q], buf, sizeof(buf));
+			int got;
+
+			if (n <= 0)
+				continue;
+			any = true;
+			/* Ethernet, IPv4, UDP to 4791, then the datagram */
+			CHECK(n == IFAB_ETH_HLEN + IFAB_IPV4_HLEN +
+					   IFAB_UDP_HLEN +
+					   (ssize_t)sizeof(dgram));
+			memcpy(&got, buf + n - sizeof(got), sizeof(got));
+			CHECK(got == want[q]);
+			want[q] = got + 1;
 		}
-		/* Ethernet, IPv4, UDP to 4791, then the datagram */
-		CHECK(n == IFAB_ETH_HLEN + IFAB_IPV4_HLEN + IFAB_UDP_HLEN +
-				   (ssize_t)sizeof(dgram));
-		memcpy(&got, buf + n - sizeof(got), sizeof(got));
-		CHECK(got == want);
-		want = got + 1;
+		if (!any)
+			nanosleep(&pause, NULL);
 	}
-	CHECK(want == N);
+	CHECK(want[0] == N / 2 && want[1] == N / 2);
 	close(fd);
-	ifab_close(&ep);
+	for (int q = 0; q < 2; q++)
+		ifab_close(&ep[q]);
 	ifab_udp_relay_stop(relay);
 	unsetenv("IONIC_SIM_ADDR");
 }
