@@ -83,8 +83,8 @@ static void *bare_setup(void)
 {
 	struct sigaction sa = { .sa_sigaction = bare_handler,
 				.sa_flags = SA_SIGINFO };
-	void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	void *page =
+		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (page == MAP_FAILED)
 		die("mmap", errno);
@@ -146,7 +146,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || (argc == 4 && strcmp(argv[2], "-n")) ||
 	    (argc != 2 && argc != 4)) {
-		fprintf(stderr, "usage: ionic-bench-trap syscall|bare|sim [-n N]\n");
+		fprintf(stderr,
+			"usage: ionic-bench-trap syscall|bare|sim [-n N]\n");
 		return 2;
 	}
 	mode = argv[1];
