@@ -46,7 +46,8 @@
 #                      (tests/check-compilers.sh); absent ones are skipped
 #   ./build.sh clean   remove build/, build-san/, build-tsan/, build-fuzz/
 #
-# Environment: IONIC_CTEST_JOBS (parallel ctest jobs, default 1),
+# Environment: IONIC_CTEST_JOBS (parallel ctest jobs, default 1; .ci/run: 2;
+# the ThreadSanitizer suite runs serially unless IONIC_TSAN_CTEST_JOBS),
 # IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
 # IONIC_TEST_FUZZ_SECONDS (per fuzz target in "test", default 20, 0: none),
 # IONIC_TEST_TSAN (0: "test" leaves out the ThreadSanitizer suite),
@@ -399,8 +400,9 @@ cmd_tsan() {
 	timed tsan-build build tsan
 	say "Running the tests with threads in $TSANBUILD (ThreadSanitizer)"
 	# The "tsan" test preset picks the tests and sets TSAN_OPTIONS
-	# (suppressions: tests/tsan.supp).
-	timed tsan-ctest run_ctest tsan
+	# (suppressions: tests/tsan.supp).  Serial unless asked: the suite
+	# has not been measured in parallel (docs/testing.md §4.8).
+	CTEST_JOBS=${IONIC_TSAN_CTEST_JOBS:-1} timed tsan-ctest run_ctest tsan
 }
 
 # --- fuzzing (docs/testing.md §5) ---------------------------------------------

@@ -72,7 +72,7 @@ say "./build.sh test inside, without network"
 # CI=true holds the skips inside to tests/skips.allow as outside; they
 # come out in io/skips.tsv, for .ci/run's table ($IONIC_SKIP_LOG)
 "$chroot_sh" run "$suite" "$work/overlay" --bind "$work/io:/io" -- \
-	/usr/bin/env CI="${CI:-}" /io/chroot-inner.sh /io "$(basename "$tarball")" 2>&1 |
+	/usr/bin/env CI="${CI:-}" IONIC_CTEST_JOBS="${IONIC_CTEST_JOBS:-1}" /io/chroot-inner.sh /io "$(basename "$tarball")" 2>&1 |
 	tee "$work/test.log"
 rc=${PIPESTATUS[0]}
 if [ -n "${IONIC_SKIP_LOG:-}" ] && [ -f "$work/io/skips.tsv" ]; then
