@@ -38,7 +38,8 @@
 # Prints one line per release (release, family, passed/FAILED), the wall
 # time per phase and the summary "N passed, N failed"; exits 1 if any
 # failed.  Logs are in WORK_DIR/logs/.  IONIC_MATRIX_JOBS (default 2) is
-# the build parallelism.
+# the build parallelism, IONIC_CTEST_JOBS (default 1; .ci/run: 2) the
+# tests run at a time.
 set -u
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 # shellcheck source=tests/matrix/lib.sh
@@ -155,7 +156,7 @@ check_release() {
 
 	echo "==> ctest -R '$tests'" >>"$log"
 	rm -f "$log.junit.xml"
-	if ! (cd "$b" && ctest --output-on-failure --no-tests=error -FC ionic_leftovers \
+	if ! (cd "$b" && ctest --output-on-failure --no-tests=error -FC ionic_leftovers -j "${IONIC_CTEST_JOBS:-1}" \
 		-R "$tests" -E "$skip_re" --output-junit "$log.junit.xml" </dev/null) >>"$log" 2>&1; then
 		why="$why ctest:$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' "$log" | tr '\n' ' ')"
 	fi
