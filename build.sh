@@ -46,10 +46,13 @@
 #                      (tests/check-compilers.sh); absent ones are skipped
 #   ./build.sh clean   remove build/, build-san/, build-tsan/, build-fuzz/
 #
-# Environment: IONIC_CTEST_JOBS (parallel ctest jobs, default 1),
+# Environment: IONIC_CTEST_JOBS (parallel ctest jobs, default 1; .ci/run: 2;
+# the ThreadSanitizer suite runs serially unless IONIC_TSAN_CTEST_JOBS),
 # IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
 # IONIC_TEST_FUZZ_SECONDS (per fuzz target in "test", default 20, 0: none),
 # IONIC_TEST_TSAN (0: "test" leaves out the ThreadSanitizer suite),
+# IONIC_PHASE_LOG (a file: "test" appends the wall time of each of its
+# phases to it, as .ci/run's table at the end shows them; tests/phases.py),
 # IONIC_DIST_DIR, IONIC_PACKAGES_DIR (where dist and packages write).
 #
 # Every tree is a preset of CMakePresets.json ("default" in build/, "san",
@@ -186,6 +189,21 @@ build() {
 	cmake --build --preset "$1"
 }
 
+# timed NAME COMMAND...: run COMMAND and say how long it took; with
+# IONIC_PHASE_LOG set, append "<prefix>NAME<TAB>seconds<TAB>exit status"
+# to it (IONIC_PHASE_PREFIX: the stage of .ci/run this runs in).
+timed() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	say "$name: $((SECONDS - t0)) s (exit $rc)"
+	if [ -n "${IONIC_PHASE_LOG:-}" ]; then
+		printf '%s\t%s\t%s\n' "${IONIC_PHASE_PREFIX:-}$name" \
+			$((SECONDS - t0)) $rc >>"$IONIC_PHASE_LOG"
+	fi
+	return $rc
+}
+
 cmd_build() {
 	say "Configuring and building in $BUILD"
 	build default
@@ -217,25 +235,25 @@ run_ctest() {
 
 cmd_test() {
 	local failed=()
-	cmd_deps
-	cmd_build
+	timed deps cmd_deps
+	timed build cmd_build
 	say "Running the tests in $BUILD"
-	run_ctest default || failed+=("$BUILD")
+	timed normal run_ctest default || failed+=("$BUILD")
 
 	say "Configuring and building with AddressSanitizer + UBSan in $SANBUILD"
-	build san
+	timed san-build build san
 	say "Running the tests in $SANBUILD (sanitizers)"
 	# The "san" test preset sets ASAN_OPTIONS/UBSAN_OPTIONS for the whole
 	# run; cmake/IonicTesting.cmake refines them per test.
-	run_ctest san || failed+=("$SANBUILD")
+	timed san run_ctest san || failed+=("$SANBUILD")
 
 	# Each fuzz target for a short time, then the ThreadSanitizer suite
 	# (docs/testing.md §4); 0 turns either off.
 	if [ "$TEST_FUZZ_SECONDS" != 0 ]; then
-		cmd_fuzz "$TEST_FUZZ_SECONDS" || failed+=("$FUZZBUILD")
+		timed fuzz cmd_fuzz "$TEST_FUZZ_SECONDS" || failed+=("$FUZZBUILD")
 	fi
 	if [ "$TEST_TSAN" != 0 ]; then
-		cmd_tsan || failed+=("$TSANBUILD")
+		timed tsan cmd_tsan || failed+=("$TSANBUILD")
 	fi
 
 	if [ ${#failed[@]} -ne 0 ]; then
@@ -379,11 +397,12 @@ cmd_soak() {
 cmd_tsan() {
 	cmd_deps
 	say "Configuring and building with -fsanitize=thread in $TSANBUILD"
-	build tsan
+	timed tsan-build build tsan
 	say "Running the tests with threads in $TSANBUILD (ThreadSanitizer)"
 	# The "tsan" test preset picks the tests and sets TSAN_OPTIONS
-	# (suppressions: tests/tsan.supp).
-	run_ctest tsan
+	# (suppressions: tests/tsan.supp).  Serial unless asked: the suite
+	# has not been measured in parallel (docs/testing.md §4.8).
+	CTEST_JOBS=${IONIC_TSAN_CTEST_JOBS:-1} timed tsan-ctest run_ctest tsan
 }
 
 # --- fuzzing (docs/testing.md §5) ---------------------------------------------
@@ -426,7 +445,7 @@ cmd_fuzz() {
 	esac
 	cmd_deps
 	say "Configuring and building the fuzzers in $FUZZBUILD"
-	fuzz_build
+	timed fuzz-build fuzz_build
 	while read -r name exe seeds; do
 		fuzz_run "$name" "$exe" "$seeds" "$secs" || failed+=("$name")
 	done <"$FUZZBUILD/fuzz-targets.txt"

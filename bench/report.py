@@ -3,7 +3,7 @@
 """The benchmark report of ./build.sh bench (bench/README.md).
 
 Usage: report.py BUILD_DIR [--quick] [--json FILE] [--runs N]
-                 [--no-wallclock] [--no-lossless]
+                 [--no-wallclock] [--no-callgrind] [--no-lossless]
 
  1. Instructions per verb call, counted by callgrind in the provider (its
     whole call, callees included, as its caller pays it): every scenario
@@ -21,6 +21,14 @@ Usage: report.py BUILD_DIR [--quick] [--json FILE] [--runs N]
  5. The lossless wire: a 1 GiB RDMA WRITE, READ and SEND over one RC pair
     on the packet path, unix and UDP transports, in MB/s with the
     retransmissions and backlog drops counted (bench/run-lossless.sh).
+ 6. What one trapped doorbell costs: a bare trap, ionic-sim's, and a
+    system call for scale (bench/trap_cost.c).
+ 7. Issue 22's goals: perftest with the packet path and with the direct
+    path, their ratio, the goal and whether it is met, with the machine's
+    load (bench/run-direct.sh).
+
+--no-callgrind leaves out parts 1-3 (the instruction counts), for the
+wall-clock parts alone.
 
 Prints the tables and writes them as JSON (default
 BUILD_DIR/bench/results.json).  --quick runs every part briefly, to check
@@ -202,10 +210,15 @@ def memory_table(mem):
     return json.loads(out)
 
 
-def script_rows(script, args, out, env=None):
-    """Run a bench/ script that writes its rows to 'out' as JSON: the
-    rows, or None when it says it cannot run here (exit status 77)."""
-    rc = subprocess.run([os.path.join(HERE, script)] + args, env=env)
+def run_table(script, args, work, only=None):
+    """A table script's JSON rows (None: exit 77, perftest missing);
+    only: (variable, value) that limits it to one row."""
+    out = os.path.join(work, script + ".json")
+    env = dict(os.environ)
+    if only:
+        env[only[0]] = only[1]
+    rc = subprocess.run([os.path.join(HERE, script), args[0], out] +
+                        [str(a) for a in args[1:]], env=env)
     if rc.returncode == 77:
         return None
     if rc.returncode:
@@ -214,20 +227,59 @@ def script_rows(script, args, out, env=None):
         return json.load(f)
 
 
-def wallclock_table(sim, bench, work, runs, iters, quick):
-    out = os.path.join(work, "wallclock.json")
-    env = dict(os.environ)
-    if quick:
-        env["IONIC_BENCH_WALLCLOCK_ONLY"] = "send_lat_64:trapped"
-    return script_rows("run-wallclock.sh",
-                       [sim, out, str(runs), str(iters), bench], out, env)
-
-
 def lossless_table(sim, build, work, quick):
+    """run-lossless.sh takes its output file third, after the program."""
     out = os.path.join(work, "lossless.json")
     prog = os.path.join(build, "tests", "verbs-lossless-prog")
-    return script_rows("run-lossless.sh",
-                       [sim, prog, out, "16" if quick else "1024"], out)
+    rc = subprocess.run([os.path.join(HERE, "run-lossless.sh"), sim, prog,
+                         out, "16" if quick else "1024"])
+    if rc.returncode == 77:
+        return None
+    if rc.returncode:
+        raise SystemExit("run-lossless.sh failed")
+    with open(out) as f:
+        return json.load(f)
+
+
+def wallclock_table(sim, bench, work, runs, iters, quick):
+    return run_table("run-wallclock.sh", [sim, runs, iters, bench], work,
+                     ("IONIC_BENCH_WALLCLOCK_ONLY", "send_lat_64:trapped")
+                     if quick else None)
+
+
+def trap_table(sim, trap, ops):
+    """Nanoseconds per operation: median and smallest of the rounds."""
+    rows = []
+    for mode, what, prefix in (
+            ("syscall", "system call (getppid)", []),
+            ("bare", "trapped store, bare handler", []),
+            ("sim", "trapped doorbell, ionic-sim (ibv_req_notify_cq)",
+             [sim, "--fabric", "bench-trap-%d" % os.getpid(), "--"])):
+        out = subprocess.run(prefix + [trap, mode, "-n", str(ops)],
+                             check=True, capture_output=True,
+                             text=True).stdout
+        r = json.loads(out.strip().splitlines()[-1])
+        r["what"] = what
+        rows.append(r)
+    print("| operation | median ns | best ns | operations x rounds |")
+    print("|---|---:|---:|---:|")
+    for r in rows:
+        print("| %s | %.0f | %.0f | %d x %d |" % (
+            r["what"], r["median_ns"], r["min_ns"], r["ops"], r["rounds"]))
+    return rows
+
+
+def direct_table(sim, work, runs, iters, quick):
+    return run_table("run-direct.sh", [sim, runs, iters], work,
+                     ("IONIC_BENCH_DIRECT_ONLY", "send_lat_64")
+                     if quick else None)
+
+
+def machine():
+    """What the wall-clock figures were measured on."""
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[:3]
+    return {"cpus": os.cpu_count(), "load_1_5_15": [float(v) for v in load]}
 
 
 def fmt(v):
@@ -245,6 +297,40 @@ def print_verbs(title, rows):
             fmt(r["ir_per_item"]) if r["per"] > 1 else ""))
 
 
+def callgrind_tables(result, sim, bench, mem, work, n1, n2, c1, c2):
+    """Parts 1-3: instructions per verb, control path, host memory."""
+    result["verbs_default"] = verbs_table(sim, bench, work, False, n1, n2)
+    print_verbs("Instructions per verb, default (thread-safe) objects",
+                result["verbs_default"])
+    result["verbs_thread_domain"] = verbs_table(sim, bench, work, True,
+                                                n1, n2)
+    print_verbs("Instructions per verb, objects of a thread domain",
+                result["verbs_thread_domain"])
+
+    result["control"] = control_table(sim, bench, work, c1, c2)
+    print("\nControl path, per operation\n")
+    print("| operation | instructions (libionic + libibverbs) | "
+          "uverbs commands | other system calls |")
+    print("|---|---:|---:|---:|")
+    for r in result["control"]:
+        print("| %s | %d | %s | %s |" % (
+            r["operation"], r["ir_provider_and_libibverbs"],
+            fmt(r["uverbs_commands"]), fmt(r["other_syscalls"])))
+
+    m = result["memory"] = memory_table(mem)
+    print("\nHost memory at the default caps\n")
+    print("| object | heap bytes | ring bytes |")
+    print("|---|---:|---:|")
+    print("| CQ, %d entries, %d pipelines | %d | %d |" % (
+        m["cq"]["cqe"], m["cq"]["pipelines"], m["cq"]["heap"],
+        m["cq"]["rings"]))
+    print("| RC QP, %d+%d WRs, 1 SGE | %d | %d |" % (
+        m["qp"]["send_wr"], m["qp"]["recv_wr"], m["qp"]["heap"],
+        m["qp"]["rings"]))
+    print("| QP table leaf (once per 4096 QP numbers) | %d | 0 |" %
+          m["qp_table_leaf"])
+
+
 def main():
     args = sys.argv[1:]
     if not args or args[0].startswith("-"):
@@ -253,6 +339,7 @@ def main():
     quick = "--quick" in args
     wall = "--no-wallclock" not in args
     lossless = "--no-lossless" not in args
+    callgrind = "--no-callgrind" not in args
     runs = 1 if quick else 5
     out = os.path.join(build, "bench", "results.json")
     for i, a in enumerate(args):
@@ -263,44 +350,17 @@ def main():
     sim = os.path.join(build, "sim", "ionic-sim")
     bench = os.path.join(build, "bench", "ionic-bench")
     mem = os.path.join(build, "bench", "ionic-bench-memory")
-    if not shutil.which("valgrind"):
+    trap = os.path.join(build, "bench", "ionic-bench-trap")
+    if callgrind and not shutil.which("valgrind"):
         print("report.py: valgrind is not installed")
         sys.exit(77)
 
     n1, n2 = (3, 8) if quick else (200, 1200)
     c1, c2 = (2, 4) if quick else (20, 70)
-    result = {}
+    result = {"machine_at_start": machine()}
     with tempfile.TemporaryDirectory(prefix="ionic-bench-") as work:
-        result["verbs_default"] = verbs_table(sim, bench, work, False, n1, n2)
-        print_verbs("Instructions per verb, default (thread-safe) objects",
-                    result["verbs_default"])
-        result["verbs_thread_domain"] = verbs_table(sim, bench, work, True,
-                                                    n1, n2)
-        print_verbs("Instructions per verb, objects of a thread domain",
-                    result["verbs_thread_domain"])
-
-        result["control"] = control_table(sim, bench, work, c1, c2)
-        print("\nControl path, per operation\n")
-        print("| operation | instructions (libionic + libibverbs) | "
-              "uverbs commands | other system calls |")
-        print("|---|---:|---:|---:|")
-        for r in result["control"]:
-            print("| %s | %d | %s | %s |" % (
-                r["operation"], r["ir_provider_and_libibverbs"],
-                fmt(r["uverbs_commands"]), fmt(r["other_syscalls"])))
-
-        m = result["memory"] = memory_table(mem)
-        print("\nHost memory at the default caps\n")
-        print("| object | heap bytes | ring bytes |")
-        print("|---|---:|---:|")
-        print("| CQ, %d entries, %d pipelines | %d | %d |" % (
-            m["cq"]["cqe"], m["cq"]["pipelines"], m["cq"]["heap"],
-            m["cq"]["rings"]))
-        print("| RC QP, %d+%d WRs, 1 SGE | %d | %d |" % (
-            m["qp"]["send_wr"], m["qp"]["recv_wr"], m["qp"]["heap"],
-            m["qp"]["rings"]))
-        print("| QP table leaf (once per 4096 QP numbers) | %d | 0 |" %
-              m["qp_table_leaf"])
+        if callgrind:
+            callgrind_tables(result, sim, bench, mem, work, n1, n2, c1, c2)
 
         if wall:
             print("\nWall clock under ionic-sim (perftest, median of %d)\n"
@@ -312,6 +372,18 @@ def main():
             print("\nThe lossless wire: one RC pair, MTU 1024, no fault "
                   "configured\n")
             result["lossless"] = lossless_table(sim, build, work, quick)
+
+        if os.path.exists(trap):
+            print("\nOne trapped doorbell (issue 22; bench/trap_cost.c)\n")
+            result["trap"] = trap_table(sim, trap, 1000 if quick else 20000)
+
+        if wall:
+            print("\nIssue 22's goals: packet path and direct path "
+                  "(perftest, median of %d; load: 1-minute load average "
+                  "before -> after)\n" % runs)
+            result["direct"] = direct_table(
+                sim, work, runs, 200 if quick else 2000, quick)
+    result["machine_at_end"] = machine()
 
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:

@@ -21,27 +21,8 @@ out=$2
 runs=${3:-5}
 iters=${4:-2000}
 probe=${5:-}
-work=$(mktemp -d)
-server=
-
-cleanup() {
-	if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
-		kill "$server" 2>/dev/null
-		wait "$server" 2>/dev/null
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-command -v ib_send_lat >/dev/null || { echo "perftest is not installed"; exit 77; }
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-listening() {
-	ss -ltnH "sport = :$1" 2>/dev/null | grep -q .
-}
+# shellcheck source=bench/perftest-lib.sh
+. "$(dirname "$(readlink -f "$0")")/perftest-lib.sh"
 
 # Doorbell configurations: name, then ionic-sim options.  "express" needs
 # an emulator that grants express doorbells to SQs in controller memory;
@@ -63,54 +44,6 @@ tests=(
 	"send_bw_4096|ib_send_bw|-s 4096|bw|1000"
 	"write_bw_65536|ib_write_bw|-s 65536|bw|2000"
 )
-
-# goal_met KIND "GOAL" FIRST SECOND -> yes, no, or - (no goal or figure)
-goal_met() {
-	local kind=$1 goal=$2 a=$3 b=$4
-	if [ -z "$goal" ] || [ -z "$a" ]; then
-		echo -
-		return
-	fi
-	if [ "$kind" = lat ]; then
-		[ -n "$b" ] || { echo -; return; }
-		awk -v a="$a" -v b="$b" -v g="$goal" 'BEGIN { split(g, l, " ")
-			print (a <= l[1] && b <= l[2]) ? "yes" : "no" }'
-	else
-		awk -v a="$a" -v g="$goal" 'BEGIN { print (a >= g) ? "yes" : "no" }'
-	fi
-}
-
-# run_once PROG ARGS SIMOPTS -> the client's result line on stdout
-run_once() {
-	local prog=$1 args=$2 simopts=$3 port fabric
-	port=$(free_port)
-	fabric="${IONIC_TEST_FABRIC:-bench}-$$-$RANDOM"
-	# shellcheck disable=SC2086 # word splitting of the option lists
-	timeout 120 "$sim" --fabric "$fabric" $simopts -- "$prog" -d ionic_0 \
-		-i 1 -x 1 -F -n "$iters" -p "$port" $args \
-		>"$work/server.out" 2>&1 </dev/null &
-	server=$!
-	for _ in $(seq 200); do
-		listening "$port" && break
-		kill -0 "$server" 2>/dev/null || break
-		sleep 0.05
-	done
-	# shellcheck disable=SC2086
-	timeout 120 "$sim" --fabric "$fabric" $simopts -- "$prog" -d ionic_0 \
-		-i 1 -x 1 -F -n "$iters" -p "$port" $args 127.0.0.1 \
-		>"$work/client.out" 2>&1 </dev/null
-	wait "$server" 2>/dev/null
-	server=
-	awk '/#bytes/ { hdr = 1; next }
-	     hdr && /^[ \t]*[0-9]+[ \t]+[0-9]+[ \t]+[0-9.]+/ { print; exit }' \
-		"$work/client.out"
-}
-
-median() { # numbers on stdin -> median (empty if none)
-	sort -g | awk '{ v[NR] = $1 }
-		END { if (NR % 2) printf "%s", v[(NR + 1) / 2]
-		      else if (NR) printf "%s", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 printf '%-14s %-12s %10s %10s %10s %10s %-12s %s\n' test doorbells "typ[us]" \
 	"p99[us]" "BW[MB/s]" "Mpps" goal met
@@ -134,22 +67,16 @@ for c in "${configs[@]}"; do
 		: >"$work/a"
 		: >"$work/b"
 		for _ in $(seq "$runs"); do
-			line=$(run_once "$prog" "$args" "$copts")
+			line=$(pt_run_once "$prog" "$args" "$copts")
 			[ -n "$line" ] || continue
-			if [ "$kind" = lat ]; then
-				# bytes iters min max typical avg stdev p99 p99.9
-				echo "$line" | awk '{ print $5 }' >>"$work/a"
-				echo "$line" | awk '{ print $8 }' >>"$work/b"
-			else
-				# bytes iters peak avg msgrate
-				echo "$line" | awk '{ print $4 }' >>"$work/a"
-				echo "$line" | awk '{ print $5 }' >>"$work/b"
-			fi
+			read -r f1 f2 <<<"$(pt_fields "$kind" "$line")"
+			echo "$f1" >>"$work/a"
+			echo "$f2" >>"$work/b"
 		done
-		m1=$(median <"$work/a")
-		m2=$(median <"$work/b")
+		m1=$(pt_median <"$work/a")
+		m2=$(pt_median <"$work/b")
 		n=$(wc -l <"$work/a")
-		met=$(goal_met "$kind" "$goal" "$m1" "$m2")
+		met=$(pt_goal_met "$kind" "$goal" "$m1" "$m2")
 		if [ "$kind" = lat ]; then
 			gtext=${goal:+"<=${goal% *}/${goal#* }us"}
 			printf '%-14s %-12s %10s %10s %10s %10s %-12s %s\n' \

@@ -238,4 +238,10 @@ function(ionic_add_test name)
   if(needs_sim AND NOT TARGET ionic-sim)
     set_tests_properties(${name} PROPERTIES DISABLED TRUE)
   endif()
+  # A package build runs the tests without these labels only (the -LE of
+  # packaging/run-unit-tests.sh): the others' programs are not built.
+  if(IONIC_PACKAGE_BUILD AND T_SOURCES AND
+     labels MATCHES "(^|;)(sim|e2e|memcheck|lint|cleanup|package-build)(;|$)")
+    set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+  endif()
 endfunction()

@@ -6,7 +6,9 @@
 # a device nor this machine's state.  Left out by label: the emulator's own
 # tests and everything run under it (sim*), the end-to-end clients (e2e),
 # valgrind (memcheck) and the package builds themselves (package-build);
-# -FC leaves out the machine-wide "leftovers" check.
+# -FC leaves out the machine-wide "leftovers" check.  A tree configured
+# with IONIC_PACKAGE_BUILD=ON (debian/rules, the spec) builds the programs
+# of these tests only: cmake/IonicTesting.cmake names the same labels.
 #
 # usage: run-unit-tests.sh BUILD_DIR [PARALLEL_JOBS]
 set -eu

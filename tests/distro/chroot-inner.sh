@@ -22,7 +22,9 @@ t0=$SECONDS
 # run once, in the host's "./build.sh test", to keep CI inside its time.
 # Its skips are held to tests/skips.allow with the tag "chroot" (and
 # debian-13, from os-release), recorded for the host in $io/skips.tsv.
+# Its phases' times go to $io/phases.tsv, for .ci/run's table.
 IONIC_SKIP_WHERE=chroot IONIC_SKIP_LOG=$io/skips.tsv \
+	IONIC_PHASE_LOG=$io/phases.tsv IONIC_PHASE_PREFIX='' \
 	IONIC_TEST_FUZZ_SECONDS=0 IONIC_TEST_TSAN=0 ./build.sh test
 rc=$?
 echo "inside: ./build.sh test exited $rc after $((SECONDS - t0)) s"

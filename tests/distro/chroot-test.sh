@@ -72,7 +72,7 @@ say "./build.sh test inside, without network"
 # CI=true holds the skips inside to tests/skips.allow as outside; they
 # come out in io/skips.tsv, for .ci/run's table ($IONIC_SKIP_LOG)
 "$chroot_sh" run "$suite" "$work/overlay" --bind "$work/io:/io" -- \
-	/usr/bin/env CI="${CI:-}" /io/chroot-inner.sh /io "$(basename "$tarball")" 2>&1 |
+	/usr/bin/env CI="${CI:-}" IONIC_CTEST_JOBS="${IONIC_CTEST_JOBS:-1}" /io/chroot-inner.sh /io "$(basename "$tarball")" 2>&1 |
 	tee "$work/test.log"
 rc=${PIPESTATUS[0]}
 if [ -n "${IONIC_SKIP_LOG:-}" ] && [ -f "$work/io/skips.tsv" ]; then
@@ -114,5 +114,15 @@ if [ -f "$work/LastTest-normal.log" ]; then
 fi
 echo "times: chroot ready ${t_chroot}s ($(du -sh --one-file-system "$("$chroot_sh" path "$suite")" | cut -f1)), build.sh deps ${t_deps}s, ./build.sh test inside ${t_run}s, total $((SECONDS - t0))s"
 echo "full output: $work/test.log"
+# the same times for .ci/run's table of phases (tests/phases.py), with
+# those of build.sh test inside
+if [ -n "${IONIC_PHASE_LOG:-}" ]; then
+	p=${IONIC_PHASE_PREFIX:-}
+	printf '%s\t%s\t0\n' "${p}chroot ready" "$t_chroot" "${p}build.sh deps" "$t_deps" \
+		>>"$IONIC_PHASE_LOG"
+	[ ! -f "$work/io/phases.tsv" ] ||
+		sed "s|^|${p}inside/|" "$work/io/phases.tsv" >>"$IONIC_PHASE_LOG"
+	printf '%s\t%s\t%s\n' "${p}build.sh test inside" "$t_run" "$rc" >>"$IONIC_PHASE_LOG"
+fi
 [ "$rc" -eq 0 ] && exit 0
 exit 1

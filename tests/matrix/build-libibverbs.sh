@@ -46,8 +46,11 @@ tree=$cache/$release
 exec 9>"$cache/$release.lock"
 flock 9
 sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-# what the tree was built from and how: a change of either rebuilds it
-stamp="$sum sysconfdir=$cache/$release/etc ${UTILS[*]}"
+# what the tree was built from and how (this script's own checksum
+# included, since the cache may outlive a checkout: .ci/run keeps it in
+# $IONIC_RDMA_CORE_CACHE): a change of either rebuilds it
+how=$(sha256sum "$(readlink -f "$0")" | cut -c1-16)
+stamp="$sum sysconfdir=$cache/$release/etc ${UTILS[*]} script=$how"
 if [ -f "$tree/stamp" ] && [ "$(cat "$tree/stamp")" = "$stamp" ] &&
 	[ -e "$tree/build/lib/libibverbs.so.1" ]; then
 	echo "$tree/build"

@@ -12,7 +12,9 @@
 #       picks a release of another family from TARBALL_DIR (one with the
 #       same private ABI number if there is one), builds it into CACHE_DIR
 #       and checks as above; exits 77 (skipped) without tarballs.
-#       $IONIC_RDMA_CORE_TARBALLS, if set, replaces TARBALL_DIR
+#       $IONIC_RDMA_CORE_TARBALLS, if set, replaces TARBALL_DIR, and
+#       $IONIC_RDMA_CORE_CACHE CACHE_DIR (.ci/run: one cache for every
+#       build tree and the matrix)
 #
 # Same private ABI number: passes when the provider registers nothing (no
 # device), the guard's message is printed exactly once on stderr and once
@@ -27,7 +29,8 @@ here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 
 if [ "${1:-}" = --pick ]; then
 	[ $# -eq 5 ] || { echo "usage: $0 --pick SIM FAMILY TARBALL_DIR CACHE_DIR" >&2; exit 2; }
-	sim=$2 family=$3 tdir=${IONIC_RDMA_CORE_TARBALLS:-$4} cache=$5
+	sim=$2 family=$3 tdir=${IONIC_RDMA_CORE_TARBALLS:-$4}
+	cache=${IONIC_RDMA_CORE_CACHE:-$5}
 	mapfile -t tarballs < <(matrix_tarballs "$tdir" 2>/dev/null)
 	if [ ${#tarballs[@]} -eq 0 ]; then
 		echo "skipped: no rdma-core-*.tar.xz in $tdir (set IONIC_RDMA_CORE_TARBALLS to a folder of rdma-core release tarballs)"

@@ -8,7 +8,7 @@
 #
 # For every rdma-core-<release>.tar.xz (oldest first):
 #  1. its libibverbs and ibverbs-utils are built (build-libibverbs.sh,
-#     cached in WORK_DIR/rdma-core);
+#     cached in $IONIC_RDMA_CORE_CACHE if set, else WORK_DIR/rdma-core);
 #  2. libionic, ionic-sim and the tests are built against it in one tree
 #     per layout family (WORK_DIR/family-<F>, configured with
 #     IONIC_IBVERBS_PREFIX = the family's first release): a build serves
@@ -38,7 +38,8 @@
 # Prints one line per release (release, family, passed/FAILED), the wall
 # time per phase and the summary "N passed, N failed"; exits 1 if any
 # failed.  Logs are in WORK_DIR/logs/.  IONIC_MATRIX_JOBS (default 2) is
-# the build parallelism.
+# the build parallelism, IONIC_CTEST_JOBS (default 1; .ci/run: 2) the
+# tests run at a time.
 set -u
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 # shellcheck source=tests/matrix/lib.sh
@@ -93,7 +94,9 @@ report() { # release family verdict detail
 	if [ "$3" = passed ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 }
 
-echo "==> rdma-core libibverbs builds (cached in $work/rdma-core)"
+# the libibverbs trees: .ci/run keeps them across runs and build trees
+cache=${IONIC_RDMA_CORE_CACHE:-$work/rdma-core}
+echo "==> rdma-core libibverbs builds (cached in $cache)"
 for t in "${tarballs[@]}"; do
 	r=$(matrix_release "$t")
 	f=$(matrix_family "$r")
@@ -102,7 +105,7 @@ for t in "${tarballs[@]}"; do
 		continue
 	fi
 	t0=$(date +%s)
-	if ! tr=$("$here/build-libibverbs.sh" "$t" "$work/rdma-core" 2>"$work/logs/$r-libibverbs.log" | tail -n 1) ||
+	if ! tr=$("$here/build-libibverbs.sh" "$t" "$cache" 2>"$work/logs/$r-libibverbs.log" | tail -n 1) ||
 		[ ! -e "$tr/lib/libibverbs.so.1" ]; then
 		report "$r" "$f" FAILED "libibverbs build failed ($work/logs/$r-libibverbs.log)"
 		continue
@@ -153,7 +156,7 @@ check_release() {
 
 	echo "==> ctest -R '$tests'" >>"$log"
 	rm -f "$log.junit.xml"
-	if ! (cd "$b" && ctest --output-on-failure --no-tests=error -FC ionic_leftovers \
+	if ! (cd "$b" && ctest --output-on-failure --no-tests=error -FC ionic_leftovers -j "${IONIC_CTEST_JOBS:-1}" \
 		-R "$tests" -E "$skip_re" --output-junit "$log.junit.xml" </dev/null) >>"$log" 2>&1; then
 		why="$why ctest:$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' "$log" | tr '\n' ' ')"
 	fi
@@ -235,4 +238,12 @@ done
 
 echo "matrix: ${#releases[@]} releases, ${#families[@]} families, $(($(date +%s) - t_start)) s wall time: libibverbs builds ${t_ibverbs} s, libionic builds ${t_builds} s, checks of the releases $((t_full + t_quick)) s (whole suite once per family ${t_full} s, layout checks of the other releases ${t_quick} s)"
 echo "$passed passed, $failed failed"
+# the same times for .ci/run's table of phases (tests/phases.py)
+if [ -n "${IONIC_PHASE_LOG:-}" ]; then
+	printf '%s\t%s\t0\n' "${IONIC_PHASE_PREFIX:-}libibverbs builds" "$t_ibverbs" \
+		"${IONIC_PHASE_PREFIX:-}libionic builds" "$t_builds" \
+		"${IONIC_PHASE_PREFIX:-}whole suite, once per family" "$t_full" \
+		"${IONIC_PHASE_PREFIX:-}layout checks, other releases" "$t_quick" \
+		>>"$IONIC_PHASE_LOG"
+fi
 [ "$failed" -eq 0 ]
