@@ -45,6 +45,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ionic-sim [options] [--] COMMAND [ARGS...]\n"
+		"       ionic-sim cluster ...  (emulated hosts: cluster --help)\n"
 		"\n"
 		"Run COMMAND against an emulated AMD Pensando ionic RDMA NIC (ionic_0,\n"
 		"/dev/infiniband/uverbs0).  Every process COMMAND starts shares the NIC.\n"
@@ -597,6 +598,8 @@ int main(int argc, char **argv)
 	int node_fd = -1, rc, status;
 	uint32_t node;
 
+	if (argc > 1 && !strcmp(argv[1], "cluster"))
+		return ilaunch_cluster(argc - 1, argv + 1);
 	catch_signals();
 	rc = parse_args(&o, argc, argv);
 	if (rc)
