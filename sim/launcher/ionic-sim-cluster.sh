@@ -178,11 +178,18 @@ cmd_host() {
 	export IONIC_SIM_CLUSTER=$name IONIC_SIM_CLUSTER_HOST=h$k HOSTNAME=h$k
 	export IONIC_SIM_CLUSTER_LAUNCHER=$launcher TMPDIR=/tmp
 	export OMPI_MCA_plm_rsh_agent="$launcher cluster rsh"
+	# Open MPI 5's PRRTE: its ssh launcher, under its old name and its own
 	export PRTE_MCA_plm_rsh_agent=$OMPI_MCA_plm_rsh_agent
-	local nicopt=()
-	[ "$n" -gt 1 ] && nicopt=(--nics "$n")
+	export PRTE_MCA_plm_ssh_agent=$OMPI_MCA_plm_rsh_agent
+	# one NIC: the launcher as it always was; several: --nics and the
+	# addresses in NIC order
+	local nicopt=(--addr "${addrs[0]}")
+	[ "$n" -gt 1 ] && nicopt=(--nics "$n" --addr "$(
+		IFS=,
+		echo "${addrs[*]}"
+	)")
 	# shellcheck disable=SC2016 # expanded by that bash
-	exec "$launcher" --transport udp --addr "${addrs[0]}" "${nicopt[@]}" "$@" \
+	exec "$launcher" --transport udp "${nicopt[@]}" "$@" \
 		-- bash -c 'exec -a "$0" sleep infinity' "ionic-sim-host:$name:h$k"
 }
 
@@ -395,7 +402,7 @@ cmd_list() {
 host_var() {
 	case $1 in
 	IONIC_SIM_* | SYSFS_PATH | LD_PRELOAD | RDMAV_DRIVERS | TMPDIR | HOSTNAME) return 0 ;;
-	OMPI_MCA_plm_rsh_agent | PRTE_MCA_plm_rsh_agent) return 0 ;;
+	OMPI_MCA_plm_rsh_agent | PRTE_MCA_plm_[rs]sh_agent) return 0 ;;
 	esac
 	return 1
 }
