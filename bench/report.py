@@ -18,6 +18,9 @@ Usage: report.py BUILD_DIR [--quick] [--json FILE] [--runs N]
  3. Host memory per QP and per CQ at the default caps (bench/memory.c).
  4. Wall clock under ionic-sim: perftest between two processes, median of
     several runs, per doorbell configuration (bench/run-wallclock.sh).
+ 5. The emulated cluster (as root): bring-up and teardown of 4 hosts x 2
+    NICs, host memory per emulated NIC, Open MPI latency and bandwidth
+    between two hosts (NetPIPE) (bench/run-cluster.sh).
 
 Prints the tables and writes them as JSON (default
 BUILD_DIR/bench/results.json).  --quick runs every part briefly, to check
@@ -199,19 +202,32 @@ def memory_table(mem):
     return json.loads(out)
 
 
-def wallclock_table(sim, bench, work, runs, iters, quick):
-    out = os.path.join(work, "wallclock.json")
-    env = dict(os.environ)
-    if quick:
-        env["IONIC_BENCH_WALLCLOCK_ONLY"] = "send_lat_64:trapped"
-    rc = subprocess.run([os.path.join(HERE, "run-wallclock.sh"), sim, out,
-                         str(runs), str(iters), bench], env=env)
+def script_json(script, sim, work, args, env=None):
+    """Run bench/SCRIPT SIM OUT ARGS...: the JSON it wrote to OUT, or None
+    when it cannot run here (77: a tool missing, not root)."""
+    out = os.path.join(work, script + ".json")
+    rc = subprocess.run([os.path.join(HERE, script), sim, out] +
+                        [str(a) for a in args], env=env)
     if rc.returncode == 77:
         return None
     if rc.returncode:
-        raise SystemExit("run-wallclock.sh failed")
+        raise SystemExit(script + " failed")
     with open(out) as f:
         return json.load(f)
+
+
+def wallclock_table(sim, bench, work, runs, iters, quick):
+    env = dict(os.environ)
+    if quick:
+        env["IONIC_BENCH_WALLCLOCK_ONLY"] = "send_lat_64:trapped"
+    return script_json("run-wallclock.sh", sim, work,
+                       [runs, iters, bench], env)
+
+
+def cluster_table(sim, work, runs, quick):
+    """bench/run-cluster.sh: 4 hosts x 2 NICs, NetPIPE up to 64 KiB."""
+    return script_json("run-cluster.sh", sim, work,
+                       [runs, 4, 2, 16 if quick else 65536])
 
 
 def fmt(v):
@@ -290,6 +306,10 @@ def main():
                   % runs)
             result["wallclock"] = wallclock_table(
                 sim, bench, work, runs, 200 if quick else 2000, quick)
+
+        print("\nThe emulated cluster (ionic-sim cluster; median of %d)\n"
+              % runs)
+        result["cluster"] = cluster_table(sim, work, runs, quick)
 
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:

@@ -19,12 +19,13 @@
 # the same between real machines; here they stay readable as that recipe.
 #
 # The emulated hosts share nothing but the wire.  Host K (h1 .. hH) is a
-# process in its own network, UTS and mount namespaces: hostname hK, eth0
-# a veth into the switch, private tmpfs on /tmp, /run and /dev/shm, and an
-# /etc/hosts naming every host.  NIC J of host K (ionic_J) has the address
-# 198.18.J.K/16 on eth0 (RFC 2544's benchmarking range, which nothing
-# routes); hK names 198.18.0.K.  The switch is a bridge in a network
-# namespace of its own.  Each host runs one long-lived launcher with the
+# process in its own network, UTS and mount namespaces: hostname hK,
+# private tmpfs on /tmp, /run and /dev/shm, and an /etc/hosts naming every
+# host.  NIC J of host K (ionic_J) has its own port, ethJ, a veth into the
+# switch, with the address 198.18.J.K/24 (rail J; RFC 2544's benchmarking
+# range, which nothing routes), and what it sends leaves through that port;
+# hK names 198.18.0.K.  The switch is a bridge in a network namespace of
+# its own.  Each host runs one long-lived launcher with the
 # host's options (--transport udp, its addresses, --nics N): it owns UDP
 # port 4791 of each address, its run directory (the fake sysfs tree) is in
 # the host's /tmp, and its child is the host's init, a sleep whose argv[0]
@@ -49,7 +50,7 @@
 set -u
 self=$(readlink -f "$0")
 launcher=${IONIC_SIM_CLUSTER_LAUNCHER:-$(dirname "$self")/ionic-sim}
-NET=198.18 # NIC J of host K: $NET.J.K/16
+NET=198.18 # NIC J of host K: $NET.J.K/24 on ethJ
 
 die() {
 	echo "ionic-sim cluster: $*" >&2
@@ -68,8 +69,8 @@ usage: ionic-sim cluster up NAME --hosts H [--nics N] [LAUNCHER OPTIONS...]
 
 H emulated hosts h1..hH (default 2, at most 254), each in its own network,
 UTS and mount namespaces, joined by a bridge; NIC J (ionic_J) of host K
-has the IPv4 address 198.18.J.K on the RoCEv2/UDP wire, and hK names
-198.18.0.K.  Every command run on a host uses that host's NICs.  LAUNCHER
+has its own port ethJ on the bridge and the IPv4 address 198.18.J.K on the
+RoCEv2/UDP wire, and hK names 198.18.0.K.  Every command run on a host uses that host's NICs.  LAUNCHER
 OPTIONS go to each host's ionic-sim (not --transport or --addr).  The last
 form brings a cluster up, runs COMMAND on h1 and takes the cluster down.
 rsh is a remote shell for Open MPI (plm_rsh_agent, set on every host) and
@@ -166,12 +167,17 @@ cmd_host() {
 	mount --bind /run/hosts /etc/hosts || die "h$k: cannot mount /etc/hosts"
 	hostname "h$k" || die "h$k: cannot set the host name"
 	ip link set lo up || die "h$k: cannot bring lo up"
+	# several ports on one switch: each answers ARP for its own address
+	# only, from its own address (else a port answers for another's, and
+	# frames for one NIC arrive through another's port)
+	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || die "h$k: cannot set arp_ignore"
+	echo 2 >/proc/sys/net/ipv4/conf/all/arp_announce || die "h$k: cannot set arp_announce"
 	last="$NET.$((n - 1)).$k/"
 	for ((i = 0; i < 600; i++)); do
-		[[ $(ip -4 -o addr show dev eth0 2>/dev/null) == *" $last"* ]] && break
+		[[ $(ip -4 -o addr show dev "eth$((n - 1))" 2>/dev/null) == *" $last"* ]] && break
 		sleep 0.05
 	done
-	[ "$i" -lt 600 ] || die "h$k: eth0 did not get its addresses"
+	[ "$i" -lt 600 ] || die "h$k: its ports did not get their addresses"
 	for ((i = 0; i < n; i++)); do
 		addrs+=("$NET.$i.$k")
 	done
@@ -207,7 +213,7 @@ start_holder() {
 }
 
 cmd_up() {
-	local name hosts=2 nics=1 opts=() k j sw pids=() logs=() pid dead
+	local name hosts=2 nics=1 opts=() k j sw='' pids=() logs=() pid dead
 	[ $# -ge 1 ] || die "up: which cluster? (ionic-sim cluster up NAME --hosts H)"
 	name=$1
 	shift
@@ -251,8 +257,19 @@ cmd_up() {
 	find_procs "ionic-sim-switch:$name"
 	[ -z "$REPLY" ] || die "cluster $name is already up"
 
-	# a failure on the way takes down what is up so far
-	trap 'cmd_down "$name" >/dev/null 2>&1; rm -f "${logs[@]}"' EXIT
+	# a failure on the way takes down what is up so far: the processes
+	# started here (each keeps its pid from setsid to the launcher), then
+	# whatever down finds
+	# shellcheck disable=SC2317 # called by the trap
+	up_failed() {
+		trap - EXIT
+		[ ${#pids[@]} -eq 0 ] || kill -TERM "${pids[@]}" 2>/dev/null
+		wait_gone 5 "${pids[@]}" || kill -KILL "${pids[@]}" 2>/dev/null
+		rm -f "${logs[@]}"
+		(cmd_down "$name") >/dev/null 2>&1
+		[ -z "$sw" ] || kill -KILL "$sw" 2>/dev/null
+	}
+	trap up_failed EXIT
 	start_holder "ionic-sim-switch:$name" --net
 	sw=$REPLY
 	# the holder has unshared once its argv[0] is the marker
@@ -277,19 +294,34 @@ cmd_up() {
 		pid=${pids[k - 1]}
 		# unshare has made the namespaces once it runs the script
 		for ((j = 0; j < 200; j++)); do
-			host_argv0 "$pid" "$self" 1 && break
+			# (argument 1 alone is also the forked `up` before setsid)
+			host_argv0 "$pid" _host 2 && break
 			alive "$pid" || break
 			sleep 0.02
 		done
-		alive "$pid" || break
-		(
-			ip link add name "h$k" netns "$sw" type veth peer name eth0 netns "$pid" &&
-				nsenter -t "$sw" -n ip link set "h$k" master br0 up || exit 1
-			for ((j = 0; j < nics; j++)); do
-				nsenter -t "$pid" -n ip addr add "$NET.$j.$k/16" dev eth0 || exit 1
-			done
-			nsenter -t "$pid" -n ip link set eth0 up
-		) || die "cannot connect h$k to the switch"
+	done
+	# NIC J of host K: its port ethJ, a veth to the switch's hKnJ; on it
+	# 198.18.J.K/24 (rail J), and what the NIC sends from that address
+	# leaves through that port (its own routing table, 100 + J), as a
+	# real NIC's frames leave through its own port
+	for ((k = 1; k <= hosts; k++)); do
+		for ((j = 0; j < nics; j++)); do
+			echo "link add name h${k}n$j netns $sw type veth peer name eth$j netns ${pids[k - 1]}"
+		done
+	done | ip -batch - || die "cannot make the hosts' links"
+	for ((k = 1; k <= hosts; k++)); do
+		for ((j = 0; j < nics; j++)); do
+			echo "link set h${k}n$j master br0 up"
+		done
+	done | nsenter -t "$sw" -n ip -batch - || die "cannot connect the hosts to the switch"
+	for ((k = 1; k <= hosts; k++)); do
+		for ((j = 0; j < nics; j++)); do
+			echo "link set eth$j up"
+			echo "addr add $NET.$j.$k/24 dev eth$j"
+			echo "route add $NET.0.0/16 dev eth$j src $NET.$j.$k table $((100 + j))"
+			echo "rule add from $NET.$j.$k lookup $((100 + j))"
+		done | nsenter -t "${pids[k - 1]}" -n ip -batch - ||
+			die "cannot give h$k its addresses"
 	done
 	# ready when every host's init runs (its launcher has set up the NICs)
 	for ((k = 1; k <= hosts; k++)); do
@@ -340,15 +372,22 @@ cmd_down() {
 		ppid_of "$p" && launchers+=("$REPLY")
 		nets+=("$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null)")
 	done
-	# hosts still starting (a failed up): their launchers or scripts
-	find_procs "$self"
-	for p in $REPLY; do
-		host_argv0 "$p" _host 1 && host_argv0 "$p" "$name" 2 &&
-			nets+=("$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null)")
+	# hosts still starting (a failed up): their scripts
+	local d
+	for d in /proc/[0-9]*; do
+		host_argv0 "${d#/proc/}" _host 2 && host_argv0 "${d#/proc/}" "$name" 3 &&
+			nets+=("$(stat -L -c %i "$d/ns/net" 2>/dev/null)")
 	done
 	find_procs "ionic-sim-switch:$name"
 	sw=$REPLY
 	[ -n "$inits$sw" ] || [ ${#nets[@]} -gt 0 ] || die "no cluster $name"
+	# never the namespace of this command or of the machine (a pid reused
+	# between the scan and the stat)
+	local keep
+	keep=" $(stat -L -c %i /proc/self/ns/net /proc/1/ns/net 2>/dev/null | tr '\n' ' ') "
+	for p in "${!nets[@]}"; do
+		[[ -n ${nets[p]} && $keep != *" ${nets[p]} "* ]] || unset 'nets[p]'
+	done
 	# every command still running on a host, then the inits: each launcher
 	# then removes its run directory and exits
 	if [ ${#nets[@]} -gt 0 ]; then

@@ -115,6 +115,13 @@ show() {
 lifecycle() {
 	local before after k h p v nets=()
 	before=$(find "$root" -maxdepth 1 -name 'ionic-sim-cluster.*' | sort)
+	# a host that cannot start (its launcher refuses an option): up fails,
+	# says why, and takes down what it had brought up
+	"$sim" cluster up "$name" --hosts 3 --no-such-option 1 >"$work/bad.out" 2>&1
+	v=$?
+	[ "$v" -eq 125 ] || bad "up with a bad launcher option: exit $v, not 125"
+	grep -q 'no_such_option' "$work/bad.out" || { cat "$work/bad.out"; bad "up did not pass on the launcher's complaint"; }
+	"$sim" cluster list | grep -q "^$name:" && bad "a failed up left cluster $name"
 	bring_up
 	"$sim" cluster list | grep -qx "$name: $hosts hosts" || bad "cluster list does not show $name"
 	for ((k = 1; k <= hosts; k++)); do
@@ -124,7 +131,7 @@ lifecycle() {
 		v=$(on "$h" getent hosts h$((hosts + 1 - k)))
 		[ "${v%% *}" = "$(addr $((hosts + 1 - k)))" ] || bad "$h resolves h$((hosts + 1 - k)) to '$v'"
 		v=$(on "$h" ip -4 -o addr show dev eth0)
-		[[ $v == *" $(addr "$k")/16 "* ]] || bad "$h's eth0: $v"
+		[[ $v == *" $(addr "$k")/24 "* ]] || bad "$h's eth0: $v"
 		# every command of the host reaches the same NIC: its run directory,
 		# its address (GID 1)
 		# shellcheck disable=SC2016 # expanded on the host
