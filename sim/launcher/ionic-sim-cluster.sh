@@ -45,7 +45,7 @@
 # anything else that starts commands over ssh can use: it runs COMMAND on
 # HOST of the cluster it is called from ($IONIC_SIM_CLUSTER), through
 # `sh -c` as sshd would.  Every host's environment names it in
-# OMPI_MCA_plm_rsh_agent and PRTE_MCA_plm_rsh_agent, so an unmodified
+# OMPI_MCA_plm_rsh_agent (Open MPI 4) and PRTE_MCA_plm_ssh_agent (5), so an unmodified
 # `mpirun --host h1,h2,...` on a host starts its daemons on the others.
 set -u
 self=$(readlink -f "$0")
@@ -184,8 +184,7 @@ cmd_host() {
 	export IONIC_SIM_CLUSTER=$name IONIC_SIM_CLUSTER_HOST=h$k HOSTNAME=h$k
 	export IONIC_SIM_CLUSTER_LAUNCHER=$launcher TMPDIR=/tmp
 	export OMPI_MCA_plm_rsh_agent="$launcher cluster rsh"
-	# Open MPI 5's PRRTE: its ssh launcher, under its old name and its own
-	export PRTE_MCA_plm_rsh_agent=$OMPI_MCA_plm_rsh_agent
+	# Open MPI 5's runtime, PRRTE, calls its remote-shell launcher "ssh"
 	export PRTE_MCA_plm_ssh_agent=$OMPI_MCA_plm_rsh_agent
 	# one NIC: the launcher as it always was; several: --nics and the
 	# addresses in NIC order
@@ -254,6 +253,13 @@ cmd_up() {
 		command -v "$c" >/dev/null || die "$c not found (iproute2, util-linux)"
 	done
 	[ -x "$launcher" ] || die "no launcher at $launcher"
+	# each host has its own /tmp, /run and /dev/shm: what the hosts run
+	# must come from elsewhere
+	case $launcher in
+	/tmp/* | /run/* | /dev/shm/*)
+		die "$launcher is in a directory each host has its own of (/tmp, /run, /dev/shm): install or build it elsewhere"
+		;;
+	esac
 	find_procs "ionic-sim-switch:$name"
 	[ -z "$REPLY" ] || die "cluster $name is already up"
 
@@ -441,7 +447,7 @@ cmd_list() {
 host_var() {
 	case $1 in
 	IONIC_SIM_* | SYSFS_PATH | LD_PRELOAD | RDMAV_DRIVERS | TMPDIR | HOSTNAME) return 0 ;;
-	OMPI_MCA_plm_rsh_agent | PRTE_MCA_plm_[rs]sh_agent) return 0 ;;
+	OMPI_MCA_plm_rsh_agent | PRTE_MCA_plm_ssh_agent) return 0 ;;
 	esac
 	return 1
 }

@@ -77,13 +77,15 @@ bring_up() {
 	up=yes
 	echo "cluster $name: $hosts hosts x $nics NICs up in $(since "$t0") s"
 }
-# wait_cm HOST SPACE PORT: until HOST's NIC 0 listens with rdma_cm on
-# (port space, port): its listen endpoint, an abstract socket of node 1
-# (docs/kernel-contract.md §22.5)
+# wait_cm HOST SPACE PORT [NIC]: until HOST's NIC (default 0) listens
+# with rdma_cm on (port space, port): its listen endpoint, an abstract
+# socket of the NIC's node (docs/kernel-contract.md §22.5)
 wait_cm() {
-	local qpn=$(($2 << 16 | $3 | 0xe00000))
+	local qpn=$(($2 << 16 | $3 | 0xe00000)) node
+	# shellcheck disable=SC2016 # expanded on the host
+	node=$(on "$1" sh -c 'echo "${IONIC_SIM_NODES:-$IONIC_SIM_NODE}"' | cut -d, -f$((${4:-0} + 1)))
 	for _ in $(seq 100); do
-		on "$1" grep -q "@ionic-sim/default/1/$qpn\$" /proc/net/unix && return 0
+		on "$1" grep -q "@ionic-sim/default/$node/$qpn\$" /proc/net/unix && return 0
 		sleep 0.1
 	done
 	bad "nobody listens on $1 (rdma_cm port $3)"
@@ -97,6 +99,13 @@ wait_tcp() {
 	done
 	bad "nobody listens on $1 (TCP port $2)"
 	return 1
+}
+
+# port_packets HOST J: "sent received" frames of NIC J's port on HOST
+# (/proc/net/dev: the host's network namespace; /sys is the machine's)
+# shellcheck disable=SC2016 # awk's fields
+port_packets() {
+	on "$1" awk -v p="eth$2" -F '[: ]+' '$2 == p { print $12, $4 }' /proc/net/dev
 }
 
 # server HOST OUT CMD...: CMD in the background on HOST
@@ -113,7 +122,7 @@ show() {
 }
 
 lifecycle() {
-	local before after k h p v nets=()
+	local before after k j h p v nets=()
 	before=$(find "$root" -maxdepth 1 -name 'ionic-sim-cluster.*' | sort)
 	# a host that cannot start (its launcher refuses an option): up fails,
 	# says why, and takes down what it had brought up
@@ -130,18 +139,24 @@ lifecycle() {
 		[ "$v" = "$h" ] || bad "$h calls itself '$v'"
 		v=$(on "$h" getent hosts h$((hosts + 1 - k)))
 		[ "${v%% *}" = "$(addr $((hosts + 1 - k)))" ] || bad "$h resolves h$((hosts + 1 - k)) to '$v'"
-		v=$(on "$h" ip -4 -o addr show dev eth0)
-		[[ $v == *" $(addr "$k")/24 "* ]] || bad "$h's eth0: $v"
-		# every command of the host reaches the same NIC: its run directory,
-		# its address (GID 1)
+		# every command of the host reaches the same NICs: its run
+		# directory, its addresses (GID 1 of each)
 		# shellcheck disable=SC2016 # expanded on the host
 		v=$(on "$h" sh -c 'echo "$IONIC_SIM_RUNDIR $IONIC_SIM_ADDR"')
 		# shellcheck disable=SC2016 # expanded on the host
 		[ "$v" = "$(on "$h" sh -c 'echo "$IONIC_SIM_RUNDIR $IONIC_SIM_ADDR"')" ] ||
 			bad "$h: two commands see different NICs"
 		[[ $v == *" $(addr "$k")"* ]] || bad "$h's NIC: $v"
-		on "$h" ibv_devinfo -v -d ionic_0 >"$work/devinfo" 2>&1 || bad "$h: ibv_devinfo failed"
-		grep -q "::ffff:$(addr "$k")" "$work/devinfo" || { cat "$work/devinfo"; bad "$h: ionic_0 has no GID ::ffff:$(addr "$k")"; }
+		# NIC J: ionic_J, its port ethJ with 198.18.J.K
+		[ "$(on "$h" ibv_devices | grep -c ' ionic_')" -eq "$nics" ] ||
+			bad "$h: ibv_devices does not list $nics NICs"
+		for ((j = 0; j < nics; j++)); do
+			v=$(on "$h" ip -4 -o addr show dev "eth$j")
+			[[ $v == *" $(addr "$k" "$j")/24 "* ]] || bad "$h's eth$j: $v"
+			on "$h" ibv_devinfo -v -d "ionic_$j" >"$work/devinfo" 2>&1 || bad "$h: ibv_devinfo -d ionic_$j failed"
+			grep -q "::ffff:$(addr "$k" "$j")" "$work/devinfo" ||
+				{ cat "$work/devinfo"; bad "$h: ionic_$j has no GID ::ffff:$(addr "$k" "$j")"; }
+		done
 		on "$h" sh -c "echo $h >/tmp/mine" || bad "$h: cannot write its /tmp"
 		nets+=("$(on "$h" stat -L -c %i /proc/self/ns/net)")
 	done
@@ -154,7 +169,7 @@ lifecycle() {
 	[ $? -eq 3 ] || bad "exec did not return the command's exit status"
 	# the remote shell Open MPI is given, from h1 to h4, as ssh runs it
 	# shellcheck disable=SC2016 # expanded on h1
-	v=$(on h1 sh -c '$OMPI_MCA_plm_rsh_agent h4 "echo \$(hostname) \$IONIC_SIM_ADDR"')
+	v=$(on h1 sh -c '$OMPI_MCA_plm_rsh_agent h4 "echo \$(hostname) \${IONIC_SIM_ADDR%%,*}"')
 	[ "$v" = "h4 $(addr 4)" ] || bad "rsh from h1 to h4 ran on '$v'"
 	# TCP between hosts, by name
 	server h3 "$work/tcp.out" python3 -c '
@@ -194,13 +209,17 @@ c, a = s.accept(); c.sendall(a[0].encode()); c.close()'
 rdmacm() {
 	need "rdmacm-utils, perftest" rping ib_send_bw
 	bring_up
-	server h1 "$work/rping-s.out" rping -s -a "$(addr 1)" -v -V -C 10
-	wait_cm h1 0 7174
-	on h4 rping -c -a "$(addr 1)" -v -V -C 10 >"$work/rping-c.out" 2>&1 ||
+	# rping on the hosts' last NIC (rail L: its address, which the server
+	# binds), perftest's rdma_cm mode on NIC 0 (its server listens on the
+	# wildcard address)
+	local l=$((nics - 1))
+	server h1 "$work/rping-s.out" rping -s -a "$(addr 1 "$l")" -v -V -C 10
+	wait_cm h1 0 7174 "$l"
+	on h4 rping -c -a "$(addr 1 "$l")" -v -V -C 10 >"$work/rping-c.out" 2>&1 ||
 		bad "rping client (h4) exit $?"
 	wait "${pids[0]}" || bad "rping server (h1) exit $?"
-	show "rping server, h1" "$work/rping-s.out"
-	show "rping client, h4" "$work/rping-c.out"
+	show "rping server, h1 ionic_$l" "$work/rping-s.out"
+	show "rping client, h4 ionic_$l" "$work/rping-c.out"
 	[ "$(grep -c '^server ping data: rdma-ping-' "$work/rping-s.out")" -eq 10 ] ||
 		bad "the rping server did not get 10 verified pings"
 	[ "$(grep -c '^ping data: rdma-ping-' "$work/rping-c.out")" -eq 10 ] ||
@@ -255,6 +274,14 @@ ucx() {
 	local args=(-t tag_bw -n 2000 -s 65536 -p 13337)
 	# UCX 1.18's ucx_perftest is built with MPI: no MPI mode (ucx.sh)
 	ucx_perftest -h 2>&1 | grep -q -- '-P <0|1>' && args+=(-P 0)
+	# several NICs: UCX spreads its messages over all of them
+	[ "$nics" -gt 1 ] && export UCX_MAX_EAGER_RAILS=$nics UCX_MAX_RNDV_RAILS=$nics
+	local before=() after=() h j i=0
+	for h in h1 h2; do
+		for ((j = 0; j < nics; j++)); do
+			before+=("$(port_packets "$h" "$j")")
+		done
+	done
 	server h1 "$work/ucx-s.out" ucx_perftest "${args[@]}"
 	wait_tcp h1 13337
 	on h2 ucx_perftest h1 "${args[@]}" >"$work/ucx-c.out" 2>&1 ||
@@ -264,6 +291,20 @@ ucx() {
 	show "ucx_perftest client, h2" "$work/ucx-c.out"
 	grep -qE '^Final: +2000 ' "$work/ucx-c.out" || bad "no final result line"
 	grep -q 'UCX  ERROR' "$work/ucx-s.out" "$work/ucx-c.out" && bad "UCX reported an error"
+	# every NIC of both hosts carried the job: the frames its port sent
+	# and received (the client's data, the server's acknowledgements)
+	echo "---- frames sent / received through each NIC's port during the job ----"
+	for h in h1 h2; do
+		for ((j = 0; j < nics; j++)); do
+			read -r t0 r0 <<<"${before[i]}"
+			read -r t1 r1 <<<"$(port_packets "$h" "$j")"
+			echo "$h ionic_$j (eth$j): $((t1 - t0)) / $((r1 - r0))"
+			if [ $((t1 - t0)) -lt 100 ] || [ $((r1 - r0)) -lt 100 ]; then
+				bad "$h: ionic_$j's port carried fewer than 100 frames each way"
+			fi
+			i=$((i + 1))
+		done
+	done
 }
 
 fabric() {
