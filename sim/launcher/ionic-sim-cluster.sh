@@ -45,8 +45,9 @@
 # anything else that starts commands over ssh can use: it runs COMMAND on
 # HOST of the cluster it is called from ($IONIC_SIM_CLUSTER), through
 # `sh -c` as sshd would.  Every host's environment names it in
-# OMPI_MCA_plm_rsh_agent (Open MPI 4) and PRTE_MCA_plm_ssh_agent (5), so an unmodified
-# `mpirun --host h1,h2,...` on a host starts its daemons on the others.
+# OMPI_MCA_plm_rsh_agent (Open MPI 4) and PRTE_MCA_plm_ssh_agent (5), so
+# an unmodified `mpirun --host h1,h2,...` on a host starts its daemons on
+# the others.
 set -u
 self=$(readlink -f "$0")
 launcher=${IONIC_SIM_CLUSTER_LAUNCHER:-$(dirname "$self")/ionic-sim}
@@ -68,11 +69,12 @@ usage: ionic-sim cluster up NAME --hosts H [--nics N] [LAUNCHER OPTIONS...]
                          [LAUNCHER OPTIONS...] -- COMMAND [ARGS...]
 
 H emulated hosts h1..hH (default 2, at most 254), each in its own network,
-UTS and mount namespaces, joined by a bridge; NIC J (ionic_J) of host K
-has its own port ethJ on the bridge and the IPv4 address 198.18.J.K on the
-RoCEv2/UDP wire, and hK names 198.18.0.K.  Every command run on a host uses that host's NICs.  LAUNCHER
-OPTIONS go to each host's ionic-sim (not --transport or --addr).  The last
-form brings a cluster up, runs COMMAND on h1 and takes the cluster down.
+UTS and mount namespaces, joined by a bridge; NIC J (ionic_J, at most 8) of
+host K has its own port ethJ on the bridge and the IPv4 address 198.18.J.K
+on the RoCEv2/UDP wire, and hK names 198.18.0.K.  Every command run on a
+host uses that host's NICs.  LAUNCHER OPTIONS go to each host's ionic-sim
+(not --transport or --addr).  The last form brings a cluster up, runs
+COMMAND on h1 and takes the cluster down.
 rsh is a remote shell for Open MPI (plm_rsh_agent, set on every host) and
 other ssh users: COMMAND runs on HOST of the caller's cluster.
 Needs root.
@@ -83,14 +85,16 @@ name_ok() {
 	[[ $1 =~ ^[A-Za-z0-9_.-]{1,32}$ ]]
 }
 
-# find_procs PREFIX: REPLY = the pids whose argv[0] starts with PREFIX
-# (bash builtins only: one pass over /proc without a fork per process)
+# find_procs PREFIX [SUFFIX]: REPLY = the pids whose argv[0] is PREFIX
+# followed by SUFFIX, a glob (default: anything) (bash builtins only: one
+# pass over /proc without a fork per process)
 find_procs() {
 	local d a
 	REPLY=
 	for d in /proc/[0-9]*; do
 		IFS= read -r -d '' a 2>/dev/null <"$d/cmdline" || continue
-		[ "${a#"$1"}" != "$a" ] && REPLY+="${d#/proc/} "
+		# shellcheck disable=SC2053 # SUFFIX is a glob
+		[[ ${a:0:${#1}} == "$1" && ${a:${#1}} == ${2-*} ]] && REPLY+="${d#/proc/} "
 	done
 	REPLY=${REPLY% }
 }
@@ -260,7 +264,7 @@ cmd_up() {
 		die "$launcher is in a directory each host has its own of (/tmp, /run, /dev/shm): install or build it elsewhere"
 		;;
 	esac
-	find_procs "ionic-sim-switch:$name"
+	find_procs "ionic-sim-switch:$name" ''
 	[ -z "$REPLY" ] || die "cluster $name is already up"
 
 	# a failure on the way takes down what is up so far: the processes
@@ -384,7 +388,7 @@ cmd_down() {
 		host_argv0 "${d#/proc/}" _host 2 && host_argv0 "${d#/proc/}" "$name" 3 &&
 			nets+=("$(stat -L -c %i "$d/ns/net" 2>/dev/null)")
 	done
-	find_procs "ionic-sim-switch:$name"
+	find_procs "ionic-sim-switch:$name" ''
 	sw=$REPLY
 	[ -n "$inits$sw" ] || [ ${#nets[@]} -gt 0 ] || die "no cluster $name"
 	# never the namespace of this command or of the machine (a pid reused
