@@ -8,13 +8,13 @@
  * says "not determinable" the choice is ours and is documented next to the
  * value.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nics.h"
 #include "profile.h"
 
 void isim_profile_defaults(struct isim_profile *p)
@@ -391,13 +391,11 @@ void isim_node_gid(uint32_t node, unsigned int index, uint8_t gid[16])
 
 void isim_node_ipv4(uint32_t node, uint8_t ip[4])
 {
-	const char *a = getenv(ISIM_ENV_ADDR);
-	struct in_addr in;
+	int k = isim_nic_of_node(node);
 
-	if (a && *a && inet_pton(AF_INET, a, &in) == 1) {
-		memcpy(ip, &in, 4);
+	/* a node that is none of ours: the first address, as with one NIC */
+	if (isim_nic_addr(k < 0 ? 0 : (unsigned int)k, ip))
 		return;
-	}
 	ip[0] = 198;
 	ip[1] = 18;
 	ip[2] = (node >> 8) & 0xff;

@@ -19,8 +19,9 @@
 #define ISIM_ENV_TRACE "IONIC_SIM_TRACE" /* trace file path, optional */
 #define ISIM_ENV_TRACE_RAW "IONIC_SIM_TRACE_RAW" /* 1: WQE bytes too */
 #define ISIM_ENV_RUNDIR "IONIC_SIM_RUNDIR" /* launcher's private directory */
-/* IPv4 address of the NIC (dotted quad), when the launcher gave it one
- * (--addr, the UDP fabric); else the node's 198.18.hi.lo */
+/* IPv4 addresses of the NICs (dotted quads, comma-separated in NIC
+ * order, common/nics.h), when the launcher gave them (--addr, the UDP
+ * fabric); else each node's 198.18.hi.lo */
 #define ISIM_ENV_ADDR "IONIC_SIM_ADDR"
 /* fabric transport: "unix" (default) or "udp" */
 #define ISIM_ENV_TRANSPORT "IONIC_SIM_TRANSPORT"
@@ -109,9 +110,9 @@ uint32_t isim_profile_qid_index(const struct isim_profile *p, uint32_t qid);
  * (isim_node_ipv4) IPv4-mapped. */
 void isim_node_mac(uint32_t node, uint8_t mac[6]);
 void isim_node_gid(uint32_t node, unsigned int index, uint8_t gid[16]);
-/* The IPv4 address of this process' NIC, node 'node': $IONIC_SIM_ADDR if
- * set (the one place the address comes from), else 198.18.hi.lo (RFC
- * 2544 benchmarking range). */
+/* The IPv4 address of node 'node', one of this host's NICs: its entry of
+ * $IONIC_SIM_ADDR if set (the one place the address comes from; nics.h),
+ * else 198.18.hi.lo (RFC 2544 benchmarking range). */
 void isim_node_ipv4(uint32_t node, uint8_t ip[4]);
 /* A MAC for a GID that is no node of this host's fabric (a NIC behind a
  * UDP fabric): 02:1d:d8 and the GID's last three bytes. */

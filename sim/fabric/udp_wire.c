@@ -75,7 +75,8 @@ static struct ifab_udp_wire *wire_map(const char *dir, int flags)
 
 struct ifab_udp_wire *ifab_udp_wire_create(const char *rundir)
 {
-	return wire_map(rundir, O_CREAT | O_EXCL);
+	/* the relays of a launcher's NICs share one (udp_wire.h) */
+	return wire_map(rundir, O_CREAT);
 }
 
 struct ifab_udp_wire *ifab_udp_wire_attach(void)

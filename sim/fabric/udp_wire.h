@@ -30,7 +30,9 @@ struct ifab_udp_wire {
 };
 
 uint64_t ifab_udp_wire_now(void);
-/* The launcher's, made in its run directory; NULL on failure. */
+/* The launcher's, made in its run directory (or joined: the relays of a
+ * launcher's NICs share one, which at worst makes a timeout wait for
+ * another NIC's frames too); NULL on failure. */
 struct ifab_udp_wire *ifab_udp_wire_create(const char *rundir);
 /* A process's, from $IONIC_SIM_RUNDIR; NULL when there is none. */
 struct ifab_udp_wire *ifab_udp_wire_attach(void);

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "../common/mmio.h"
+#include "../common/nics.h"
 #include "../common/profile.h"
 
 /* ---- provided by the platform (sim/shim) --------------------------------- */
@@ -58,13 +59,14 @@ struct ik_platform {
 /* One open of /dev/infiniband/uverbs0, shared by all dups of that fd. */
 struct ik_file;
 
-/* First use in a process: remember the platform, read the profile and
- * node identity from the environment (see sim/common/profile.h), create
- * the NIC and start its device. */
+/* First use in a process: remember the platform and check the profile
+ * in the environment (see sim/common/profile.h).  The NICs come later,
+ * each on the first open of its device. */
 int ik_model_init(const struct ik_platform *plat);
 
-/* open("/dev/infiniband/uverbsN"): device index N must exist.  A process
- * whose model was never initialised has none (-ENODEV). */
+/* open("/dev/infiniband/uverbsN"): NIC N of the host (common/nics.h)
+ * must exist, else -ENODEV; its device starts on its first open.  A
+ * process whose model was never initialised has none (-ENODEV). */
 int ik_file_open(unsigned int devidx, struct ik_file **out);
 /* Last close of the fd and all its dups. Tears down the ucontext. */
 void ik_file_release(struct ik_file *f);
@@ -102,8 +104,9 @@ void ik_model_atfork_child(void);
 
 /* ---- the host around the NIC: network interface, netlink ----------------- */
 
-/* The NIC's network interface as the Ethernet driver registers it
- * (docs/kernel-contract.md §20).  Addresses are network order. */
+/* A NIC's network interface as the Ethernet driver registers it
+ * (docs/kernel-contract.md §20): NIC k's is isimK.  Addresses are
+ * network order. */
 struct ik_netdev {
 	char name[16]; /* IFNAMSIZ */
 	int ifindex;
@@ -120,11 +123,13 @@ struct ik_netdev {
  * available without opening the device (ip, rdma, getifaddrs). */
 struct ik_host {
 	struct isim_profile prof;
-	uint32_t node;
-	struct ik_netdev netdev;
+	unsigned int nnics; /* NICs of the host, 1..ISIM_MAX_NICS */
+	uint32_t node[ISIM_MAX_NICS]; /* NIC k's fabric node */
+	struct ik_netdev netdev[ISIM_MAX_NICS];
 };
 const struct ik_host *ik_host_get(void);
-const struct ik_netdev *ik_netdev_get(void);
+/* NIC k's interface, or NULL when the host has no NIC k. */
+const struct ik_netdev *ik_netdev_get(unsigned int k);
 
 /* Does this run answer RDMA netlink (profile key "netlink")?  If not, the
  * platform refuses socket(AF_NETLINK, *, NETLINK_RDMA). */

@@ -34,14 +34,13 @@
 	(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_MGT_EXTENSIONS | \
 	 IBV_DEVICE_MEM_WINDOW_TYPE_2B)
 
-/* Ours: the network interface (docs/kernel-contract.md §20) */
-#define IK_NETDEV_NAME "isim0"
-#define IK_NETDEV_IFINDEX 0x1dd80 /* far above what a netns hands out */
+/* Ours: NIC k's network interface isimK (docs/kernel-contract.md §20) */
+#define IK_NETDEV_NAME "isim%u"
+#define IK_NETDEV_IFINDEX 0x1dd80 /* + k; far above what a netns hands out */
 #define IK_NETDEV_IPV4_PREFIX 15 /* 198.18.0.0/15, RFC 2544 */
-/* RDMA netlink identity (docs/kernel-contract.md §19): the only
- * device, driver id ionic */
-#define IK_DEV_INDEX 0
-#define IK_DEV_NAME "ionic_0"
+/* RDMA netlink identity (docs/kernel-contract.md §19): NIC k is device
+ * index k, ionic_k, driver id ionic */
+#define IK_DEV_NAME "ionic_%u"
 #define IK_RDMA_DRIVER_IONIC 21
 
 /* Admin opcodes (docs/kernel-contract.md §16): a verb needing opcode N fails
@@ -75,6 +74,30 @@ static inline int ik_admin_ok(const struct ik_file *f, unsigned int op)
 }
 
 /* ---- nic.c --------------------------------------------------------------- */
+
+/* NIC k, created on first use (its device started).  0, -ENODEV when
+ * the host has no NIC k, or what creating it failed with. */
+int ik_nic_get(unsigned int k, struct ik_nic **out);
+
+/*
+ * Doorbell page tags name the NIC in bits 56..58 (bus.c): every NIC
+ * hands out the same dbids and expdb window tags, and the platform's one
+ * FIFO carries the stores of all of them.  The device sees its own tags
+ * without these bits.
+ */
+#define IK_TAG_NIC_SHIFT 56
+#define IK_TAG_NIC_MASK (7ull << IK_TAG_NIC_SHIFT)
+static inline uint64_t ik_nic_tag(const struct ik_nic *nic, uint64_t tag)
+{
+	return tag | (uint64_t)nic->index << IK_TAG_NIC_SHIFT;
+}
+
+/* ---- bus.c --------------------------------------------------------------- */
+
+/* The port NIC 'nic' reads its doorbell stores from: the platform's
+ * when the host has one NIC, else its share of them (bus.c). */
+int ik_bus_port(const struct ik_nic *nic, struct isim_mmio_port *port);
+void ik_bus_atfork_child(void);
 
 int ik_ida_init(struct ik_ida *ida, uint32_t base, uint32_t count);
 void ik_ida_destroy(struct ik_ida *ida);

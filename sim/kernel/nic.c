@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim kernel layer: the one emulated NIC of a process as the ionic
- * driver sees it after probe - firmware profile, identity, id allocators
+ * ionic-sim kernel layer: the emulated NICs of a process as the ionic
+ * driver sees each after probe - firmware profile, identity, id allocators
  * (docs/kernel-contract.md §15), the PHC page, and the device it drives.
- * Created lazily on first use; a fork child gets a fresh one.
+ * NIC k (ionic_k, uverbsK) is created on the first open of its device, so
+ * a process that opens one NIC pays for one; a fork child gets fresh ones.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,7 +26,7 @@
 #include "kpriv.h"
 #include "restrack.h"
 
-struct ik_nic *ik_nic;
+struct ik_nic *ik_nics[ISIM_MAX_NICS];
 const struct ik_platform *ik_plat;
 static pthread_mutex_t ik_init_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -227,10 +228,9 @@ static int nic_ids_init(struct ik_nic *nic)
 	return 0;
 }
 
-static int nic_create(struct ik_nic **out)
+static int nic_create(unsigned int k, uint32_t node, struct ik_nic **out)
 {
 	struct ik_nic *nic;
-	const char *node;
 	int rc;
 
 	nic = calloc(1, sizeof(*nic));
@@ -251,10 +251,8 @@ static int nic_create(struct ik_nic **out)
 		rc = -ENODEV;
 		goto err;
 	}
-	node = getenv(ISIM_ENV_NODE);
-	nic->node = node ? (uint32_t)strtoul(node, NULL, 0) : 1;
-	if (!nic->node)
-		nic->node = 1;
+	nic->index = k;
+	nic->node = node;
 	isim_node_gid(nic->node, 0, nic->gid[0]);
 	isim_node_gid(nic->node, 1, nic->gid[1]);
 	nic->next_key8 = 1; /* ionic_ibdev.c: the key counter starts at 1 */
@@ -285,7 +283,7 @@ err:
 
 int ik_model_init(const struct ik_platform *plat)
 {
-	struct ik_nic *nic = NULL;
+	struct isim_profile prof;
 	int rc = 0;
 
 	pthread_mutex_lock(&ik_init_lock);
@@ -293,19 +291,36 @@ int ik_model_init(const struct ik_platform *plat)
 		ik_plat = plat;
 	if (!ik_plat)
 		rc = -ENODEV; /* no platform: no device */
-	else if (!ik_nic) {
-		rc = nic_create(&nic);
+	else if (isim_profile_from_env(&prof))
+		rc = -EINVAL; /* what every NIC would fail with */
+	pthread_mutex_unlock(&ik_init_lock);
+	return rc;
+}
+
+int ik_nic_get(unsigned int k, struct ik_nic **out)
+{
+	uint32_t nodes[ISIM_MAX_NICS];
+	struct ik_nic *nic = NULL;
+	int rc = 0;
+
+	if (k >= isim_nics(nodes))
+		return -ENODEV;
+	pthread_mutex_lock(&ik_init_lock);
+	if (!ik_plat) {
+		rc = -ENODEV;
+	} else if (!ik_nics[k]) {
+		rc = nic_create(k, nodes[k], &nic);
 		if (!rc)
-			__atomic_store_n(&ik_nic, nic, __ATOMIC_RELEASE);
+			__atomic_store_n(&ik_nics[k], nic, __ATOMIC_RELEASE);
 		if (isim_trace_enabled())
 			isim_trace(
 				ISIM_TR_CMD,
-				"model init node=%u qp_count=%u cq_count=%u udma_shift=%u -> %d",
-				nic ? nic->node : 0,
-				nic ? nic->prof.qp_count : 0,
+				"model init nic=%u node=%u qp_count=%u cq_count=%u udma_shift=%u -> %d",
+				k, nodes[k], nic ? nic->prof.qp_count : 0,
 				nic ? nic->prof.cq_count : 0,
 				nic ? nic->prof.udma_shift : 0, rc);
 	}
+	*out = ik_nics[k];
 	pthread_mutex_unlock(&ik_init_lock);
 	return rc;
 }
@@ -318,23 +333,31 @@ int ik_model_init(const struct ik_platform *plat)
  */
 void ik_model_atfork_child(void)
 {
-	struct ik_nic *old = ik_nic;
+	bool had_nic = false;
 
 	pthread_mutex_init(&ik_init_lock, NULL);
 	ik_ucma_atfork_child();
 	ik_export_atfork_child();
-	if (!old)
-		return;
-	for (struct ik_file *f = old->files; f; f = f->next) {
-		f->dead = true;
-		/* the child's NIC hands out the same dbids: stores to the
-		 * parent's pages must not reach its queues */
-		if (f->has_ucontext)
-			ik_plat->dbpage_revoke(f->dbid);
+	ik_bus_atfork_child();
+	for (unsigned int k = 0; k < ISIM_MAX_NICS; k++) {
+		struct ik_nic *old = ik_nics[k];
+
+		if (!old)
+			continue;
+		had_nic = true;
+		for (struct ik_file *f = old->files; f; f = f->next) {
+			f->dead = true;
+			/* the child's NIC hands out the same dbids: stores
+			 * to the parent's pages must not reach its queues */
+			if (f->has_ucontext)
+				ik_plat->dbpage_revoke(
+					ik_nic_tag(old, f->dbid));
+		}
+		idev_atfork_child(old->dev);
+		ik_nics[k] = NULL;
 	}
-	idev_atfork_child(old->dev);
-	ik_res_atfork_child();
-	ik_nic = NULL;
+	if (had_nic)
+		ik_res_atfork_child();
 }
 
 /* ---- lookups ------------------------------------------------------------ */

@@ -20,6 +20,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/ionic-abi.h>
 
+#include "../common/nics.h"
 #include "../common/profile.h"
 #include "../dev/idev.h"
 #include "ik.h"
@@ -230,6 +231,7 @@ struct ik_file {
 struct ik_nic {
 	pthread_mutex_t lock;
 	struct isim_profile prof;
+	unsigned int index; /* NIC k of the host: ionic_k, uverbsK */
 	uint32_t node; /* fabric node id */
 	uint8_t gid[2][16]; /* [0] link-local (MAC EUI-64), [1] IPv4 */
 	struct ik_ida pd_ida, mr_ida, ah_ida, dbid_ida;
@@ -261,8 +263,9 @@ struct ik_nic {
 	bool link_down; /* the device's Ethernet link (fault injection) */
 };
 
-/* The one NIC of this process (created by ik_model_init). */
-extern struct ik_nic *ik_nic;
+/* The NICs of this process, NULL until their device is first opened
+ * (ik_nic_get). */
+extern struct ik_nic *ik_nics[ISIM_MAX_NICS];
 /* The platform the model was initialised with (doorbell pages). */
 extern const struct ik_platform *ik_plat;
 

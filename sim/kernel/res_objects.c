@@ -110,6 +110,8 @@ void ik_res_cmd_done(struct ik_cmd *c, uint32_t cmd)
 	struct ik_ah *ah;
 
 	memset(&r, 0, sizeof(r));
+	/* the NIC the objects are on (updates keep what the add said) */
+	r.dev = c->nic ? (uint8_t)c->nic->index : 0;
 	switch (cmd & IB_USER_VERBS_CMD_COMMAND_MASK) {
 	case IB_USER_VERBS_CMD_GET_CONTEXT:
 		r.type = IK_RES_CTX;

@@ -199,6 +199,7 @@ void ik_res_update(int32_t slot, const struct ik_res_rec *r)
 	if (table && (uint32_t)slot < nslots) {
 		s = slot_at(table, (uint32_t)slot);
 		rec.type = s->type;
+		rec.dev = s->dev;
 		rec.id = s->id;
 		rec.pid = s->pid;
 		rec_write(s, &rec);

@@ -38,7 +38,9 @@ struct ik_res_rec {
 	uint32_t cqe; /* CQ */
 	uint32_t rqpn, rq_psn, sq_psn; /* QP */
 	uint32_t lkey, rkey; /* MR */
-	uint64_t usecnt; /* PD, CQ: users */
+	uint32_t usecnt; /* PD, CQ: users */
+	uint8_t dev; /* the NIC: device index of ionic_<dev> */
+	uint8_t pad[3];
 	uint64_t mrlen; /* MR */
 };
 _Static_assert(sizeof(struct ik_res_rec) == 64, "restrack record");

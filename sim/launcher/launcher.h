@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/nics.h"
 #include "../common/profile.h"
+
+struct ifab_relay;
 
 /* Hold "\0ionic-sim/<fabric>/node/<n>" for the lowest free n >= 1.
  * Returns the node id and the socket in *fd (kept open, close-on-exec:
@@ -23,9 +26,37 @@ int ilaunch_rundir_create(char *path, size_t len);
 /* rm -rf, without following symlinks. */
 int ilaunch_rundir_remove(const char *path);
 
-/* Write <root>/class/... for device ionic_0 / uverbs0 of node 'node'. */
+/* The NICs of the run (nics.c): node k is NIC k's. */
+struct ilaunch_nics {
+	unsigned int n; /* --nics, 1..ISIM_MAX_NICS */
+	unsigned int claimed; /* node ids held so far */
+	uint32_t node[ISIM_MAX_NICS];
+	int node_fd[ISIM_MAX_NICS];
+	char addr[ISIM_MAX_NICS][16]; /* IPv4, with --transport udp */
+	struct ifab_relay *relay[ISIM_MAX_NICS];
+};
+
+/* --nics VALUE: 1..ISIM_MAX_NICS, else a message and -EINVAL. */
+int ilaunch_nics_count(const char *val, unsigned int *n);
+/* --addr VALUE for ns->n NICs: one address (NIC k gets A + k) or one per
+ * NIC, comma-separated.  0, or a message and -EINVAL. */
+int ilaunch_nics_addrs(struct ilaunch_nics *ns, const char *spec);
+/* Claim ns->n node ids and name them in the environment. 0 or -errno
+ * (with a message); ilaunch_nics_release() frees what was claimed. */
+int ilaunch_nics_claim(struct ilaunch_nics *ns, const char *fabric);
+/* The transport's environment; with UDP a relay per NIC, on the
+ * addresses ilaunch_nics_addrs() gave ('given') or the first free ones. */
+int ilaunch_nics_transport(struct ilaunch_nics *ns, bool udp, bool given);
+/* The relays share what the wire holds in the run directory. */
+int ilaunch_nics_share(struct ilaunch_nics *ns, const char *rundir);
+/* Stop the relays (reporting what they saw if 'status' is not 0) and
+ * let go of the node ids. */
+void ilaunch_nics_release(struct ilaunch_nics *ns, int status);
+
+/* Write <root>/class/... for devices ionic_0.. / uverbs0.. / isim0.., NIC k
+ * of node nodes[k]. */
 int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
-			uint32_t node);
+			const uint32_t *nodes, unsigned int n);
 
 /* The RDMAV_DRIVERS prefix of a provider given as its file
  * (...-rdmav<N>.so of any N), its prefix or its directory. 0 or -errno. */

@@ -2,12 +2,11 @@
 /*
  * ionic-sim [options] -- COMMAND [ARGS...]
  *
- * Runs COMMAND (and everything it starts) on an emulated ionic NIC:
- * claims a fabric node id, writes a private fake sysfs tree, points
- * libibverbs at it and at our provider, preloads the emulator, and cleans
- * everything up however the command ends.
+ * Runs COMMAND (and everything it starts) on emulated ionic NICs (one, or
+ * --nics N): claims a fabric node id per NIC, writes a private fake sysfs
+ * tree, points libibverbs at it and at our provider, preloads the
+ * emulator, and cleans everything up however the command ends.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -33,7 +32,8 @@ struct opts {
 	const char *pcap;
 	const char *fabric;
 	const char *transport; /* "unix" or "udp" */
-	const char *addr; /* the NIC's IPv4 address (udp) */
+	const char *addr; /* the NICs' IPv4 addresses (udp), nics.c */
+	unsigned int nics; /* --nics: how many NICs the host has */
 	const char *provider;
 	const char *preload;
 	bool installed_provider;
@@ -48,7 +48,8 @@ static void usage(FILE *out)
 		"       ionic-sim cluster ...  (emulated hosts: cluster --help)\n"
 		"\n"
 		"Run COMMAND against an emulated AMD Pensando ionic RDMA NIC (ionic_0,\n"
-		"/dev/infiniband/uverbs0).  Every process COMMAND starts shares the NIC.\n"
+		"/dev/infiniband/uverbs0), or several (--nics).  Every process COMMAND\n"
+		"starts shares the NICs.\n"
 		"\n"
 		"Options:\n"
 		"  --fabric NAME          fabric to join (default \"default\"); runs on the\n"
@@ -62,7 +63,8 @@ static void usage(FILE *out)
 		"  --addr A.B.C.D         the NIC's IPv4 address (GID 1) with --transport\n"
 		"                         udp: an address of this host or namespace\n"
 		"                         (default: the first of 127.18.0.1, .2, ...\n"
-		"                         whose UDP port 4791 is free)\n"
+		"                         whose UDP port 4791 is free); with --nics N\n"
+		"                         NIC k gets A+k, or give N addresses A,B,...\n"
 		"  --provider PATH        use this build of the provider (libionic-rdmav<N>.so\n"
 		"                         for any libibverbs, its prefix .../libionic, or\n"
 		"                         its directory)\n"
@@ -83,7 +85,8 @@ static void usage(FILE *out)
 		"                         to ionic-sim creates it (fatal_trigger)\n"
 		"  --fatal-reset          a failure is a firmware reset: contexts opened\n"
 		"                         afterwards work again (fatal_reset)\n"
-		"  --devices 1            number of NICs (only 1 is supported)\n"
+		"  --nics N               N NICs (1-8, default 1): ionic_0..ionic_<N-1>,\n"
+		"                         uverbs0.., isim0.., each its own fabric node\n"
 		"  --keep-rundir          do not delete the run directory (debugging)\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -92,8 +95,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"Environment given to COMMAND: SYSFS_PATH, LD_PRELOAD, RDMAV_DRIVERS,\n"
-		"IONIC_SIM_PROFILE, IONIC_SIM_NODE, IONIC_SIM_FABRIC, IONIC_SIM_RUNDIR,\n"
-		"IONIC_SIM_TRACE, IONIC_SIM_PCAP, IONIC_SIM_TRANSPORT, IONIC_SIM_ADDR.\n"
+		"IONIC_SIM_PROFILE, IONIC_SIM_NODES, IONIC_SIM_NODE, IONIC_SIM_FABRIC,\n"
+		"IONIC_SIM_RUNDIR, IONIC_SIM_TRACE, IONIC_SIM_PCAP, IONIC_SIM_TRANSPORT,\n"
+		"IONIC_SIM_ADDR.\n"
 		"Exit status: COMMAND's, or 128+N if signal N killed it.\n");
 }
 
@@ -138,6 +142,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 
 	isim_profile_defaults(&o->prof);
 	o->fabric = "default";
+	o->nics = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL, *eq;
 		char name[64];
@@ -224,14 +229,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
 			}
 			o->transport = val;
 		} else if (!strcmp(name, "addr")) {
-			struct in_addr in;
-
-			if (inet_pton(AF_INET, val, &in) != 1) {
-				fprintf(stderr,
-					"ionic-sim: --addr needs an IPv4 address\n");
-				return -1;
-			}
-			o->addr = val;
+			o->addr = val; /* checked once --nics is known */
 		} else if (!strcmp(name, "provider")) {
 			o->provider = val;
 		} else if (!strcmp(name, "preload")) {
@@ -246,12 +244,9 @@ static int parse_args(struct opts *o, int argc, char **argv)
 					bad);
 				return -1;
 			}
-		} else if (!strcmp(name, "devices")) {
-			if (strcmp(val, "1")) {
-				fprintf(stderr,
-					"ionic-sim: only --devices 1 is supported\n");
+		} else if (!strcmp(name, "nics") || !strcmp(name, "devices")) {
+			if (ilaunch_nics_count(val, &o->nics))
 				return -1;
-			}
 		} else if (set_key(o, name, val)) {
 			return -1;
 		}
@@ -347,7 +342,7 @@ static int prepend_env(const char *name, const char *val, const char *sep,
 }
 
 static int setup_env(const struct opts *o, const char *rundir,
-		     const char *sysfs, uint32_t node)
+		     const char *sysfs)
 {
 	char buf[PATH_MAX + 64], prof[1024];
 	int rc = 0;
@@ -376,10 +371,9 @@ static int setup_env(const struct opts *o, const char *rundir,
 	}
 	if (isim_profile_format(&o->prof, prof, sizeof(prof)))
 		return -ENOSPC;
-	snprintf(buf, sizeof(buf), "%u", node);
+	/* IONIC_SIM_NODE(S) and IONIC_SIM_ADDR: nics.c */
 	if (setenv("SYSFS_PATH", sysfs, 1) ||
 	    setenv(ISIM_ENV_PROFILE, prof, 1) ||
-	    setenv(ISIM_ENV_NODE, buf, 1) ||
 	    setenv(ISIM_ENV_FABRIC, o->fabric, 1) ||
 	    setenv(ISIM_ENV_RUNDIR, rundir, 1))
 		return -errno;
@@ -524,79 +518,13 @@ static int run(char **cmd)
 	return 127;
 }
 
-/*
- * IONIC_SIM_TRANSPORT and IONIC_SIM_ADDR for the run (never inherited from
- * an outer run), and with UDP the relay that owns port 4791 of the
- * address.  Without --addr the address is the first of 127.18.0.1,
- * 127.18.0.2, ... whose port 4791 is free: on one host the addresses, not
- * the fabric names, keep UDP runs apart.
- */
-static int set_transport(const struct opts *o, uint32_t node,
-			 struct ifab_relay **relay)
-{
-	char addr[32];
-	int rc = -EADDRINUSE;
-
-	(void)node;
-	if (!o->transport || !strcmp(o->transport, "unix")) {
-		unsetenv(ISIM_ENV_TRANSPORT);
-		unsetenv(ISIM_ENV_ADDR);
-		return 0;
-	}
-	if (setenv(ISIM_ENV_TRANSPORT, "udp", 1))
-		return -errno;
-	for (uint32_t n = 1; rc == -EADDRINUSE && n < 0xfffe; n++) {
-		if (o->addr)
-			snprintf(addr, sizeof(addr), "%s", o->addr);
-		else
-			snprintf(addr, sizeof(addr), "127.18.%u.%u", n >> 8,
-				 n & 0xff);
-		if (setenv(ISIM_ENV_ADDR, addr, 1))
-			return -errno;
-		rc = ifab_udp_relay_start(node, relay);
-		if (o->addr)
-			break;
-	}
-	if (rc)
-		fprintf(stderr,
-			"ionic-sim: cannot own UDP port 4791 of %s: %s\n", addr,
-			strerror(-rc));
-	return rc;
-}
-
-/* Stop the relay; what it saw goes to the trace, and to stderr when the
- * command failed (a starved relay or a full socket explains timeouts). */
-static void relay_end(struct ifab_relay *relay, int status)
-{
-	struct ifab_relay_stats st;
-	char line[256];
-
-	if (!relay)
-		return;
-	memset(&st, 0, sizeof(st));
-	ifab_udp_relay_end(relay, &st);
-	snprintf(line, sizeof(line),
-		 "UDP relay: %llu datagrams, %llu dropped by a full socket, "
-		 "%llu lost to a full queue, %llu waited over 10 ms for the "
-		 "relay, longest %.1f ms",
-		 (unsigned long long)st.datagrams,
-		 (unsigned long long)st.socket_drops,
-		 (unsigned long long)st.queue_lost,
-		 (unsigned long long)st.waits_over_10ms,
-		 (double)st.max_wait_ns / 1e6);
-	if (isim_trace_enabled())
-		isim_trace("RUN", "%s", line);
-	if (status)
-		fprintf(stderr, "ionic-sim: %s\n", line);
-}
-
 int main(int argc, char **argv)
 {
 	char rundir[PATH_MAX], sysfs[PATH_MAX + 8];
 	struct opts o = { 0 };
-	struct ifab_relay *relay = NULL;
-	int node_fd = -1, rc, status;
-	uint32_t node;
+	struct ilaunch_nics nics = { 0 };
+	bool udp;
+	int rc, status;
 
 	if (argc > 1 && !strcmp(argv[1], "cluster"))
 		return ilaunch_cluster(argc - 1, argv + 1);
@@ -610,28 +538,31 @@ int main(int argc, char **argv)
 		o.prof.fault_seed = ((uint32_t)time(NULL) * 2654435761u) ^
 				    (uint32_t)getpid() ^ 1;
 
-	node = ilaunch_node_claim(o.fabric, &node_fd);
-	if (!node) {
-		fprintf(stderr, "ionic-sim: no free node id on fabric %s: %s\n",
-			o.fabric, strerror(errno));
+	nics.n = o.nics;
+	udp = o.transport && !strcmp(o.transport, "udp");
+	if (o.addr && ilaunch_nics_addrs(&nics, o.addr))
+		return 2;
+	if (ilaunch_nics_claim(&nics, o.fabric)) {
+		ilaunch_nics_release(&nics, 0);
 		return 125;
 	}
 	/* the relay thread names fabric sockets while this thread still
 	 * sets the environment */
 	ifab_fix_name(o.fabric);
-	/* the NIC's address decides GID 1 (sysfs, kernel, device) */
-	if (set_transport(&o, node, &relay)) {
-		close(node_fd);
+	/* the NICs' addresses decide GID 1 (sysfs, kernel, device) */
+	if (ilaunch_nics_transport(&nics, udp, o.addr != NULL)) {
+		ilaunch_nics_release(&nics, 0);
 		return 125;
 	}
 	rc = ilaunch_rundir_create(rundir, sizeof(rundir));
 	if (rc) {
 		fprintf(stderr, "ionic-sim: cannot create run directory: %s\n",
 			strerror(-rc));
+		ilaunch_nics_release(&nics, 0);
 		return 125;
 	}
-	/* so that ACK timeouts wait for frames the relay still holds */
-	rc = relay ? ifab_udp_relay_share(relay, rundir) : 0;
+	/* so that ACK timeouts wait for frames the relays still hold */
+	rc = ilaunch_nics_share(&nics, rundir);
 	if (rc)
 		fprintf(stderr,
 			"ionic-sim: cannot share the UDP wire state in %s: %s\n",
@@ -639,19 +570,21 @@ int main(int argc, char **argv)
 	snprintf(sysfs, sizeof(sysfs), "%s/sys", rundir);
 	snprintf(fatal_path, sizeof(fatal_path), "%s/%s", rundir,
 		 ISIM_FATAL_FILE);
-	rc = ilaunch_sysfs_write(sysfs, &o.prof, node);
+	rc = ilaunch_sysfs_write(sysfs, &o.prof, nics.node, nics.n);
 	if (rc)
 		fprintf(stderr, "ionic-sim: cannot write sysfs tree: %s\n",
 			strerror(-rc));
 	if (!rc)
-		rc = setup_env(&o, rundir, sysfs, node);
+		rc = setup_env(&o, rundir, sysfs);
 	if (rc) {
 		status = 125;
 	} else {
 		if (isim_trace_enabled())
-			isim_trace("RUN",
-				   "start node=%u fabric=%s rundir=%s cmd=%s",
-				   node, o.fabric, rundir, o.cmd[0]);
+			isim_trace(
+				"RUN",
+				"start node=%u nodes=%s fabric=%s rundir=%s cmd=%s",
+				nics.node[0], getenv(ISIM_ENV_NODES), o.fabric,
+				rundir, o.cmd[0]);
 		status = run(o.cmd);
 		if (isim_trace_enabled())
 			isim_trace("RUN", "exit status=%d", status);
@@ -662,10 +595,9 @@ int main(int argc, char **argv)
 				"decisions)\n",
 				o.cmd[0], o.prof.fault_seed, o.prof.fault_seed);
 	}
-	relay_end(relay, status);
+	ilaunch_nics_release(&nics, status);
 	fatal_path[0] = 0; /* no trigger file in a directory being removed */
 	if (!o.keep_rundir && ilaunch_rundir_remove(rundir))
 		fprintf(stderr, "ionic-sim: cannot remove %s\n", rundir);
-	close(node_fd);
 	return status;
 }

@@ -16,9 +16,11 @@
 #include "launcher.h"
 
 #define GID_TBL_LEN 256 /* ionic's gid_tbl_len (query_port) */
-/* the NIC's network interface, as the model names it (sim/kernel/kpriv.h) */
-#define ILAUNCH_NETDEV "isim0"
+/* NIC k's network interface, as the model names it (sim/kernel/kpriv.h) */
+#define ILAUNCH_NETDEV "isim%u"
 #define ILAUNCH_NETDEV_IFINDEX 0x1dd80
+/* NIC k's PCI function: bus k + 1, as each NIC of a server has its own */
+#define ILAUNCH_PCI_DIR "devices/pci0000:00/0000:%02x:00.0"
 
 static int mkdirs(char *path)
 {
@@ -90,21 +92,24 @@ static void gid_text(const uint8_t g[16], char *out, size_t len)
  * through the preload's path redirection.
  */
 static int netdev_write(const char *root, const char *dev,
-			const struct isim_profile *p, uint32_t node)
+			const struct isim_profile *p, uint32_t node,
+			unsigned int k)
 {
-	static const char *const base[] = { "%s/device/net/" ILAUNCH_NETDEV,
-					    "class/net/" ILAUNCH_NETDEV };
-	char rel[512], fmt[200];
+	char rel[512], fmt[200], name[16];
 	uint8_t mac[6];
 	int rc = 0;
 
+	snprintf(name, sizeof(name), ILAUNCH_NETDEV, k);
 	isim_node_mac(node, mac);
 	for (unsigned int b = 0; b < 2; b++) {
-		snprintf(fmt, sizeof(fmt), base[b], dev);
+		if (b == 0)
+			snprintf(fmt, sizeof(fmt), "%s/net/%s", dev, name);
+		else
+			snprintf(fmt, sizeof(fmt), "class/net/%s", name);
 #define NETFILE(name, ...)                               \
 	(snprintf(rel, sizeof(rel), "%s/%s", fmt, name), \
 	 put(root, rel, __VA_ARGS__))
-		rc |= NETFILE("ifindex", "%d", ILAUNCH_NETDEV_IFINDEX);
+		rc |= NETFILE("ifindex", "%u", ILAUNCH_NETDEV_IFINDEX + k);
 		rc |= NETFILE("address", "%02x:%02x:%02x:%02x:%02x:%02x",
 			      mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 		rc |= NETFILE("mtu", "%u", p->netdev_mtu);
@@ -117,26 +122,81 @@ static int netdev_write(const char *root, const char *dev,
 	return rc;
 }
 
-int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
-			uint32_t node)
+/*
+ * NIC k's PCI function, devices/pci0000:00/0000:<k+1>:00.0, which the IB
+ * device's "device" link names as on a real host: its identity, its
+ * uverbs device and its network interface.
+ */
+static int pci_write(const char *root, const struct isim_profile *p,
+		     uint32_t node, unsigned int k)
 {
-	static const char dev[] = "class/infiniband/ionic_0";
-	static const char desc[] = "AMD Pensando RoCE HCA";
-	char rel[256], text[64], guid[32];
-	uint8_t g[16];
+	char pci[64], rel[256], link_path[4096], target[128];
 	int rc = 0;
+
+#define PCIFILE(name, ...)                               \
+	(snprintf(rel, sizeof(rel), "%s/%s", pci, name), \
+	 put(root, rel, __VA_ARGS__))
+	snprintf(pci, sizeof(pci), ILAUNCH_PCI_DIR, k + 1);
+	rc |= PCIFILE("vendor", "0x1dd8");
+	rc |= PCIFILE("device", "0x%04x", p->vendor_part_id);
+	rc |= PCIFILE("class", "0x020000");
+	rc |= PCIFILE("modalias",
+		      "pci:v00001DD8d0000%04Xsv00001DD8sd0000%04Xbc02sc00i00",
+		      p->vendor_part_id, p->vendor_part_id);
+	rc |= PCIFILE(
+		"uevent",
+		"DRIVER=ionic\nPCI_ID=1DD8:%04X\nPCI_SLOT_NAME=0000:%02x:00.0",
+		p->vendor_part_id, k + 1);
+	/* netlink discovery reads the uverbs device from under the IB
+	 * device when GET_CHARDEV fails (docs/kernel-contract.md §19) */
+	snprintf(target, sizeof(target), "infiniband_verbs/uverbs%u/dev", k);
+	rc |= PCIFILE(target, "1:3");
+	snprintf(target, sizeof(target),
+		 "infiniband_verbs/uverbs%u/abi_version", k);
+	rc |= PCIFILE(target, "%u", p->abi_version);
+	snprintf(target, sizeof(target), "infiniband_verbs/uverbs%u/ibdev", k);
+	rc |= PCIFILE(target, "ionic_%u", k);
+#undef PCIFILE
+	rc |= netdev_write(root, pci, p, node, k);
+	if (rc)
+		return rc;
+	snprintf(link_path, sizeof(link_path), "%s/class/infiniband/ionic_%u",
+		 root, k);
+	rc = mkdirs(link_path);
+	if (rc)
+		return rc;
+	strcat(link_path, "/device");
+	snprintf(target, sizeof(target), "../../../" ILAUNCH_PCI_DIR, k + 1);
+	return symlink(target, link_path) ? -errno : 0;
+}
+
+static int nic_write(const char *root, const struct isim_profile *p,
+		     uint32_t node, unsigned int k)
+{
+	static const char desc[] = "AMD Pensando RoCE HCA";
+	char dev[64], rel[256], text[64], guid[32], ndev[16];
+	uint8_t g[16];
+	int rc;
+
+	snprintf(dev, sizeof(dev), "class/infiniband/ionic_%u", k);
+	snprintf(ndev, sizeof(ndev), ILAUNCH_NETDEV, k);
+	rc = pci_write(root, p, node, k);
+	if (rc)
+		return -EIO;
 
 	/* node GUID = EUI-64 of the MAC = bytes 8..15 of the link-local GID */
 	isim_node_gid(node, 0, g);
 	snprintf(guid, sizeof(guid), "%02x%02x:%02x%02x:%02x%02x:%02x%02x",
 		 g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
 
-	rc |= put(root, "class/infiniband_verbs/abi_version", "6");
-	rc |= put(root, "class/infiniband_verbs/uverbs0/ibdev", "ionic_0");
+	snprintf(rel, sizeof(rel), "class/infiniband_verbs/uverbs%u/ibdev", k);
+	rc |= put(root, rel, "ionic_%u", k);
 	/* the device fds are /dev/null, char 1:3: fstat matches this */
-	rc |= put(root, "class/infiniband_verbs/uverbs0/dev", "1:3");
-	rc |= put(root, "class/infiniband_verbs/uverbs0/abi_version", "%u",
-		  p->abi_version);
+	snprintf(rel, sizeof(rel), "class/infiniband_verbs/uverbs%u/dev", k);
+	rc |= put(root, rel, "1:3");
+	snprintf(rel, sizeof(rel),
+		 "class/infiniband_verbs/uverbs%u/abi_version", k);
+	rc |= put(root, rel, "%u", p->abi_version);
 
 #define DEVFILE(name, ...)                               \
 	(snprintf(rel, sizeof(rel), "%s/%s", dev, name), \
@@ -148,11 +208,6 @@ int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 	rc |= DEVFILE("hca_type", "%s", desc);
 	rc |= DEVFILE("fw_ver", "%s", p->fw_ver);
 	rc |= DEVFILE("hw_rev", "0x%x", p->hw_rev);
-	rc |= DEVFILE("device/vendor", "0x1dd8");
-	rc |= DEVFILE("device/device", "0x%04x", p->vendor_part_id);
-	rc |= DEVFILE("device/modalias",
-		      "pci:v00001DD8d0000%04Xsv00001DD8sd0000%04Xbc02sc00i00",
-		      p->vendor_part_id, p->vendor_part_id);
 	/* Port files libibverbs does not read, for humans and scripts. */
 	rc |= DEVFILE("ports/1/state", "%s",
 		      p->port_up ? "4: ACTIVE" : "1: DOWN");
@@ -164,13 +219,6 @@ int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 	rc |= DEVFILE("ports/1/lid_mask_count", "0");
 	rc |= DEVFILE("ports/1/cap_mask", "0x00000000");
 	rc |= DEVFILE("ports/1/pkeys/0", "0xffff");
-	/* netlink discovery reads the uverbs device from under the IB
-	 * device when GET_CHARDEV fails (docs/kernel-contract.md §19) */
-	rc |= DEVFILE("device/infiniband_verbs/uverbs0/dev", "1:3");
-	rc |= DEVFILE("device/infiniband_verbs/uverbs0/abi_version", "%u",
-		      p->abi_version);
-	rc |= DEVFILE("device/infiniband_verbs/uverbs0/ibdev", "ionic_0");
-	rc |= netdev_write(root, dev, p, node);
 	if (rc)
 		return -EIO;
 
@@ -192,7 +240,7 @@ int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 		if (i < 2) {
 			snprintf(rel, sizeof(rel),
 				 "%s/ports/1/gid_attrs/ndevs/%u", dev, i);
-			rc |= put(root, rel, "%s", ILAUNCH_NETDEV);
+			rc |= put(root, rel, "%s", ndev);
 		}
 	}
 	/* Entries 3.. are all empty: hard links to entry 2 (creating a file
@@ -212,5 +260,15 @@ int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
 		}
 	}
 #undef DEVFILE
+	return rc ? -EIO : 0;
+}
+
+int ilaunch_sysfs_write(const char *root, const struct isim_profile *p,
+			const uint32_t *nodes, unsigned int n)
+{
+	int rc = put(root, "class/infiniband_verbs/abi_version", "6");
+
+	for (unsigned int k = 0; k < n && !rc; k++)
+		rc = nic_write(root, p, nodes[k], k);
 	return rc ? -EIO : 0;
 }

@@ -44,11 +44,16 @@ static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 int ishim_dev_path_index(const char *path)
 {
 	static const char prefix[] = "/dev/infiniband/uverbs";
+	const char *num;
 
 	if (!path || strncmp(path, prefix, sizeof(prefix) - 1))
 		return -1;
-	/* one emulated device: uverbs0 */
-	return strcmp(path + sizeof(prefix) - 1, "0") ? -1 : 0;
+	num = path + sizeof(prefix) - 1;
+	/* uverbsK of the host's NIC k: one digit (ISIM_MAX_NICS), no "01" */
+	if (num[0] < '0' || num[0] > '9' || num[1] ||
+	    (unsigned int)(num[0] - '0') >= ik_host_get()->nnics)
+		return -1;
+	return num[0] - '0';
 }
 
 ISHIM_RUNTIME_SAFE struct ik_file *ishim_fd_file(int fd)

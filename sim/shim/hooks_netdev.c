@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * The NIC's network interface where programs look for interfaces through
+ * The NICs' network interfaces where programs look for interfaces through
  * libc (docs/kernel-contract.md §20): the if_* name/index calls,
  * getifaddrs() and the SIOCGIF* ioctls.  glibc answers these with its own
  * internal netlink and ioctl calls, which no interposer sees, so each is
- * answered here: the emulated interface first, then the host's.
+ * answered here: the emulated interfaces (isim0, isim1, ...) first, then
+ * the host's.
  */
 #undef _FORTIFY_SOURCE
 #include <arpa/inet.h>
@@ -30,22 +31,58 @@ typedef int (*getifaddrs_fn)(struct ifaddrs **);
 typedef void (*freeifaddrs_fn)(struct ifaddrs *);
 typedef int (*ioctl_fn)(int, unsigned long, void *);
 
-static const struct ik_netdev *nd(void)
+/* NIC k's interface, NULL past the last */
+static const struct ik_netdev *nd(unsigned int k)
 {
-	return ik_netdev_get();
+	return ik_netdev_get(k);
+}
+
+static unsigned int nd_count(void)
+{
+	unsigned int n = 0;
+
+	while (nd(n))
+		n++;
+	return n;
+}
+
+/* Ours named 'name' (IFNAMSIZ bytes at most compared), or NULL. */
+static const struct ik_netdev *nd_named(const char *name)
+{
+	const struct ik_netdev *d;
+
+	for (unsigned int k = 0; name && (d = nd(k)); k++)
+		if (!strncmp(name, d->name, IFNAMSIZ))
+			return d;
+	return NULL;
+}
+
+static const struct ik_netdev *nd_indexed(int index)
+{
+	const struct ik_netdev *d;
+
+	for (unsigned int k = 0; (d = nd(k)); k++)
+		if (d->ifindex == index)
+			return d;
+	return NULL;
 }
 
 unsigned int if_nametoindex(const char *name)
 {
-	if (name && !strcmp(name, nd()->name))
-		return (unsigned int)nd()->ifindex;
+	const struct ik_netdev *d = nd_named(name);
+
+	if (d)
+		return (unsigned int)d->ifindex;
 	return ISHIM_REAL(if_nametoindex, nametoindex_fn)(name);
 }
 
 char *if_indextoname(unsigned int index, char name[IF_NAMESIZE])
 {
-	if (index == (unsigned int)nd()->ifindex) {
-		memcpy(name, nd()->name, IF_NAMESIZE);
+	const struct ik_netdev *d =
+		index <= INT32_MAX ? nd_indexed((int)index) : NULL;
+
+	if (d) {
+		memcpy(name, d->name, IF_NAMESIZE);
 		return name;
 	}
 	return ISHIM_REAL(if_indextoname, indextoname_fn)(index, name);
@@ -58,7 +95,7 @@ char *if_indextoname(unsigned int index, char name[IF_NAMESIZE])
 struct if_nameindex *if_nameindex(void)
 {
 	struct if_nameindex *host, *out;
-	size_t n = 0, names = 0;
+	size_t n = 0, names = 0, ours = nd_count();
 	char *strs;
 
 	host = ISHIM_REAL(if_nameindex, nameindex_fn)();
@@ -66,26 +103,29 @@ struct if_nameindex *if_nameindex(void)
 		return NULL;
 	for (; host[n].if_index; n++)
 		names += strlen(host[n].if_name) + 1;
-	names += strlen(nd()->name) + 1;
-	out = malloc((n + 3) * sizeof(*out) + names);
+	for (size_t k = 0; k < ours; k++)
+		names += strlen(nd(k)->name) + 1;
+	out = malloc((n + ours + 2) * sizeof(*out) + names);
 	if (!out) {
 		ISHIM_REAL(if_freenameindex, freenameindex_fn)(host);
 		errno = ENOBUFS;
 		return NULL;
 	}
-	strs = (char *)(out + n + 3);
-	for (size_t i = 0; i <= n; i++) {
-		const char *src = i < n ? host[i].if_name : nd()->name;
+	strs = (char *)(out + n + ours + 2);
+	for (size_t i = 0; i < n + ours; i++) {
+		const struct ik_netdev *d = i < n ? NULL : nd(i - n);
+		const char *src = d ? d->name : host[i].if_name;
 
-		out[i].if_index = i < n ? host[i].if_index :
-					  (unsigned int)nd()->ifindex;
+		out[i].if_index = d ? (unsigned int)d->ifindex :
+				      host[i].if_index;
 		out[i].if_name = strcpy(strs, src);
 		strs += strlen(src) + 1;
 	}
-	out[n + 1].if_index = 0;
-	out[n + 1].if_name = NULL;
-	out[n + 2].if_index = NAMEINDEX_MARK;
-	out[n + 2].if_name = (char *)out;
+	n += ours;
+	out[n].if_index = 0;
+	out[n].if_name = NULL;
+	out[n + 1].if_index = NAMEINDEX_MARK;
+	out[n + 1].if_name = (char *)out;
 	ISHIM_REAL(if_freenameindex, freenameindex_fn)(host);
 	return out;
 }
@@ -108,14 +148,19 @@ void if_freenameindex(struct if_nameindex *ni)
 
 /* ---- getifaddrs ------------------------------------------------------- */
 
-/* Our entries (link, IPv4, IPv6) in one block in front of the host's
- * list; freeifaddrs recognises the block by its address. */
-struct our_ifaddrs {
+/* One interface's entries (link, IPv4, IPv6). */
+struct one_ifaddrs {
 	struct ifaddrs ifa[3];
 	struct sockaddr_ll ll, ll_brd;
 	struct sockaddr_in in, in_mask, in_brd;
 	struct sockaddr_in6 in6, in6_mask;
 	char name[IF_NAMESIZE];
+};
+
+/* Ours in one block in front of the host's list; freeifaddrs recognises
+ * the block by its address. */
+struct our_ifaddrs {
+	struct one_ifaddrs nic[ISIM_MAX_NICS];
 	struct ifaddrs *host; /* what libc gave, freed with us */
 	struct our_ifaddrs *next; /* live blocks */
 };
@@ -134,10 +179,10 @@ static void prefix_mask(uint8_t *m, size_t len, unsigned int bits)
 	}
 }
 
-static void fill_ours(struct our_ifaddrs *o)
+/* NIC d's entries, followed by 'next'. */
+static void fill_one(struct one_ifaddrs *o, const struct ik_netdev *d,
+		     struct ifaddrs *next)
 {
-	const struct ik_netdev *d = nd();
-
 	memset(o, 0, sizeof(*o));
 	memcpy(o->name, d->name, sizeof(o->name));
 	o->ll.sll_family = AF_PACKET;
@@ -161,7 +206,7 @@ static void fill_ours(struct our_ifaddrs *o)
 	for (int i = 0; i < 3; i++) {
 		o->ifa[i].ifa_name = o->name;
 		o->ifa[i].ifa_flags = d->flags;
-		o->ifa[i].ifa_next = i < 2 ? &o->ifa[i + 1] : o->host;
+		o->ifa[i].ifa_next = i < 2 ? &o->ifa[i + 1] : next;
 	}
 	o->ifa[0].ifa_addr = (struct sockaddr *)&o->ll;
 	o->ifa[0].ifa_broadaddr = (struct sockaddr *)&o->ll_brd;
@@ -184,14 +229,16 @@ int getifaddrs(struct ifaddrs **out)
 		*out = host; /* the host's interfaces at least */
 		return 0;
 	}
-	fill_ours(o);
 	o->host = host;
-	o->ifa[2].ifa_next = host;
+	/* from the last NIC's to the first's, each ahead of the ones after */
+	for (unsigned int k = nd_count(); k--;)
+		fill_one(&o->nic[k], nd(k),
+			 k + 1 < nd_count() ? o->nic[k + 1].ifa : host);
 	pthread_mutex_lock(&ifa_lock);
 	o->next = live;
 	live = o;
 	pthread_mutex_unlock(&ifa_lock);
-	*out = o->ifa;
+	*out = o->nic[0].ifa;
 	return 0;
 }
 
@@ -201,7 +248,7 @@ void freeifaddrs(struct ifaddrs *ifa)
 
 	pthread_mutex_lock(&ifa_lock);
 	for (struct our_ifaddrs **pp = &live; *pp; pp = &(*pp)->next) {
-		if ((*pp)->ifa == ifa) {
+		if ((*pp)->nic[0].ifa == ifa) {
 			o = *pp;
 			*pp = o->next;
 			break;
@@ -236,15 +283,16 @@ int ishim_netdev_ioctl(int fd, unsigned long req, void *arg, int *rc)
 	(void)fd; /* any socket may ask */
 	if ((req & 0xff00) != 0x8900 || !arg)
 		return 0; /* not a socket-interface ioctl */
-	d = nd();
 	if (req == SIOCGIFNAME) {
-		if (ifr->ifr_ifindex != d->ifindex)
+		d = nd_indexed(ifr->ifr_ifindex);
+		if (!d)
 			return 0;
 		memcpy(ifr->ifr_name, d->name, IFNAMSIZ);
 		*rc = 0;
 		return 1;
 	}
-	if (strncmp(ifr->ifr_name, d->name, IFNAMSIZ))
+	d = nd_named(ifr->ifr_name);
+	if (!d)
 		return 0;
 	*rc = 0;
 	switch (req) {

@@ -27,12 +27,17 @@ static __attribute__((noinline)) const char *redirect(const char *path)
 {
 	size_t len = sizeof(redirect_buf);
 	char *buf = redirect_buf;
+	const struct ik_netdev *nd;
+	bool ours = under(path, "/sys/class/infiniband") ||
+		    under(path, "/sys/class/infiniband_verbs");
 	char net[64];
 	const char *root;
 
-	snprintf(net, sizeof(net), "/sys/class/net/%s", ik_netdev_get()->name);
-	if (!under(path, "/sys/class/infiniband") &&
-	    !under(path, "/sys/class/infiniband_verbs") && !under(path, net))
+	for (unsigned int k = 0; !ours && (nd = ik_netdev_get(k)); k++) {
+		snprintf(net, sizeof(net), "/sys/class/net/%s", nd->name);
+		ours = under(path, net);
+	}
+	if (!ours)
 		return path;
 	root = getenv("SYSFS_PATH");
 	if (!root || !*root || !strcmp(root, "/sys"))

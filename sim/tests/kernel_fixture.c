@@ -83,9 +83,9 @@ struct idev_stats kx_dev_stats(void)
 {
 	struct idev_stats st;
 
-	pthread_mutex_lock(&ik_nic->lock);
-	idev_get_stats(ik_nic->dev, &st);
-	pthread_mutex_unlock(&ik_nic->lock);
+	pthread_mutex_lock(&ik_nics[0]->lock);
+	idev_get_stats(ik_nics[0]->dev, &st);
+	pthread_mutex_unlock(&ik_nics[0]->lock);
 	return st;
 }
 
@@ -341,14 +341,14 @@ void fill_ud_init(struct ib_uverbs_modify_qp *m)
 
 void post_async(struct ik_qp *qp)
 {
-	pthread_mutex_lock(&ik_nic->lock);
+	pthread_mutex_lock(&ik_nics[0]->lock);
 	ik_post_async_qp(qp, IBV_EVENT_COMM_EST);
-	pthread_mutex_unlock(&ik_nic->lock);
+	pthread_mutex_unlock(&ik_nics[0]->lock);
 }
 
 void post_comp(struct ik_cq *cq)
 {
-	pthread_mutex_lock(&ik_nic->lock);
+	pthread_mutex_lock(&ik_nics[0]->lock);
 	ik_post_comp_event(cq);
-	pthread_mutex_unlock(&ik_nic->lock);
+	pthread_mutex_unlock(&ik_nics[0]->lock);
 }

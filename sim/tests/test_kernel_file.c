@@ -40,8 +40,8 @@ int main(void)
 
 	/* events and destroy counts */
 	{
-		struct ik_qp *q = ik_qp_lookup(ik_nic, 2);
-		struct ik_cq *c = ik_nic->cqs[0];
+		struct ik_qp *q = ik_qp_lookup(ik_nics[0], 2);
+		struct ik_cq *c = ik_nics[0]->cqs[0];
 		struct ib_uverbs_destroy_qp dq = { .qp_handle = qp };
 		struct ib_uverbs_destroy_cq dc = { .cq_handle = cq };
 		uint8_t ev[16];
@@ -79,7 +79,7 @@ int main(void)
 				  ->comp_events_reported);
 		CHECK_MSG(recv(chan_fd, ev, sizeof(ev), MSG_DONTWAIT) < 0,
 			  "unread events dropped");
-		CHECK_MSG(ik_nic->cqs[0] == NULL, "cqid freed");
+		CHECK_MSG(ik_nics[0]->cqs[0] == NULL, "cqid freed");
 	}
 
 	/* mmap */
@@ -128,7 +128,8 @@ int main(void)
 		CHECK_MSG(kx_dev_stats().qps == before.qps - 1 &&
 				  kx_dev_stats().cqs == before.cqs - 2,
 			  "release tore down");
-		CHECK_MSG(ik_qp_lookup(ik_nic, qr.qpn) == NULL, "qpn freed");
+		CHECK_MSG(ik_qp_lookup(ik_nics[0], qr.qpn) == NULL,
+			  "qpn freed");
 		/* stores to its doorbell page, still mapped, go nowhere */
 		CHECK_MSG(kx_revoked == dbid, "page %u revoked (last %llu)",
 			  dbid, (unsigned long long)kx_revoked);

@@ -76,9 +76,10 @@ int main(void)
 		CHECK_MSG(r->lkey == r->rkey && r->lkey == ((1u << 8) | 1),
 			  "first key 0x%x", r->lkey);
 		mr_handle = r->mr_handle;
-		pthread_mutex_lock(&ik_nic->lock);
-		CHECK_MSG(idev_key_valid(ik_nic->dev, r->lkey), "device key");
-		pthread_mutex_unlock(&ik_nic->lock);
+		pthread_mutex_lock(&ik_nics[0]->lock);
+		CHECK_MSG(idev_key_valid(ik_nics[0]->dev, r->lkey),
+			  "device key");
+		pthread_mutex_unlock(&ik_nics[0]->lock);
 		core.start = 0x1000; /* unmapped */
 		core.hca_va = 0x1000;
 		CHECK_RET(leg(F, IB_USER_VERBS_CMD_REG_MR, &core, sizeof(core),
@@ -109,7 +110,7 @@ int main(void)
 	CHECK_MSG(cdr.udma_mask == 3 && cdr.cqid[0] == 0 && cdr.cqid[1] == 16,
 		  "cqids %u %u mask %u", cdr.cqid[0], cdr.cqid[1],
 		  cdr.udma_mask);
-	CHECK_MSG(ik_nic->cqs[16] != NULL && kx_dev_stats().cqs == 2,
+	CHECK_MSG(ik_nics[0]->cqs[16] != NULL && kx_dev_stats().cqs == 2,
 		  "hardware CQs");
 	creq.cq[0].mask = 7;
 	CHECK_RET(create_cq(100, 0, -1, &creq, &cq2, &cdr), -EINVAL);

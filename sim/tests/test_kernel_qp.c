@@ -102,7 +102,7 @@ int main(void)
 				  qdr.sq_cmb_offset == 8192 && qdr.rq_cmb == 0,
 			  "cmb resp 0x%x off %llu", qdr.sq_cmb,
 			  (unsigned long long)qdr.sq_cmb_offset);
-		q = ik_qp_lookup(ik_nic, qdr.qpid);
+		q = ik_qp_lookup(ik_nics[0], qdr.qpid);
 		p = ik_file_mmap(F, NULL, 4096, PROT_READ | PROT_WRITE,
 				 MAP_SHARED, 8192, &err);
 		CHECK_MSG(p && !err && q &&

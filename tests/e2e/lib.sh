@@ -13,6 +13,8 @@
 # e2e_wait_cm_listen SPACE PORT
 #                     the same for an rdma_cm listener of node 1 (port space
 #                     0 TCP, 1 UDP) on the emulated fabric
+# e2e_wait_cm_listen_node NODE SPACE PORT
+#                     the same on another node (a NIC of --nics)
 # e2e_require PACKAGES COMMAND...
 #                     exits 77 (skip) naming PACKAGES if a COMMAND is missing
 # e2e_san_runtime     in a sanitizer build, puts its ASan runtime first in
@@ -49,10 +51,15 @@ e2e_wait_listen() {
 }
 
 e2e_wait_cm_listen() {
-	# the listen endpoint of (space, port) (docs/kernel-contract.md §22.5)
-	local qpn=$(( 0xe00000 | $1 << 16 | $2 ))
+	e2e_wait_cm_listen_node 1 "$@"
+}
+
+e2e_wait_cm_listen_node() {
+	# the listen endpoint of (space, port) on a node
+	# (docs/kernel-contract.md §22.5)
+	local node=$1 qpn=$(( 0xe00000 | $2 << 16 | $3 ))
 	for _ in $(seq 200); do
-		if grep -q "@ionic-sim/$fabric/1/$qpn\$" /proc/net/unix; then
+		if grep -q "@ionic-sim/$fabric/$node/$qpn\$" /proc/net/unix; then
 			return 0
 		fi
 		kill -0 "$server_pid" 2>/dev/null || return 1

@@ -34,6 +34,15 @@ if(IONIC_HAVE_SIM)
       ARGS ${_args} ENV "IONIC_E2E_SIM_ARGS=--transport udp"
       TIMEOUT 150)
   endforeach()
+  # several NICs per emulated host (--nics): what the tools list, traffic
+  # between the NICs of one launcher (unix and UDP fabrics) and between
+  # launchers, rdma_cm to a second NIC, pyverbs, 8 NICs up and down, bad
+  # counts refused
+  foreach(_case list rc ud udp cross cm pyverbs eight refuse)
+    ionic_add_test(e2e-nics-${_case}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/nics.sh ${IONIC_SIM_LAUNCHER}
+      ARGS ${_case} TIMEOUT 150)
+  endforeach()
   # two NICs in two network namespaces joined by a veth pair (made and
   # removed by the script): RoCEv2 on a real link, captured and checked;
   # rdma_cm clients (rping, ucmatose, udaddy, perftest -R; a REQ nobody

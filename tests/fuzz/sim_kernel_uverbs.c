@@ -166,6 +166,7 @@ static int fz_count_fds_print(bool print)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	struct ik_nic *nic;
 	char fabric[64];
 
 	(void)argc;
@@ -175,6 +176,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	setenv(ISIM_ENV_FABRIC, fabric, 1);
 	setenv(ISIM_ENV_PROFILE, "cmb_pages=64", 1);
 	FUZZ_CHECK(!ik_model_init(&fz_platform), "ik_model_init failed");
+	/* the NIC and its device now: their descriptors are not an input's */
+	FUZZ_CHECK(!ik_nic_get(0, &nic), "NIC 0");
 
 	fz_ro_page =
 		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -368,9 +371,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(app.fds[i]);
 	ik_file_release(f);
 
-	pthread_mutex_lock(&ik_nic->lock);
-	idev_get_stats(ik_nic->dev, &st);
-	pthread_mutex_unlock(&ik_nic->lock);
+	pthread_mutex_lock(&ik_nics[0]->lock);
+	idev_get_stats(ik_nics[0]->dev, &st);
+	pthread_mutex_unlock(&ik_nics[0]->lock);
 	FUZZ_CHECK(!st.qps && !st.cqs && !st.mrs && !st.ahs,
 		   "released file left %u QPs, %u CQs, %u MRs, %u AHs on the "
 		   "device",

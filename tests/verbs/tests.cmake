@@ -149,6 +149,14 @@ if(TARGET ionic)
   ionic_add_test(verbs-qp-udma1-fw1 COMMAND $<TARGET_FILE:verbs-qp>
     SIM SIM_ARGS --udma-count 1 --fw-version 1)
 
+  # several NICs per host (--nics): listing, RC and UD between two NICs
+  # in one process (one doorbell trap, two devices), distinct QPNs of two
+  # processes on one NIC; with 8 NICs and CMB express doorbells too
+  ionic_add_test(verbs-nics SOURCES ${_h7}/nics.c
+    LIBS ionic_test_fixture SIM SIM_ARGS --nics 2 ARGS 2)
+  ionic_add_test(verbs-nics8-expdb COMMAND $<TARGET_FILE:verbs-nics>
+    SIM SIM_ARGS --nics 8 --cmb-pages 64 --expdb-qtypes 1 ARGS 8)
+
   # what a new user gets wrong: one table of bad arguments and wrong-state
   # calls with their documented errno, under a watchdog; CQ overrun, the
   # read-queue depths of query_qp, zero SGEs (issue 13)

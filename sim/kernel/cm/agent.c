@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * ionic-sim kernel layer: the process' IB CM agent (proto.h) - one
- * thread that polls the agent endpoint and every listen endpoint, hands
+ * thread that polls the agent endpoints (one per NIC) and every listen
+ * endpoint, hands
  * each message to ik_cm_input() and resends what waits for an answer
  * (ik_cm_retry), all under ik_cm_lock.
  */
@@ -22,16 +23,17 @@
 static struct {
 	bool running;
 	int wake; /* eventfd: the endpoint set changed */
-	struct ifab_ep ep;
-} agent = { .wake = -1, .ep = { .fd = -1 } };
+	unsigned int nep; /* the host's NICs, once running */
+	struct ifab_ep ep[ISIM_MAX_NICS]; /* NIC k's on its node */
+} agent = { .wake = -1 };
 
 /* Some listen endpoint of this process was closed (see
  * ik_cm_listen_open). */
 static bool closed_listeners;
 
-struct ifab_ep *ik_cm_agent_ep(void)
+struct ifab_ep *ik_cm_agent_ep(unsigned int nic)
 {
-	return &agent.ep;
+	return &agent.ep[nic < agent.nep ? nic : 0];
 }
 
 void ik_cm_agent_kick(void)
@@ -60,6 +62,12 @@ static void drain(struct ifab_ep *ep, struct ik_cm_id *listener)
 	}
 }
 
+/* A listener's endpoint on its k-th NIC (lep: its own, or NIC 0's). */
+static struct ifab_ep *listen_ep(struct ik_cm_id *l, unsigned int k)
+{
+	return k ? &l->lep_more[k - 1] : &l->lep;
+}
+
 static void *agent_main(void *arg)
 {
 	struct pollfd p[AGENT_MAX_FDS];
@@ -67,7 +75,7 @@ static void *agent_main(void *arg)
 
 	(void)arg;
 	for (;;) {
-		nfds_t n = 2;
+		nfds_t n = 1 + agent.nep;
 		int timeout = -1;
 
 		pthread_mutex_lock(&ik_cm_lock);
@@ -76,17 +84,25 @@ static void *agent_main(void *arg)
 			return NULL;
 		}
 		p[0] = (struct pollfd){ .fd = agent.wake, .events = POLLIN };
-		p[1] = (struct pollfd){ .fd = agent.ep.fd, .events = POLLIN };
+		for (unsigned int k = 0; k < agent.nep; k++) {
+			p[1 + k] = (struct pollfd){ .fd = agent.ep[k].fd,
+						    .events = POLLIN };
+			if (ifab_backlogged(&agent.ep[k]))
+				timeout = 10;
+		}
 		for (uint32_t h = 0; h < ik_cm_nids && n < AGENT_MAX_FDS; h++)
-			if (ik_cm_ids[h] && ik_cm_ids[h]->lep.fd >= 0) {
+			for (unsigned int k = 0;
+			     ik_cm_ids[h] && k < ISIM_MAX_NICS &&
+			     n < AGENT_MAX_FDS;
+			     k++) {
+				struct ifab_ep *ep = listen_ep(ik_cm_ids[h], k);
+
+				if (ep->fd < 0)
+					continue;
 				owner[n] = h;
-				p[n++] = (struct pollfd){
-					.fd = ik_cm_ids[h]->lep.fd,
-					.events = POLLIN
-				};
+				p[n++] = (struct pollfd){ .fd = ep->fd,
+							  .events = POLLIN };
 			}
-		if (ifab_backlogged(&agent.ep))
-			timeout = 10;
 		for (uint32_t h = 0; h < ik_cm_nids; h++)
 			if (ik_cm_ids[h] && ik_cm_ids[h]->rtx_due) {
 				uint64_t now = ik_cm_now_ns();
@@ -110,20 +126,25 @@ static void *agent_main(void *arg)
 
 			(void)!isim_sys_read(agent.wake, &v, sizeof(v));
 		}
-		ifab_flush(&agent.ep);
+		for (unsigned int k = 0; k < agent.nep; k++)
+			ifab_flush(&agent.ep[k]);
 		for (uint32_t h = 0; h < ik_cm_nids; h++)
 			if (ik_cm_ids[h] && ik_cm_ids[h]->rtx_due)
 				ik_cm_retry(ik_cm_ids[h], ik_cm_now_ns());
-		if (p[1].revents & POLLIN)
-			drain(&agent.ep, NULL);
-		for (nfds_t i = 2; i < n; i++) {
+		for (unsigned int k = 0; k < agent.nep; k++)
+			if (p[1 + k].revents & POLLIN)
+				drain(&agent.ep[k], NULL);
+		for (nfds_t i = 1 + agent.nep; i < n; i++) {
 			struct ik_cm_id *l = owner[i] < ik_cm_nids ?
 						     ik_cm_ids[owner[i]] :
 						     NULL;
 
-			if ((p[i].revents & POLLIN) && l &&
-			    l->lep.fd == p[i].fd)
-				drain(&l->lep, l);
+			for (unsigned int k = 0;
+			     (p[i].revents & POLLIN) && l && l->lep.fd >= 0 &&
+			     k < ISIM_MAX_NICS;
+			     k++)
+				if (listen_ep(l, k)->fd == p[i].fd)
+					drain(listen_ep(l, k), l);
 		}
 		pthread_mutex_unlock(&ik_cm_lock);
 	}
@@ -131,17 +152,24 @@ static void *agent_main(void *arg)
 
 int ik_cm_agent_start(void)
 {
+	const struct ik_host *h = ik_host_get();
 	pthread_attr_t attr;
 	pthread_t th;
-	int rc = -EADDRINUSE;
+	int rc = 0;
 
 	if (agent.running)
 		return 0;
-	for (uint32_t k = 1; k < 4096 && rc == -EADDRINUSE; k++)
-		rc = ik_cm_wire_open(&agent.ep, ik_cm_own_node(),
-				     IK_CM_AGENT_QPN + k);
-	if (rc)
-		return rc;
+	/* a free agent QPN on each NIC's node (other processes of the
+	 * host hold some) */
+	for (agent.nep = 0; !rc && agent.nep < h->nnics; agent.nep++) {
+		rc = -EADDRINUSE;
+		for (uint32_t q = 1; q < 4096 && rc == -EADDRINUSE; q++)
+			rc = ik_cm_wire_open(&agent.ep[agent.nep],
+					     ik_cm_own_node(agent.nep),
+					     IK_CM_AGENT_QPN + q);
+		if (rc)
+			goto fail;
+	}
 	agent.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (agent.wake < 0) {
 		rc = -errno;
@@ -158,42 +186,61 @@ int ik_cm_agent_start(void)
 	isim_sys_close(agent.wake);
 	agent.wake = -1;
 fail:
-	ik_cm_wire_close(&agent.ep);
+	while (agent.nep--)
+		ik_cm_wire_close(&agent.ep[agent.nep]);
+	agent.nep = 0;
 	return rc;
 }
 
 void ik_cm_agent_atfork_child(void)
 {
-	/* the thread did not come along; its endpoint is the parent's */
-	if (agent.ep.fd >= 0)
-		isim_sys_close(agent.ep.fd);
+	/* the thread did not come along; its endpoints are the parent's */
+	for (unsigned int k = 0; k < agent.nep; k++)
+		if (agent.ep[k].fd >= 0)
+			isim_sys_close(agent.ep[k].fd);
 	if (agent.wake >= 0)
 		isim_sys_close(agent.wake);
 	memset(&agent, 0, sizeof(agent));
 	agent.wake = -1;
-	agent.ep.fd = -1;
 }
 
-int ik_cm_listen_open(struct ik_cm_id *ctx)
+static int listen_one(struct ik_cm_id *ctx, struct ifab_ep *ep, uint32_t node)
 {
-	int rc = ik_cm_agent_start();
+	int rc = 0;
 
-	if (rc)
-		return rc;
 	/* A listen endpoint of ours closed a moment ago keeps its address
 	 * while the agent's poll() still holds it: wake the agent and let
 	 * that poll return before calling the port taken. */
 	for (int i = 0; i < 50; i++) {
 		rc = ik_cm_wire_open(
-			&ctx->lep, ik_cm_own_node(),
+			ep, node,
 			ik_cm_listen_qpn(ctx->ps, ik_cm_addr_port(&ctx->src)));
 		if (rc != -EADDRINUSE || !closed_listeners)
 			break;
 		ik_cm_agent_kick();
 		usleep(1000);
 	}
+	if (rc)
+		ep->fd = -1;
+	return rc;
+}
+
+int ik_cm_listen_open(struct ik_cm_id *ctx)
+{
+	const struct ik_host *h = ik_host_get();
+	int rc = ik_cm_agent_start();
+
+	if (rc)
+		return rc;
+	/* bound to an address: that NIC's node; else every NIC's */
+	for (unsigned int k = 0; !rc && k < h->nnics; k++) {
+		if (ctx->has_dev && k)
+			break;
+		rc = listen_one(ctx, listen_ep(ctx, k),
+				ik_cm_own_node(ctx->has_dev ? ctx->dev : k));
+	}
 	if (rc) {
-		ctx->lep.fd = -1;
+		ik_cm_listen_close(ctx);
 		return rc;
 	}
 	ik_cm_agent_kick();
@@ -202,10 +249,19 @@ int ik_cm_listen_open(struct ik_cm_id *ctx)
 
 void ik_cm_listen_close(struct ik_cm_id *ctx)
 {
-	if (ctx->lep.fd < 0)
+	bool closed = false;
+
+	for (unsigned int k = 0; k < ISIM_MAX_NICS; k++) {
+		struct ifab_ep *ep = listen_ep(ctx, k);
+
+		if (ep->fd < 0)
+			continue;
+		ik_cm_wire_close(ep);
+		ep->fd = -1;
+		closed = true;
+	}
+	if (!closed)
 		return;
-	ik_cm_wire_close(&ctx->lep);
-	ctx->lep.fd = -1;
 	closed_listeners = true;
 	ik_cm_agent_kick();
 }

@@ -71,7 +71,7 @@ int ik_ucma_connect(struct ik_ucma_cmd *c)
 	 * a while (ik_cm_retry) */
 	ik_cm_rtx_arm(ctx, &m,
 		      ik_cm_send_peer(ctx, &m) &&
-			      ifab_tells_absent(ik_cm_agent_ep()));
+			      ifab_tells_absent(ik_cm_agent_ep(0)));
 	return 0;
 }
 

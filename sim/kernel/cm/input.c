@@ -57,6 +57,10 @@ static void on_req(struct ik_cm_id *l, const struct ik_cm_msg *m)
 	child->passive = true;
 	child->state = IK_CM_CONNECT;
 	child->has_dev = true;
+	/* the NIC the request came to (a wildcard listener has them all) */
+	child->dev = ik_cm_nic_of_ip(dst) >= 0 ?
+			     (unsigned int)ik_cm_nic_of_ip(dst) :
+			     l->dev;
 	child->route = true;
 	child->tos = l->tos;
 	ik_cm_set_in(&child->src, dst, ik_cm_addr_port(&l->src));

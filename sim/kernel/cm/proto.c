@@ -57,13 +57,13 @@ uint32_t ik_cm_listen_qpn(uint16_t ps, uint16_t port)
  * On the unix fabric the NICs of a host are its nodes, 198.18.hi.lo, and
  * an address of the plan that is no node's has nobody to answer ARP.  On
  * the UDP fabric a NIC's GID 1 is its UDP address, so every address of
- * isim0's subnet is one the host's IP stack can reach, as a RoCE NIC's
+ * an interface's subnet is one the host's IP stack can reach, as a RoCE NIC's
  * neighbours are the hosts of its netdev's subnet: a NIC answers there,
  * or the CM's request goes unanswered (docs/kernel-contract.md §22.5).
  */
-bool ik_cm_neighbour(uint32_t ip)
+bool ik_cm_neighbour(unsigned int nic, uint32_t ip)
 {
-	const struct ik_netdev *nd = ik_netdev_get();
+	const struct ik_netdev *nd = ik_netdev_get(nic);
 	const struct ifab_transport *tp = ifab_default_transport();
 	uint32_t own, mask = nd->ipv4_prefix ?
 				     htonl(~0u << (32 - nd->ipv4_prefix)) :
@@ -87,8 +87,8 @@ void ik_cm_msg_init(struct ik_cm_msg *m, const struct ik_cm_id *ctx,
 	m->tid = ((uint64_t)attr << 48) | ctx->conn.local_comm_id;
 	m->local_comm_id = ctx->conn.local_comm_id;
 	m->remote_comm_id = ctx->conn.remote_comm_id;
-	isim_node_gid(ik_cm_own_node(), 1, m->reply_gid);
-	m->reply_qpn = ik_cm_agent_ep()->qpn;
+	isim_node_gid(ik_cm_own_node(ctx->dev), 1, m->reply_gid);
+	m->reply_qpn = ik_cm_agent_ep(ctx->dev)->qpn;
 	m->ip_version = 4;
 }
 
@@ -100,36 +100,43 @@ void ik_cm_set_pdata(struct ik_cm_msg *m, const void *p, uint8_t len)
 
 /* Send to (the NIC of dgid, qpn): false if nobody holds that endpoint,
  * as far as the transport can tell (ifab_tells_absent). */
-static bool send_to(const uint8_t dgid[16], uint32_t qpn,
+static bool send_to(unsigned int nic, const uint8_t dgid[16], uint32_t qpn,
 		    const struct ik_cm_msg *m)
 {
 	uint8_t sgid[16];
 
-	isim_node_gid(ik_cm_own_node(), 1, sgid);
-	return ik_cm_wire_send(ik_cm_agent_ep(), sgid, dgid, qpn, m) !=
+	isim_node_gid(ik_cm_own_node(nic), 1, sgid);
+	return ik_cm_wire_send(ik_cm_agent_ep(nic), sgid, dgid, qpn, m) !=
 	       IFAB_LOST;
 }
 
 bool ik_cm_send_peer(const struct ik_cm_id *ctx, const struct ik_cm_msg *m)
 {
-	return send_to(ctx->conn.peer_gid, ctx->conn.peer_agent, m);
+	return send_to(ctx->dev, ctx->conn.peer_gid, ctx->conn.peer_agent, m);
 }
 
 /* A REJ for a REQ no id was made for. */
 void ik_cm_reject_req(const struct ik_cm_msg *req, uint16_t reason)
 {
 	struct ik_cm_msg m = { .attr = IK_CM_REJ };
+	int nic;
+	uint32_t dst;
 
+	/* from the NIC the request came to */
+	memcpy(&dst, &req->dst_ip[12], 4);
+	nic = ik_cm_nic_of_ip(dst);
+	if (nic < 0)
+		nic = 0;
 	m.tid = req->tid;
 	m.remote_comm_id = req->local_comm_id;
-	isim_node_gid(ik_cm_own_node(), 1, m.reply_gid);
-	m.reply_qpn = ik_cm_agent_ep()->qpn;
+	isim_node_gid(ik_cm_own_node((unsigned int)nic), 1, m.reply_gid);
+	m.reply_qpn = ik_cm_agent_ep((unsigned int)nic)->qpn;
 	m.reason = reason;
 	if (req->attr == IK_CM_SIDR_REQ) {
 		m.attr = IK_CM_SIDR_REP;
 		m.reason = IK_CM_SIDR_UNSUPPORTED;
 	}
-	send_to(req->reply_gid, req->reply_qpn, &m);
+	send_to((unsigned int)nic, req->reply_gid, req->reply_qpn, &m);
 }
 
 void ik_cm_send_rej(struct ik_cm_id *ctx, uint16_t reason, const void *p,
@@ -252,7 +259,7 @@ void ik_cm_retry(struct ik_cm_id *ctx, uint64_t now)
 	heard = ctx->rtx_heard;
 	ctx->rtx_heard = false;
 	if (ik_cm_send_peer(ctx, &ctx->req) &&
-	    (heard || ifab_tells_absent(ik_cm_agent_ep()))) {
+	    (heard || ifab_tells_absent(ik_cm_agent_ep(0)))) {
 		ctx->rtx_arrived = true;
 		ctx->rtx_left = CM_LOST_RETRIES;
 		ctx->rtx_due = now + rtx_period(ctx);

@@ -45,9 +45,10 @@
 #define IK_CM_SIDR_UNSUPPORTED 1
 #define IK_CM_SIDR_REJECT 2
 
-static inline uint32_t ik_cm_own_node(void)
+/* NIC nic's fabric node. */
+static inline uint32_t ik_cm_own_node(unsigned int nic)
 {
-	return ik_host_get()->node;
+	return ik_host_get()->node[nic];
 }
 
 /* ---- proto.c ----------------------------------------------------- */
@@ -88,8 +89,9 @@ void ik_cm_input(const struct ik_cm_msg *m, struct ik_cm_id *listener);
 
 /* ---- agent.c ----------------------------------------------------- */
 
-/* The agent's endpoint: where answers to our messages come. */
-struct ifab_ep *ik_cm_agent_ep(void);
+/* The agent's endpoint on NIC 'nic' (its node): where answers to the
+ * messages of ids on that NIC come, as a port's QP1 takes its MADs. */
+struct ifab_ep *ik_cm_agent_ep(unsigned int nic);
 /* Wake the agent: its endpoint set or its next resend time changed. */
 void ik_cm_agent_kick(void);
 

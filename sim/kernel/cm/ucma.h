@@ -109,7 +109,8 @@ struct ik_cm_id {
 	enum ik_cm_state state;
 	uint32_t seq; /* starting PSN (24 bits) */
 	bool visible; /* commands may name it (child: its request read) */
-	bool has_dev; /* bound to ionic_0 port 1 */
+	bool has_dev; /* bound to port 1 of ionic_<dev> */
+	unsigned int dev; /* the NIC (common/nics.h), with has_dev */
 	bool route; /* RESOLVE_ROUTE done (or the REQ's path) */
 	bool passive; /* made by a request: holds no port */
 	struct sockaddr_storage src, dst;
@@ -120,6 +121,8 @@ struct ik_cm_id {
 	struct ik_cm_id *listener; /* child: who it came to */
 	int backlog; /* credits left */
 	struct ifab_ep lep; /* the listen endpoint: where REQs arrive */
+	/* a listener bound to no address also listens on NICs 1.. */
+	struct ifab_ep lep_more[ISIM_MAX_NICS - 1];
 	uint32_t events_reported;
 	struct ik_cm_conn conn;
 	/* the REQ, SIDR REQ, REP or DREQ awaiting its answer: resent at
@@ -228,6 +231,8 @@ void ik_cm_set_in(struct sockaddr_storage *sa, uint32_t ip, uint16_t port);
 void ik_cm_ip_gid(uint32_t ip, uint8_t gid[16]);
 /* iboe_get_mtu of the netdev MTU (enum ibv_mtu), 0 if too small. */
 uint8_t ik_cm_path_mtu(void);
+/* The NIC whose address is 'ip' (network order), or -1. */
+int ik_cm_nic_of_ip(uint32_t ip);
 /* The default flow label of an IPv4 path. */
 uint32_t ik_cm_flow_label(uint16_t sport, uint16_t dport);
 
@@ -244,10 +249,11 @@ uint32_t ik_cm_new_comm_id(void);
 int ik_cm_agent_start(void);
 /* fork() child: no agent thread, no endpoints of its own. */
 void ik_cm_agent_atfork_child(void);
-/* Is the IPv4 address ip (network order, not isim0's own) a neighbour
- * on isim0's link - another NIC of the fabric - so that RESOLVE_ADDR
- * finds it?  The IPv4-mapped form of it is then that NIC's GID 1. */
-bool ik_cm_neighbour(uint32_t ip);
+/* Is the IPv4 address ip (network order, not the interface's own) a
+ * neighbour on NIC nic's link (isim<nic>) - another NIC of the fabric -
+ * so that RESOLVE_ADDR finds it?  The IPv4-mapped form of it is then
+ * that NIC's GID 1. */
+bool ik_cm_neighbour(unsigned int nic, uint32_t ip);
 
 #define IK_CM_UDP_QKEY 0x01234567u
 #define IK_CM_MAX_BACKLOG 1024

@@ -115,12 +115,36 @@ static bool addr_any(const struct sockaddr_storage *sa)
 	return true;
 }
 
-static uint32_t own_ip(void)
+/* NIC k's address (isimK's), network order. */
+static uint32_t own_ip(unsigned int k)
 {
 	uint32_t ip;
 
-	memcpy(&ip, ik_netdev_get()->ipv4, 4);
+	memcpy(&ip, ik_netdev_get(k)->ipv4, 4);
 	return ip;
+}
+
+int ik_cm_nic_of_ip(uint32_t ip)
+{
+	const struct ik_netdev *nd;
+
+	for (unsigned int k = 0; ip && (nd = ik_netdev_get(k)); k++)
+		if (!memcmp(nd->ipv4, &ip, 4))
+			return (int)k;
+	return -1;
+}
+
+/* The NIC a route to 'ip' leaves by: the one that has the address, else
+ * the first whose subnet holds it (the interfaces' order, as the host's
+ * routing table lists them); -1 when none does. */
+static int route_nic(uint32_t ip)
+{
+	int k = ik_cm_nic_of_ip(ip);
+
+	for (unsigned int j = 0; k < 0 && ik_netdev_get(j); j++)
+		if (ik_cm_neighbour(j, ip))
+			k = (int)j;
+	return k;
 }
 
 void ik_cm_ip_gid(uint32_t ip, uint8_t gid[16])
@@ -134,7 +158,7 @@ void ik_cm_ip_gid(uint32_t ip, uint8_t gid[16])
 
 uint8_t ik_cm_path_mtu(void)
 {
-	uint32_t m = ik_netdev_get()->mtu;
+	uint32_t m = ik_netdev_get(0)->mtu;
 
 	m = m > 96 ? m - 96 : 0; /* GRH, UDP, BTH, XRC, AtomicETH, ICRC */
 	return m >= 4096 ? IBV_MTU_4096 :
@@ -253,7 +277,7 @@ static int bind_addr(struct ik_cm_id *ctx, const struct sockaddr_storage *in)
 {
 	struct sockaddr_storage sa = *in;
 	bool dev = false;
-	int rc;
+	int nic = 0, rc;
 
 	switch (sa.ss_family) {
 	case AF_INET:
@@ -263,7 +287,8 @@ static int bind_addr(struct ik_cm_id *ctx, const struct sockaddr_storage *in)
 
 		if (addr_any(&sa))
 			break;
-		if (ip && ip == own_ip()) {
+		nic = ik_cm_nic_of_ip(ip);
+		if (nic >= 0) {
 			dev = true;
 			break;
 		}
@@ -280,8 +305,13 @@ static int bind_addr(struct ik_cm_id *ctx, const struct sockaddr_storage *in)
 
 		if (addr_any(&sa))
 			break;
-		ik_cm_ip_gid(own_ip(), gid);
-		if (memcmp(((struct cm_sockaddr_ib *)&sa)->gid, gid, 16))
+		for (nic = 0; ik_netdev_get((unsigned int)nic); nic++) {
+			ik_cm_ip_gid(own_ip((unsigned int)nic), gid);
+			if (!memcmp(((struct cm_sockaddr_ib *)&sa)->gid, gid,
+				    16))
+				break;
+		}
+		if (!ik_netdev_get((unsigned int)nic))
 			return -EADDRNOTAVAIL;
 		dev = true;
 		break;
@@ -294,6 +324,7 @@ static int bind_addr(struct ik_cm_id *ctx, const struct sockaddr_storage *in)
 		return rc;
 	ctx->src = sa;
 	ctx->has_dev = dev;
+	ctx->dev = dev ? (unsigned int)nic : 0;
 	memset(&ctx->dst, 0, sizeof(ctx->dst));
 	ctx->dst.ss_family = sa.ss_family;
 	ctx->state = IK_CM_ADDR_BOUND;
@@ -324,7 +355,7 @@ int ik_ucma_resolve_addr(struct ik_ucma_cmd *c)
 	struct sockaddr_storage *src, *dst;
 	struct ik_cm_id *ctx;
 	uint32_t ip;
-	int rc, err = 0;
+	int nic, rc, err = 0;
 
 	memcpy(&cmd, c->in, sizeof(cmd));
 	src = (struct sockaddr_storage *)&cmd.src_addr;
@@ -351,9 +382,13 @@ int ik_ucma_resolve_addr(struct ik_ucma_cmd *c)
 	if (!addr_any(dst) && !ip)
 		return -ENETUNREACH; /* no IPv6 route on isim0 */
 	ctx->dst = *dst;
+	/* a bound id leaves by its NIC, else by the route's */
+	nic = ctx->has_dev ? (int)ctx->dev : ip ? route_nic(ip) : 0;
 	if (ip && ((const uint8_t *)&ip)[0] == 127) {
 		err = -ENODEV; /* through lo: no RoCE device */
-	} else if (ip && !ik_cm_neighbour(ip)) {
+	} else if (ip &&
+		   (nic < 0 || (ik_cm_nic_of_ip(ip) < 0 &&
+				!ik_cm_neighbour((unsigned int)nic, ip)))) {
 		err = -ETIMEDOUT; /* nobody answers ARP */
 	}
 	if (err) {
@@ -365,20 +400,23 @@ int ik_ucma_resolve_addr(struct ik_ucma_cmd *c)
 		uint16_t port = ik_cm_addr_port(&ctx->src);
 
 		if (ctx->src.ss_family == AF_INET) {
-			ik_cm_set_in(&ctx->src, own_ip(), port);
+			ik_cm_set_in(&ctx->src, own_ip((unsigned int)nic),
+				     port);
 		} else {
 			struct sockaddr_in6 *s6 = (void *)&ctx->src;
 
 			s6->sin6_addr.s6_addr32[2] = htonl(0xffff);
-			s6->sin6_addr.s6_addr32[3] = own_ip();
+			s6->sin6_addr.s6_addr32[3] = own_ip((unsigned int)nic);
 		}
 	}
 	if (addr_any(dst)) {
 		/* cma_bind_loopback: the destination is ourselves */
 		if (dst->ss_family == AF_INET)
-			ik_cm_set_in(&ctx->dst, own_ip(), ik_cm_addr_port(dst));
+			ik_cm_set_in(&ctx->dst, own_ip((unsigned int)nic),
+				     ik_cm_addr_port(dst));
 	}
 	ctx->has_dev = true;
+	ctx->dev = (unsigned int)nic;
 	ctx->state = IK_CM_ADDR_RESOLVED;
 	ik_ucma_event(ctx, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL);
 	return 0;
@@ -417,10 +455,10 @@ static void query_addr(struct ik_cm_id *ctx, struct rdma_ucm_query_addr_resp *r)
 		uint8_t gid[16];
 
 		/* the node GUID: the EUI-64 of GID 0, big-endian bytes */
-		isim_node_gid(ik_host_get()->node, 0, gid);
+		isim_node_gid(ik_host_get()->node[ctx->dev], 0, gid);
 		memcpy(&r->node_guid, &gid[8], 8);
 		r->port_num = 1;
-		r->ibdev_index = IK_DEV_INDEX;
+		r->ibdev_index = ctx->dev;
 	} else {
 		r->ibdev_index = UINT32_MAX;
 	}

@@ -150,6 +150,8 @@ struct ik_cm_id *ik_cm_id_new(struct ik_ucma_file *f, uint16_t ps,
 	ctx->seq = (uint32_t)random() & 0xffffff;
 	ctx->visible = true;
 	ctx->lep.fd = -1;
+	for (unsigned int k = 0; k < ISIM_MAX_NICS - 1; k++)
+		ctx->lep_more[k].fd = -1;
 	ik_cm_ids[h] = ctx;
 	return ctx;
 }

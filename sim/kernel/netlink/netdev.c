@@ -5,8 +5,8 @@
  * ifindex, MAC, MTU, link state, addresses) and the identity netlink
  * reports (docs/kernel-contract.md §19, §20).
  *
- * Everything here derives from the run's environment (profile and fabric
- * node), not from the NIC object: programs that only look (ip, rdma,
+ * Everything here derives from the run's environment (profile and the
+ * NICs' fabric nodes, common/nics.h), not from the NIC objects: programs that only look (ip, rdma,
  * getifaddrs) must not start a device, and every process of a run must
  * see the same interface.
  */
@@ -24,21 +24,13 @@
 static struct ik_host host;
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 
-static void host_init(void)
+static void netdev_init(struct ik_netdev *nd, unsigned int k, uint32_t node)
 {
-	struct ik_netdev *nd = &host.netdev;
-	const char *node = getenv(ISIM_ENV_NODE);
 	uint8_t gid[16];
 
-	if (isim_profile_from_env(&host.prof))
-		isim_profile_defaults(&host.prof); /* the model refuses it */
-	host.node = node ? (uint32_t)strtoul(node, NULL, 0) : 1;
-	if (!host.node)
-		host.node = 1;
-
-	snprintf(nd->name, sizeof(nd->name), "%s", IK_NETDEV_NAME);
-	nd->ifindex = IK_NETDEV_IFINDEX;
-	isim_node_mac(host.node, nd->mac);
+	snprintf(nd->name, sizeof(nd->name), IK_NETDEV_NAME, k);
+	nd->ifindex = IK_NETDEV_IFINDEX + (int)k;
+	isim_node_mac(node, nd->mac);
 	nd->mtu = host.prof.netdev_mtu;
 	nd->max_mtu = IK_NETDEV_MAX_MTU;
 	/* administratively up; carrier follows the port
@@ -47,7 +39,7 @@ static void host_init(void)
 	if (host.prof.port_up)
 		nd->flags |= IFF_RUNNING | IFF_LOWER_UP;
 	/* the addresses behind GID 1 (::ffff:a.b.c.d) and GID 0 */
-	isim_node_gid(host.node, 1, gid);
+	isim_node_gid(node, 1, gid);
 	memcpy(nd->ipv4, &gid[12], 4);
 	nd->ipv4_prefix = IK_NETDEV_IPV4_PREFIX;
 	for (unsigned int i = 0; i < 4; i++) {
@@ -58,8 +50,17 @@ static void host_init(void)
 
 		nd->ipv4_brd[i] = nd->ipv4[i] | (uint8_t)~mask;
 	}
-	isim_node_gid(host.node, 0, nd->ipv6_ll);
+	isim_node_gid(node, 0, nd->ipv6_ll);
 	nd->ipv6_prefix = 64;
+}
+
+static void host_init(void)
+{
+	if (isim_profile_from_env(&host.prof))
+		isim_profile_defaults(&host.prof); /* the model refuses it */
+	host.nnics = isim_nics(host.node);
+	for (unsigned int k = 0; k < host.nnics; k++)
+		netdev_init(&host.netdev[k], k, host.node[k]);
 }
 
 const struct ik_host *ik_host_get(void)
@@ -68,9 +69,11 @@ const struct ik_host *ik_host_get(void)
 	return &host;
 }
 
-const struct ik_netdev *ik_netdev_get(void)
+const struct ik_netdev *ik_netdev_get(unsigned int k)
 {
-	return &ik_host_get()->netdev;
+	const struct ik_host *h = ik_host_get();
+
+	return k < h->nnics ? &h->netdev[k] : NULL;
 }
 
 bool ik_nl_rdma_enabled(void)

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/rdma_user_cm.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +38,7 @@ struct nl_req {
 	void *ctx;
 	struct ik_nlmsg *m; /* reply under construction */
 	bool dump;
+	unsigned int dev; /* the device the request named (req_dev) */
 };
 
 static void reply_start(struct nl_req *r, uint16_t op)
@@ -50,52 +52,58 @@ static int reply_emit(struct nl_req *r)
 	return ik_nlmsg_emit(r->m, r->emit, r->ctx);
 }
 
-/* fill_nldev_handle */
-static void put_handle(struct ik_nlmsg *m)
+/* fill_nldev_handle: NIC k is device index k */
+static void put_handle(struct ik_nlmsg *m, unsigned int k)
 {
-	ik_nla_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, IK_DEV_INDEX);
-	ik_nla_str(m, RDMA_NLDEV_ATTR_DEV_NAME, IK_DEV_NAME);
+	char name[16];
+
+	snprintf(name, sizeof(name), IK_DEV_NAME, k);
+	ik_nla_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, k);
+	ik_nla_str(m, RDMA_NLDEV_ATTR_DEV_NAME, name);
 }
 
-/* The device index a request names: -ENODEV-style lookups fail with
- * EINVAL in nldev; 'required' says whether it must be there. */
-static int req_dev(const struct nl_req *r, bool required)
+/* The device index a request names, in r->dev: -ENODEV-style lookups
+ * fail with EINVAL in nldev; 'required' says whether it must be there
+ * (1 when it is not). */
+static int req_dev(struct nl_req *r, bool required)
 {
 	uint32_t idx;
 
+	r->dev = 0;
 	if (!r->tb[RDMA_NLDEV_ATTR_DEV_INDEX].data)
 		return required ? -EINVAL : 1;
 	if (ik_nla_get_u32(&r->tb[RDMA_NLDEV_ATTR_DEV_INDEX], &idx) ||
-	    idx != IK_DEV_INDEX)
+	    idx >= ik_host_get()->nnics)
 		return -EINVAL;
+	r->dev = idx;
 	return 0;
 }
 
 /* the node GUID as nldev sends it: be64_to_cpu of the GUID bytes */
-static uint64_t node_guid(void)
+static uint64_t node_guid(unsigned int k)
 {
 	const struct ik_host *h = ik_host_get();
 	uint8_t gid[16];
 	uint64_t v = 0;
 
-	isim_node_gid(h->node, 0, gid);
+	isim_node_gid(h->node[k], 0, gid);
 	for (int i = 8; i < 16; i++)
 		v = v << 8 | gid[i];
 	return v;
 }
 
 /* fill_dev_info */
-static void put_dev_info(struct ik_nlmsg *m)
+static void put_dev_info(struct ik_nlmsg *m, unsigned int k)
 {
 	const struct ik_host *h = ik_host_get();
 
-	put_handle(m);
+	put_handle(m, k);
 	ik_nla_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, 1); /* rdma_end_port */
 	ik_nla_u64(m, RDMA_NLDEV_ATTR_CAP_FLAGS, IK_DEV_CAPS);
 	if (h->prof.fw_ver[0])
 		ik_nla_str(m, RDMA_NLDEV_ATTR_FW_VERSION, h->prof.fw_ver);
-	ik_nla_u64(m, RDMA_NLDEV_ATTR_NODE_GUID, node_guid());
-	ik_nla_u64(m, RDMA_NLDEV_ATTR_SYS_IMAGE_GUID, node_guid());
+	ik_nla_u64(m, RDMA_NLDEV_ATTR_NODE_GUID, node_guid(k));
+	ik_nla_u64(m, RDMA_NLDEV_ATTR_SYS_IMAGE_GUID, node_guid(k));
 	ik_nla_u8(m, RDMA_NLDEV_ATTR_DEV_NODE_TYPE, 1); /* RDMA_NODE_IB_CA */
 	ik_nla_u8(m, RDMA_NLDEV_ATTR_DEV_DIM, 0);
 	ik_nla_str(m, RDMA_NLDEV_ATTR_DEV_PROTOCOL, "roce");
@@ -107,9 +115,19 @@ static int nldev_get(struct nl_req *r)
 
 	if (rc < 0)
 		return rc;
-	reply_start(r, RDMA_NLDEV_CMD_GET);
-	put_dev_info(r->m);
-	return reply_emit(r);
+	if (!r->dump) {
+		reply_start(r, RDMA_NLDEV_CMD_GET);
+		put_dev_info(r->m, r->dev);
+		return reply_emit(r);
+	}
+	/* a dump lists every device, in index order */
+	rc = 0;
+	for (unsigned int k = 0; k < ik_host_get()->nnics && !rc; k++) {
+		reply_start(r, RDMA_NLDEV_CMD_GET);
+		put_dev_info(r->m, k);
+		rc = reply_emit(r);
+	}
+	return rc;
 }
 
 /* fill_port_info; the doit reply has type GET, as the kernel's */
@@ -128,7 +146,7 @@ static int nldev_port_get(struct nl_req *r)
 			return -EINVAL;
 	}
 	reply_start(r, r->dump ? RDMA_NLDEV_CMD_PORT_GET : RDMA_NLDEV_CMD_GET);
-	put_handle(r->m);
+	put_handle(r->m, r->dev);
 	ik_nla_u32(r->m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
 	/* no CAP_FLAGS/LID/SM_LID/LMC: those are InfiniBand ports' */
 	ik_nla_u8(r->m, RDMA_NLDEV_ATTR_PORT_STATE,
@@ -136,8 +154,8 @@ static int nldev_port_get(struct nl_req *r)
 	ik_nla_u8(r->m, RDMA_NLDEV_ATTR_PORT_PHYS_STATE,
 		  h->prof.port_up ? 5 /* LINK_UP */ : 2 /* POLLING */);
 	ik_nla_u32(r->m, RDMA_NLDEV_ATTR_NDEV_INDEX,
-		   (uint32_t)h->netdev.ifindex);
-	ik_nla_str(r->m, RDMA_NLDEV_ATTR_NDEV_NAME, h->netdev.name);
+		   (uint32_t)h->netdev[r->dev].ifindex);
+	ik_nla_str(r->m, RDMA_NLDEV_ATTR_NDEV_NAME, h->netdev[r->dev].name);
 	return reply_emit(r);
 }
 
@@ -145,6 +163,7 @@ static int nldev_port_get(struct nl_req *r)
 static int nldev_get_chardev(struct nl_req *r)
 {
 	const struct ik_host *h = ik_host_get();
+	char name[16];
 	const char *type;
 	int rc;
 
@@ -183,7 +202,8 @@ static int nldev_get_chardev(struct nl_req *r)
 		   (IK_CDEV_MINOR & 0xff) | (IK_CDEV_MAJOR << 8) |
 			   ((uint64_t)(IK_CDEV_MINOR & ~0xffu) << 12));
 	ik_nla_u64(r->m, RDMA_NLDEV_ATTR_CHARDEV_ABI, h->prof.abi_version);
-	ik_nla_str(r->m, RDMA_NLDEV_ATTR_CHARDEV_NAME, "uverbs0");
+	snprintf(name, sizeof(name), "uverbs%u", r->dev);
+	ik_nla_str(r->m, RDMA_NLDEV_ATTR_CHARDEV_NAME, name);
 	return reply_emit(r);
 }
 
@@ -195,33 +215,60 @@ static int nldev_sys_get(struct nl_req *r)
 	return reply_emit(r);
 }
 
+struct res_kind {
+	const char *name;
+	uint8_t type; /* 0: nothing of it exists here */
+};
+static int res_summary(struct nl_req *r, const struct res_kind *kinds,
+		       size_t nkinds);
+
 /* fill_res_info: the summary, in the kernel's order */
 static int nldev_res_get(struct nl_req *r)
 {
-	static const struct {
-		const char *name;
-		uint8_t type; /* 0: nothing of it exists here */
-	} kinds[] = {
+	static const struct res_kind kinds[] = {
 		{ "pd", IK_RES_PD }, { "cq", IK_RES_CQ }, { "qp", IK_RES_QP },
 		{ "cm_id", 0 },	     { "mr", IK_RES_MR }, { "ctx", IK_RES_CTX },
 		{ "srq", 0 },
 	};
 	int rc = req_dev(r, !r->dump);
+	unsigned int first = r->dev, end = r->dev + 1;
 
 	if (rc < 0)
 		return rc;
+	if (r->dump) /* every device */
+		first = 0, end = ik_host_get()->nnics;
+	for (r->dev = first, rc = 0; r->dev < end && !rc; r->dev++)
+		rc = res_summary(r, kinds, sizeof(kinds) / sizeof(kinds[0]));
+	return rc;
+}
+
+/* Counts the records of one device. */
+static int res_count(void *ctx, const struct ik_res_rec *e)
+{
+	uint64_t *n = ctx;
+
+	if (e->dev == (uint8_t)(n[1]))
+		n[0]++;
+	return 0;
+}
+
+/* One device's summary message. */
+static int res_summary(struct nl_req *r, const struct res_kind *kinds,
+		       size_t nkinds)
+{
 	reply_start(r, RDMA_NLDEV_CMD_RES_GET);
-	put_handle(r->m);
+	put_handle(r->m, r->dev);
 	ik_nla_nest_start(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY);
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		uint64_t n = kinds[i].type ?
-				     ik_res_walk(kinds[i].type, NULL, NULL) :
-				     0;
+	for (size_t i = 0; i < nkinds; i++) {
+		uint64_t n[2] = { 0, r->dev }; /* count, device */
+
+		if (kinds[i].type)
+			ik_res_walk(kinds[i].type, res_count, n);
 
 		ik_nla_nest_start(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY);
 		ik_nla_str(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME,
 			   kinds[i].name);
-		ik_nla_u64(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR, n);
+		ik_nla_u64(r->m, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR, n[0]);
 		ik_nla_nest_end(r->m);
 	}
 	ik_nla_nest_end(r->m);
@@ -243,7 +290,7 @@ struct res_dump {
 static void res_msg_open(struct res_dump *d)
 {
 	reply_start(d->r, d->op);
-	put_handle(d->r->m);
+	put_handle(d->r->m, d->r->dev);
 	ik_nla_nest_start(d->r->m, d->table);
 }
 
@@ -311,7 +358,7 @@ static int res_visit(void *ctx, const struct ik_res_rec *e)
 	struct ik_nlmsg *m = d->r->m;
 	size_t before;
 
-	if (d->by_id && e->id != d->want_id)
+	if (e->dev != d->r->dev || (d->by_id && e->id != d->want_id))
 		return 0;
 	d->found = true;
 	before = m->len;

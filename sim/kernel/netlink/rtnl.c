@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * ionic-sim kernel layer: the NIC's network interface in rtnetlink
+ * ionic-sim kernel layer: the NICs' network interfaces in rtnetlink
  * (NETLINK_ROUTE) answers, docs/kernel-contract.md §20: its link
  * (RTM_NEWLINK) and its IPv4 and IPv6 addresses (RTM_NEWADDR), as
  * `ip link` / `ip addr` and pyverbs' `ip -j addr show` read them.  The
@@ -23,10 +23,9 @@
 #include "../ik.h"
 #include "nlmsg.h"
 
-/* The interface a request names: by index or (links) by name. */
-static bool names_ours(const struct nlmsghdr *nlh)
+/* Does a request name interface 'd': by index or (links) by name? */
+static bool names(const struct nlmsghdr *nlh, const struct ik_netdev *d)
 {
-	const struct ik_netdev *d = ik_netdev_get();
 	struct ik_nla_view tb[IFLA_MAX + 1];
 	struct ifinfomsg ifi;
 	struct ifaddrmsg ifa;
@@ -65,6 +64,17 @@ static bool names_ours(const struct nlmsghdr *nlh)
 	}
 }
 
+/* The NIC whose interface a request names, or NULL. */
+static const struct ik_netdev *names_ours(const struct nlmsghdr *nlh)
+{
+	const struct ik_netdev *d;
+
+	for (unsigned int k = 0; (d = ik_netdev_get(k)); k++)
+		if (names(nlh, d))
+			return d;
+	return NULL;
+}
+
 enum ik_rtnl_route ik_rtnl_classify(const void *msg, size_t len)
 {
 	struct nlmsghdr h;
@@ -85,9 +95,8 @@ enum ik_rtnl_route ik_rtnl_classify(const void *msg, size_t len)
 	return IK_RTNL_HOST;
 }
 
-static void put_link(struct ik_nlmsg *m)
+static void put_link(struct ik_nlmsg *m, const struct ik_netdev *d)
 {
-	const struct ik_netdev *d = ik_netdev_get();
 	static const uint8_t brd[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	bool up = d->flags & IFF_LOWER_UP;
 	struct ifinfomsg *ifi = ik_nlmsg_hdr(m, sizeof(*ifi));
@@ -116,9 +125,8 @@ static void put_link(struct ik_nlmsg *m)
 	ik_nla_put(m, IFLA_PERM_ADDRESS, d->mac, 6);
 }
 
-static void put_addr(struct ik_nlmsg *m, int family)
+static void put_addr(struct ik_nlmsg *m, const struct ik_netdev *d, int family)
 {
-	const struct ik_netdev *d = ik_netdev_get();
 	struct ifa_cacheinfo ci = { .ifa_prefered = 0xffffffffu,
 				    .ifa_valid = 0xffffffffu };
 	struct ifaddrmsg *ifa = ik_nlmsg_hdr(m, sizeof(*ifa));
@@ -148,6 +156,7 @@ void ik_rtnl_answer(const struct ik_nl_sock *s, const void *msg, size_t len,
 		    bool complete, ik_nl_emit_fn emit, void *ctx)
 {
 	const struct nlmsghdr *nlh = msg;
+	const struct ik_netdev *one, *d;
 	struct ik_nlmsg *m;
 	bool dump;
 	int rc = 0;
@@ -155,15 +164,22 @@ void ik_rtnl_answer(const struct ik_nl_sock *s, const void *msg, size_t len,
 	if (len < sizeof(*nlh) || nlh->nlmsg_len > len)
 		return;
 	dump = !!(nlh->nlmsg_flags & NLM_F_DUMP);
+	/* the interface asked for, else (a dump) every one of ours */
+	one = names_ours(nlh);
 	m = malloc(sizeof(*m));
 	if (!m)
 		return;
 	switch (nlh->nlmsg_type) {
 	case RTM_GETLINK:
-		ik_nlmsg_start(m, RTM_NEWLINK, dump ? NLM_F_MULTI : 0,
-			       nlh->nlmsg_seq, s->portid);
-		put_link(m);
-		rc = ik_nlmsg_emit(m, emit, ctx);
+		for (unsigned int k = 0;
+		     !rc && (d = one ? one : ik_netdev_get(k)); k++) {
+			ik_nlmsg_start(m, RTM_NEWLINK, dump ? NLM_F_MULTI : 0,
+				       nlh->nlmsg_seq, s->portid);
+			put_link(m, d);
+			rc = ik_nlmsg_emit(m, emit, ctx);
+			if (one)
+				break;
+		}
 		break;
 	case RTM_GETADDR: {
 		struct ifaddrmsg req = { 0 };
@@ -175,10 +191,16 @@ void ik_rtnl_answer(const struct ik_nl_sock *s, const void *msg, size_t len,
 			if (req.ifa_family != AF_UNSPEC &&
 			    req.ifa_family != fam)
 				continue;
-			ik_nlmsg_start(m, RTM_NEWADDR, dump ? NLM_F_MULTI : 0,
-				       nlh->nlmsg_seq, s->portid);
-			put_addr(m, fam);
-			rc = ik_nlmsg_emit(m, emit, ctx);
+			for (unsigned int k = 0;
+			     (d = one ? one : ik_netdev_get(k)); k++) {
+				ik_nlmsg_start(m, RTM_NEWADDR,
+					       dump ? NLM_F_MULTI : 0,
+					       nlh->nlmsg_seq, s->portid);
+				put_addr(m, d, fam);
+				rc = ik_nlmsg_emit(m, emit, ctx);
+				if (one)
+					break;
+			}
 		}
 		if (!dump)
 			rc = -EOPNOTSUPP; /* addresses have no doit */

@@ -193,7 +193,8 @@ void ik_cmb_sq_release(struct ik_file *f, struct ik_qp *qp)
 		/* stores to a window still mapped must not reach the pages'
 		 * next owner: cut them off, then let the device apply what
 		 * was captured before */
-		ik_plat->dbpage_revoke(ik_cmb_expdb_tag(qp));
+		ik_plat->dbpage_revoke(
+			ik_nic_tag(f->nic, ik_cmb_expdb_tag(qp)));
 		idev_sync_doorbells(f->nic->dev);
 	}
 	cmb_range_set(f->nic, qp->sq_cmb_pgid, 1u << qp->sq_cmb_order, false);

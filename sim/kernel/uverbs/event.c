@@ -284,10 +284,6 @@ int ik_nic_dev_create(struct ik_nic *nic)
 		.lock = &nic->lock,
 		.ops = &dev_ops,
 		.host = nic,
-		/* the platform's port; stores to imported doorbell pages
-		 * go on to their exporters (import.c) */
-		.mmio = { .eventfd = ik_plat->mmio.eventfd,
-			  .pop = ik_plat->mmio.pop ? ik_mmio_pop : NULL },
 		/* the CMB is the device's memory (cmb.c made it first) */
 		.cmb = nic->cmb_base,
 		.cmb_size = nic->cmb_base ? (uint64_t)nic->prof.cmb_pages *
@@ -295,6 +291,12 @@ int ik_nic_dev_create(struct ik_nic *nic)
 					    0,
 	};
 	const char *rundir = getenv(ISIM_ENV_RUNDIR);
+	/* the platform's port, or this NIC's share of it (bus.c); stores
+	 * to imported doorbell pages go on to their exporters (import.c) */
+	int rc = ik_bus_port(nic, &cfg.mmio);
+
+	if (rc)
+		return rc;
 
 	/* the launcher's run directory holds the trigger file */
 	if (nic->prof.fatal_trigger && rundir &&

@@ -21,15 +21,17 @@ int ik_file_open(unsigned int devidx, struct ik_file **out)
 	struct ik_file *f;
 	int rc;
 
-	if (devidx != 0)
-		return -ENODEV; /* one NIC per process: uverbs0 only */
+	struct ik_nic *nic;
+
 	rc = ik_model_init(NULL);
+	if (!rc)
+		rc = ik_nic_get(devidx, &nic); /* -ENODEV beyond the host's */
 	if (rc)
 		return rc;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f->nic = ik_nic;
+	f->nic = nic;
 	f->async_q.rd = f->async_q.wr = f->async_q.peek = -1;
 	pthread_mutex_lock(&f->nic->lock);
 	/* a dead firmware's admin queue stays KILLED */
@@ -163,24 +165,12 @@ void ik_channel_put(struct ik_file *f, struct ik_event_queue *q)
 	}
 }
 
-/*
- * The application closes a completion channel's fd
- * (ibv_destroy_comp_channel): the kernel releases the event file once no
- * CQ holds it, and so the model's ends of the socket pair go too.
- * Without this every channel a context ever made would keep two fds
- * until the context is closed.  Only chan_lock is taken: the model's own
- * close() calls come here with its lock held.
- */
-void ik_fd_closing(int fd)
+/* ik_fd_closing() for the channels of one NIC. */
+static void nic_fd_closing(struct ik_nic *nic, int fd)
 {
-	struct ik_nic *nic = __atomic_load_n(&ik_nic, __ATOMIC_ACQUIRE);
 	struct ik_event_queue *q = NULL;
 	struct stat st;
 
-	ik_import_fd_closing(fd);
-	if (!nic || fd < 0 ||
-	    !__atomic_load_n(&nic->nchannels, __ATOMIC_RELAXED))
-		return;
 	if (isim_sys_fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return;
 	pthread_mutex_lock(&nic->chan_lock);
@@ -199,6 +189,26 @@ void ik_fd_closing(int fd)
 	if (q) {
 		ik_evq_close(q);
 		free(q);
+	}
+}
+
+/*
+ * The application closes a completion channel's fd
+ * (ibv_destroy_comp_channel): the kernel releases the event file once no
+ * CQ holds it, and so the model's ends of the socket pair go too.
+ * Without this every channel a context ever made would keep two fds
+ * until the context is closed.  Only chan_lock is taken: the model's own
+ * close() calls come here with its lock held.
+ */
+void ik_fd_closing(int fd)
+{
+	ik_import_fd_closing(fd);
+	for (unsigned int k = 0; k < ISIM_MAX_NICS && fd >= 0; k++) {
+		struct ik_nic *nic =
+			__atomic_load_n(&ik_nics[k], __ATOMIC_ACQUIRE);
+
+		if (nic && __atomic_load_n(&nic->nchannels, __ATOMIC_RELAXED))
+			nic_fd_closing(nic, fd);
 	}
 }
 
@@ -304,7 +314,7 @@ void ik_file_release(struct ik_file *f)
 	}
 	pthread_mutex_lock(&nic->lock);
 	if (f->has_ucontext) {
-		ik_plat->dbpage_revoke(f->dbid);
+		ik_plat->dbpage_revoke(ik_nic_tag(nic, f->dbid));
 		idev_sync_doorbells(nic->dev);
 	}
 	/* QPs before the CQs, AHs and PDs they use; MWs and MRs before PDs */

@@ -102,12 +102,18 @@ int ik_import_open(int sock, struct ik_file **out)
 {
 	struct ucred peer;
 	socklen_t plen = sizeof(peer);
-	struct ik_import *im;
-	struct ik_file *f;
+	struct ik_import *im = NULL;
+	struct ik_file *f = NULL;
+	struct ik_nic *nic;
 	int rc;
 
 	if (!ik_plat)
 		return -ENODEV;
+	/* NIC 0's engine pops this process's doorbell stores, which sends
+	 * those of imported pages on to their exporters (ik_mmio_pop) */
+	rc = ik_nic_get(0, &nic);
+	if (rc)
+		goto fail;
 	f = calloc(1, sizeof(*f));
 	im = calloc(1, sizeof(*im));
 	if (!f || !im) {
@@ -246,13 +252,16 @@ void ik_import_fd_closing(int fd)
  * those captured before a command go first. */
 static void doorbells_flush(void)
 {
-	struct ik_nic *nic = __atomic_load_n(&ik_nic, __ATOMIC_ACQUIRE);
+	for (unsigned int k = 0; k < ISIM_MAX_NICS; k++) {
+		struct ik_nic *nic =
+			__atomic_load_n(&ik_nics[k], __ATOMIC_ACQUIRE);
 
-	if (!nic || !nic->dev)
-		return;
-	pthread_mutex_lock(&nic->lock);
-	idev_sync_doorbells(nic->dev);
-	pthread_mutex_unlock(&nic->lock);
+		if (!nic || !nic->dev)
+			continue;
+		pthread_mutex_lock(&nic->lock);
+		idev_sync_doorbells(nic->dev);
+		pthread_mutex_unlock(&nic->lock);
+	}
 }
 
 /*

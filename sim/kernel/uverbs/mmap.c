@@ -141,11 +141,12 @@ void *ik_file_mmap(struct ik_file *f, void *addr, size_t len, int prot,
 	/* map outside the NIC lock: the doorbell trap has locks of its own
 	 * that the engine holds while it takes the NIC lock */
 	if (!*err && kind == IK_MMAP_DBELL) {
-		p = ik_plat->dbpage_map(f->dbid, addr, len, err);
+		p = ik_plat->dbpage_map(ik_nic_tag(f->nic, f->dbid), addr, len,
+					err);
 	} else if (!*err && kind == IK_MMAP_CMB && cmb_tag) {
 		/* express doorbell: the stores go to the device */
-		p = ik_plat->window_map(cmb_tag, addr, len, f->nic->cmb_memfd,
-					cmb_off, err);
+		p = ik_plat->window_map(ik_nic_tag(f->nic, cmb_tag), addr, len,
+					f->nic->cmb_memfd, cmb_off, err);
 	} else if (!*err && kind == IK_MMAP_CMB) {
 		p = isim_sys_mmap(addr, len, prot,
 				  MAP_SHARED | (flags & MAP_FIXED),
