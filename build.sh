@@ -80,6 +80,8 @@ DEPS=(cmake ninja-build gcc g++ pkg-config libibverbs-dev ibverbs-providers
       clang # + the clang runtime of the release (cmd_deps: fuzz_runtime_dep)
       # UCX and Open MPI over the emulated NIC (tests/e2e/ucx.sh, mpi.sh)
       ucx-utils openmpi-bin netpipe-openmpi
+      # mpicc and mpi.h for the cluster's collective job (tests/e2e/cluster.sh)
+      libopenmpi-dev
       # libfabric's fi_pingpong over rdma_cm (tests/e2e/fabric_pingpong.sh)
       libfabric-bin util-linux mount
       # the capture test (ionic-sim --pcap decoded by tshark)

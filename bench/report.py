@@ -26,6 +26,9 @@ Usage: report.py BUILD_DIR [--quick] [--json FILE] [--runs N]
  7. Issue 22's goals: perftest with the packet path and with the direct
     path, their ratio, the goal and whether it is met, with the machine's
     load (bench/run-direct.sh).
+ 8. The emulated cluster (as root): bring-up and teardown of 4 hosts x 2
+    NICs, host memory per emulated NIC, Open MPI latency and bandwidth
+    between two hosts (NetPIPE) (bench/run-cluster.sh).
 
 --no-callgrind leaves out parts 1-3 (the instruction counts), for the
 wall-clock parts alone.
@@ -282,6 +285,12 @@ def machine():
     return {"cpus": os.cpu_count(), "load_1_5_15": [float(v) for v in load]}
 
 
+def cluster_table(sim, work, runs, quick):
+    """bench/run-cluster.sh: 4 hosts x 2 NICs, NetPIPE up to 64 KiB."""
+    return run_table("run-cluster.sh",
+                     [sim, runs, 4, 2, 16 if quick else 65536], work)
+
+
 def fmt(v):
     return "-" if v is None else ("%.1f" % v if isinstance(v, float) else
                                   str(v))
@@ -383,6 +392,10 @@ def main():
                   "before -> after)\n" % runs)
             result["direct"] = direct_table(
                 sim, work, runs, 200 if quick else 2000, quick)
+
+        print("\nThe emulated cluster (ionic-sim cluster; median of %d)\n"
+              % runs)
+        result["cluster"] = cluster_table(sim, work, runs, quick)
     result["machine_at_end"] = machine()
 
     os.makedirs(os.path.dirname(out), exist_ok=True)

@@ -70,7 +70,8 @@ ionic_install_set() {
 		;;
 	sim)
 		printf '%s\n' "$ISET_BINDIR/ionic-sim" \
-			"$ISET_SIMLIBDIR/libionic-sim.so"
+			"$ISET_SIMLIBDIR/libionic-sim.so" \
+			"$ISET_SIMLIBDIR/ionic-sim-cluster"
 		printf '%s\n' "$ionic_man_pages_sim" | sed "s|^|$ISET_MANDIR/|"
 		;;
 	*)

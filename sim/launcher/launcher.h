@@ -64,4 +64,8 @@ int ilaunch_provider_prefix(const char *path, char *out, size_t len);
 /* Whether "<prefix>-rdmav<N>.so" exists for some N. */
 bool ilaunch_provider_exists(const char *prefix);
 
+/* `ionic-sim cluster ARGS...` (argv[0] "cluster"): runs the cluster
+ * script (cluster.c); returns only on failure, 125. */
+int ilaunch_cluster(int argc, char **argv);
+
 #endif /* ILAUNCH_LAUNCHER_H */

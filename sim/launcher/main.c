@@ -46,6 +46,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ionic-sim [options] [--] COMMAND [ARGS...]\n"
+		"       ionic-sim cluster ...  (emulated hosts: cluster --help)\n"
 		"\n"
 		"Run COMMAND against an emulated AMD Pensando ionic RDMA NIC (ionic_0,\n"
 		"/dev/infiniband/uverbs0), or several (--nics).  Every process COMMAND\n"
@@ -545,6 +546,8 @@ int main(int argc, char **argv)
 	bool udp;
 	int rc, status;
 
+	if (argc > 1 && !strcmp(argv[1], "cluster"))
+		return ilaunch_cluster(argc - 1, argv + 1);
 	catch_signals();
 	rc = parse_args(&o, argc, argv);
 	if (rc)

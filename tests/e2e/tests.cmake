@@ -141,6 +141,18 @@ if(IONIC_HAVE_SIM)
   ionic_add_test(e2e-mpi
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/mpi.sh ${IONIC_SIM_LAUNCHER}
     TIMEOUT 240)
+  # an emulated cluster (`ionic-sim cluster`): hosts of 2 NICs each in
+  # namespaces of their own joined by a bridge, the NICs on the UDP wire;
+  # bring-up and teardown leaving nothing behind, then unmodified jobs
+  # across hosts: rping -V and ib_send_bw -R, Open MPI over UCX on 4 hosts
+  # (a collective job each rank verifies, NetPIPE's integrity check),
+  # ucx_perftest over both NICs, fi_pingpong (skip, 77, without a tool or
+  # root)
+  foreach(_cl lifecycle rdmacm mpi ucx fabric)
+    ionic_add_test(e2e-cluster-${_cl}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/cluster.sh ${IONIC_SIM_LAUNCHER}
+      ARGS ${_cl} ENV CLUSTER_NICS=2 TIMEOUT 180)
+  endforeach()
   # iproute2's rdma and ip under ionic-sim: the device, port, network
   # interface and the objects the test holds; the port down; no netlink.
   ionic_add_test(e2e-rdma-tool SOURCES e2e/rdma_tool.c
