@@ -19,14 +19,18 @@
  * anonymous mappings merge into one line of /proc/self/maps, so the
  * address space is what grows by a ring per attempt).  The sanitizers'
  * allocators reserve address space on their own, so only the line count
- * is checked there, with slack.
+ * is checked there, with slack.  Natively the address space may move by
+ * a few pages either way without a leak (glibc grows and trims the top of
+ * its heap at whichever call crosses its threshold, and the emulator's
+ * threads allocate too), while a leaked SQ or RQ ring would add at least
+ * a page per attempt: the check allows less than half of that.
  */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MAPS_SLACK 6
-#define VMSIZE_EXACT 0
+#define VMSIZE_CHECKED 0
 #else
 #define MAPS_SLACK 0
-#define VMSIZE_EXACT 1
+#define VMSIZE_CHECKED 1
 #endif
 
 int main(void)
@@ -59,8 +63,9 @@ int main(void)
 	for (int i = WARM_UP; i < ATTEMPTS; i++)
 		CHECK_NULL_ERRNO(ibv_create_qp(pd, &ia), EAGAIN);
 	CHECK(fx_file_lines("/proc/self/maps") - maps <= MAPS_SLACK);
-	if (VMSIZE_EXACT)
-		CHECK_EQ(fx_status_kb("VmSize"), vm_kb);
+	if (VMSIZE_CHECKED)
+		CHECK(fx_status_kb("VmSize") - vm_kb <
+		      (ATTEMPTS - WARM_UP) / 2 * 4);
 
 	SECTION("a host-ring QP still creates and carries data");
 	host_pd = ibv_alloc_pd(ctx);
