@@ -17,11 +17,16 @@
  * Each side writes its completions (wr_id, status, opcode, byte_len,
  * immediate, whether the source QP is the peer) to ARGV[1].a / .b, and
  * checks the data itself.
+ *
+ * ARGV[2], optional: "thread": B is a thread of A's process with its own
+ * context of the same NIC (same-process peers on one device);
+ * "thread1": B is a thread on the process' second NIC (--nics 2).
  */
 #include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +51,7 @@ struct hello_b {
 	uint32_t qpn[NPAIRS];
 	uint32_t rkey, rkey_ro;
 	uint64_t addr, addr_ro;
+	union ibv_gid gid;
 };
 
 static int to_b[2], to_a[2];
@@ -63,6 +69,25 @@ static uint32_t hear(int fd)
 	return v;
 }
 
+/* The context of side B: the first NIC, or the second one (thread1). */
+static int b_nic;
+
+static struct ibv_context *open_nic(int index)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	int n = 0;
+
+	if (!index)
+		return fx_open();
+	list = ibv_get_device_list(&n);
+	REQUIRE(list && n > index);
+	ctx = ibv_open_device(list[index]);
+	ibv_free_device_list(list);
+	REQUIRE(ctx);
+	return ctx;
+}
+
 static void side_create(struct side *s, char name)
 {
 	struct ibv_qp_init_attr ia = {
@@ -76,7 +101,7 @@ static void side_create(struct side *s, char name)
 	int i;
 
 	s->name = name;
-	s->ctx = fx_open();
+	s->ctx = open_nic(name == 'b' ? b_nic : 0);
 	s->pd = ibv_alloc_pd(s->ctx);
 	REQUIRE(s->pd);
 	s->buf = calloc(1, BUF);
@@ -99,7 +124,8 @@ static void side_create(struct side *s, char name)
 	REQUIRE_EQ(ibv_query_gid(s->ctx, 1, 1, &s->gid), 0);
 }
 
-static void side_connect(struct side *s, const uint32_t *peer)
+static void side_connect(struct side *s, const union ibv_gid *gid,
+			 const uint32_t *peer)
 {
 	struct fx_qp_opts o;
 
@@ -109,7 +135,7 @@ static void side_connect(struct side *s, const uint32_t *peer)
 		if (i == 3)
 			o.rnr_retry = 1; /* pair 4: give up after one RNR */
 		REQUIRE_EQ(fx_rc_to_init(s->qp[i]), 0);
-		REQUIRE_EQ(fx_rc_to_rtr(s->qp[i], &s->gid, peer[i], &o), 0);
+		REQUIRE_EQ(fx_rc_to_rtr(s->qp[i], gid, peer[i], &o), 0);
 		REQUIRE_EQ(fx_rc_to_rts(s->qp[i], &o), 0);
 	}
 }
@@ -272,54 +298,89 @@ static void run_b(struct side *b, const uint32_t *aqpn)
 	free(want);
 }
 
-int main(int argc, char **argv)
+/* Side B, in a child process or a thread; the check verdict. */
+static int side_b(const char *path)
 {
 	struct side s = { 0 };
 	struct hello_b h = { 0 };
 	uint32_t aqpn[NPAIRS];
-	char path[512];
-	int status, i;
-	pid_t child;
+	union ibv_gid agid;
 
-	SECTION("RC between two processes: completions to compare");
-	REQUIRE(argc == 2);
+	side_create(&s, 'b');
+	REQUIRE(read(to_b[0], &agid, sizeof(agid)) == sizeof(agid));
+	for (int i = 0; i < NPAIRS; i++) {
+		aqpn[i] = hear(to_b[0]);
+		h.qpn[i] = s.qp[i]->qp_num;
+	}
+	h.rkey = s.mr->rkey;
+	h.rkey_ro = s.mr_ro->rkey;
+	h.addr = (uintptr_t)s.buf;
+	h.addr_ro = (uintptr_t)s.buf_ro;
+	h.gid = s.gid;
+	REQUIRE(write(to_a[1], &h, sizeof(h)) == sizeof(h));
+	side_connect(&s, &agid, aqpn);
+	/* the peers' engines take the hellos (sim/README.md "Direct
+	 * path"): until then messages go as packets */
+	usleep(300000);
+	s.out = fopen(path, "w");
+	REQUIRE(s.out);
+	run_b(&s, aqpn);
+	fclose(s.out);
+	return check_failures();
+}
+
+static char path_b[512];
+
+static void *b_thread(void *arg)
+{
+	(void)arg;
+	side_b(path_b);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	bool threaded = argc == 3 && !strncmp(argv[2], "thread", 6);
+	struct side s = { 0 };
+	struct hello_b h = { 0 };
+	char path[512];
+	pthread_t tid;
+	pid_t child = 0;
+	int status, i;
+
+	SECTION("RC between two peers: completions to compare");
+	REQUIRE(argc == 2 || (threaded && (!strcmp(argv[2], "thread") ||
+					   !strcmp(argv[2], "thread1"))));
+	b_nic = threaded && argv[2][6] == '1';
 	REQUIRE(pipe(to_b) == 0 && pipe(to_a) == 0);
-	child = fork();
-	REQUIRE(child >= 0);
-	snprintf(path, sizeof(path), "%s.%c", argv[1], child ? 'a' : 'b');
-	if (child == 0) {
-		side_create(&s, 'b');
-		for (i = 0; i < NPAIRS; i++) {
-			aqpn[i] = hear(to_b[0]);
-			h.qpn[i] = s.qp[i]->qp_num;
-		}
-		h.rkey = s.mr->rkey;
-		h.rkey_ro = s.mr_ro->rkey;
-		h.addr = (uintptr_t)s.buf;
-		h.addr_ro = (uintptr_t)s.buf_ro;
-		REQUIRE(write(to_a[1], &h, sizeof(h)) == sizeof(h));
-		side_connect(&s, aqpn);
-		/* the peers' engines take the hellos (sim/README.md "Direct
-		 * path"): until then messages go as packets */
-		usleep(300000);
-		s.out = fopen(path, "w");
-		REQUIRE(s.out);
-		run_b(&s, aqpn);
-		fclose(s.out);
-		exit(check_finish());
+	snprintf(path, sizeof(path), "%s.a", argv[1]);
+	snprintf(path_b, sizeof(path_b), "%s.b", argv[1]);
+	if (threaded) {
+		REQUIRE(!pthread_create(&tid, NULL, b_thread, NULL));
+	} else {
+		child = fork();
+		REQUIRE(child >= 0);
+		if (child == 0)
+			exit(side_b(path_b) ? CHECK_EXIT_FAIL :
+					      CHECK_EXIT_PASS);
 	}
 	side_create(&s, 'a');
+	REQUIRE(write(to_b[1], &s.gid, sizeof(s.gid)) == sizeof(s.gid));
 	for (i = 0; i < NPAIRS; i++)
 		say(to_b[1], s.qp[i]->qp_num);
 	REQUIRE(read(to_a[0], &h, sizeof(h)) == sizeof(h));
-	side_connect(&s, h.qpn);
+	side_connect(&s, &h.gid, h.qpn);
 	usleep(300000);
 	s.out = fopen(path, "w");
 	REQUIRE(s.out);
 	REQUIRE_EQ(hear(to_a[0]), 0);
 	run_a(&s, &h);
 	fclose(s.out);
-	REQUIRE(waitpid(child, &status, 0) == child);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (threaded) {
+		REQUIRE(!pthread_join(tid, NULL));
+	} else {
+		REQUIRE(waitpid(child, &status, 0) == child);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
 	return check_finish();
 }
