@@ -365,6 +365,53 @@ static bool exec_read(struct dx *x)
 		     x->s->w.length);
 }
 
+/*
+ * CMP_SWP and FETCH_ADD, for a peer in this process only: the device
+ * reports IBV_ATOMIC_GLOB (atomic also against the CPUs), which the
+ * responder keeps with the CPU's atomic instructions on the memory
+ * itself; done here the same way, it is the same operation.  A peer in
+ * another process could only do a process_vm_readv + writev pair, atomic
+ * against other NIC atomics (they all run under the port's lock) but not
+ * against that process's CPUs: those go as packets.  The result enters
+ * the responder's replay cache as the responder would enter it.
+ */
+static bool exec_atomic(struct dx *x)
+{
+	const struct idev_wqe *w = &x->s->w;
+	struct idev_resp *rr = &x->rd->resp;
+	struct idev_atomic_res *a;
+	struct idev_key_view v;
+	uint64_t addr, orig, *p;
+	uint8_t *host;
+
+	if (!x->own || w->remote_va % IDEV_ATOMIC_SIZE ||
+	    (x->q->access_flags & IBV_ACCESS_REMOTE_ATOMIC) == 0)
+		return false;
+	peer_key(x, w->rkey, &v);
+	if (idev_key_check_remote(&v, x->q->pdid, w->rkey, w->remote_va,
+				  IDEV_ATOMIC_SIZE, IBV_ACCESS_REMOTE_ATOMIC,
+				  &addr) ||
+	    idev_mem_resolve(x->d->dev, x->d->pdid, w->result.lkey,
+			     w->result.va, IDEV_ATOMIC_SIZE,
+			     IBV_ACCESS_LOCAL_WRITE, &host))
+		return false;
+	p = (uint64_t *)(uintptr_t)addr;
+	if (w->op->op == IDEV_WR_ATOMIC_CS) {
+		orig = w->compare;
+		__atomic_compare_exchange_n(p, &orig, w->swap_add, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(p, w->swap_add, __ATOMIC_SEQ_CST);
+	}
+	/* host byte order, as the packet path's requester writes it */
+	memcpy(host, &orig, sizeof(orig));
+	a = &rr->atomics[rr->atomic_next++ % IDEV_ATOMIC_CACHE];
+	a->valid = true;
+	a->psn = x->s->first_psn;
+	a->orig = orig;
+	return true;
+}
+
 /* Is the responder record the QP connected to us, at the PSN of this
  * message, between messages? */
 static bool responder_ready(const struct dx *x)
@@ -420,7 +467,11 @@ static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 		case IDEV_WR_RDMA_READ:
 			done = exec_read(&x);
 			break;
-		default: /* atomics, SEND_INV: packets */
+		case IDEV_WR_ATOMIC_CS:
+		case IDEV_WR_ATOMIC_FA:
+			done = exec_atomic(&x);
+			break;
+		default: /* SEND_INV: packets */
 			break;
 		}
 	}
@@ -438,10 +489,13 @@ out:
 	return done;
 }
 
-/* The operations exec_one runs. */
-static bool direct_op(const struct idev_swqe *s)
+/* The operations exec_one runs (atomics: for a peer in this process). */
+static bool direct_op(const struct idev_dpeer *p, const struct idev_swqe *s)
 {
 	switch (s->w.op->op) {
+	case IDEV_WR_ATOMIC_CS:
+	case IDEV_WR_ATOMIC_FA:
+		return p->owner;
 	case IDEV_WR_RDMA_WRITE:
 	case IDEV_WR_RDMA_WRITE_IMM:
 	case IDEV_WR_SEND:
@@ -457,7 +511,7 @@ bool idev_direct_hold(const struct idev_qp *d, const struct idev_swqe *s)
 {
 	return d->dpeer && !d->dpeer->dead &&
 	       !__atomic_load_n(&d->dpeer->hdr->closed, __ATOMIC_RELAXED) &&
-	       s->npkts && direct_op(s);
+	       s->npkts && direct_op(d->dpeer, s);
 }
 
 void idev_direct_run(struct idev_qp *d)

@@ -17,7 +17,7 @@
 #   pcap    --pcap FILE: packets, "--pcap"
 #   fault   a fault profile key (delay_us): packets, "a fault profile key"
 #   same    the two sides are threads of one process on one NIC (both runs):
-#           directly, with memory copies ("this device")
+#           directly, with memory copies ("this device"), atomics too
 #   nics    threads of one process on two NICs (--nics 2, both runs):
 #           directly ("another device of this process")
 #
@@ -69,14 +69,17 @@ if grep -E " DIRECT qp .*: [A-Z_]+ len " "$work/ref.trace" >/dev/null; then
 	exit 1
 fi
 
-# direct: each operation went directly in one of five runs
+# direct: each operation went directly in one of five runs (atomics: only
+# between threads of one process)
+ops="SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ"
+[ ${#pargs[@]} = 0 ] || ops="$ops ATOMIC_CS ATOMIC_FA"
 direct_all() {
 	for try in 1 2 3 4 5; do
 		run new --direct on
 		expect new "qp [0-9]+ -> [0-9]+: direct"
 		cat "$work/new.trace" >>"$work/all.trace"
 		missing=
-		for op in SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ; do
+		for op in $ops; do
 			grep -E " DIRECT .*: $op len " "$work/all.trace" \
 				>/dev/null || missing="$missing $op"
 		done

@@ -13,7 +13,10 @@
  *      posted receive flushes;
  *   3  WRITE to a region without remote write: the same;
  *   4  SEND with nothing posted and rnr_retry 1: RNR retries exceeded,
- *      then a flush.
+ *      then a flush;
+ *   5  FETCH_ADD at a misaligned address: invalid request, then a flush;
+ *   6  CMP_SWP on a region without remote atomic access: the same.
+ * Pair 1 also runs CMP_SWP and FETCH_ADD on one word of B.
  * Each side writes its completions (wr_id, status, opcode, byte_len,
  * immediate, whether the source QP is the peer) to ARGV[1].a / .b, and
  * checks the data itself.
@@ -32,7 +35,9 @@
 
 #include "verbs_fixture.h"
 
-#define NPAIRS 4
+#define NPAIRS 6
+#define ATOMIC_OFF 57344 /* B's word the atomics change */
+#define RESULT_OFF 60000 /* A's results */
 #define BUF 65536
 
 struct side {
@@ -110,7 +115,8 @@ static void side_create(struct side *s, char name)
 	fx_fill(s->buf, BUF, name);
 	s->mr = ibv_reg_mr(s->pd, s->buf, BUF,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ);
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC);
 	s->mr_ro = ibv_reg_mr(s->pd, s->buf_ro, 4096,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	REQUIRE(s->mr && s->mr_ro);
@@ -203,8 +209,26 @@ static void rdma(struct side *s, int p, uint64_t id, enum ibv_wr_opcode op,
 	post(s, p, &wr);
 }
 
+static void atomic(struct side *s, int p, uint64_t id, enum ibv_wr_opcode op,
+		   size_t off, uint64_t raddr, uint32_t rkey, uint64_t cmp,
+		   uint64_t swap_add)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + off, 8, s->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op
+	};
+
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = op == IBV_WR_ATOMIC_CMP_AND_SWP ? cmp :
+								     swap_add;
+	wr.wr.atomic.swap = swap_add;
+	post(s, p, &wr);
+}
+
 static void run_a(struct side *a, const struct hello_b *h)
 {
+	uint64_t word, got[2];
 	struct ibv_sge two[2] = {
 		{ (uintptr_t)a->buf + 100, 50, a->mr->lkey },
 		{ (uintptr_t)a->buf + 300, 50, a->mr->lkey },
@@ -233,7 +257,21 @@ static void run_a(struct side *a, const struct hello_b *h)
 	rdma(a, 0, 7, IBV_WR_RDMA_WRITE_WITH_IMM, 6000, 200, h->addr + 40960,
 	     h->rkey);
 	rdma(a, 0, 8, IBV_WR_RDMA_READ, 16384, 8000, h->addr + 49152, h->rkey);
-	drain(a, 0, 8, h->qpn);
+	/* B's word holds its pattern: swap it for 0x1111, then add 5 */
+	{
+		uint8_t pat[BUF];
+
+		fx_fill(pat, BUF, 'b');
+		memcpy(&word, pat + ATOMIC_OFF, sizeof(word));
+	}
+	atomic(a, 0, 10, IBV_WR_ATOMIC_CMP_AND_SWP, RESULT_OFF,
+	       h->addr + ATOMIC_OFF, h->rkey, word, 0x1111);
+	atomic(a, 0, 11, IBV_WR_ATOMIC_FETCH_AND_ADD, RESULT_OFF + 8,
+	       h->addr + ATOMIC_OFF, h->rkey, 0, 5);
+	drain(a, 0, 10, h->qpn);
+	memcpy(got, a->buf + RESULT_OFF, sizeof(got));
+	CHECK_EQ(got[0], word);
+	CHECK_EQ(got[1], 0x1111);
 	/* READ: B's pattern, from 48 KiB on */
 	{
 		uint8_t *want = malloc(BUF);
@@ -264,6 +302,18 @@ static void run_a(struct side *a, const struct hello_b *h)
 	drain(a, 3, 1, h->qpn);
 	send_one(a, 3, 41, 0, 64);
 	drain(a, 3, 1, h->qpn);
+	/* pair 5: a misaligned atomic */
+	atomic(a, 4, 50, IBV_WR_ATOMIC_FETCH_AND_ADD, RESULT_OFF,
+	       h->addr + ATOMIC_OFF + 4, h->rkey, 0, 1);
+	drain(a, 4, 1, h->qpn);
+	send_one(a, 4, 51, 0, 64);
+	drain(a, 4, 1, h->qpn);
+	/* pair 6: no remote atomic access on the region */
+	atomic(a, 5, 60, IBV_WR_ATOMIC_CMP_AND_SWP, RESULT_OFF, h->addr_ro,
+	       h->rkey_ro, 0, 1);
+	drain(a, 5, 1, h->qpn);
+	send_one(a, 5, 61, 0, 64);
+	drain(a, 5, 1, h->qpn);
 	say(to_b[1], 3);
 }
 
@@ -278,6 +328,8 @@ static void run_b(struct side *b, const uint32_t *aqpn)
 		post_recv(b, 0, 100 + i, 12288 + (size_t)(i - 1) * 4096, 4096);
 	post_recv(b, 1, 200, 0, 4096);
 	post_recv(b, 2, 300, 0, 4096);
+	post_recv(b, 4, 500, 0, 4096);
+	post_recv(b, 5, 600, 0, 4096);
 	say(to_a[1], 0); /* receives posted */
 	REQUIRE_EQ(hear(to_b[0]), 1);
 	drain(b, 0, 6, aqpn);
@@ -295,6 +347,14 @@ static void run_b(struct side *b, const uint32_t *aqpn)
 	drain(b, 1, 1, aqpn); /* flushed by the access error */
 	drain(b, 2, 1, aqpn);
 	CHECK_EQ(fx_expect_none(b->cq[3], 100), 0);
+	drain(b, 4, 1, aqpn);
+	drain(b, 5, 1, aqpn);
+	{
+		uint64_t word;
+
+		memcpy(&word, b->buf + ATOMIC_OFF, sizeof(word));
+		CHECK_EQ(word, 0x1116);
+	}
 	free(want);
 }
 
