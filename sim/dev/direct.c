@@ -150,6 +150,38 @@ static struct idev *self_find(const struct dhello *h)
 	return found;
 }
 
+struct idev *idev_direct_self_ud(struct idev *dev, const uint8_t *gid,
+				 uint32_t qpn)
+{
+	struct idev_qp *rd;
+	struct idev *o, *found = NULL;
+
+	pthread_mutex_lock(&self_lock);
+	for (unsigned int i = 0; i < IDEV_DPEERS && !found; i++) {
+		o = self_devs[i];
+		if (!o || !o->direct ||
+		    (memcmp(o->gid[0], gid, 16) && memcmp(o->gid[1], gid, 16)))
+			continue;
+		/* the QP number is the node's: another process has it if
+		 * this device has no such UD QP */
+		if (__atomic_load_n(&o->direct->hdr->closed,
+				    __ATOMIC_ACQUIRE) ||
+		    (o != dev &&
+		     idev_dseg_lock(o->direct->hdr, dev->direct->pid, false)))
+			break;
+		rd = idev_qp_lookup(o, qpn);
+		if (rd && rd->type == IBV_QPT_UD && !o->direct->closed) {
+			found = o;
+			break;
+		}
+		if (o != dev)
+			idev_dseg_unlock(o->direct->hdr);
+		break;
+	}
+	pthread_mutex_unlock(&self_lock);
+	return found;
+}
+
 /* ---- the segment ---------------------------------------------------------- */
 
 static size_t seg_layout(struct idev_direct *x, uint32_t nqps, uint32_t ncqs,
@@ -484,6 +516,16 @@ static void direct_store(struct idev *dev, struct idev_direct *x)
 	}
 	if (dev->dkeys_lo < dev->dkeys_hi)
 		store_keys(dev, x);
+}
+
+void idev_direct_sync_in(struct idev *dev)
+{
+	direct_load(dev, dev->direct);
+}
+
+void idev_direct_sync_out(struct idev *dev)
+{
+	direct_store(dev, dev->direct);
 }
 
 void idev_direct_enter(struct idev *dev)

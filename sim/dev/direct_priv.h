@@ -84,4 +84,14 @@ void idev_direct_self_end(struct idev *owner, struct idev_qp *rd,
 			  const struct idev_dseg_qp *q,
 			  const struct idev_dseg_cq *c);
 
+/* UD: the device of this process with GID 'gid' and UD QP 'qpn', its
+ * port locked for us (unless it is 'dev', whose lock we hold), or NULL
+ * (not in this process, busy, closed). */
+struct idev *idev_direct_self_ud(struct idev *dev, const uint8_t *gid,
+				 uint32_t qpn);
+/* Another device's private state from and to its segment, as its own
+ * enter and leave do (the caller holds its port's lock). */
+void idev_direct_sync_in(struct idev *dev);
+void idev_direct_sync_out(struct idev *dev);
+
 #endif /* IDEV_DIRECT_PRIV_H */

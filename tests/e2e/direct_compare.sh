@@ -17,9 +17,10 @@
 #   pcap    --pcap FILE: packets, "--pcap"
 #   fault   a fault profile key (delay_us): packets, "a fault profile key"
 #   same    the two sides are threads of one process on one NIC (both runs):
-#           directly, with memory copies ("this device"), atomics too
+#           directly, with memory copies ("this device"), atomics and UD
+#           SENDs too
 #   nics    threads of one process on two NICs (--nics 2, both runs):
-#           directly ("another device of this process")
+#           directly ("another device of this process"), atomics and UD too
 #
 # usage: direct_compare.sh <ionic-sim> <verbs-direct-compare> MODE
 set -u
@@ -72,7 +73,7 @@ fi
 # direct: each operation went directly in one of five runs (atomics: only
 # between threads of one process)
 ops="SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ"
-[ ${#pargs[@]} = 0 ] || ops="$ops ATOMIC_CS ATOMIC_FA"
+[ ${#pargs[@]} = 0 ] || ops="$ops ATOMIC_CS ATOMIC_FA UD_SEND_ONLY UD_SEND_ONLY_IMM"
 direct_all() {
 	for try in 1 2 3 4 5; do
 		run new --direct on
@@ -80,7 +81,7 @@ direct_all() {
 		cat "$work/new.trace" >>"$work/all.trace"
 		missing=
 		for op in $ops; do
-			grep -E " DIRECT .*: $op len " "$work/all.trace" \
+			grep -E " DIRECT .*: (UD )?$op len " "$work/all.trace" \
 				>/dev/null || missing="$missing $op"
 		done
 		[ -z "$missing" ] && break

@@ -16,7 +16,10 @@
  *      then a flush;
  *   5  FETCH_ADD at a misaligned address: invalid request, then a flush;
  *   6  CMP_SWP on a region without remote atomic access: the same.
- * Pair 1 also runs CMP_SWP and FETCH_ADD on one word of B.
+ * Pair 1 also runs CMP_SWP and FETCH_ADD on one word of B.  A UD pair:
+ * SENDs of 100, 0 and 1000 bytes, one with immediate, one with a wrong
+ * qkey (dropped); B's receive lines add the GRH flag, wc.sl and a sum of
+ * the 40-byte GRH area.
  * Each side writes its completions (wr_id, status, opcode, byte_len,
  * immediate, whether the source QP is the peer) to ARGV[1].a / .b, and
  * checks the data itself.
@@ -47,6 +50,8 @@ struct side {
 	uint8_t *buf, *buf_ro;
 	struct ibv_cq *cq[NPAIRS];
 	struct ibv_qp *qp[NPAIRS];
+	struct ibv_cq *ud_cq;
+	struct ibv_qp *ud;
 	union ibv_gid gid;
 	FILE *out;
 	char name;
@@ -57,7 +62,11 @@ struct hello_b {
 	uint32_t rkey, rkey_ro;
 	uint64_t addr, addr_ro;
 	union ibv_gid gid;
+	uint32_t ud_qpn;
 };
+
+#define UD_QKEY 0x11111111
+#define UD_RECV_OFF 40960 /* B's UD receive buffers: 4 x 4096 */
 
 static int to_b[2], to_a[2];
 
@@ -128,6 +137,70 @@ static void side_create(struct side *s, char name)
 		REQUIRE(s->qp[i]);
 	}
 	REQUIRE_EQ(ibv_query_gid(s->ctx, 1, 1, &s->gid), 0);
+	s->ud_cq = ibv_create_cq(s->ctx, 32, NULL, NULL, 0);
+	REQUIRE(s->ud_cq);
+	ia.qp_type = IBV_QPT_UD;
+	ia.send_cq = ia.recv_cq = s->ud_cq;
+	ia.cap.max_inline_data = 0;
+	s->ud = ibv_create_qp(s->pd, &ia);
+	REQUIRE(s->ud);
+	REQUIRE_EQ(fx_ud_to_rts(s->ud, UD_QKEY), 0);
+}
+
+/* Wait for n UD completions and write them down, receives with their
+ * GRH area (at UD_RECV_OFF + 4096 * i for the i-th receive): a sum of
+ * the IPv4 header but its checksum and addresses, and whether those are
+ * the two sides' GIDs (IPv4-mapped). */
+static void drain_ud(struct side *s, int n, uint32_t peer,
+		     const union ibv_gid *pgid)
+{
+	const uint8_t *grh;
+	struct ibv_wc wc;
+	unsigned int sum;
+	bool addrs;
+
+	for (int i = 0; i < n; i++) {
+		fx_poll_one(s->ud_cq, &wc, 20000);
+		sum = 0;
+		addrs = false;
+		if (wc.status == IBV_WC_SUCCESS && wc.opcode & IBV_WC_RECV) {
+			grh = s->buf + UD_RECV_OFF + (wc.wr_id - 700) * 4096;
+			for (int j = 20; j < 30; j++)
+				sum = sum * 31 + grh[j];
+			addrs = !memcmp(grh + 32, pgid->raw + 12, 4) &&
+				!memcmp(grh + 36, s->gid.raw + 12, 4);
+		}
+		fprintf(s->out,
+			"ud %c wr %llu %s op %d len %u imm 0x%x src %s grh %d "
+			"sl %u sum %08x addrs %d\n",
+			s->name, (unsigned long long)wc.wr_id,
+			fx_wc_status(wc.status), (int)wc.opcode, wc.byte_len,
+			wc.wc_flags & IBV_WC_WITH_IMM ? be32toh(wc.imm_data) :
+							0,
+			!(wc.opcode & IBV_WC_RECV) ? "-" :
+			wc.src_qp == peer	   ? "peer" :
+						     "other",
+			!!(wc.wc_flags & IBV_WC_GRH), wc.sl, sum, addrs);
+	}
+}
+
+static void ud_send(struct side *s, struct ibv_ah *ah, uint32_t qpn,
+		    uint32_t qkey, uint64_t id, uint32_t len, bool imm)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf, len, s->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = id,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = imm ? IBV_WR_SEND_WITH_IMM :
+						  IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+
+	wr.imm_data = htobe32(0x9abc);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	REQUIRE_EQ(ibv_post_send(s->ud, &wr, &bad), 0);
 }
 
 static void side_connect(struct side *s, const union ibv_gid *gid,
@@ -314,10 +387,24 @@ static void run_a(struct side *a, const struct hello_b *h)
 	drain(a, 5, 1, h->qpn);
 	send_one(a, 5, 61, 0, 64);
 	drain(a, 5, 1, h->qpn);
+	/* UD: the wrong qkey's message is dropped, the others arrive */
+	{
+		struct ibv_ah *ah = fx_make_ah(a->pd, &h->gid);
+
+		REQUIRE(ah);
+		ud_send(a, ah, h->ud_qpn, UD_QKEY, 70, 100, false);
+		ud_send(a, ah, h->ud_qpn, UD_QKEY, 71, 64, true);
+		ud_send(a, ah, h->ud_qpn, UD_QKEY ^ 1, 72, 64, false);
+		ud_send(a, ah, h->ud_qpn, UD_QKEY, 73, 0, false);
+		ud_send(a, ah, h->ud_qpn, UD_QKEY, 74, 1000, false);
+		drain_ud(a, 5, h->ud_qpn, &h->gid);
+		ibv_destroy_ah(ah);
+	}
 	say(to_b[1], 3);
 }
 
-static void run_b(struct side *b, const uint32_t *aqpn)
+static void run_b(struct side *b, const uint32_t *aqpn, uint32_t aud,
+		  const union ibv_gid *agid)
 {
 	uint8_t *want = malloc(BUF);
 
@@ -330,6 +417,17 @@ static void run_b(struct side *b, const uint32_t *aqpn)
 	post_recv(b, 2, 300, 0, 4096);
 	post_recv(b, 4, 500, 0, 4096);
 	post_recv(b, 5, 600, 0, 4096);
+	for (int i = 0; i < 4; i++) {
+		struct ibv_sge sge = { (uintptr_t)b->buf + UD_RECV_OFF +
+					       (size_t)i * 4096,
+				       4096, b->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 700 + (uint64_t)i,
+					  .sg_list = &sge,
+					  .num_sge = 1 };
+		struct ibv_recv_wr *bad;
+
+		REQUIRE_EQ(ibv_post_recv(b->ud, &wr, &bad), 0);
+	}
 	say(to_a[1], 0); /* receives posted */
 	REQUIRE_EQ(hear(to_b[0]), 1);
 	drain(b, 0, 6, aqpn);
@@ -355,6 +453,9 @@ static void run_b(struct side *b, const uint32_t *aqpn)
 		memcpy(&word, b->buf + ATOMIC_OFF, sizeof(word));
 		CHECK_EQ(word, 0x1116);
 	}
+	drain_ud(b, 4, aud, agid);
+	CHECK(!memcmp(b->buf + UD_RECV_OFF + 3 * 4096 + 40, want, 1000));
+	CHECK_EQ(fx_expect_none(b->ud_cq, 100), 0);
 	free(want);
 }
 
@@ -363,7 +464,7 @@ static int side_b(const char *path)
 {
 	struct side s = { 0 };
 	struct hello_b h = { 0 };
-	uint32_t aqpn[NPAIRS];
+	uint32_t aqpn[NPAIRS], aud;
 	union ibv_gid agid;
 
 	side_create(&s, 'b');
@@ -372,6 +473,8 @@ static int side_b(const char *path)
 		aqpn[i] = hear(to_b[0]);
 		h.qpn[i] = s.qp[i]->qp_num;
 	}
+	aud = hear(to_b[0]);
+	h.ud_qpn = s.ud->qp_num;
 	h.rkey = s.mr->rkey;
 	h.rkey_ro = s.mr_ro->rkey;
 	h.addr = (uintptr_t)s.buf;
@@ -384,7 +487,7 @@ static int side_b(const char *path)
 	usleep(300000);
 	s.out = fopen(path, "w");
 	REQUIRE(s.out);
-	run_b(&s, aqpn);
+	run_b(&s, aqpn, aud, &agid);
 	fclose(s.out);
 	return check_failures();
 }
@@ -428,6 +531,7 @@ int main(int argc, char **argv)
 	REQUIRE(write(to_b[1], &s.gid, sizeof(s.gid)) == sizeof(s.gid));
 	for (i = 0; i < NPAIRS; i++)
 		say(to_b[1], s.qp[i]->qp_num);
+	say(to_b[1], s.ud->qp_num);
 	REQUIRE(read(to_a[0], &h, sizeof(h)) == sizeof(h));
 	side_connect(&s, &h.gid, h.qpn);
 	usleep(300000);
