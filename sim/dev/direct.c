@@ -268,10 +268,16 @@ void idev_direct_fini(struct idev *dev)
 		return;
 	self_register(dev, false);
 	/* same-process executors use this device only under the lock and
-	 * while the port is open: close it under the lock */
-	if (!x->closed && !idev_dseg_lock(x->hdr, x->pid, true)) {
+	 * while the port is open: close it under the lock (or without it,
+	 * if it cannot be had: peers only try it then) */
+	if (x->held) {
 		__atomic_store_n(&x->hdr->closed, 1, __ATOMIC_RELEASE);
-		idev_dseg_unlock(x->hdr);
+	} else if (!x->closed) {
+		bool locked = !idev_dseg_lock(x->hdr, x->pid, true);
+
+		__atomic_store_n(&x->hdr->closed, 1, __ATOMIC_RELEASE);
+		if (locked)
+			idev_dseg_unlock(x->hdr);
 	}
 	for (unsigned int i = 0; i < IDEV_DPEERS; i++)
 		peer_unmap(&x->peers[i]);
@@ -285,6 +291,10 @@ void idev_direct_atfork_child(struct idev *dev)
 {
 	struct idev_direct *x = dev->direct;
 
+	/* the parent's devices are dead here, whoever held the registry's
+	 * lock at the fork */
+	self_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	memset(self_devs, 0, sizeof(self_devs));
 	if (!x)
 		return;
 	/* our copy only: hdr->closed is the parent's */
