@@ -378,7 +378,6 @@ static bool exec_read(struct dx *x)
 static bool exec_atomic(struct dx *x)
 {
 	const struct idev_wqe *w = &x->s->w;
-	struct idev_resp *rr = &x->rd->resp;
 	struct idev_atomic_res *a;
 	struct idev_key_view v;
 	uint64_t addr, orig, *p;
@@ -405,7 +404,7 @@ static bool exec_atomic(struct dx *x)
 	}
 	/* host byte order, as the packet path's requester writes it */
 	memcpy(host, &orig, sizeof(orig));
-	a = &rr->atomics[rr->atomic_next++ % IDEV_ATOMIC_CACHE];
+	a = &x->rd->resp.atomics[x->rd->resp.atomic_next++ % IDEV_ATOMIC_CACHE];
 	a->valid = true;
 	a->psn = x->s->first_psn;
 	a->orig = orig;

@@ -14,7 +14,9 @@
  * frame's IP header, the IPv4 bit and the SL in the CQE, the source QP,
  * drops and errors are the responder's, so the outcome is the packet
  * path's by construction; only the socket and the engine's wake-up are
- * skipped.  The destination device is held as for RC executors: our own
+ * skipped.  A destination whose RQ looks empty gets the frame as a
+ * packet: a receive doorbell may be waiting for its engine.  The
+ * destination device is held as for RC executors: our own
  * (already in its locked section) or another one whose port lock was
  * only tried, its shared indices loaded and stored around the receive
  * as its own enter and leave do.
@@ -30,6 +32,7 @@
 bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	struct idev_direct *x = d->dev->direct;
+	struct idev_qp *rd;
 	struct idev *own;
 	bool built;
 
@@ -40,7 +43,11 @@ bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt)
 		return false;
 	if (own != d->dev)
 		idev_direct_sync_in(own);
-	built = idev_pkt_build(pkt) == 0;
+	/* An empty RQ may only look empty: a receive doorbell another
+	 * thread rang may wait for the engine, which applies it before it
+	 * reads the frame.  As packets, then (a UD drop is final). */
+	rd = idev_qp_lookup(own, pkt->dqpn);
+	built = rd && rd->rq.cons != rd->rq.db_prod && idev_pkt_build(pkt) == 0;
 	if (built) {
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_DIRECT,
