@@ -19,6 +19,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,74 @@ void idev_dtrace_path(struct idev_qp *d, enum idev_dwhy why)
 			   d->dest_qpn, text[why]);
 }
 
+/* ---- the devices of this process ----------------------------------------- */
+
+/* Devices with a port in this process: a hello from our own pid names
+ * one of them (same-process peers execute with plain memory copies). */
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct idev *self_devs[IDEV_DPEERS];
+
+static void self_register(struct idev *dev, bool add)
+{
+	pthread_mutex_lock(&self_lock);
+	for (unsigned int i = 0; i < IDEV_DPEERS; i++) {
+		if (add && !self_devs[i]) {
+			self_devs[i] = dev;
+			break;
+		}
+		if (!add && self_devs[i] == dev)
+			self_devs[i] = NULL;
+	}
+	pthread_mutex_unlock(&self_lock);
+}
+
+/* The device of this process whose segment a hello names, or NULL. */
+static struct idev *self_find(const struct dhello *h)
+{
+	struct idev *found = NULL;
+
+	pthread_mutex_lock(&self_lock);
+	for (unsigned int i = 0; i < IDEV_DPEERS && !found; i++)
+		if (self_devs[i] && self_devs[i]->direct &&
+		    (uint64_t)(uintptr_t)self_devs[i]->direct->hdr == h->self &&
+		    self_devs[i]->direct->fd == h->segfd)
+			found = self_devs[i];
+	pthread_mutex_unlock(&self_lock);
+	return found;
+}
+
+struct idev *idev_direct_self_ud(struct idev *dev, const uint8_t *gid,
+				 uint32_t qpn)
+{
+	struct idev_qp *rd;
+	struct idev *o, *found = NULL;
+
+	pthread_mutex_lock(&self_lock);
+	for (unsigned int i = 0; i < IDEV_DPEERS && !found; i++) {
+		o = self_devs[i];
+		if (!o || !o->direct ||
+		    (memcmp(o->gid[0], gid, 16) && memcmp(o->gid[1], gid, 16)))
+			continue;
+		/* the QP number is the node's: another process has it if
+		 * this device has no such UD QP */
+		if (__atomic_load_n(&o->direct->hdr->closed,
+				    __ATOMIC_ACQUIRE) ||
+		    (o != dev &&
+		     idev_dseg_lock(o->direct->hdr, dev->direct->pid, false)))
+			break;
+		rd = idev_qp_lookup(o, qpn);
+		if (rd && rd->type == IBV_QPT_UD && !o->direct->closed) {
+			found = o;
+			break;
+		}
+		if (o != dev)
+			idev_dseg_unlock(o->direct->hdr);
+		break;
+	}
+	pthread_mutex_unlock(&self_lock);
+	return found;
+}
+
 /* ---- the segment ---------------------------------------------------------- */
 
 static size_t seg_layout(struct idev_direct *x, uint32_t nqps, uint32_t ncqs,
@@ -166,6 +235,7 @@ int idev_direct_init(struct idev *dev)
 	x->pid = (uint32_t)getpid();
 	__atomic_store_n(&x->hdr->magic, IDEV_DSEG_MAGIC, __ATOMIC_RELEASE);
 	dev->direct = x;
+	self_register(dev, true);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT, "port: %zu bytes, fd %d", x->size,
 			   x->fd);
@@ -196,6 +266,19 @@ void idev_direct_fini(struct idev *dev)
 
 	if (!x)
 		return;
+	self_register(dev, false);
+	/* same-process executors use this device only under the lock and
+	 * while the port is open: close it under the lock (or without it,
+	 * if it cannot be had: peers only try it then) */
+	if (x->held) {
+		__atomic_store_n(&x->hdr->closed, 1, __ATOMIC_RELEASE);
+	} else if (!x->closed) {
+		bool locked = !idev_dseg_lock(x->hdr, x->pid, true);
+
+		__atomic_store_n(&x->hdr->closed, 1, __ATOMIC_RELEASE);
+		if (locked)
+			idev_dseg_unlock(x->hdr);
+	}
 	for (unsigned int i = 0; i < IDEV_DPEERS; i++)
 		peer_unmap(&x->peers[i]);
 	isim_sys_munmap(x->seg, x->size);
@@ -208,6 +291,10 @@ void idev_direct_atfork_child(struct idev *dev)
 {
 	struct idev_direct *x = dev->direct;
 
+	/* the parent's devices are dead here, whoever held the registry's
+	 * lock at the fork */
+	self_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	memset(self_devs, 0, sizeof(self_devs));
 	if (!x)
 		return;
 	/* our copy only: hdr->closed is the parent's */
@@ -321,39 +408,38 @@ static void direct_notify_drain(struct idev *dev, struct idev_direct *x)
 	}
 }
 
-/* The shared indices of our RC QPs and their receive CQs, as peers left
+/* The shared indices of RC QP 'd' and its receive CQ, as peers left
  * them: masked to what the rings allow. */
-static void direct_load(struct idev *dev, struct idev_direct *x)
+static void load_qp(struct idev *dev, struct idev_direct *x, struct idev_qp *d)
 {
-	for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
-		struct idev_dseg_qp *q = seg_qp(x, d->qpn);
-		struct idev_cq *cq = idev_cq_lookup(dev, d->rq_cqid);
-		struct idev_dseg_cq *c = seg_cq(x, d->rq_cqid);
+	struct idev_dseg_qp *q = seg_qp(x, d->qpn);
+	struct idev_cq *cq = idev_cq_lookup(dev, d->rq_cqid);
+	struct idev_dseg_cq *c = seg_cq(x, d->rq_cqid);
 
-		if (d->type != IBV_QPT_RC || !q || !q->valid ||
-		    q->qpn != d->qpn)
-			continue;
-		d->resp.epsn = q->epsn & IDEV_PSN_MASK;
-		d->resp.msn = q->msn;
-		d->rq.cons = q->rq_cons & d->rq.mask;
-		d->cnt.wqes += q->wqes;
-		d->cnt.cqes += q->cqes;
-		q->wqes = q->cqes = 0;
-		if (!cq || !c || !c->valid || c->cqid != cq->cqid)
-			continue;
-		cq->prod = c->prod & cq->mask;
-		cq->color = c->color & 1;
-		cq->sol_pending = c->sol_pending & 1;
-		cq->sol_slot = c->sol_slot & cq->mask;
-	}
+	if (d->type != IBV_QPT_RC || !q || !q->valid || q->qpn != d->qpn)
+		return;
+	d->resp.epsn = q->epsn & IDEV_PSN_MASK;
+	d->resp.msn = q->msn;
+	d->rq.cons = q->rq_cons & d->rq.mask;
+	d->cnt.wqes += q->wqes;
+	d->cnt.cqes += q->cqes;
+	q->wqes = q->cqes = 0;
+	if (!cq || !c || !c->valid || c->cqid != cq->cqid)
+		return;
+	cq->prod = c->prod & cq->mask;
+	cq->color = c->color & 1;
+	cq->sol_pending = c->sol_pending & 1;
+	cq->sol_slot = c->sol_slot & cq->mask;
 }
 
-static void store_cq(struct idev_direct *x, const struct idev_cq *cq)
+static void direct_load(struct idev *dev, struct idev_direct *x)
 {
-	struct idev_dseg_cq *c = seg_cq(x, cq->cqid);
+	for (struct idev_qp *d = dev->qp_list; d; d = d->next)
+		load_qp(dev, x, d);
+}
 
-	if (!c)
-		return;
+static void cq_record(struct idev_dseg_cq *c, const struct idev_cq *cq)
+{
 	c->cqid = cq->cqid;
 	c->ring = (uint64_t)(uintptr_t)cq->ring;
 	c->mask = cq->mask;
@@ -368,12 +454,16 @@ static void store_cq(struct idev_direct *x, const struct idev_cq *cq)
 	c->valid = 1;
 }
 
-static void store_qp(struct idev_direct *x, const struct idev_qp *d)
+static void store_cq(struct idev_direct *x, const struct idev_cq *cq)
 {
-	struct idev_dseg_qp *q = seg_qp(x, d->qpn);
+	struct idev_dseg_cq *c = seg_cq(x, cq->cqid);
 
-	if (!q)
-		return;
+	if (c)
+		cq_record(c, cq);
+}
+
+static void qp_record(struct idev_dseg_qp *q, const struct idev_qp *d)
+{
 	q->qpn = d->qpn;
 	q->state = (uint8_t)d->state;
 	q->type = (uint8_t)d->type;
@@ -392,6 +482,14 @@ static void store_qp(struct idev_direct *x, const struct idev_qp *d)
 	q->rq_stride_log2 = d->rq.stride_log2;
 	q->rq_ring = d->resp.copy ? (uint64_t)(uintptr_t)d->rq.ring : 0;
 	q->valid = 1;
+}
+
+static void store_qp(struct idev_direct *x, const struct idev_qp *d)
+{
+	struct idev_dseg_qp *q = seg_qp(x, d->qpn);
+
+	if (q)
+		qp_record(q, d);
 }
 
 static void store_keys(struct idev *dev, struct idev_direct *x)
@@ -430,6 +528,16 @@ static void direct_store(struct idev *dev, struct idev_direct *x)
 		store_keys(dev, x);
 }
 
+void idev_direct_sync_in(struct idev *dev)
+{
+	direct_load(dev, dev->direct);
+}
+
+void idev_direct_sync_out(struct idev *dev)
+{
+	direct_store(dev, dev->direct);
+}
+
 void idev_direct_enter(struct idev *dev)
 {
 	struct idev_direct *x = dev->direct;
@@ -456,6 +564,52 @@ void idev_direct_leave(struct idev *dev)
 	direct_store(dev, x);
 	x->held = false;
 	idev_dseg_unlock(x->hdr);
+}
+
+/* ---- same-process peers ------------------------------------------------- */
+
+struct idev_qp *idev_direct_self_begin(struct idev *owner, uint32_t qpn,
+				       bool held, struct idev_dseg_qp *q,
+				       struct idev_dseg_cq *c)
+{
+	struct idev_qp *rd = idev_qp_lookup(owner, qpn);
+	struct idev_cq *cq;
+
+	if (!rd || rd->type != IBV_QPT_RC || !owner->direct)
+		return NULL;
+	/* an owner that is not in a locked section stored everything at its
+	 * last leave; since then only executors changed the shared indices
+	 * in its segment: take them as its next enter would */
+	if (!held)
+		load_qp(owner, owner->direct, rd);
+	memset(q, 0, sizeof(*q));
+	memset(c, 0, sizeof(*c));
+	qp_record(q, rd);
+	cq = idev_cq_lookup(owner, rd->rq_cqid);
+	if (cq)
+		cq_record(c, cq);
+	return rd;
+}
+
+void idev_direct_self_end(struct idev *owner, struct idev_qp *rd,
+			  const struct idev_dseg_qp *q,
+			  const struct idev_dseg_cq *c)
+{
+	struct idev_cq *cq = idev_cq_lookup(owner, rd->rq_cqid);
+
+	rd->resp.epsn = q->epsn & IDEV_PSN_MASK;
+	rd->resp.msn = q->msn;
+	rd->rq.cons = q->rq_cons & rd->rq.mask;
+	rd->cnt.wqes += q->wqes;
+	rd->cnt.cqes += q->cqes;
+	store_qp(owner->direct, rd);
+	if (!cq || !c->valid)
+		return;
+	cq->prod = c->prod & cq->mask;
+	cq->color = c->color & 1;
+	cq->sol_pending = c->sol_pending & 1;
+	cq->sol_slot = c->sol_slot & cq->mask;
+	store_cq(owner->direct, cq);
 }
 
 /* ---- hello ---------------------------------------------------------------- */
@@ -619,6 +773,7 @@ bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 {
 	struct idev_direct *x = dev->direct;
 	struct idev_qp *d = idev_qp_lookup(dev, qpn);
+	struct idev *owner = NULL;
 	const char *what = "";
 	struct idev_dpeer *p;
 	struct dhello h;
@@ -637,7 +792,7 @@ bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 	/* a hello is ours whatever becomes of it */
 	if (!x || x->closed || !d || d->type != IBV_QPT_RC || h.dst_qpn != qpn)
 		return true;
-	if (h.pid == getpid()) {
+	if (h.pid == getpid() && !(owner = self_find(&h))) {
 		idev_dtrace_path(d, IDEV_DWHY_SELF);
 		return true;
 	}
@@ -650,10 +805,14 @@ bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 				   qpn, h.pid, what, strerror(-err));
 		return true;
 	}
+	p->owner = owner;
 	peer_put(d->dpeer);
 	d->dpeer = p;
 	if (isim_trace_enabled())
-		isim_trace(ISIM_TR_DIRECT, "qp %u: port of pid %d (qp %u)", qpn,
-			   h.pid, h.src_qpn);
+		isim_trace(ISIM_TR_DIRECT, "qp %u: port of pid %d (qp %u)%s",
+			   qpn, h.pid, h.src_qpn,
+			   !owner	? "" :
+			   owner == dev ? ", this device" :
+					  ", another device of this process");
 	return true;
 }

@@ -146,4 +146,11 @@ void idev_direct_notify_send(struct idev_qp *d);
  * executor runs)? */
 bool idev_direct_hold(const struct idev_qp *d, const struct idev_swqe *s);
 
+/* ---- direct_ud.c ---- */
+struct idev_pkt;
+/* A UD frame for a QP of this process: received right here, by the
+ * destination device's own receive code, instead of sent.  False: send
+ * it. */
+bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt);
+
 #endif /* IDEV_DIRECT_H */

@@ -43,6 +43,12 @@ struct dx {
 	struct idev_swqe *s;
 	struct idev_dseg_qp *q; /* the responder */
 	bool notify; /* wake the responder's engine for an event */
+	/* a same-process peer: its device, its QP, and the records built
+	 * from them (q and the receive CQ point here) */
+	struct idev *own;
+	struct idev_qp *rd;
+	struct idev_dseg_qp qrec;
+	struct idev_dseg_cq crec;
 	struct idev_iovec_set {
 		struct iovec v[DX_MAX_IOV];
 		unsigned long n;
@@ -65,13 +71,19 @@ static struct idev_dseg_cq *peer_cq(const struct idev_dpeer *p, uint32_t cqid)
 
 /* The peer's key 'key' as a view (a copy: the checks must see one
  * consistent record whatever else writes the segment). */
-static void peer_key(const struct idev_dpeer *p, uint32_t key,
-		     struct idev_key_view *v)
+static void peer_key(const struct dx *x, uint32_t key, struct idev_key_view *v)
 {
+	const struct idev_dpeer *p = x->p;
 	const struct idev_dseg_key *k;
 	uint32_t idx = key >> 8;
 
 	memset(v, 0, sizeof(*v));
+	if (x->own) {
+		/* the owner's own table (we hold its port's lock) */
+		if (idx && idx < x->own->prof->nmrs)
+			idev_key_view_of(x->own->mrs[idx], v);
+		return;
+	}
 	if (!idx || idx >= p->nkeys)
 		return;
 	k = (const struct idev_dseg_key *)(p->seg + p->key_off) + idx;
@@ -118,6 +130,53 @@ static bool local_iov(struct dx *x, uint32_t access)
 	return true;
 }
 
+/* Plain copies between two iovec lists (a same-process peer), in
+ * order, each of the remote side's pieces visible before the next (the
+ * CQE's colour word after its body). */
+static ssize_t mem_move(bool out, const struct iovec *l, unsigned long ln,
+			const struct iovec *r, unsigned long rn)
+{
+	unsigned long li = 0, ri = 0;
+	size_t lo = 0, ro = 0, n, total = 0;
+
+	while (li < ln && ri < rn) {
+		n = l[li].iov_len - lo;
+		if (r[ri].iov_len - ro < n)
+			n = r[ri].iov_len - ro;
+		if (out)
+			memcpy((uint8_t *)r[ri].iov_base + ro,
+			       (const uint8_t *)l[li].iov_base + lo, n);
+		else
+			memcpy((uint8_t *)l[li].iov_base + lo,
+			       (const uint8_t *)r[ri].iov_base + ro, n);
+		total += n;
+		lo += n;
+		ro += n;
+		if (lo == l[li].iov_len) {
+			li++;
+			lo = 0;
+		}
+		if (ro == r[ri].iov_len) {
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+			ri++;
+			ro = 0;
+		}
+	}
+	return (ssize_t)total;
+}
+
+/* The copy step: our iovecs to the peer's (out) or back; memory copies
+ * for a peer in this process, process_vm_* for another one. */
+static ssize_t dx_move(const struct dx *x, bool out, const struct iovec *l,
+		       unsigned long ln, const struct iovec *r,
+		       unsigned long rn)
+{
+	if (x->own)
+		return mem_move(out, l, ln, r, rn);
+	return out ? process_vm_writev(x->p->pid, l, ln, r, rn, 0) :
+		     process_vm_readv(x->p->pid, l, ln, r, rn, 0);
+}
+
 /* process_vm_* moved 'want' bytes; a peer that is gone (or no longer
  * lets us) is dead to the direct path. */
 static bool moved(struct dx *x, ssize_t n, uint64_t want)
@@ -137,7 +196,7 @@ static bool remote_range(struct dx *x, uint32_t access, uint64_t *addr)
 
 	if ((x->q->access_flags & access) != access)
 		return false;
-	peer_key(x->p, x->s->w.rkey, &v);
+	peer_key(x, x->s->w.rkey, &v);
 	return !idev_key_check_remote(&v, x->q->pdid, x->s->w.rkey,
 				      x->s->w.remote_va, x->s->w.length, access,
 				      addr);
@@ -161,7 +220,7 @@ static bool take_rq(struct dx *x, struct idev_wqe *w)
 					 ((uint64_t)(q->rq_cons & q->rq_mask)
 					  << slog2));
 	r.iov_len = l.iov_len;
-	if (!moved(x, process_vm_readv(x->p->pid, &l, 1, &r, 1, 0), l.iov_len))
+	if (!moved(x, dx_move(x, false, &l, 1, &r, 1), l.iov_len))
 		return false;
 	return idev_wqe_decode_rq(w, raw, (uint32_t)l.iov_len) == IONIC_STS_OK;
 }
@@ -179,7 +238,7 @@ static bool recv_iov(struct dx *x, const struct idev_wqe *w, uint64_t len)
 	for (unsigned int i = 0; i < w->num_sge && len; i++) {
 		idev_wqe_sge(w, i, &sge);
 		n = sge.len < len ? sge.len : len;
-		peer_key(x->p, sge.lkey, &v);
+		peer_key(x, sge.lkey, &v);
 		if (idev_key_check_local(&v, x->q->pdid, sge.lkey, sge.va, n,
 					 IBV_ACCESS_LOCAL_WRITE, &addr) ||
 		    !iov_add(&x->r, addr, n))
@@ -193,7 +252,8 @@ static bool recv_iov(struct dx *x, const struct idev_wqe *w, uint64_t len)
  * is its owner's to raise: copy_out_recv tells it). */
 static struct idev_dseg_cq *recv_cq(struct dx *x)
 {
-	struct idev_dseg_cq *c = peer_cq(x->p, x->q->rq_cqid);
+	struct idev_dseg_cq *c = x->own ? &x->crec :
+					  peer_cq(x->p, x->q->rq_cqid);
 
 	if (!c || !c->valid || c->cqid != x->q->rq_cqid || !c->ring ||
 	    c->overflowed || c->stride_log2 < 5 || c->stride_log2 > 12 ||
@@ -227,9 +287,7 @@ static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 		     sizeof(img.qid_type_flags)) ||
 	    !iov_add(&x->r, slot, qtf) ||
 	    !iov_add(&x->r, slot + qtf, sizeof(img.qid_type_flags)) ||
-	    !moved(x,
-		   process_vm_writev(x->p->pid, x->l.v, x->l.n, x->r.v, x->r.n,
-				     0),
+	    !moved(x, dx_move(x, true, x->l.v, x->l.n, x->r.v, x->r.n),
 		   x->s->w.length + sizeof(img)))
 		return false;
 	if (x->s->w.flags & IONIC_WQE_FLAG_SOL) {
@@ -259,9 +317,7 @@ static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 static bool copy_out(struct dx *x)
 {
 	return !x->s->w.length ||
-	       moved(x,
-		     process_vm_writev(x->p->pid, x->l.v, x->l.n, x->r.v,
-				       x->r.n, 0),
+	       moved(x, dx_move(x, true, x->l.v, x->l.n, x->r.v, x->r.n),
 		     x->s->w.length);
 }
 
@@ -305,10 +361,54 @@ static bool exec_read(struct dx *x)
 	    !iov_add(&x->r, addr, x->s->w.length))
 		return false;
 	return !x->s->w.length ||
-	       moved(x,
-		     process_vm_readv(x->p->pid, x->l.v, x->l.n, x->r.v, x->r.n,
-				      0),
+	       moved(x, dx_move(x, false, x->l.v, x->l.n, x->r.v, x->r.n),
 		     x->s->w.length);
+}
+
+/*
+ * CMP_SWP and FETCH_ADD, for a peer in this process only: the device
+ * reports IBV_ATOMIC_GLOB (atomic also against the CPUs), which the
+ * responder keeps with the CPU's atomic instructions on the memory
+ * itself; done here the same way, it is the same operation.  A peer in
+ * another process could only do a process_vm_readv + writev pair, atomic
+ * against other NIC atomics (they all run under the port's lock) but not
+ * against that process's CPUs: those go as packets.  The result enters
+ * the responder's replay cache as the responder would enter it.
+ */
+static bool exec_atomic(struct dx *x)
+{
+	const struct idev_wqe *w = &x->s->w;
+	struct idev_atomic_res *a;
+	struct idev_key_view v;
+	uint64_t addr, orig, *p;
+	uint8_t *host;
+
+	if (!x->own || w->remote_va % IDEV_ATOMIC_SIZE ||
+	    (x->q->access_flags & IBV_ACCESS_REMOTE_ATOMIC) == 0)
+		return false;
+	peer_key(x, w->rkey, &v);
+	if (idev_key_check_remote(&v, x->q->pdid, w->rkey, w->remote_va,
+				  IDEV_ATOMIC_SIZE, IBV_ACCESS_REMOTE_ATOMIC,
+				  &addr) ||
+	    idev_mem_resolve(x->d->dev, x->d->pdid, w->result.lkey,
+			     w->result.va, IDEV_ATOMIC_SIZE,
+			     IBV_ACCESS_LOCAL_WRITE, &host))
+		return false;
+	p = (uint64_t *)(uintptr_t)addr;
+	if (w->op->op == IDEV_WR_ATOMIC_CS) {
+		orig = w->compare;
+		__atomic_compare_exchange_n(p, &orig, w->swap_add, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(p, w->swap_add, __ATOMIC_SEQ_CST);
+	}
+	/* host byte order, as the packet path's requester writes it */
+	memcpy(host, &orig, sizeof(orig));
+	a = &x->rd->resp.atomics[x->rd->resp.atomic_next++ % IDEV_ATOMIC_CACHE];
+	a->valid = true;
+	a->psn = x->s->first_psn;
+	a->orig = orig;
+	return true;
 }
 
 /* Is the responder record the QP connected to us, at the PSN of this
@@ -332,13 +432,23 @@ static bool responder_ready(const struct dx *x)
 static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 		     struct idev_swqe *s)
 {
-	struct dx x = { .d = d, .p = p, .s = s };
-	bool done = false;
+	struct dx x = { .d = d, .p = p, .s = s, .own = p->owner };
+	/* our own device's port: we are inside its locked section */
+	bool self = x.own == d->dev, done = false;
 
 	if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE) ||
-	    idev_dseg_lock(p->hdr, d->dev->direct->pid, false))
+	    (!self && idev_dseg_lock(p->hdr, d->dev->direct->pid, false)))
 		return false;
-	x.q = peer_qp(p, d->dest_qpn);
+	if (x.own) {
+		/* closed under the lock before the device goes away */
+		if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE))
+			goto out;
+		x.rd = idev_direct_self_begin(x.own, d->dest_qpn, self, &x.qrec,
+					      &x.crec);
+		x.q = x.rd ? &x.qrec : NULL;
+	} else {
+		x.q = peer_qp(p, d->dest_qpn);
+	}
 	if (responder_ready(&x)) {
 		switch (s->w.op->op) {
 		case IDEV_WR_RDMA_WRITE:
@@ -356,7 +466,11 @@ static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 		case IDEV_WR_RDMA_READ:
 			done = exec_read(&x);
 			break;
-		default: /* atomics, SEND_INV: packets */
+		case IDEV_WR_ATOMIC_CS:
+		case IDEV_WR_ATOMIC_FA:
+			done = exec_atomic(&x);
+			break;
+		default: /* SEND_INV: packets */
 			break;
 		}
 	}
@@ -364,16 +478,23 @@ static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 		x.q->epsn = idev_psn_add(x.q->epsn, s->npkts);
 		x.q->msn++;
 	}
-	idev_dseg_unlock(p->hdr);
+	if (x.rd)
+		idev_direct_self_end(x.own, x.rd, &x.qrec, &x.crec);
+out:
+	if (!self)
+		idev_dseg_unlock(p->hdr);
 	if (done && x.notify)
 		idev_direct_notify_send(d);
 	return done;
 }
 
-/* The operations exec_one runs. */
-static bool direct_op(const struct idev_swqe *s)
+/* The operations exec_one runs (atomics: for a peer in this process). */
+static bool direct_op(const struct idev_dpeer *p, const struct idev_swqe *s)
 {
 	switch (s->w.op->op) {
+	case IDEV_WR_ATOMIC_CS:
+	case IDEV_WR_ATOMIC_FA:
+		return p->owner;
 	case IDEV_WR_RDMA_WRITE:
 	case IDEV_WR_RDMA_WRITE_IMM:
 	case IDEV_WR_SEND:
@@ -389,7 +510,7 @@ bool idev_direct_hold(const struct idev_qp *d, const struct idev_swqe *s)
 {
 	return d->dpeer && !d->dpeer->dead &&
 	       !__atomic_load_n(&d->dpeer->hdr->closed, __ATOMIC_RELAXED) &&
-	       s->npkts && direct_op(s);
+	       s->npkts && direct_op(d->dpeer, s);
 }
 
 void idev_direct_run(struct idev_qp *d)

@@ -22,6 +22,11 @@
 struct idev_dpeer {
 	unsigned int refs; /* QPs attached; 0: free slot */
 	bool dead; /* process_vm_* said it is gone: packets from now on */
+	/* A device of this process (same-process peer, possibly ourselves):
+	 * the executor copies with memcpy and reads the responder's records
+	 * from the device itself, under the port's lock, while the port is
+	 * open (idev_direct_fini closes it under the lock). */
+	struct idev *owner;
 	pid_t pid;
 	dev_t st_dev; /* the segment's file, to tell a reused pid */
 	ino_t st_ino;
@@ -65,5 +70,28 @@ static inline void idev_dseg_unlock(struct idev_dseg_hdr *h)
 {
 	__atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE);
 }
+
+/* Same-process peers (owner: a device of this process whose port lock
+ * we hold; 'held': it is our own device, inside its locked section):
+ * the responder QP 'qpn' and its receive CQ as records built from the
+ * owner's own state (never from the segment's addresses, which any peer
+ * may scribble), NULL if there is no such RC QP; and after executing,
+ * the records' shared indices back into the owner's state and segment. */
+struct idev_qp *idev_direct_self_begin(struct idev *owner, uint32_t qpn,
+				       bool held, struct idev_dseg_qp *q,
+				       struct idev_dseg_cq *c);
+void idev_direct_self_end(struct idev *owner, struct idev_qp *rd,
+			  const struct idev_dseg_qp *q,
+			  const struct idev_dseg_cq *c);
+
+/* UD: the device of this process with GID 'gid' and UD QP 'qpn', its
+ * port locked for us (unless it is 'dev', whose lock we hold), or NULL
+ * (not in this process, busy, closed). */
+struct idev *idev_direct_self_ud(struct idev *dev, const uint8_t *gid,
+				 uint32_t qpn);
+/* Another device's private state from and to its segment, as its own
+ * enter and leave do (the caller holds its port's lock). */
+void idev_direct_sync_in(struct idev *dev);
+void idev_direct_sync_out(struct idev *dev);
 
 #endif /* IDEV_DIRECT_PRIV_H */

@@ -503,10 +503,12 @@ void idev_req_timer(struct idev_qp *d)
 
 /* ---- UD ------------------------------------------------------------------ */
 
-static enum ionic_status req_send_ud(struct idev_qp *d, struct idev_swqe *s)
+/* The frame of a UD SEND, in 'buf'; sent by the caller after the send
+ * CQE (a receive CQE the direct path writes comes after it, as with
+ * packets). */
+static enum ionic_status req_send_ud(struct idev_qp *d, struct idev_swqe *s,
+				     struct idev_pkt *pkt, uint8_t *buf)
 {
-	uint8_t buf[IDEV_PKT_MAX_SIZE];
-	struct idev_pkt pkt;
 	struct idev *dev = d->dev;
 	bool imm = s->w.op->flags & IDEV_WRF_IMM;
 	enum ionic_status st;
@@ -520,30 +522,31 @@ static enum ionic_status req_send_ud(struct idev_qp *d, struct idev_swqe *s)
 	if (s->w.length > idev_port_mtu(dev))
 		return IONIC_STS_LOCAL_LEN_ERR;
 
-	idev_qp_pkt_start(d, &pkt, buf,
+	idev_qp_pkt_start(d, pkt, buf,
 			  imm ? IDEV_OP_UD_SEND_ONLY_IMM : IDEV_OP_UD_SEND_ONLY,
 			  &ah->av, s->w.dest_qpn);
-	pkt.psn = d->req.next_psn;
+	pkt->psn = d->req.next_psn;
 	d->req.next_psn = idev_psn_add(d->req.next_psn, 1);
 	/* A "privileged" qkey (bit 31) means: use the QP's own (IBTA). */
-	pkt.qkey = s->w.dest_qkey & 0x80000000u ? d->qkey : s->w.dest_qkey;
-	pkt.src_qpn = d->qpn;
+	pkt->qkey = s->w.dest_qkey & 0x80000000u ? d->qkey : s->w.dest_qkey;
+	pkt->src_qpn = d->qpn;
 	if (s->w.flags & IONIC_WQE_FLAG_SOL)
-		pkt.flags |= IDEV_PKT_F_SOL;
+		pkt->flags |= IDEV_PKT_F_SOL;
 	if (imm)
-		pkt.imm_raw = s->w.imm_raw;
-	pkt.payload = idev_pkt_payload_at(&pkt);
-	st = idev_mem_gather(dev, d->pdid, &s->w, 0, pkt.payload, s->w.length);
+		pkt->imm_raw = s->w.imm_raw;
+	pkt->payload = idev_pkt_payload_at(pkt);
+	st = idev_mem_gather(dev, d->pdid, &s->w, 0, pkt->payload, s->w.length);
 	if (st)
 		return st;
-	pkt.paylen = s->w.length;
-	idev_qp_xmit(d, &pkt);
+	pkt->paylen = s->w.length;
 	/* Sent or lost, a UD send is complete once it left the QP. */
 	return IONIC_STS_OK;
 }
 
 static void req_run_ud(struct idev_qp *d)
 {
+	uint8_t buf[IDEV_PKT_MAX_SIZE];
+	struct idev_pkt pkt;
 	enum ionic_status st;
 	struct ionic_cqe cqe;
 	struct idev_swqe *s;
@@ -554,7 +557,7 @@ static void req_run_ud(struct idev_qp *d)
 		s = &d->swqe[slot];
 		st = req_snapshot(d, slot, s);
 		if (!st)
-			st = req_send_ud(d, s);
+			st = req_send_ud(d, s, &pkt, buf);
 		d->sq.cons = idev_sq_next(d, slot);
 		idev_cqe_npg(&cqe, d->qpn, s->w.wqe_idx, st);
 		idev_qp_cqe(d, true, &cqe, st != IONIC_STS_OK);
@@ -563,6 +566,9 @@ static void req_run_ud(struct idev_qp *d)
 			idev_qp_error(d, 0);
 			return;
 		}
+		/* to a QP of this process: received right here (direct_ud.c) */
+		if (!idev_direct_ud(d, &pkt))
+			idev_qp_xmit(d, &pkt);
 	}
 }
 

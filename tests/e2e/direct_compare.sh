@@ -16,6 +16,11 @@
 #   udp     --transport udp: packets, "the UDP transport"
 #   pcap    --pcap FILE: packets, "--pcap"
 #   fault   a fault profile key (delay_us): packets, "a fault profile key"
+#   same    the two sides are threads of one process on one NIC (both runs):
+#           directly, with memory copies ("this device"), atomics and UD
+#           SENDs too
+#   nics    threads of one process on two NICs (--nics 2, both runs):
+#           directly ("another device of this process"), atomics and UD too
 #
 # usage: direct_compare.sh <ionic-sim> <verbs-direct-compare> MODE
 set -u
@@ -24,13 +29,24 @@ prog=${2:?usage: $0 IONIC_SIM PROGRAM MODE}
 mode=${3:?usage: $0 IONIC_SIM PROGRAM MODE}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# how both runs place the two sides: processes, or threads (same, nics)
+pargs=()
+sargs=()
+case $mode in
+same) pargs=(thread) ;;
+nics)
+	pargs=(thread1)
+	sargs=(--nics 2)
+	;;
+esac
 
 # run NAME [launcher options...]: the scenario under the launcher, traced
 run() {
 	local name=$1
 	shift
 	if ! timeout 120 "$sim" --fabric "${IONIC_TEST_FABRIC:-dcmp}-$$-$RANDOM" \
-		--trace "$work/$name.trace" "$@" -- "$prog" "$work/$name" \
+		--trace "$work/$name.trace" "${sargs[@]}" "$@" -- "$prog" \
+		"$work/$name" "${pargs[@]}" \
 		>"$work/$name.out" 2>&1; then
 		echo "FAIL: the scenario failed ($name: $*):"
 		cat "$work/$name.out"
@@ -54,24 +70,40 @@ if grep -E " DIRECT qp .*: [A-Z_]+ len " "$work/ref.trace" >/dev/null; then
 	exit 1
 fi
 
-case $mode in
-on)
-	# a message whose peer port is busy at that instant goes as
-	# packets (and must answer the same): each operation must have gone
-	# directly in one of five runs
+# direct: each operation went directly in one of five runs (atomics: only
+# between threads of one process)
+ops="SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ"
+[ ${#pargs[@]} = 0 ] || ops="$ops ATOMIC_CS ATOMIC_FA UD_SEND_ONLY UD_SEND_ONLY_IMM"
+direct_all() {
 	for try in 1 2 3 4 5; do
 		run new --direct on
 		expect new "qp [0-9]+ -> [0-9]+: direct"
 		cat "$work/new.trace" >>"$work/all.trace"
 		missing=
-		for op in SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ; do
-			grep -E " DIRECT .*: $op len " "$work/all.trace" \
+		for op in $ops; do
+			grep -E " DIRECT .*: (UD )?$op len " "$work/all.trace" \
 				>/dev/null || missing="$missing $op"
 		done
 		[ -z "$missing" ] && break
 		echo "run $try: not yet direct:$missing"
 	done
 	[ -z "$missing" ] || { echo "FAIL: never direct:$missing"; exit 1; }
+}
+
+case $mode in
+on)
+	# a message whose peer port is busy at that instant goes as
+	# packets (and must answer the same): each operation must have gone
+	# directly in one of five runs
+	direct_all
+	;;
+same)
+	direct_all
+	expect new "port of pid [0-9]+ \\(qp [0-9]+\\), this device"
+	;;
+nics)
+	direct_all
+	expect new "another device of this process"
 	;;
 env)
 	IONIC_SIM_DIRECT=0 run new

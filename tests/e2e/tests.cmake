@@ -197,9 +197,10 @@ if(IONIC_HAVE_SIM)
             ${IONIC_SIM_LAUNCHER} $<TARGET_FILE:e2e-pcap-scenario>
     TIMEOUT 120)
   # the direct path answers as the packet path does: the same RC
-  # scenarios between two processes, both ways, completions compared;
+  # scenarios between two processes (or threads of one: same, nics),
+  # both ways, completions compared;
   # each switch that forces packets named in the trace
-  foreach(_m on env udp pcap fault)
+  foreach(_m on env udp pcap fault same nics)
     ionic_add_test(e2e-direct-compare-${_m}
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/direct_compare.sh
               ${IONIC_SIM_LAUNCHER} $<TARGET_FILE:verbs-direct-compare> ${_m}

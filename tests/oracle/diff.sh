@@ -19,13 +19,15 @@ oracle_begin diff
 fabric=${IONIC_TEST_FABRIC:-default}
 # pass NAME ARG "LAUNCHER OPTIONS" [LAUNCHER OPTION...]: one run of the
 # program, with ARG ("" for all of it) under the options, appended to
-# NAME's trace and output
+# NAME's trace and output.  --direct off: the responder's WQE and CQE
+# trace lines come from the packet path (a QP pair of one process would
+# otherwise go directly, or not, as the hellos' timing has it)
 pass() {
 	name=$1 arg=$2 opts=$3
 	shift 3
 	# shellcheck disable=SC2086 # ARG and OPTS are lists of words
 	IONIC_SIM_TRACE_RAW=1 "$sim" --fabric "$fabric" --trace "$work/$name.trace" \
-		$opts "$@" -- env ${OLD_LD+LD_LIBRARY_PATH="$OLD_LD"} "$prog" $arg \
+		--direct off $opts "$@" -- env ${OLD_LD+LD_LIBRARY_PATH="$OLD_LD"} "$prog" $arg \
 		>>"$work/$name.out" 2>&1
 }
 # run NAME [LAUNCHER OPTION...]: the three passes: all of the program; alone,
