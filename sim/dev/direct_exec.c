@@ -130,6 +130,24 @@ static bool local_iov(struct dx *x, uint32_t access)
 	return true;
 }
 
+/* A remote piece that is one aligned 32-bit word: a CQE's colour word,
+ * which the poller loads with acquire. */
+static bool word_of_its_own(const struct iovec *r, size_t n)
+{
+	return n == sizeof(uint32_t) && r->iov_len == sizeof(uint32_t) &&
+	       !((uintptr_t)r->iov_base & (sizeof(uint32_t) - 1));
+}
+
+/* Store it as the packet path's CQE writer does (cqe.c): one release
+ * store after the body, so no poller sees the colour before the rest. */
+static void store_word(void *dst, const void *src)
+{
+	uint32_t v;
+
+	memcpy(&v, src, sizeof(v));
+	__atomic_store_n((uint32_t *)dst, v, __ATOMIC_RELEASE);
+}
+
 /* Plain copies between two iovec lists (a same-process peer), in
  * order, each of the remote side's pieces visible before the next (the
  * CQE's colour word after its body). */
@@ -143,7 +161,10 @@ static ssize_t mem_move(bool out, const struct iovec *l, unsigned long ln,
 		n = l[li].iov_len - lo;
 		if (r[ri].iov_len - ro < n)
 			n = r[ri].iov_len - ro;
-		if (out)
+		if (out && word_of_its_own(&r[ri], n))
+			store_word(r[ri].iov_base,
+				   (const uint8_t *)l[li].iov_base + lo);
+		else if (out)
 			memcpy((uint8_t *)r[ri].iov_base + ro,
 			       (const uint8_t *)l[li].iov_base + lo, n);
 		else
