@@ -54,19 +54,23 @@ static double now_ns(void)
 
 /*
  * The store is one instruction of known length at a known address, so the
- * handler needs no decoder: "movl %eax, (%rdi)" is 89 07, two bytes.
+ * handler needs no decoder: "movl %esi, (%rdi)" is 89 37, two bytes.  It
+ * lives in a function of its own written in assembly, not in an inline
+ * asm statement: a compiler may copy the statement (GCC 14 duplicates the
+ * loop that calls it), and the label with it, which the assembler refuses.
  */
+void bare_store(volatile uint32_t *p, uint32_t v);
 extern const char bare_store_insn[];
 #define BARE_STORE_LEN 2
 
-static void bare_store(volatile uint32_t *p, uint32_t v)
-{
-	__asm__ volatile(".globl bare_store_insn\n"
-			 "bare_store_insn: movl %k1, (%0)\n"
-			 :
-			 : "D"(p), "a"(v)
-			 : "memory");
-}
+__asm__(".text\n"
+	".globl bare_store\n"
+	".type bare_store, @function\n"
+	"bare_store:\n"
+	".globl bare_store_insn\n"
+	"bare_store_insn: movl %esi, (%rdi)\n"
+	"ret\n"
+	".size bare_store, . - bare_store\n");
 
 static void bare_handler(int sig, siginfo_t *si, void *ucv)
 {

@@ -477,7 +477,11 @@ cmd_exec() {
 	case $wd in
 	/tmp | /tmp/* | /run | /run/* | /dev/shm | /dev/shm/*) wd=/ ;;
 	esac
-	exec nsenter -t "$pid" -n -m -u -- env "${unset[@]}" -C "$wd" "${set[@]}" "$@"
+	# -r: the host's root directory.  Entering a mount namespace starts at
+	# the root of its mounts, which is not where the host lives when the
+	# cluster runs in a chroot (CI's Debian 13 stage): without it the
+	# command would run on the machine's own files, not the chroot's.
+	exec nsenter -t "$pid" -n -m -u -r -- env "${unset[@]}" -C "$wd" "${set[@]}" "$@"
 }
 
 # ssh-like: options (ignored), [USER@]HOST, the command line

@@ -276,8 +276,11 @@ ucx() {
 	e2e_san_runtime && export OMPI_MCA_memory=^patcher UCX_MEM_EVENTS=no
 	bring_up
 	local args=(-t tag_bw -n 2000 -s 65536 -p 13337)
-	# UCX 1.18's ucx_perftest is built with MPI: no MPI mode (ucx.sh)
-	ucx_perftest -h 2>&1 | grep -q -- '-P <0|1>' && args+=(-P 0)
+	# UCX 1.18's ucx_perftest is built with MPI: no MPI mode (ucx.sh); it
+	# starts as an MPI singleton even to print its help, whose Open MPI
+	# session directory goes to TMPDIR: ours, not the tests' (on a host
+	# it goes to the host's own /tmp)
+	TMPDIR=$work ucx_perftest -h 2>&1 | grep -q -- '-P <0|1>' && args+=(-P 0)
 	# several NICs: UCX spreads its messages over all of them
 	[ "$nics" -gt 1 ] && export UCX_MAX_EAGER_RAILS=$nics UCX_MAX_RNDV_RAILS=$nics
 	local before=() h j i=0 t0 t1 r0 r1
