@@ -327,6 +327,10 @@ static bool dseg_holder_gone(uint32_t cur, uint32_t me)
 			     (kill((pid_t)cur, 0) < 0 && errno == ESRCH));
 }
 
+#if defined(__SANITIZE_THREAD__)
+char idev_dseg_tsan_sync; /* direct_priv.h: one lock for TSan */
+#endif
+
 int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait)
 {
 	struct timespec nap = { 0, DSEG_NAP_NS };
@@ -339,13 +343,13 @@ int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait)
 		if (__atomic_compare_exchange_n(&h->lock, &cur, me, false,
 						__ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
-			return 0;
+			break;
 		/* once per round of spinning: is the holder still there? */
 		if (!tries && dseg_holder_gone(cur, me) &&
 		    __atomic_compare_exchange_n(&h->lock, &cur, me, false,
 						__ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
-			return 0;
+			break;
 		if (++tries < DSEG_SPINS) {
 			__builtin_ia32_pause();
 			continue;
@@ -365,6 +369,8 @@ int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait)
 			nanosleep(&nap, NULL);
 		tries = 0;
 	}
+	IDEV_DSEG_TSAN_ACQUIRE();
+	return 0;
 }
 
 static struct idev_dseg_qp *seg_qp(struct idev_direct *x, uint32_t qpn)

@@ -66,8 +66,29 @@ void idev_dtrace_path(struct idev_qp *d, enum idev_dwhy why);
 /* Lock a segment as process 'me' (a holder that died leaves it to us);
  * 'wait': up to a bound, else only a few tries.  0 or an errno. */
 int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait);
+/*
+ * ThreadSanitizer keys a lock by its address, and a segment is mapped
+ * twice when its owner is in this process (the owner's mapping and the
+ * peer's, through /proc/self/fd): the same lock word at two addresses,
+ * so TSan would see no order between an executor and the owner.  Under
+ * TSan every segment lock also acquires and releases one object of its
+ * own (more order than there is, never less: it can hide a race between
+ * two segments, not invent one).
+ */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+extern char idev_dseg_tsan_sync;
+#define IDEV_DSEG_TSAN_ACQUIRE() __tsan_acquire(&idev_dseg_tsan_sync)
+#define IDEV_DSEG_TSAN_RELEASE() __tsan_release(&idev_dseg_tsan_sync)
+#else
+#define IDEV_DSEG_TSAN_ACQUIRE() ((void)0)
+#define IDEV_DSEG_TSAN_RELEASE() ((void)0)
+#endif
+
 static inline void idev_dseg_unlock(struct idev_dseg_hdr *h)
 {
+	IDEV_DSEG_TSAN_RELEASE();
 	__atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE);
 }
 
