@@ -19,9 +19,10 @@
 # the same between real machines; here they stay readable as that recipe.
 #
 # The emulated hosts share nothing but the wire.  Host K (h1 .. hH) is a
-# process in its own network, UTS and mount namespaces: hostname hK,
-# private tmpfs on /tmp, /run and /dev/shm, and an /etc/hosts naming every
-# host.  NIC J of host K (ionic_J) has its own port, ethJ, a veth into the
+# process in its own network, UTS, IPC and mount namespaces: hostname hK,
+# private tmpfs on /tmp, /run and /dev/shm, System V IPC of its own, a
+# boot id of its own (/proc/sys/kernel/random/boot_id) and an /etc/hosts
+# naming every host.  NIC J of host K (ionic_J) has its own port, ethJ, a veth into the
 # switch, with the address 198.18.J.K/24 (rail J; RFC 2544's benchmarking
 # range, which nothing routes), and what it sends leaves through that port;
 # hK names 198.18.0.K.  The switch is a bridge in a network namespace of
@@ -69,7 +70,7 @@ usage: ionic-sim cluster up NAME --hosts H [--nics N] [LAUNCHER OPTIONS...]
                          [LAUNCHER OPTIONS...] -- COMMAND [ARGS...]
 
 H emulated hosts h1..hH (default 2, at most 254), each in its own network,
-UTS and mount namespaces, joined by a bridge; NIC J (ionic_J, at most 8) of
+UTS, IPC and mount namespaces with a boot id of its own, joined by a bridge; NIC J (ionic_J, at most 8) of
 host K has its own port ethJ on the bridge and the IPv4 address 198.18.J.K
 on the RoCEv2/UDP wire, and hK names 198.18.0.K.  Every command run on a
 host uses that host's NICs.  LAUNCHER OPTIONS go to each host's ionic-sim
@@ -169,6 +170,14 @@ cmd_host() {
 		done
 	} >/run/hosts || die "h$k: cannot write /run/hosts"
 	mount --bind /run/hosts /etc/hosts || die "h$k: cannot mount /etc/hosts"
+	# a boot id of its own, as every machine has: programs tell "this
+	# machine" from "another" by it (UCX's shared-memory and CMA
+	# transports reach only processes with their own boot id, and would
+	# otherwise join hosts through the kernel they share)
+	{ cat /proc/sys/kernel/random/uuid >/run/boot_id && chmod 444 /run/boot_id; } ||
+		die "h$k: cannot write /run/boot_id"
+	mount --bind /run/boot_id /proc/sys/kernel/random/boot_id ||
+		die "h$k: cannot mount its boot id"
 	hostname "h$k" || die "h$k: cannot set the host name"
 	ip link set lo up || die "h$k: cannot bring lo up"
 	# several ports on one switch: each answers ARP for its own address
@@ -295,7 +304,7 @@ cmd_up() {
 			die "cannot make a temporary file"
 		# its stderr: a file that only `up` reads (the host's own /tmp
 		# hides it afterwards; the host keeps writing to the unlinked file)
-		setsid unshare --net --uts --mount --propagation private -- \
+		setsid unshare --net --uts --ipc --mount --propagation private -- \
 			"$self" _host "$name" "$k" "$hosts" "$nics" "${opts[@]}" \
 			</dev/null >/dev/null 2>"${logs[k - 1]}" &
 		pids+=($!)
@@ -481,7 +490,7 @@ cmd_exec() {
 	# the root of its mounts, which is not where the host lives when the
 	# cluster runs in a chroot (CI's Debian 13 stage): without it the
 	# command would run on the machine's own files, not the chroot's.
-	exec nsenter -t "$pid" -n -m -u -r -- env "${unset[@]}" -C "$wd" "${set[@]}" "$@"
+	exec nsenter -t "$pid" -n -m -u -i -r -- env "${unset[@]}" -C "$wd" "${set[@]}" "$@"
 }
 
 # ssh-like: options (ignored), [USER@]HOST, the command line

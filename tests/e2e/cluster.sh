@@ -18,12 +18,13 @@
 #              collective job whose every rank checks its results
 #              (mpi_collective.c: allgather, allreduce, alltoall), and
 #              NetPIPE's integrity check between h1 and h4
-#   ucx        ucx_perftest between h1 and h2 (tag_bw)
+#   ucx        ucx_perftest between h1 and h2 (tag_bw): with UCX's
+#              defaults on NIC 0, then over every NIC (UCX's rails)
 #   fabric     libfabric's fi_pingpong (verbs, msg) from h2 to h1, data
 #              checked
 #
-# CLUSTER_NICS (default 1) NICs per host.  UCX runs ud_verbs (UCX_TLS; on
-# one host ucx.sh tells why); Open MPI runs as root (CI).
+# CLUSTER_NICS (default 1) NICs per host.  UCX chooses its transports by
+# itself where it can (ucx_env below); Open MPI runs as root (CI).
 # Usage: cluster.sh <ionic-sim> KIND.  Exits 77 (skip) when a tool is
 # missing or without root.
 set -u
@@ -116,13 +117,31 @@ server() {
 	pids+=($!)
 }
 
+# ucx_env: REPLY = the UCX variables the hosts' jobs need, none from UCX
+# 1.18 on (Debian 13): between hosts (boot ids of their own) UCX's shared
+# memory and CMA reach no peer, rc_verbs wants an SRQ, which ionic has
+# not, and drops out ("failed to query rc_verbs resources"), and UCX picks
+# ud_verbs, with its destination-GID check on.  UCX 1.13 (Debian 12) lists
+# rc_verbs all the same and fails in ibv_create_srq (EOPNOTSUPP): only
+# UCX_TLS=ud_verbs there.
+ucx_env() {
+	local v maj min
+	v=$(ucx_info -v | sed -n '1s/.*[Vv]ersion:\{0,1\} *\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+	read -r maj min <<<"$v"
+	REPLY=
+	if [ -z "$v" ] || [ "$maj" -lt 1 ] || { [ "$maj" -eq 1 ] && [ "$min" -lt 18 ]; }; then
+		REPLY=UCX_TLS=ud_verbs
+	fi
+	echo "UCX ${maj:-?}.${min:-?}: ${REPLY:-no UCX variable}"
+}
+
 show() {
 	echo "---- $1 ----"
 	cat "$2"
 }
 
 lifecycle() {
-	local k j h p v nets=()
+	local k j h p v nets=() ids=()
 	# up's own temporary files go to a directory of this test (other
 	# tests bring clusters up meanwhile), which must end up empty
 	local tmp=$work/up-tmp
@@ -163,7 +182,15 @@ lifecycle() {
 		done
 		on "$h" sh -c "echo $h >/tmp/mine" || bad "$h: cannot write its /tmp"
 		nets+=("$(on "$h" stat -L -c %i /proc/self/ns/net)")
+		# a machine of its own: its System V IPC, its boot id
+		ids+=("$(on "$h" stat -L -c ipc:%i /proc/self/ns/ipc)"
+			"$(on "$h" cat /proc/sys/kernel/random/boot_id)")
+		[ "${ids[-1]}" = "$(on "$h" cat /proc/sys/kernel/random/boot_id)" ] ||
+			bad "$h's boot id changes"
 	done
+	ids+=("$(stat -L -c ipc:%i /proc/self/ns/ipc)" "$(cat /proc/sys/kernel/random/boot_id)")
+	v=$(printf '%s\n' "${ids[@]}" | sort | uniq -d)
+	[ -z "$v" ] || bad "hosts (or a host and the machine) share an IPC namespace or boot id: $v"
 	# private /tmp: each host sees its own file only, the machine none
 	[ "$(on h1 cat /tmp/mine)" = h1 ] || bad "h1's /tmp/mine is not h1's"
 	[ "$(on h2 cat /tmp/mine)" = h2 ] || bad "h2's /tmp/mine is not h2's"
@@ -246,8 +273,9 @@ mpi() {
 	need "openmpi-bin, libopenmpi-dev, netpipe-openmpi" mpirun mpicc NPopenmpi
 	mpicc -O2 -o "$work/mpi_collective" "$here/mpi_collective.c" ||
 		{ echo "FAIL: cannot build mpi_collective.c"; exit 1; }
-	local mpirun=(mpirun --allow-run-as-root --mca pml ucx --mca btl self
-		-x UCX_TLS=ud_verbs)
+	local mpirun=(mpirun --allow-run-as-root --mca pml ucx --mca btl self)
+	ucx_env
+	[ -z "$REPLY" ] || mpirun+=(-x "$REPLY")
 	# the sanitizer build: as mpi.sh (the ASan runtime first, no code
 	# patcher, no UCX memory hooks)
 	e2e_san_runtime && mpirun+=(--mca memory ^patcher -x UCX_MEM_EVENTS=no)
@@ -269,21 +297,17 @@ mpi() {
 		bad "NetPIPE: fewer than 20 sizes passed its integrity check"
 }
 
-ucx() {
-	need ucx-utils ucx_perftest
-	export UCX_TLS=ud_verbs
-	# the sanitizer build: as ucx.sh
-	e2e_san_runtime && export OMPI_MCA_memory=^patcher UCX_MEM_EVENTS=no
-	bring_up
-	local args=(-t tag_bw -n 2000 -s 65536 -p 13337)
+# ucx_job TAG ITERATIONS RAILS: ucx_perftest from h2 to h1; NICs 0 to
+# RAILS-1 of both hosts must have carried it (at least 100 frames each
+# way through each one's port), the others none of its data
+ucx_job() {
+	local tag=$1 n=$2 rails=$3 before=() h j i=0 t0 t1 r0 r1
+	local args=(-t tag_bw -n "$n" -s 65536 -p 13337)
 	# UCX 1.18's ucx_perftest is built with MPI: no MPI mode (ucx.sh); it
 	# starts as an MPI singleton even to print its help, whose Open MPI
 	# session directory goes to TMPDIR: ours, not the tests' (on a host
 	# it goes to the host's own /tmp)
 	TMPDIR=$work ucx_perftest -h 2>&1 | grep -q -- '-P <0|1>' && args+=(-P 0)
-	# several NICs: UCX spreads its messages over all of them
-	[ "$nics" -gt 1 ] && export UCX_MAX_EAGER_RAILS=$nics UCX_MAX_RNDV_RAILS=$nics
-	local before=() h j i=0 t0 t1 r0 r1
 	for h in h1 h2; do
 		for ((j = 0; j < nics; j++)); do
 			before+=("$(port_packets "$h" "$j")")
@@ -292,26 +316,47 @@ ucx() {
 	server h1 "$work/ucx-s.out" ucx_perftest "${args[@]}"
 	wait_tcp h1 13337
 	on h2 ucx_perftest h1 "${args[@]}" >"$work/ucx-c.out" 2>&1 ||
-		bad "ucx_perftest client (h2) exit $?"
-	wait "${pids[0]}" || bad "ucx_perftest server (h1) exit $?"
-	show "ucx_perftest server, h1" "$work/ucx-s.out"
-	show "ucx_perftest client, h2" "$work/ucx-c.out"
-	grep -qE '^Final: +2000 ' "$work/ucx-c.out" || bad "no final result line"
-	grep -q 'UCX  ERROR' "$work/ucx-s.out" "$work/ucx-c.out" && bad "UCX reported an error"
-	# every NIC of both hosts carried the job: the frames its port sent
-	# and received (the client's data, the server's acknowledgements)
-	echo "---- frames sent / received through each NIC's port during the job ----"
+		bad "$tag: ucx_perftest client (h2) exit $?"
+	wait "${pids[-1]}" || bad "$tag: ucx_perftest server (h1) exit $?"
+	show "ucx_perftest server, h1 ($tag)" "$work/ucx-s.out"
+	show "ucx_perftest client, h2 ($tag)" "$work/ucx-c.out"
+	grep -qE "^Final: +$n " "$work/ucx-c.out" || bad "$tag: no final result line"
+	grep -q 'UCX  ERROR' "$work/ucx-s.out" "$work/ucx-c.out" && bad "$tag: UCX reported an error"
+	# the frames each port sent and received meanwhile (the client's
+	# data, the server's acknowledgements)
+	echo "---- frames sent / received through each NIC's port during the job ($tag) ----"
 	for h in h1 h2; do
 		for ((j = 0; j < nics; j++)); do
 			read -r t0 r0 <<<"${before[i]}"
 			read -r t1 r1 <<<"$(port_packets "$h" "$j")"
 			echo "$h ionic_$j (eth$j): $((t1 - t0)) / $((r1 - r0))"
-			if [ $((t1 - t0)) -lt 100 ] || [ $((r1 - r0)) -lt 100 ]; then
-				bad "$h: ionic_$j's port carried fewer than 100 frames each way"
+			if [ "$j" -lt "$rails" ]; then
+				if [ $((t1 - t0)) -lt 100 ] || [ $((r1 - r0)) -lt 100 ]; then
+					bad "$tag: $h: ionic_$j's port carried fewer than 100 frames each way"
+				fi
+			elif [ $((t1 - t0)) -ge "$n" ] || [ $((r1 - r0)) -ge "$n" ]; then
+				bad "$tag: $h: ionic_$j carried data on one rail"
 			fi
 			i=$((i + 1))
 		done
 	done
+}
+
+ucx() {
+	need ucx-utils ucx_perftest
+	ucx_env
+	[ -z "$REPLY" ] || export "${REPLY?}"
+	# the sanitizer build: as ucx.sh
+	e2e_san_runtime && export OMPI_MCA_memory=^patcher UCX_MEM_EVENTS=no
+	bring_up
+	# UCX as it comes: one rail, NIC 0
+	ucx_job "UCX's defaults" 200 1
+	# several NICs: UCX spreads its messages over all of them when allowed
+	# that many rails (by default eager messages take one)
+	if [ "$nics" -gt 1 ]; then
+		export UCX_MAX_EAGER_RAILS=$nics UCX_MAX_RNDV_RAILS=$nics
+		ucx_job "$nics rails" 2000 "$nics"
+	fi
 }
 
 fabric() {
