@@ -109,6 +109,14 @@ port_packets() {
 	on "$1" awk -v p="eth$2" -F '[: ]+' '$2 == p { print $12, $4 }' /proc/net/dev
 }
 
+# host_udp HOST: "sent received" UDP datagrams of HOST's network stack
+# (/proc/net/snmp), all of them its NICs' RoCEv2 frames while a job runs:
+# what the NICs carried, whatever else (TCP) UCX may use beside them
+# shellcheck disable=SC2016 # awk's fields
+host_udp() {
+	on "$1" awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $5, $2 }' /proc/net/snmp
+}
+
 # server HOST OUT CMD...: CMD in the background on HOST
 server() {
 	local h=$1 out=$2
@@ -301,7 +309,7 @@ mpi() {
 # RAILS-1 of both hosts must have carried it (at least 100 frames each
 # way through each one's port), the others none of its data
 ucx_job() {
-	local tag=$1 n=$2 rails=$3 before=() h j i=0 t0 t1 r0 r1
+	local tag=$1 n=$2 rails=$3 before=() udp=() h j i=0 t0 t1 r0 r1
 	local args=(-t tag_bw -n "$n" -s 65536 -p 13337)
 	# UCX 1.18's ucx_perftest is built with MPI: no MPI mode (ucx.sh); it
 	# starts as an MPI singleton even to print its help, whose Open MPI
@@ -309,6 +317,7 @@ ucx_job() {
 	# it goes to the host's own /tmp)
 	TMPDIR=$work ucx_perftest -h 2>&1 | grep -q -- '-P <0|1>' && args+=(-P 0)
 	for h in h1 h2; do
+		udp+=("$(host_udp "$h")")
 		for ((j = 0; j < nics; j++)); do
 			before+=("$(port_packets "$h" "$j")")
 		done
@@ -326,6 +335,13 @@ ucx_job() {
 	# data, the server's acknowledgements)
 	echo "---- frames sent / received through each NIC's port during the job ($tag) ----"
 	for h in h1 h2; do
+		read -r t0 r0 <<<"${udp[0]}"
+		read -r t1 r1 <<<"$(host_udp "$h")"
+		udp=("${udp[@]:1}")
+		echo "$h RoCEv2 (UDP) datagrams: $((t1 - t0)) / $((r1 - r0))"
+		if [ $((t1 - t0)) -lt 100 ] || [ $((r1 - r0)) -lt 100 ]; then
+			bad "$tag: $h's NICs carried fewer than 100 RoCEv2 datagrams each way"
+		fi
 		for ((j = 0; j < nics; j++)); do
 			read -r t0 r0 <<<"${before[i]}"
 			read -r t1 r1 <<<"$(port_packets "$h" "$j")"
