@@ -371,7 +371,7 @@ ucx() {
 	# that many rails (by default eager messages take one)
 	if [ "$nics" -gt 1 ]; then
 		export UCX_MAX_EAGER_RAILS=$nics UCX_MAX_RNDV_RAILS=$nics
-		ucx_job "$nics rails" 2000 "$nics"
+		ucx_job "$nics rails" 1000 "$nics"
 	fi
 }
 
