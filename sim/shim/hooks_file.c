@@ -286,6 +286,25 @@ static mode_t open_mode(int flags, va_list ap)
 	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
 }
 
+/* A redirected path that is a hardware counter: *fd gets its descriptor
+ * (or -1 with errno), which the caller returns. */
+static bool counter_open(const char *given, const char *path, int flags,
+			 int *fd)
+{
+	if (path == given)
+		return false;
+	*fd = ishim_hw_counter_open(given, flags);
+	return *fd != ISHIM_NOT_COUNTER;
+}
+
+/* REDIRECT, and the open of a hardware counter returns at once. */
+#define COUNTER_OR_REDIRECT(path, flags)                     \
+	const char *given_ = path;                           \
+	int counter_fd_;                                     \
+	REDIRECT(path);                                      \
+	if (counter_open(given_, path, flags, &counter_fd_)) \
+	return counter_fd_
+
 /*
  * Every open entry point: the device path opens the emulated device,
  * anything else goes to libc's function of the same name.  OPEN_HOOKS(fn)
@@ -299,7 +318,7 @@ static mode_t open_mode(int flags, va_list ap)
 		int idx = ishim_dev_path_index(path);                \
 		va_list ap;                                          \
 		mode_t mode;                                         \
-		REDIRECT(path);                                      \
+		COUNTER_OR_REDIRECT(path, flags);                    \
                                                                      \
 		if (ishim_cm_path(path))                             \
 			return cm_open(flags);                       \
@@ -314,7 +333,7 @@ static mode_t open_mode(int flags, va_list ap)
 	int __##fn##_2(const char *path, int flags)                  \
 	{                                                            \
 		int idx = ishim_dev_path_index(path);                \
-		REDIRECT(path);                                      \
+		COUNTER_OR_REDIRECT(path, flags);                    \
                                                                      \
 		if (ishim_cm_path(path))                             \
 			return cm_open(flags);                       \
@@ -329,7 +348,7 @@ static mode_t open_mode(int flags, va_list ap)
 		int idx = ishim_dev_path_index(path);                         \
 		va_list ap;                                                   \
 		mode_t mode;                                                  \
-		REDIRECT(path);                                               \
+		COUNTER_OR_REDIRECT(path, flags);                             \
                                                                               \
 		if (ishim_cm_path(path))                                      \
 			return cm_open(flags);                                \
@@ -344,7 +363,7 @@ static mode_t open_mode(int flags, va_list ap)
 	int __##fn##_2(int dirfd, const char *path, int flags)                \
 	{                                                                     \
 		int idx = ishim_dev_path_index(path);                         \
-		REDIRECT(path);                                               \
+		COUNTER_OR_REDIRECT(path, flags);                             \
                                                                               \
 		if (ishim_cm_path(path))                                      \
 			return cm_open(flags);                                \
@@ -370,16 +389,41 @@ DIR *opendir(const char *path)
 	return ISHIM_REAL(opendir, opendir_fn)(path);
 }
 
+/* A hardware counter as a stream (glibc's fopen opens internally). */
+static bool counter_fopen(const char *given, const char *path, const char *mode,
+			  FILE **out)
+{
+	int flags = (mode[0] == 'r' && !strchr(mode, '+')) ? O_RDONLY : O_RDWR;
+	int fd;
+
+	if (strchr(mode, 'e'))
+		flags |= O_CLOEXEC;
+	if (!counter_open(given, path, flags, &fd))
+		return false;
+	*out = fd < 0 ? NULL : fdopen(fd, mode);
+	if (fd >= 0 && !*out)
+		close(fd);
+	return true;
+}
+
 FILE *fopen(const char *path, const char *mode)
 {
-	REDIRECT(path);
+	const char *given = path;
+	FILE *f;
 
+	REDIRECT(path);
+	if (counter_fopen(given, path, mode, &f))
+		return f;
 	return ISHIM_REAL(fopen, fopen_fn)(path, mode);
 }
 
 FILE *fopen64(const char *path, const char *mode)
 {
-	REDIRECT(path);
+	const char *given = path;
+	FILE *f;
 
+	REDIRECT(path);
+	if (counter_fopen(given, path, mode, &f))
+		return f;
 	return ISHIM_REAL(fopen64, fopen_fn)(path, mode);
 }
