@@ -18,7 +18,9 @@
 #              collective job whose every rank checks its results
 #              (mpi_collective.c: allgather, allreduce, alltoall), and
 #              NetPIPE's integrity check between h1 and h4
-#   ucx        ucx_perftest between h1 and h2 (tag_bw)
+#   ucx        ucx_perftest between h1 and h2 (tag_bw); every NIC of both
+#              hosts carried it: its port's frames (/proc/net/dev) and its
+#              own RDMA counters (rdma statistic show, sysfs hw_counters/)
 #   fabric     libfabric's fi_pingpong (verbs, msg) from h2 to h1, data
 #              checked
 #
@@ -106,6 +108,21 @@ wait_tcp() {
 # shellcheck disable=SC2016 # awk's fields
 port_packets() {
 	on "$1" awk -v p="eth$2" -F '[: ]+' '$2 == p { print $12, $4 }' /proc/net/dev
+}
+# "tx rx" frames NIC $2 of host $1 counted itself (its port's hardware
+# counters, as `rdma statistic show` reads them on a real host); then
+# the same from sysfs (hw_counters/), which must agree
+rdma_packets() {
+	on "$1" rdma statistic show link "ionic_$2/1" | awk '{
+		for (i = 1; i < NF; i++) {
+			if ($i == "tx_rdma_ucast_pkts") t = $(i + 1)
+			if ($i == "rx_rdma_ucast_pkts") r = $(i + 1)
+		}
+	} END { print t, r }'
+}
+rdma_packets_sysfs() {
+	local d=/sys/class/infiniband/ionic_$2/ports/1/hw_counters
+	on "$1" cat "$d/tx_rdma_ucast_pkts" "$d/rx_rdma_ucast_pkts" | paste -sd ' '
 }
 
 # server HOST OUT CMD...: CMD in the background on HOST
@@ -283,10 +300,11 @@ ucx() {
 	TMPDIR=$work ucx_perftest -h 2>&1 | grep -q -- '-P <0|1>' && args+=(-P 0)
 	# several NICs: UCX spreads its messages over all of them
 	[ "$nics" -gt 1 ] && export UCX_MAX_EAGER_RAILS=$nics UCX_MAX_RNDV_RAILS=$nics
-	local before=() h j i=0 t0 t1 r0 r1
+	local before=() rbefore=() h j i=0 t0 t1 r0 r1 s1
 	for h in h1 h2; do
 		for ((j = 0; j < nics; j++)); do
 			before+=("$(port_packets "$h" "$j")")
+			rbefore+=("$(rdma_packets "$h" "$j")")
 		done
 	done
 	server h1 "$work/ucx-s.out" ucx_perftest "${args[@]}"
@@ -309,6 +327,23 @@ ucx() {
 			if [ $((t1 - t0)) -lt 100 ] || [ $((r1 - r0)) -lt 100 ]; then
 				bad "$h: ionic_$j's port carried fewer than 100 frames each way"
 			fi
+			i=$((i + 1))
+		done
+	done
+	# ... and each NIC counted them itself: its RDMA port counters
+	echo "---- RoCE packets sent / received by each NIC (rdma statistic show) ----"
+	i=0
+	for h in h1 h2; do
+		for ((j = 0; j < nics; j++)); do
+			read -r t0 r0 <<<"${rbefore[i]}"
+			read -r t1 r1 <<<"$(rdma_packets "$h" "$j")"
+			s1=$(rdma_packets_sysfs "$h" "$j")
+			echo "$h ionic_$j: $((t1 - t0)) / $((r1 - r0)) (sysfs: $s1)"
+			if [ $((t1 - t0)) -lt 100 ] || [ $((r1 - r0)) -lt 100 ]; then
+				bad "$h: ionic_$j's counters moved by fewer than 100 packets each way"
+			fi
+			[ "$s1" = "$t1 $r1" ] ||
+				bad "$h: ionic_$j's counters: sysfs says $s1, rdma statistic $t1 $r1"
 			i=$((i + 1))
 		done
 	done
