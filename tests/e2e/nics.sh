@@ -35,6 +35,8 @@ sim=$1 case=$2
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
 e2e_setup nics
+# the sanitizer build: its runtime first for the uninstrumented tools
+e2e_san_runtime || :
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
