@@ -286,24 +286,18 @@ static mode_t open_mode(int flags, va_list ap)
 	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
 }
 
-/* A redirected path that is a hardware counter: *fd gets its descriptor
- * (or -1 with errno), which the caller returns. */
-static bool counter_open(const char *given, const char *path, int flags,
-			 int *fd)
-{
-	if (path == given)
-		return false;
-	*fd = ishim_hw_counter_open(given, flags);
-	return *fd != ISHIM_NOT_COUNTER;
-}
-
-/* REDIRECT, and the open of a hardware counter returns at once. */
-#define COUNTER_OR_REDIRECT(path, flags)                     \
-	const char *given_ = path;                           \
-	int counter_fd_;                                     \
-	REDIRECT(path);                                      \
-	if (counter_open(given_, path, flags, &counter_fd_)) \
-	return counter_fd_
+/* REDIRECT, and the open of a hardware counter (a redirected path: the
+ * rare case) returns at once.  No local of the hook's frame has its
+ * address taken: a hook may run before a sanitizer's shadow exists
+ * (ishim_sys_redirect). */
+#define COUNTER_OR_REDIRECT(path, flags)                                \
+	const char *given_ = path;                                      \
+	REDIRECT(path);                                                 \
+	if (path != given_) {                                           \
+		int counter_fd_ = ishim_hw_counter_open(given_, flags); \
+		if (counter_fd_ != ISHIM_NOT_COUNTER)                   \
+			return counter_fd_;                             \
+	}
 
 /*
  * Every open entry point: the device path opens the emulated device,
@@ -389,41 +383,48 @@ DIR *opendir(const char *path)
 	return ISHIM_REAL(opendir, opendir_fn)(path);
 }
 
-/* A hardware counter as a stream (glibc's fopen opens internally). */
-static bool counter_fopen(const char *given, const char *path, const char *mode,
-			  FILE **out)
+/* fopen of a redirected path (glibc's fopen opens internally, so a
+ * hardware counter is opened here): the counter as a stream, or the
+ * real fopen (which 0) or fopen64 (which 1) of the rewritten path. */
+static __attribute__((noinline)) FILE *redirected_fopen(const char *given,
+							const char *path,
+							const char *mode,
+							int which)
 {
 	int flags = (mode[0] == 'r' && !strchr(mode, '+')) ? O_RDONLY : O_RDWR;
+	FILE *f;
 	int fd;
 
 	if (strchr(mode, 'e'))
 		flags |= O_CLOEXEC;
-	if (!counter_open(given, path, flags, &fd))
-		return false;
-	*out = fd < 0 ? NULL : fdopen(fd, mode);
-	if (fd >= 0 && !*out)
+	fd = ishim_hw_counter_open(given, flags);
+	if (fd == ISHIM_NOT_COUNTER)
+		return which ? ISHIM_REAL(fopen64, fopen_fn)(path, mode) :
+			       ISHIM_REAL(fopen, fopen_fn)(path, mode);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, mode);
+	if (!f)
 		close(fd);
-	return true;
+	return f;
 }
 
 FILE *fopen(const char *path, const char *mode)
 {
 	const char *given = path;
-	FILE *f;
 
 	REDIRECT(path);
-	if (counter_fopen(given, path, mode, &f))
-		return f;
+	if (path != given)
+		return redirected_fopen(given, path, mode, 0);
 	return ISHIM_REAL(fopen, fopen_fn)(path, mode);
 }
 
 FILE *fopen64(const char *path, const char *mode)
 {
 	const char *given = path;
-	FILE *f;
 
 	REDIRECT(path);
-	if (counter_fopen(given, path, mode, &f))
-		return f;
+	if (path != given)
+		return redirected_fopen(given, path, mode, 1);
 	return ISHIM_REAL(fopen64, fopen_fn)(path, mode);
 }

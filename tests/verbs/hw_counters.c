@@ -30,6 +30,8 @@
 #define ATOMIC_ACK 8
 #define ACK (HDR + AETH)
 #define ACKREQ_EVERY 16 /* the requester asks for an ACK this often */
+#define NSENDS 5 /* RC SENDs of rc_messages() */
+#define UD_LEN 1000
 
 enum { TX_BYTES, TX_PKTS, RX_BYTES, RX_PKTS, NCNT };
 static const char *const names[NCNT] = {
@@ -188,25 +190,6 @@ static void side_destroy(struct side *s)
 	free(s->buf);
 }
 
-static void connect_sides(struct side s[2])
-{
-	struct fx_qp_opts o;
-
-	fx_qp_opts_default(&o, IBV_QPT_RC);
-	for (int i = 0; i < 2; i++)
-		REQUIRE_EQ(fx_rc_to_init(s[i].rc), 0);
-	for (int i = 0; i < 2; i++)
-		REQUIRE_EQ(fx_rc_to_rtr(s[i].rc, &s[1 - i].gid,
-					s[1 - i].rc->qp_num, &o),
-			   0);
-	for (int i = 0; i < 2; i++) {
-		REQUIRE_EQ(fx_rc_to_rts(s[i].rc, &o), 0);
-		REQUIRE_EQ(fx_ud_to_rts(s[i].ud, o.qkey), 0);
-		s[i].ah = fx_make_ah(s[i].pd, &s[1 - i].gid);
-		REQUIRE(s[i].ah);
-	}
-}
-
 static void post_recv(struct side *s, struct ibv_qp *qp, uint32_t len)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)(s->buf + BUF / 2),
@@ -216,6 +199,32 @@ static void post_recv(struct side *s, struct ibv_qp *qp, uint32_t len)
 	struct ibv_recv_wr *bad;
 
 	REQUIRE_EQ(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+static void connect_sides(struct side s[2])
+{
+	struct fx_qp_opts o;
+
+	fx_qp_opts_default(&o, IBV_QPT_RC);
+	o.timeout = 18; /* 1 s: no retransmission on a slow machine */
+	for (int i = 0; i < 2; i++) {
+		REQUIRE_EQ(fx_ud_to_rts(s[i].ud, o.qkey), 0);
+		s[i].ah = fx_make_ah(s[i].pd, &s[1 - i].gid);
+		REQUIRE(s[i].ah);
+		REQUIRE_EQ(fx_rc_to_init(s[i].rc), 0);
+	}
+	/* Every receive the SENDs need, posted now: ionic_1's modify to
+	 * RTR applies their doorbells, so no SEND finds an empty RQ (an
+	 * RNR NAK and a retry are frames too). */
+	post_recv(&s[1], s[1].ud, UD_LEN + 40);
+	for (int i = 0; i < NSENDS; i++)
+		post_recv(&s[1], s[1].rc, BUF / 2);
+	for (int i = 0; i < 2; i++)
+		REQUIRE_EQ(fx_rc_to_rtr(s[i].rc, &s[1 - i].gid,
+					s[1 - i].rc->qp_num, &o),
+			   0);
+	for (int i = 0; i < 2; i++)
+		REQUIRE_EQ(fx_rc_to_rts(s[i].rc, &o), 0);
 }
 
 /* One work request from s[0] (RC, or UD to s[1]); every completion it
@@ -234,8 +243,6 @@ static void run(struct side s[2], enum ibv_wr_opcode op, uint32_t len, bool ud)
 	struct ibv_send_wr *bad;
 	struct ibv_wc wc;
 
-	if (recv)
-		post_recv(&s[1], ud ? s[1].ud : s[1].rc, len + (ud ? 40 : 0));
 	if (ud) {
 		wr.wr.ud.ah = s[0].ah;
 		wr.wr.ud.remote_qpn = s[1].ud->qp_num;
@@ -277,7 +284,7 @@ static void seg_frames(uint32_t len, bool write, struct frames *req,
 
 static void rc_messages(struct side s[2])
 {
-	static const uint32_t sizes[] = { 0, 3, 1024, 5000, 20000 };
+	static const uint32_t sizes[NSENDS] = { 0, 3, 1024, 5000, 20000 };
 	uint64_t before[2][NCNT];
 	char what[64];
 
@@ -341,9 +348,9 @@ static void ud_send(struct side s[2])
 	uint64_t before[2][NCNT];
 
 	SECTION("UD SEND of 1000 bytes");
-	frame(&req, HDR + DETH + 1000);
+	frame(&req, HDR + DETH + UD_LEN);
 	snapshot(before);
-	run(s, IBV_WR_SEND, 1000, true);
+	run(s, IBV_WR_SEND, UD_LEN, true);
 	expect("UD SEND", before, 0, req, rsp);
 }
 
