@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,12 +87,4 @@ struct isim_hwstats_page *isim_hwstats(int *fd)
 	if (fd)
 		*fd = page_fd;
 	return page;
-}
-
-int isim_hwstat_find(const char *name)
-{
-	for (int i = 0; i < ISIM_HWS_N; i++)
-		if (!strcmp(name, isim_hwstat_names[i]))
-			return i;
-	return -1;
 }

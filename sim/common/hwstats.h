@@ -11,7 +11,7 @@
  * cannot make another process fail.  Without a run directory (the preload
  * on its own, unit tests) the page is this process's alone.
  *
- * Semantics (docs/device-contract.md, "Hardware counters"): every RoCEv2
+ * Semantics (docs/device-contract.md §17.1): every RoCEv2
  * frame a NIC's queue pairs send or receive, requests, responses and
  * ACKs, retransmissions included; bytes are the frame's, Ethernet header
  * to ICRC.  The direct path, which moves messages without frames, counts
@@ -38,7 +38,7 @@ enum isim_hwstat {
 
 struct isim_hwstats_page {
 	uint32_t magic;
-	uint32_t nstats; /* ISIM_HWS_N of the writer that created it */
+	uint32_t nstats; /* ISIM_HWS_N: the rows' counters in use */
 	uint32_t pad[14];
 	uint64_t v[ISIM_MAX_NICS][ISIM_HWSTATS_SLOTS];
 };
@@ -52,8 +52,6 @@ extern const char *const isim_hwstat_names[ISIM_HWS_N];
  * '*fd' (may be NULL) gets the file's descriptor, kept open for the
  * process's life (-1: anonymous). */
 struct isim_hwstats_page *isim_hwstats(int *fd);
-/* The index of a counter name, or -1. */
-int isim_hwstat_find(const char *name);
 
 /* Count one frame of 'bytes' (row: a NIC's v[k]; NULL: not counted). */
 static inline void isim_hwstat_frame(uint64_t *row, enum isim_hwstat pkts,

@@ -4,7 +4,9 @@
  * types and netdev files, `ls` started from a test) mapped into the
  * launcher's fake tree, $SYSFS_PATH, which libibverbs itself reads
  * (docs/kernel-contract.md §20).  Only the RDMA classes and the NIC's own
- * interface move: the rest of /sys stays the host's.
+ * interface move: the rest of /sys stays the host's.  The port's
+ * hardware-counter files are the exception to a plain file: their open
+ * gets the value of the moment, as sysfs computes it on each read.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
