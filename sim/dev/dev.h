@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/hwstats.h"
 #include "idev.h"
 
 struct idev_qp;
@@ -74,6 +75,8 @@ struct idev {
 	bool dead; /* ... and stayed dead: every create is refused */
 	struct idev_direct *direct; /* direct.h; NULL: packets only */
 	uint32_t dkeys_lo, dkeys_hi; /* key indexes to mirror at leave */
+	uint64_t *stats; /* hardware counters: cfg.stats or own_stats */
+	uint64_t own_stats[ISIM_HWSTATS_SLOTS];
 };
 
 static inline struct idev_qp *idev_qp_lookup(const struct idev *dev,

@@ -95,6 +95,9 @@ int idev_create(const struct idev_config *cfg, struct idev **out)
 		return -ENOMEM;
 	dev->cfg = *cfg;
 	dev->prof = &dev->cfg.prof;
+	dev->stats = cfg->stats ? cfg->stats : dev->own_stats;
+	if (!cfg->stats)
+		dev->cfg.stats_fd = -1;
 	isim_node_gid(cfg->node, 0, dev->gid[0]);
 	isim_node_gid(cfg->node, 1, dev->gid[1]);
 	device_faults(dev->prof);

@@ -56,6 +56,10 @@ struct dhello {
 	uint32_t src_qpn, dst_qpn;
 	uint64_t self; /* our address of the segment header */
 	uint64_t size;
+	/* our host's hardware-counter page (-1: none) and our NIC's row:
+	 * executors count our side of the messages they run there */
+	int32_t statsfd;
+	uint32_t stats_nic;
 };
 
 static bool direct_env_off(void)
@@ -257,6 +261,8 @@ static void peer_unmap(struct idev_dpeer *p)
 {
 	if (p->seg)
 		isim_sys_munmap(p->seg, p->size);
+	if (p->stats_page)
+		isim_sys_munmap(p->stats_page, sizeof(*p->stats_page));
 	memset(p, 0, sizeof(*p));
 }
 
@@ -641,6 +647,8 @@ void idev_direct_qp_rtr(struct idev_qp *d)
 	h.segfd = x->fd;
 	h.self = (uint64_t)(uintptr_t)x->hdr;
 	h.size = x->size;
+	h.statsfd = d->dev->cfg.stats_fd;
+	h.stats_nic = d->dev->cfg.stats_nic;
 	ifab_send(&d->ep, d->av.dgid, d->dest_qpn, &h, sizeof(h));
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT, "qp %u: hello to %u/%u", d->qpn,
@@ -670,6 +678,38 @@ void idev_direct_qp_gone(struct idev_qp *d)
 	peer_put(d->dpeer);
 	d->dpeer = NULL;
 	d->dwhy = 0;
+}
+
+/* The peer's hardware-counter row, where we count its side of the
+ * messages we execute (its frames received, its ACKs and responses
+ * sent); left NULL when the page cannot be had: those go uncounted.
+ * The page is numbers only: whatever a scribbler put there, adding to
+ * them is harmless. */
+static void peer_map_stats(struct idev_dpeer *p, const struct dhello *h)
+{
+	char path[64];
+	struct stat st;
+	void *m;
+	int fd;
+
+	if (h->statsfd < 0 || h->stats_nic >= ISIM_MAX_NICS)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", h->pid, h->statsfd);
+	fd = isim_sys_open(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	m = MAP_FAILED;
+	if (!isim_sys_fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size >= sizeof(*p->stats_page))
+		m = isim_sys_mmap(NULL, sizeof(*p->stats_page),
+				  PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	isim_sys_close(fd);
+	if (m == MAP_FAILED)
+		return;
+	p->stats_page = m;
+	if (__atomic_load_n(&p->stats_page->magic, __ATOMIC_RELAXED) ==
+	    ISIM_HWSTATS_MAGIC)
+		p->stats = p->stats_page->v[h->stats_nic];
 }
 
 /* Map the segment a hello offers and check it; a negative errno, with
@@ -734,6 +774,8 @@ static int peer_map(struct idev_dpeer *p, const struct dhello *h,
 		rc = -errno;
 	else if (magic != IDEV_DSEG_MAGIC)
 		rc = -EINVAL;
+	if (!rc)
+		peer_map_stats(p, h);
 	return rc;
 }
 

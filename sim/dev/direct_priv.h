@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../common/hwstats.h"
 #include "direct.h"
 
 /* Peers (processes) whose ports one device maps at a time. */
@@ -35,6 +36,10 @@ struct idev_dpeer {
 	struct idev_dseg_hdr *hdr;
 	uint32_t nqps, ncqs, nkeys;
 	size_t qp_off, cq_off, key_off;
+	/* its host's hardware-counter page, and its NIC's row there (NULL:
+	 * its side goes uncounted) */
+	struct isim_hwstats_page *stats_page;
+	uint64_t *stats;
 };
 
 struct idev_direct {

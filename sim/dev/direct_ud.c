@@ -23,6 +23,7 @@
  */
 #include <stdbool.h>
 
+#include "../common/hwstats.h"
 #include "../common/trace.h"
 #include "direct.h"
 #include "direct_priv.h"
@@ -54,6 +55,7 @@ bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt)
 				   "qp %u -> %u/%u: UD %s len %u", d->qpn,
 				   isim_gid_to_node(pkt->dgid), pkt->dqpn,
 				   idev_pkt_opname(pkt->opcode), pkt->paylen);
+		isim_hwstat_frame(d->dev->stats, ISIM_HWS_TX_PKTS, 1, pkt->len);
 		idev_rx(own, pkt->dqpn, pkt->buf, pkt->len);
 	}
 	if (own != d->dev) {

@@ -134,6 +134,13 @@ struct idev_config {
 	 * it.  The caller then brackets every hold of 'lock' with
 	 * idev_enter() / idev_leave(). */
 	bool direct;
+	/* The hardware counters (common/hwstats.h): this NIC's row of the
+	 * host's page and, for direct-path peers that count our side of
+	 * the messages they execute, the page's descriptor and the row's
+	 * index.  NULL: the device counts into a row of its own (tests). */
+	uint64_t *stats;
+	int stats_fd; /* -1: the page is no file */
+	uint32_t stats_nic;
 };
 
 int idev_create(const struct idev_config *cfg, struct idev **out);

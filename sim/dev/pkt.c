@@ -226,10 +226,21 @@ void idev_pkt_init(struct idev_pkt *p, uint8_t *buf, uint8_t op)
 	p->hop_limit = 64;
 }
 
+static size_t payload_off(const struct idev_pkt *p)
+{
+	return l4_off(p) + IFAB_UDP_HLEN + IFAB_BTH_LEN +
+	       ext_len(idev_pkt_opmask(p->opcode));
+}
+
 uint8_t *idev_pkt_payload_at(const struct idev_pkt *p)
 {
-	return p->buf + l4_off(p) + IFAB_UDP_HLEN + IFAB_BTH_LEN +
-	       ext_len(idev_pkt_opmask(p->opcode));
+	return p->buf + payload_off(p);
+}
+
+size_t idev_pkt_frame_len(const struct idev_pkt *p)
+{
+	/* as idev_pkt_build: payload padded to 4 bytes, then the ICRC */
+	return payload_off(p) + ((p->paylen + 3u) & ~3u) + IDEV_ICRC_LEN;
 }
 
 /* The extension headers, in IBTA order; returns the byte after them. */

@@ -204,6 +204,10 @@ uint8_t *idev_pkt_payload_at(const struct idev_pkt *p);
 /* Serialise: headers, pad, ICRC; sets len.  -EINVAL if the GIDs are of
  * different families or the payload is too long. */
 int idev_pkt_build(struct idev_pkt *p);
+/* The length idev_pkt_build() would give the frame of p's opcode,
+ * addresses and paylen (p->buf unused): what the hardware counters count
+ * for a message the direct path moved without frames. */
+size_t idev_pkt_frame_len(const struct idev_pkt *p);
 /* Check and decode 'len' bytes at 'buf' (the frame stays there; payload
  * points into it).  0, or -EBADMSG for anything a NIC would drop:
  * truncated or inconsistent headers, not RoCEv2, unknown opcode, bad

@@ -207,6 +207,10 @@ static inline bool idev_qp_can_recv(const struct idev_qp *qp)
 }
 
 /* ---- req.c: the requester ---- */
+/* Ask for an ACK at least this often inside long messages. */
+#define IDEV_REQ_ACKREQ_EVERY 16
+/* The opcode of a SEND or WRITE packet, by its place in the message. */
+uint8_t idev_req_seg_opcode(bool first, bool last, const struct idev_wqe *w);
 void idev_req_reset(struct idev_qp *d);
 /* Prepare for RTS: PSNs from sq_psn, retry budgets from the attributes. */
 void idev_req_start(struct idev_qp *d);

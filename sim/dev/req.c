@@ -31,8 +31,6 @@
 /* Unacknowledged PSNs in flight per QP: a window of 4 KiB packets fits the
  * fabric send buffer, so a connected pair rarely backs up. */
 #define IDEV_REQ_WINDOW 64
-/* Ask for an ACK at least this often inside long messages. */
-#define IDEV_REQ_ACKREQ_EVERY 16
 
 /* IBTA RNR NAK timer field -> microseconds (table 45). */
 static const uint32_t rnr_timer_us[32] = {
@@ -238,7 +236,7 @@ void idev_req_go_back(struct idev_qp *d, uint32_t psn)
 	d->cnt.retransmits++;
 }
 
-static uint8_t seg_opcode(bool first, bool last, const struct idev_wqe *w)
+uint8_t idev_req_seg_opcode(bool first, bool last, const struct idev_wqe *w)
 {
 	bool imm = w->op->flags & IDEV_WRF_IMM,
 	     inv = w->op->flags & IDEV_WRF_INV;
@@ -275,7 +273,7 @@ static enum ionic_status req_build_seg(struct idev_qp *d, struct idev_swqe *s,
 		     s->w.op->op == IDEV_WR_RDMA_WRITE_IMM;
 	enum ionic_status st;
 
-	pkt->opcode = seg_opcode(first, last, &s->w);
+	pkt->opcode = idev_req_seg_opcode(first, last, &s->w);
 	if (write && first) { /* RETH */
 		pkt->va = s->w.remote_va;
 		pkt->rkey = s->w.rkey;

@@ -7,6 +7,7 @@
  * calls in when an endpoint is readable and before a QP's ACK timer
  * fires; the packet fuzzer drives idev_rx() directly.
  */
+#include "../common/hwstats.h"
 #include "../common/trace.h"
 #include "dev.h"
 #include "direct.h"
@@ -18,7 +19,11 @@ void idev_rx(struct idev *dev, uint32_t qpn, uint8_t *buf, size_t len)
 	struct idev_pkt pkt;
 	int kind;
 
-	if (!d || idev_direct_rx(dev, qpn, buf, len))
+	/* a hello or notify of the direct path is no frame */
+	if (idev_direct_rx(dev, qpn, buf, len))
+		return;
+	isim_hwstat_frame(dev->stats, ISIM_HWS_RX_PKTS, 1, len);
+	if (!d)
 		return;
 	if (idev_pkt_parse(&pkt, buf, len) || pkt.dqpn != qpn) {
 		d->cnt.drops++;

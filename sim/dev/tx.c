@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "../common/hwstats.h"
 #include "../common/trace.h"
 #include "qp.h"
 
@@ -61,8 +62,10 @@ void idev_qp_xmit(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	enum ifab_result r = IFAB_LOST;
 
-	if (idev_pkt_build(pkt) == 0)
+	if (idev_pkt_build(pkt) == 0) {
+		isim_hwstat_frame(d->dev->stats, ISIM_HWS_TX_PKTS, 1, pkt->len);
 		r = ifab_send(&d->ep, pkt->dgid, pkt->dqpn, pkt->buf, pkt->len);
+	}
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_PKT,
 			   "tx %s qp %u -> %u/%u psn %u msn %u len %u nak %d%s",

@@ -137,6 +137,14 @@ const struct ik_host *ik_host_get(void);
 /* NIC k's interface, or NULL when the host has no NIC k. */
 const struct ik_netdev *ik_netdev_get(unsigned int k);
 
+/* The port's hardware counters (sysfs ports/1/hw_counters/, netlink
+ * STAT_GET; kernel/hw_stats.c): how many, counter i's name (NULL past
+ * the last) and NIC k's value of it (0, or -ENOENT for no such NIC or
+ * counter). */
+unsigned int ik_hw_stats_count(void);
+const char *ik_hw_stat_name(unsigned int i);
+int ik_hw_stat_get(unsigned int k, unsigned int i, uint64_t *val);
+
 /* Does this run answer RDMA netlink (profile key "netlink")?  If not, the
  * platform refuses socket(AF_NETLINK, *, NETLINK_RDMA). */
 bool ik_nl_rdma_enabled(void);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/hwstats.h"
 #include "launcher.h"
 
 #define GID_TBL_LEN 256 /* ionic's gid_tbl_len (query_port) */
@@ -219,6 +220,15 @@ static int nic_write(const char *root, const struct isim_profile *p,
 	rc |= DEVFILE("ports/1/lid_mask_count", "0");
 	rc |= DEVFILE("ports/1/cap_mask", "0x00000000");
 	rc |= DEVFILE("ports/1/pkeys/0", "0xffff");
+	/* The hardware counters (common/hwstats.h): the files say 0, the
+	 * preload serves a read of one from the run's counter page; IB
+	 * core's lifespan (ms a value may be cached) sits next to them. */
+	for (unsigned int i = 0; i < ISIM_HWS_N; i++) {
+		snprintf(rel, sizeof(rel), "%s/ports/1/hw_counters/%s", dev,
+			 isim_hwstat_names[i]);
+		rc |= put(root, rel, "0");
+	}
+	rc |= DEVFILE("ports/1/hw_counters/lifespan", "10");
 	if (rc)
 		return -EIO;
 

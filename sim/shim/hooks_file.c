@@ -286,6 +286,19 @@ static mode_t open_mode(int flags, va_list ap)
 	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
 }
 
+/* REDIRECT, and the open of a hardware counter (a redirected path: the
+ * rare case) returns at once.  No local of the hook's frame has its
+ * address taken: a hook may run before a sanitizer's shadow exists
+ * (ishim_sys_redirect). */
+#define COUNTER_OR_REDIRECT(path, flags)                                \
+	const char *given_ = path;                                      \
+	REDIRECT(path);                                                 \
+	if (path != given_) {                                           \
+		int counter_fd_ = ishim_hw_counter_open(given_, flags); \
+		if (counter_fd_ != ISHIM_NOT_COUNTER)                   \
+			return counter_fd_;                             \
+	}
+
 /*
  * Every open entry point: the device path opens the emulated device,
  * anything else goes to libc's function of the same name.  OPEN_HOOKS(fn)
@@ -299,7 +312,7 @@ static mode_t open_mode(int flags, va_list ap)
 		int idx = ishim_dev_path_index(path);                \
 		va_list ap;                                          \
 		mode_t mode;                                         \
-		REDIRECT(path);                                      \
+		COUNTER_OR_REDIRECT(path, flags);                    \
                                                                      \
 		if (ishim_cm_path(path))                             \
 			return cm_open(flags);                       \
@@ -314,7 +327,7 @@ static mode_t open_mode(int flags, va_list ap)
 	int __##fn##_2(const char *path, int flags)                  \
 	{                                                            \
 		int idx = ishim_dev_path_index(path);                \
-		REDIRECT(path);                                      \
+		COUNTER_OR_REDIRECT(path, flags);                    \
                                                                      \
 		if (ishim_cm_path(path))                             \
 			return cm_open(flags);                       \
@@ -329,7 +342,7 @@ static mode_t open_mode(int flags, va_list ap)
 		int idx = ishim_dev_path_index(path);                         \
 		va_list ap;                                                   \
 		mode_t mode;                                                  \
-		REDIRECT(path);                                               \
+		COUNTER_OR_REDIRECT(path, flags);                             \
                                                                               \
 		if (ishim_cm_path(path))                                      \
 			return cm_open(flags);                                \
@@ -344,7 +357,7 @@ static mode_t open_mode(int flags, va_list ap)
 	int __##fn##_2(int dirfd, const char *path, int flags)                \
 	{                                                                     \
 		int idx = ishim_dev_path_index(path);                         \
-		REDIRECT(path);                                               \
+		COUNTER_OR_REDIRECT(path, flags);                             \
                                                                               \
 		if (ishim_cm_path(path))                                      \
 			return cm_open(flags);                                \
@@ -370,16 +383,48 @@ DIR *opendir(const char *path)
 	return ISHIM_REAL(opendir, opendir_fn)(path);
 }
 
+/* fopen of a redirected path (glibc's fopen opens internally, so a
+ * hardware counter is opened here): the counter as a stream, or the
+ * real fopen (which 0) or fopen64 (which 1) of the rewritten path. */
+static __attribute__((noinline)) FILE *redirected_fopen(const char *given,
+							const char *path,
+							const char *mode,
+							int which)
+{
+	int flags = (mode[0] == 'r' && !strchr(mode, '+')) ? O_RDONLY : O_RDWR;
+	FILE *f;
+	int fd;
+
+	if (strchr(mode, 'e'))
+		flags |= O_CLOEXEC;
+	fd = ishim_hw_counter_open(given, flags);
+	if (fd == ISHIM_NOT_COUNTER)
+		return which ? ISHIM_REAL(fopen64, fopen_fn)(path, mode) :
+			       ISHIM_REAL(fopen, fopen_fn)(path, mode);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, mode);
+	if (!f)
+		close(fd);
+	return f;
+}
+
 FILE *fopen(const char *path, const char *mode)
 {
-	REDIRECT(path);
+	const char *given = path;
 
+	REDIRECT(path);
+	if (path != given)
+		return redirected_fopen(given, path, mode, 0);
 	return ISHIM_REAL(fopen, fopen_fn)(path, mode);
 }
 
 FILE *fopen64(const char *path, const char *mode)
 {
-	REDIRECT(path);
+	const char *given = path;
 
+	REDIRECT(path);
+	if (path != given)
+		return redirected_fopen(given, path, mode, 1);
 	return ISHIM_REAL(fopen64, fopen_fn)(path, mode);
 }

@@ -115,6 +115,13 @@ ISHIM_RUNTIME_SAFE void *ishim_hooks_chain(unsigned int which);
  * thread's next call); any other path as it is.  Safe to call before a
  * sanitizer runtime is initialised. */
 const char *ishim_sys_redirect(const char *path);
+/* A hardware-counter file, /sys/class/infiniband/ionic_K/ports/1/
+ * hw_counters/NAME ('path' as the program gave it), opened: a descriptor
+ * of a memory file holding the current value (sysfs computes it on each
+ * open too), or -1 with errno (EACCES: opened for writing, as sysfs
+ * refuses).  ISHIM_NOT_COUNTER for any other path. */
+#define ISHIM_NOT_COUNTER (-2)
+int ishim_hw_counter_open(const char *path, int flags);
 
 /* ---- the network interface (hooks_netdev.c) ------------------------- */
 

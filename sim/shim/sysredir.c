@@ -4,11 +4,22 @@
  * types and netdev files, `ls` started from a test) mapped into the
  * launcher's fake tree, $SYSFS_PATH, which libibverbs itself reads
  * (docs/kernel-contract.md §20).  Only the RDMA classes and the NIC's own
- * interface move: the rest of /sys stays the host's.
+ * interface move: the rest of /sys stays the host's.  The port's
+ * hardware-counter files are the exception to a plain file: their open
+ * gets the value of the moment, as sysfs computes it on each read.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../common/sys.h"
 
 #include "shim.h"
 
@@ -62,4 +73,41 @@ ishim_sys_redirect(const char *path)
 	if (!path || strncmp(path, "/sys/class/", 11))
 		return path;
 	return redirect(path);
+}
+
+int ishim_hw_counter_open(const char *path, int flags)
+{
+	static const char pre[] = "/sys/class/infiniband/ionic_";
+	unsigned int k, i, n = ik_hw_stats_count();
+	char text[32];
+	uint64_t v;
+	char *end;
+	int fd, len;
+
+	if (strncmp(path, pre, sizeof(pre) - 1))
+		return ISHIM_NOT_COUNTER;
+	k = (unsigned int)strtoul(path + sizeof(pre) - 1, &end, 10);
+	if (end == path + sizeof(pre) - 1 ||
+	    strncmp(end, "/ports/1/hw_counters/", 21))
+		return ISHIM_NOT_COUNTER;
+	for (i = 0; i < n; i++)
+		if (!strcmp(end + 21, ik_hw_stat_name(i)))
+			break;
+	if (i == n || ik_hw_stat_get(k, i, &v))
+		return ISHIM_NOT_COUNTER; /* lifespan, or no such NIC */
+	if ((flags & O_ACCMODE) != O_RDONLY) {
+		errno = EACCES;
+		return -1;
+	}
+	len = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)v);
+	fd = memfd_create("hw_counter", flags & O_CLOEXEC ? MFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -1;
+	if (isim_sys_write(fd, text, (size_t)len) != len ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		isim_sys_close(fd);
+		errno = EIO;
+		return -1;
+	}
+	return fd;
 }

@@ -3,7 +3,8 @@
  * The kernel model's RDMA netlink parser on buffers, without a socket
  * (ik_nl_rdma_input, docs/kernel-contract.md §19): framing of dumps,
  * requests, ACKs and errors, the attributes libibverbs and iproute2 read,
- * resource dumps split across messages, and arbitrary input.
+ * resource dumps split across messages, the port's hardware counters,
+ * and arbitrary input.
  */
 #include <errno.h>
 #include <linux/netlink.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hwstats.h"
 #include "kernel/ik.h"
 #include "kernel/netlink/nlmsg.h"
 #include "kernel/restrack.h"
@@ -372,6 +374,75 @@ static void test_garbage(void)
 	}
 }
 
+/* The port's hardware counters (STAT_GET): each entry of the nest is
+ * {name, value}, the values the host's counter page holds. */
+static void test_stats(void)
+{
+	struct isim_hwstats_page *pg = isim_hwstats(NULL);
+	const struct nlattr *nest, *e, *a;
+	unsigned int n = 0, good = 0;
+
+	REQUIRE(pg);
+	isim_hwstat_frame(pg->v[0], ISIM_HWS_TX_PKTS, 3, 300);
+	isim_hwstat_frame(pg->v[0], ISIM_HWS_RX_PKTS, 5, 500);
+	start(RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST | NLM_F_ACK, 20);
+	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	put_u32(RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	send_req(false);
+	REQUIRE_EQ(nrep, 2u);
+	CHECK_EQ(reply(0)->nlmsg_type, 0x1411);
+	CHECK(!strcmp(str(0, RDMA_NLDEV_ATTR_DEV_NAME), "ionic_0"));
+	CHECK_EQ(val(0, RDMA_NLDEV_ATTR_PORT_INDEX, 4), 1u);
+	nest = find(0, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+	REQUIRE(nest);
+	for (e = nest + 1;
+	     (const uint8_t *)e < (const uint8_t *)nest + nest->nla_len;
+	     e = (const void *)((const uint8_t *)e + NLA_ALIGN(e->nla_len))) {
+		const char *name = NULL;
+		uint64_t v = ~0ull;
+
+		CHECK_EQ(e->nla_type, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+		for (a = e + 1;
+		     (const uint8_t *)a < (const uint8_t *)e + e->nla_len;
+		     a = (const void *)((const uint8_t *)a +
+					NLA_ALIGN(a->nla_len))) {
+			if (a->nla_type ==
+			    RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME)
+				name = (const char *)(a + 1);
+			if (a->nla_type ==
+				    RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE &&
+			    a->nla_len == NLA_HDRLEN + 8)
+				memcpy(&v, a + 1, 8);
+		}
+		n++;
+		good += name &&
+			((!strcmp(name, "tx_rdma_ucast_pkts") && v == 3) ||
+			 (!strcmp(name, "tx_rdma_ucast_bytes") && v == 300) ||
+			 (!strcmp(name, "rx_rdma_ucast_pkts") && v == 5) ||
+			 (!strcmp(name, "rx_rdma_ucast_bytes") && v == 500));
+	}
+	CHECK_EQ(n, 4u);
+	CHECK_EQ(good, 4u);
+
+	start(RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST, 21);
+	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	put_u32(RDMA_NLDEV_ATTR_PORT_INDEX, 2);
+	send_req(false);
+	CHECK_MSG(nrep == 1 && err_of(0) == -EINVAL, "STAT_GET: no port 2");
+	start(RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST, 22);
+	put_u32(RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	put_u32(RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	put_u32(RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	send_req(false);
+	CHECK_MSG(nrep == 1 && err_of(0) == -EOPNOTSUPP,
+		  "STAT_GET of QP counters: not emulated");
+	start(RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST | NLM_F_DUMP, 23);
+	send_req(false);
+	CHECK_MSG(nrep == 1 && reply(0)->nlmsg_type == NLMSG_DONE &&
+			  err_of(0) == -EINVAL,
+		  "STAT_GET dump without STAT_RES: EINVAL");
+}
+
 int main(void)
 {
 	unsetenv("IONIC_SIM_RUNDIR"); /* only this process' records */
@@ -380,5 +451,6 @@ int main(void)
 	test_batch();
 	test_resources();
 	test_garbage();
+	test_stats();
 	return check_finish();
 }

@@ -19,7 +19,9 @@
 #              (mpi_collective.c: allgather, allreduce, alltoall), and
 #              NetPIPE's integrity check between h1 and h4
 #   ucx        ucx_perftest between h1 and h2 (tag_bw): with UCX's
-#              defaults on NIC 0, then over every NIC (UCX's rails)
+#              defaults on NIC 0, then over every NIC (UCX's rails); each
+#              NIC's port frames (/proc/net/dev) and its own RDMA counters
+#              (rdma statistic show, sysfs hw_counters/) show its share
 #   fabric     libfabric's fi_pingpong (verbs, msg) from h2 to h1, data
 #              checked
 #
@@ -107,6 +109,21 @@ wait_tcp() {
 # shellcheck disable=SC2016 # awk's fields
 port_packets() {
 	on "$1" awk -v p="eth$2" -F '[: ]+' '$2 == p { print $12, $4 }' /proc/net/dev
+}
+# "tx rx" frames NIC $2 of host $1 counted itself (its port's hardware
+# counters, as `rdma statistic show` reads them on a real host); then
+# the same from sysfs (hw_counters/), which must agree
+rdma_packets() {
+	on "$1" rdma statistic show link "ionic_$2/1" | awk '{
+		for (i = 1; i < NF; i++) {
+			if ($i == "tx_rdma_ucast_pkts") t = $(i + 1)
+			if ($i == "rx_rdma_ucast_pkts") r = $(i + 1)
+		}
+	} END { print t, r }'
+}
+rdma_packets_sysfs() {
+	local d=/sys/class/infiniband/ionic_$2/ports/1/hw_counters
+	on "$1" cat "$d/tx_rdma_ucast_pkts" "$d/rx_rdma_ucast_pkts" | paste -sd ' '
 }
 
 # host_udp HOST: "sent received" UDP datagrams of HOST's network stack
@@ -309,7 +326,7 @@ mpi() {
 # RAILS-1 of both hosts must have carried it (at least 100 frames each
 # way through each one's port), the others none of its data
 ucx_job() {
-	local tag=$1 n=$2 rails=$3 before=() udp=() h j i=0 t0 t1 r0 r1
+	local tag=$1 n=$2 rails=$3 before=() rbefore=() udp=() h j i=0 t0 t1 r0 r1 s1
 	local args=(-t tag_bw -n "$n" -s 65536 -p 13337)
 	# UCX 1.18's ucx_perftest is built with MPI: no MPI mode (ucx.sh); it
 	# starts as an MPI singleton even to print its help, whose Open MPI
@@ -320,6 +337,7 @@ ucx_job() {
 		udp+=("$(host_udp "$h")")
 		for ((j = 0; j < nics; j++)); do
 			before+=("$(port_packets "$h" "$j")")
+			rbefore+=("$(rdma_packets "$h" "$j")")
 		done
 	done
 	server h1 "$work/ucx-s.out" ucx_perftest "${args[@]}"
@@ -353,6 +371,27 @@ ucx_job() {
 			elif [ $((t1 - t0)) -ge "$n" ] || [ $((r1 - r0)) -ge "$n" ]; then
 				bad "$tag: $h: ionic_$j carried data on one rail"
 			fi
+			i=$((i + 1))
+		done
+	done
+	# ... and each NIC counted them itself: its RDMA port counters
+	echo "---- RoCE packets sent / received by each NIC (rdma statistic show; $tag) ----"
+	i=0
+	for h in h1 h2; do
+		for ((j = 0; j < nics; j++)); do
+			read -r t0 r0 <<<"${rbefore[i]}"
+			read -r t1 r1 <<<"$(rdma_packets "$h" "$j")"
+			s1=$(rdma_packets_sysfs "$h" "$j")
+			echo "$h ionic_$j: $((t1 - t0)) / $((r1 - r0)) (sysfs: $s1)"
+			if [ "$j" -lt "$rails" ]; then
+				if [ $((t1 - t0)) -lt 100 ] || [ $((r1 - r0)) -lt 100 ]; then
+					bad "$tag: $h: ionic_$j's counters moved by fewer than 100 packets each way"
+				fi
+			elif [ $((t1 - t0)) -ge "$n" ] || [ $((r1 - r0)) -ge "$n" ]; then
+				bad "$tag: $h: ionic_$j's counters show data on one rail"
+			fi
+			[ "$s1" = "$t1 $r1" ] ||
+				bad "$tag: $h: ionic_$j's counters: sysfs says $s1, rdma statistic $t1 $r1"
 			i=$((i + 1))
 		done
 	done

@@ -21,6 +21,12 @@
 #             leaves nothing behind
 #   refuse    --nics 0, 9 and x, and --addr lists of the wrong length, are
 #             refused with a message and status 2
+#   counters  the ports' hardware counters, two processes of one launcher
+#             (ibv_rc_pingpong, ionic_1 <- ionic_0, --direct on and off):
+#             sysfs hw_counters/ and `rdma statistic show` say the same,
+#             each NIC moved by exactly the pingpong's frames, the same on
+#             both paths (the direct one did carry messages); a process
+#             scribbling on the counter page stops nobody
 # work, fabric and port are set by e2e_setup (lib.sh)
 # shellcheck disable=SC2154
 set -u
@@ -29,6 +35,8 @@ sim=$1 case=$2
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
 e2e_setup nics
+# the sanitizer build: its runtime first for the uninstrumented tools
+e2e_san_runtime || :
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
@@ -220,6 +228,87 @@ eight)
 	done
 	! grep -q "@ionic-sim/$fabric/" /proc/net/unix ||
 		bad "a node socket is still bound"
+	;;
+counters)
+	# 100 messages of 4096 bytes each way at MTU 1024: per NIC 400 data
+	# packets of 14+20+8+12 header + 1024 + 4 ICRC bytes and 100 ACKs of
+	# 62 bytes sent, the same received
+	want_pkts=500 want_bytes=$((400 * (58 + 1024) + 100 * 62))
+	for mode in on off; do
+		# shellcheck disable=SC2016
+		run "$work/cnt-$mode.out" --nics 2 --direct $mode \
+			--trace "$work/tr-$mode.log" -- bash -c '
+			ibv_rc_pingpong -d ionic_1 -g 1 -p "$1" -n 100 -s 4096 \
+				>/dev/null 2>&1 &
+			srv=$!
+			for _ in $(seq 200); do
+				ss -ltn "sport = :$1" | grep -q ":$1" && break
+				sleep 0.1
+			done
+			ibv_rc_pingpong -d ionic_0 -g 1 -p "$1" -n 100 -s 4096 \
+				127.0.0.1 >/dev/null 2>&1 || echo "client failed"
+			wait $srv || echo "server failed"
+			for k in 0 1; do
+				for n in tx_rdma_ucast_pkts tx_rdma_ucast_bytes \
+					rx_rdma_ucast_pkts rx_rdma_ucast_bytes; do
+					echo "sysfs ionic_$k/1 $n $(cat /sys/class/infiniband/ionic_$k/ports/1/hw_counters/$n)"
+				done
+			done
+			rdma statistic show | sed "s/^/nl /"
+			rdma statistic show link ionic_1/1 | sed "s/^/nl1 /"' \
+			sh "$port" || bad "--direct $mode: the run failed"
+		! grep -q failed "$work/cnt-$mode.out" ||
+			bad "--direct $mode: the pingpong failed"
+		for k in 0 1; do
+			for d in tx rx; do
+				grep -qx "sysfs ionic_$k/1 ${d}_rdma_ucast_pkts $want_pkts" \
+					"$work/cnt-$mode.out" ||
+					bad "--direct $mode: ionic_$k ${d} packets are not $want_pkts"
+				grep -qx "sysfs ionic_$k/1 ${d}_rdma_ucast_bytes $want_bytes" \
+					"$work/cnt-$mode.out" ||
+					bad "--direct $mode: ionic_$k ${d} bytes are not $want_bytes"
+			done
+			grep -qx "nl link ionic_$k/1 tx_rdma_ucast_bytes $want_bytes tx_rdma_ucast_pkts $want_pkts rx_rdma_ucast_bytes $want_bytes rx_rdma_ucast_pkts $want_pkts *" \
+				"$work/cnt-$mode.out" ||
+				bad "--direct $mode: rdma statistic show disagrees for ionic_$k"
+		done
+		grep -q "^nl1 link ionic_1/1 tx_rdma_ucast_bytes $want_bytes " \
+			"$work/cnt-$mode.out" ||
+			bad "--direct $mode: rdma statistic show link ionic_1/1"
+	done
+	# the counts above are the direct path's only if it carried messages
+	direct=$(grep -c 'DIRECT qp .*pkts)$' "$work/tr-on.log")
+	echo "messages on the direct path: $direct (on)," \
+		"$(grep -c 'DIRECT qp .*pkts)$' "$work/tr-off.log") (off)"
+	[ "$direct" -ge 100 ] || bad "--direct on: only $direct messages went directly"
+	! grep -q 'DIRECT qp .*pkts)$' "$work/tr-off.log" ||
+		bad "--direct off: messages went directly"
+	# scribbling on the page (its counters, all but the header) while
+	# two processes count into it: both finish their pingpong
+	# shellcheck disable=SC2016
+	run "$work/scribble.out" --nics 2 -- bash -c '
+		( while :; do
+			head -c 4032 /dev/urandom |
+				dd of="$IONIC_SIM_RUNDIR/hw_counters" bs=64 seek=1 \
+					conv=notrunc status=none
+		done ) &
+		scr=$!
+		ibv_rc_pingpong -d ionic_1 -g 1 -p "$1" -n 2000 >/dev/null 2>&1 &
+		srv=$!
+		for _ in $(seq 200); do
+			ss -ltn "sport = :$1" | grep -q ":$1" && break
+			sleep 0.1
+		done
+		ibv_rc_pingpong -d ionic_0 -g 1 -p "$1" -n 2000 127.0.0.1 \
+			>/dev/null 2>&1 || echo "client failed"
+		wait $srv || echo "server failed"
+		kill $scr; wait $scr 2>/dev/null
+		cat /sys/class/infiniband/ionic_0/ports/1/hw_counters/tx_rdma_ucast_pkts' \
+		sh "$port" || bad "scribbled page: the run failed"
+	! grep -q failed "$work/scribble.out" ||
+		bad "scribbled page: the pingpong failed"
+	grep -Eqx '[0-9]+' "$work/scribble.out" ||
+		bad "scribbled page: the counter does not read as a number"
 	;;
 refuse)
 	for n in 0 9 x; do

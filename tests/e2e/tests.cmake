@@ -37,8 +37,8 @@ if(IONIC_HAVE_SIM)
   # several NICs per emulated host (--nics): what the tools list, traffic
   # between the NICs of one launcher (unix and UDP fabrics) and between
   # launchers, rdma_cm to a second NIC, pyverbs, 8 NICs up and down, bad
-  # counts refused
-  foreach(_case list rc ud udp cross cm pyverbs eight refuse)
+  # counts refused, the hardware counters of the ports
+  foreach(_case list rc ud udp cross cm pyverbs eight refuse counters)
     ionic_add_test(e2e-nics-${_case}
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/nics.sh ${IONIC_SIM_LAUNCHER}
       ARGS ${_case} TIMEOUT 150)

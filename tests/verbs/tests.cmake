@@ -193,6 +193,15 @@ if(TARGET ionic)
   ionic_add_test(verbs-nics8-expdb COMMAND $<TARGET_FILE:verbs-nics>
     SIM SIM_ARGS --nics 8 --cmb-pages 64 --expdb-qtypes 1 ARGS 8)
 
+  # the ports' hardware counters (sysfs hw_counters/): both NICs move by
+  # exactly the frames of SENDs, WRITEs, READs, an atomic and a UD SEND
+  # of known sizes, on the direct path and on the packet path alike
+  ionic_add_test(verbs-hw-counters SOURCES ${_h7}/hw_counters.c
+    LIBS ionic_test_fixture SIM SIM_ARGS --nics 2 --direct on)
+  ionic_add_test(verbs-hw-counters-packets
+    COMMAND $<TARGET_FILE:verbs-hw-counters>
+    SIM SIM_ARGS --nics 2 --direct off)
+
   # what a new user gets wrong: one table of bad arguments and wrong-state
   # calls with their documented errno, under a watchdog; CQ overrun, the
   # read-queue depths of query_qp, zero SGEs (issue 13)

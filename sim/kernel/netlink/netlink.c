@@ -159,6 +159,41 @@ static int nldev_port_get(struct nl_req *r)
 	return reply_emit(r);
 }
 
+/* stat_get_doit_default_counter: a port's hardware counters.  Per-QP
+ * counters (STAT_RES) and their modes are not emulated. */
+static int nldev_stat_get(struct nl_req *r)
+{
+	uint32_t port;
+	uint64_t v;
+	int rc;
+
+	if (r->tb[RDMA_NLDEV_ATTR_STAT_RES].data)
+		return -EOPNOTSUPP;
+	if (r->dump)
+		return -EINVAL; /* the kernel's dumpit needs STAT_RES */
+	rc = req_dev(r, true);
+	if (rc < 0)
+		return rc;
+	if (ik_nla_get_u32(&r->tb[RDMA_NLDEV_ATTR_PORT_INDEX], &port) ||
+	    port != 1)
+		return -EINVAL;
+	reply_start(r, RDMA_NLDEV_CMD_STAT_GET);
+	put_handle(r->m, r->dev);
+	ik_nla_u32(r->m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	ik_nla_nest_start(r->m, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+	for (unsigned int i = 0; i < ik_hw_stats_count(); i++) {
+		if (ik_hw_stat_get(r->dev, i, &v))
+			continue;
+		ik_nla_nest_start(r->m, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+		ik_nla_str(r->m, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME,
+			   ik_hw_stat_name(i));
+		ik_nla_u64(r->m, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE, v);
+		ik_nla_nest_end(r->m);
+	}
+	ik_nla_nest_end(r->m);
+	return reply_emit(r);
+}
+
 /* nldev_get_chardev: "uverbs" of a device; other clients are not here */
 static int nldev_get_chardev(struct nl_req *r)
 {
@@ -470,8 +505,9 @@ static int dispatch(struct nl_req *r, uint16_t op)
 		 * change its device or hand out raw contexts */
 		return geteuid() ? -EPERM : -EOPNOTSUPP;
 	case RDMA_NLDEV_CMD_STAT_GET:
+		return nldev_stat_get(r);
 	case RDMA_NLDEV_CMD_STAT_GET_STATUS:
-		return -EOPNOTSUPP; /* no hardware counters */
+		return -EOPNOTSUPP; /* no optional (dynamic) counters */
 	default:
 		return -EINVAL; /* no such op */
 	}

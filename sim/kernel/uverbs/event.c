@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/hwstats.h"
 #include "../../common/sys.h"
 #include "../kpriv.h"
 
@@ -293,12 +294,16 @@ int ik_nic_dev_create(struct ik_nic *nic)
 					    0,
 	};
 	const char *rundir = getenv(ISIM_ENV_RUNDIR);
+	/* the host's hardware counters, shared by its processes */
+	struct isim_hwstats_page *stats = isim_hwstats(&cfg.stats_fd);
 	/* the platform's port, or this NIC's share of it (bus.c); stores
 	 * to imported doorbell pages go on to their exporters (import.c) */
 	int rc = ik_bus_port(nic, &cfg.mmio);
 
 	if (rc)
 		return rc;
+	cfg.stats = stats ? stats->v[nic->index] : NULL;
+	cfg.stats_nic = nic->index;
 
 	/* the launcher's run directory holds the trigger file */
 	if (nic->prof.fatal_trigger && rundir &&
