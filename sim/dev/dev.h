@@ -74,6 +74,10 @@ struct idev {
 	bool dead; /* ... and stayed dead: every create is refused */
 	struct idev_direct *direct; /* direct.h; NULL: packets only */
 	uint32_t dkeys_lo, dkeys_hi; /* key indexes to mirror at leave */
+	/* idev_rx_batch() is reading frames under the NIC lock: a UD
+	 * receive finding its RQ empty may apply captured doorbells first
+	 * (resp.c, resp_ud_take) */
+	bool rx_may_pop;
 };
 
 static inline struct idev_qp *idev_qp_lookup(const struct idev *dev,
