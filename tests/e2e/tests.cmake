@@ -127,6 +127,17 @@ if(IONIC_HAVE_SIM)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/pyverbs.sh ${IONIC_SIM_LAUNCHER}
     TIMEOUT 900
     LABELS pyverbs)
+  # the pingpongs, perftest and pyverbs's selection on ionic-sim's packet
+  # path too (IONIC_SIM_DIRECT=0, label packet-path, the normal build
+  # only: docs/testing.md §3.2)
+  ionic_add_packet_variants(e2e-pingpong-rc-poll e2e-pingpong-rc-events
+    e2e-pingpong-ud-poll e2e-pingpong-ud-events e2e-pyverbs)
+  if(IONIC_IB_WRITE_BW)
+    ionic_add_packet_variants(e2e-perftest-write-bw e2e-perftest-read-bw
+      e2e-perftest-atomic-bw e2e-perftest-atomic-fa-bw e2e-perftest-send-bw
+      e2e-perftest-write-lat e2e-perftest-rdmacm-send-bw
+      e2e-perftest-rdmacm-write-bw e2e-perftest-rdmacm-read-lat)
+  endif()
   # the whole installed suite (v44: 273 tests, v56.1: 321), each test
   # passing or skipping: what does not apply to ionic must skip cleanly
   ionic_add_test(e2e-pyverbs-all
