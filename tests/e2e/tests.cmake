@@ -210,8 +210,16 @@ if(IONIC_HAVE_SIM)
   # the direct path answers as the packet path does: the same RC
   # scenarios between two processes (or threads of one: same, nics),
   # both ways, completions compared;
-  # each switch that forces packets named in the trace
-  foreach(_m on env udp pcap fault same nics)
+  # each switch that forces packets named in the trace; and the peers
+  # the kernel keeps us out of (not dumpable, process_vm_* refused as
+  # Yama's ptrace_scope does, the machine's own Yama policy if any):
+  # packets, and the reason in the trace; valgrind likewise (not in a
+  # sanitizer build, as the memcheck tests)
+  set(_modes on env udp pcap fault same nics nondump pvm-eperm yama)
+  if(NOT IONIC_SANITIZE)
+    list(APPEND _modes valgrind)
+  endif()
+  foreach(_m IN LISTS _modes)
     ionic_add_test(e2e-direct-compare-${_m}
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/direct_compare.sh
               ${IONIC_SIM_LAUNCHER} $<TARGET_FILE:verbs-direct-compare> ${_m}

@@ -79,7 +79,8 @@ if(TARGET ionic)
     LIBS ionic_test_fixture SIM)
 
   # two processes, the scenarios e2e-direct-compare-* run both ways
-  add_executable(verbs-direct-compare ${_h7}/direct_compare.c)
+  add_executable(verbs-direct-compare ${_h7}/direct_compare.c
+                 ${_h7}/direct_refuse.c)
   target_link_libraries(verbs-direct-compare PRIVATE ionic_test_fixture)
 
   # the direct path's peer misbehaving: killed mid-transfer, scribbling
