@@ -274,7 +274,7 @@ function(ionic_add_packet_variants)
     cmake_parse_arguments(V "${IONIC_TEST_FLAGS}" "${IONIC_TEST_ONE}"
       "${IONIC_TEST_MULTI}" ${args})
     if("${V_COMMAND};${V_ARGS};${V_SIM_ARGS};${V_ENV}" MATCHES
-       "--direct|--transport|--pcap|_ppm|delay|--link-down|--mute|IONIC_E2E_SIM_ARGS")
+       "--direct|--transport|--pcap|_ppm|delay|link.down|mute|IONIC_E2E_SIM_ARGS")
       message(FATAL_ERROR "ionic_add_packet_variants(${name}): the test "
               "chooses its path itself")
     endif()

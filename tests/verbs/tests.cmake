@@ -394,7 +394,7 @@ if(TARGET ionic)
   # (packets already), the direct path's own tests (--direct on), and of
   # the stress runs all but the plain and the unsignalled one (coalesced
   # completions): the others vary the provider's rings, which the two
-  # paths treat alike, and cost 45 s (verbs-stress-udp and
+  # paths treat alike, and cost about 45 s (verbs-stress-udp and
   # verbs-stress-faults stress the packet path as well).
   ionic_add_packet_variants(
     verbs-import verbs-import-xproc verbs-import-xproc-cmb
