@@ -109,9 +109,12 @@ endif()
 # disabled (visible as "Not Run (Disabled)") when the launcher target does
 # not exist.  Sanitizer builds: compiled tests run with LeakSanitizer on,
 # others (third-party programs, scripts) with it off.
+set(IONIC_TEST_FLAGS SIM RUN_SERIAL WILL_FAIL CLEANUP)
+set(IONIC_TEST_ONE TIMEOUT PASS_REGEX)
+set(IONIC_TEST_MULTI SOURCES LIBS COMMAND ARGS SIM_ARGS ENV LABELS)
 function(ionic_add_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 T "SIM;RUN_SERIAL;WILL_FAIL;CLEANUP"
-    "TIMEOUT;PASS_REGEX" "SOURCES;LIBS;COMMAND;ARGS;SIM_ARGS;ENV;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 1 T "${IONIC_TEST_FLAGS}"
+    "${IONIC_TEST_ONE}" "${IONIC_TEST_MULTI}")
   if(T_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ionic_add_test(${name}): unknown arguments ${T_UNPARSED_ARGUMENTS}")
   endif()
@@ -125,6 +128,8 @@ function(ionic_add_test name)
             "${IONIC_TEST_SUITES} (cmake/IonicTesting.cmake)")
   endif()
   set(suite ${CMAKE_MATCH_1})
+  # what ionic_add_packet_variants() registers again
+  set_property(GLOBAL PROPERTY IONIC_TEST_ARGS_${name} "${ARGN}")
   if(DEFINED IONIC_TEST_LABELS_${suite})
     set(labels ${IONIC_TEST_LABELS_${suite}})
   else()
@@ -244,4 +249,56 @@ function(ionic_add_test name)
      labels MATCHES "(^|;)(sim|e2e|memcheck|lint|cleanup|package-build)(;|$)")
     set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL TRUE)
   endif()
+endfunction()
+
+# ionic_add_packet_variants(<name>...): each test again as <name>-packet,
+# the same command with IONIC_SIM_DIRECT=0 in its environment, so that
+# every launcher it starts runs ionic-sim's packet path (every work
+# request crosses the emulated wire, sim/README.md "Direct path"), with
+# the label packet-path besides its own.  The suites run the direct path
+# by default; these prove the packet path still passes them.  Registered
+# in the normal build only (docs/testing.md §3.2 says why).  A test that
+# picks its path itself (--direct, --transport, a fault key, --pcap)
+# gains nothing and is refused.
+function(ionic_add_packet_variants)
+  if(IONIC_SANITIZE)
+    return()
+  endif()
+  foreach(name IN LISTS ARGN)
+    get_property(known GLOBAL PROPERTY IONIC_TEST_ARGS_${name} SET)
+    if(NOT known)
+      message(FATAL_ERROR "ionic_add_packet_variants(${name}): no such test "
+              "(register it with ionic_add_test() first)")
+    endif()
+    get_property(args GLOBAL PROPERTY IONIC_TEST_ARGS_${name})
+    cmake_parse_arguments(V "${IONIC_TEST_FLAGS}" "${IONIC_TEST_ONE}"
+      "${IONIC_TEST_MULTI}" ${args})
+    if("${V_COMMAND};${V_ARGS};${V_SIM_ARGS};${V_ENV}" MATCHES
+       "--direct|--transport|--pcap|_ppm|delay|link.down|mute|IONIC_E2E_SIM_ARGS")
+      message(FATAL_ERROR "ionic_add_packet_variants(${name}): the test "
+              "chooses its path itself")
+    endif()
+    if(V_SOURCES)
+      if(V_COMMAND)
+        list(TRANSFORM V_COMMAND REPLACE "@EXE@" "$<TARGET_FILE:${name}>")
+      else()
+        set(V_COMMAND $<TARGET_FILE:${name}>)
+      endif()
+    endif()
+    set(opts "")
+    foreach(flag SIM RUN_SERIAL WILL_FAIL)
+      if(V_${flag})
+        list(APPEND opts ${flag})
+      endif()
+    endforeach()
+    if(V_TIMEOUT)
+      list(APPEND opts TIMEOUT ${V_TIMEOUT})
+    endif()
+    if(V_PASS_REGEX)
+      list(APPEND opts PASS_REGEX ${V_PASS_REGEX})
+    endif()
+    ionic_add_test(${name}-packet COMMAND ${V_COMMAND} ARGS ${V_ARGS}
+      SIM_ARGS ${V_SIM_ARGS} ENV ${V_ENV} IONIC_SIM_DIRECT=0
+      LABELS ${V_LABELS} packet-path ${opts})
+  endforeach()
 endfunction()

@@ -77,6 +77,10 @@ struct idev {
 	uint32_t dkeys_lo, dkeys_hi; /* key indexes to mirror at leave */
 	uint64_t *stats; /* hardware counters: cfg.stats or own_stats */
 	uint64_t own_stats[ISIM_HWSTATS_SLOTS];
+	/* idev_rx_batch() is reading frames under the NIC lock: a UD
+	 * receive finding its RQ empty may apply captured doorbells first
+	 * (resp.c, resp_ud_take) */
+	bool rx_may_pop;
 };
 
 static inline struct idev_qp *idev_qp_lookup(const struct idev *dev,

@@ -439,6 +439,33 @@ static void resp_build_grh(uint8_t grh[IDEV_GRH_SIZE],
 		memcpy(grh, ip, IFAB_IPV6_HLEN);
 }
 
+/*
+ * A UD receive WQE for this frame.  An empty RQ may only look empty: with
+ * several NICs in one process another NIC's engine may have taken our
+ * receive doorbell from the process' FIFO (kernel/bus.c) and queued it
+ * for us after our engine last looked, and then sent the frame that
+ * came before it in program order.  A UD drop is final (no RNR retry),
+ * so the engine applies what is queued and looks once more; only the
+ * engine may (rx_may_pop: it holds the NIC lock), and not again inside
+ * the doorbells it applies.
+ */
+static bool resp_ud_take(struct idev_qp *d)
+{
+	struct idev *dev = d->dev;
+	bool more;
+
+	if (resp_take_wqe(d))
+		return true;
+	if (!dev->rx_may_pop || !d->resp.copy)
+		return false;
+	dev->rx_may_pop = false;
+	do
+		idev_doorbells_pop(dev, 256, &more);
+	while (more);
+	dev->rx_may_pop = true;
+	return idev_qp_can_recv(d) && resp_take_wqe(d);
+}
+
 static void resp_ud(struct idev_qp *d, struct idev_pkt *pkt)
 {
 	struct idev_resp *r = &d->resp;
@@ -450,7 +477,7 @@ static void resp_ud(struct idev_qp *d, struct idev_pkt *pkt)
 	enum ionic_status st;
 
 	if (!(mask & IDEV_PKT_M_UD) || pkt->qkey != d->qkey ||
-	    !resp_take_wqe(d)) {
+	    !resp_ud_take(d)) {
 		d->cnt.drops++;
 		return;
 	}

@@ -64,6 +64,7 @@ int idev_rx_batch(struct idev *dev, uint32_t qpn)
 
 	if (!d)
 		return 0;
+	dev->rx_may_pop = true;
 	for (i = 0; i < IDEV_RX_BATCH; i++) {
 		n = ifab_recv(&d->ep, buf, sizeof(buf));
 		if (n <= 0)
@@ -71,5 +72,6 @@ int idev_rx_batch(struct idev *dev, uint32_t qpn)
 		/* a frame longer than the buffer was truncated */
 		idev_rx(dev, qpn, buf, (size_t)n > sizeof(buf) ? 0 : n);
 	}
+	dev->rx_may_pop = false;
 	return i;
 }

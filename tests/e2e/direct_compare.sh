@@ -22,6 +22,24 @@
 #   nics    threads of one process on two NICs (--nics 2, both runs):
 #           directly ("another device of this process"), atomics and UD too
 #
+# and the cases where the kernel refuses process_vm_* on the peer, so each
+# QP must fall back to packets and say why (--direct on; each side drops
+# CAP_SYS_PTRACE first, which overrides both refusals for root;
+# tests/verbs/direct_refuse.c):
+#
+#   nondump    both sides non-dumpable (prctl(PR_SET_DUMPABLE, 0) before
+#              opening the device): "open /proc/PID/fd: Permission denied"
+#   pvm-eperm  process_vm_readv/_writev fail with EPERM in both sides (a
+#              seccomp filter), as Yama's ptrace_scope refuses them with
+#              /proc/PID/fd still open to the peer: "process_vm_readv:
+#              Operation not permitted"
+#   yama       the machine's own Yama ptrace_scope (read, never changed):
+#              1 refuses the child side B its parent A, 2 and 3 both; the
+#              same reason as pvm-eperm.  Skipped (77) without Yama or at
+#              scope 0
+#   valgrind   the new run under valgrind memcheck (skipped without
+#              valgrind): "packets only: running under valgrind"
+#
 # usage: direct_compare.sh <ionic-sim> <verbs-direct-compare> MODE
 set -u
 sim=${1:?usage: $0 IONIC_SIM PROGRAM MODE}
@@ -32,21 +50,46 @@ trap 'rm -rf "$work"' EXIT
 # how both runs place the two sides: processes, or threads (same, nics)
 pargs=()
 sargs=()
+# what the new run starts the program under (valgrind)
+wrap=()
 case $mode in
 same) pargs=(thread) ;;
 nics)
 	pargs=(thread1)
 	sargs=(--nics 2)
 	;;
+yama)
+	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)
+	if [ -z "$scope" ]; then
+		echo "SKIP: this kernel has no Yama (no /proc/sys/kernel/yama/ptrace_scope); e2e-direct-compare-pvm-eperm refuses process_vm_* as it would"
+		exit 77
+	elif [ "$scope" = 0 ]; then
+		echo "SKIP: Yama's ptrace_scope is 0 here: it refuses nothing; e2e-direct-compare-pvm-eperm refuses process_vm_* as scope 1 would"
+		exit 77
+	fi
+	echo "Yama ptrace_scope $scope"
+	;;
+valgrind)
+	if ! command -v valgrind >/dev/null; then
+		echo "SKIP: valgrind not installed"
+		exit 77
+	fi
+	# the options of tests/memcheck.sh (it says why)
+	wrap=(valgrind -q --tool=memcheck --error-exitcode=99 --fair-sched=yes
+		--vex-iropt-register-updates=allregs-at-mem-access --leak-check=no
+		--suppressions="$(dirname "$0")/../memcheck.supp")
+	;;
 esac
 
 # run NAME [launcher options...]: the scenario under the launcher, traced
+# (the new run under the wrapper)
 run() {
-	local name=$1
+	local name=$1 w=()
 	shift
+	[ "$name" = ref ] || w=("${wrap[@]}")
 	if ! timeout 120 "$sim" --fabric "${IONIC_TEST_FABRIC:-dcmp}-$$-$RANDOM" \
-		--trace "$work/$name.trace" "${sargs[@]}" "$@" -- "$prog" \
-		"$work/$name" "${pargs[@]}" \
+		--trace "$work/$name.trace" "${sargs[@]}" "$@" -- "${w[@]}" \
+		"$prog" "$work/$name" "${pargs[@]}" \
 		>"$work/$name.out" 2>&1; then
 		echo "FAIL: the scenario failed ($name: $*):"
 		cat "$work/$name.out"
@@ -63,12 +106,37 @@ expect() {
 	fi
 }
 
+# packets NAME WHY: no message of run NAME went directly
+packets() {
+	if grep -E " DIRECT qp .*: [A-Z_]+ len " "$work/$1.trace" >/dev/null; then
+		echo "FAIL: $2 executed messages directly:"
+		grep -E " DIRECT qp .*: [A-Z_]+ len " "$work/$1.trace" | head -5
+		exit 1
+	fi
+}
+
+# refused REASON: in the new run, each side refused its peer's port for
+# REASON, attached none and sent everything as packets
+refused() {
+	local pid
+	expect new "packets: the port of pid [0-9]+ is not usable: $1"
+	while read -r pid; do
+		if ! grep -E "^$pid .* DIRECT .*not usable: $1" "$work/new.trace" >/dev/null; then
+			echo "FAIL: process $pid refused no port for '$1'"
+			grep " DIRECT " "$work/new.trace" | head -20
+			exit 1
+		fi
+	done < <(grep -E " DIRECT port: " "$work/new.trace" | cut -d' ' -f1 | sort -u)
+	if grep -E " DIRECT qp [0-9]+: port of pid" "$work/new.trace" >/dev/null; then
+		echo "FAIL: a QP attached a port it should have been refused"
+		exit 1
+	fi
+	packets new "a refused port"
+}
+
 run ref --direct off
 expect ref "doorbells applied by the engine"
-if grep -E " DIRECT qp .*: [A-Z_]+ len " "$work/ref.trace" >/dev/null; then
-	echo "FAIL: --direct off executed messages directly"
-	exit 1
-fi
+packets ref "--direct off"
 
 # direct: each operation went directly in one of five runs (atomics: only
 # between threads of one process)
@@ -121,6 +189,24 @@ pcap)
 fault)
 	run new --direct on --profile delay_us=200
 	expect new "packets only: a fault profile key"
+	;;
+nondump | pvm-eperm)
+	IONIC_TEST_DIRECT_REFUSE=$mode run new --direct on
+	if [ "$mode" = nondump ]; then
+		refused "open /proc/PID/fd: Permission denied"
+	else
+		refused "process_vm_readv: Operation not permitted"
+	fi
+	;;
+yama)
+	# scope 1: A, B's parent, may use B's port; B not A's
+	IONIC_TEST_DIRECT_REFUSE=noptrace run new --direct on
+	expect new "packets: the port of pid [0-9]+ is not usable: process_vm_readv: Operation not permitted"
+	;;
+valgrind)
+	run new --direct on
+	expect new "packets only: running under valgrind"
+	packets new "a run under valgrind"
 	;;
 *)
 	echo "unknown mode $mode"

@@ -127,6 +127,17 @@ if(IONIC_HAVE_SIM)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/pyverbs.sh ${IONIC_SIM_LAUNCHER}
     TIMEOUT 900
     LABELS pyverbs)
+  # the pingpongs, perftest and pyverbs's selection on ionic-sim's packet
+  # path too (IONIC_SIM_DIRECT=0, label packet-path, the normal build
+  # only: docs/testing.md §3.2)
+  ionic_add_packet_variants(e2e-pingpong-rc-poll e2e-pingpong-rc-events
+    e2e-pingpong-ud-poll e2e-pingpong-ud-events e2e-pyverbs)
+  if(IONIC_IB_WRITE_BW)
+    ionic_add_packet_variants(e2e-perftest-write-bw e2e-perftest-read-bw
+      e2e-perftest-atomic-bw e2e-perftest-atomic-fa-bw e2e-perftest-send-bw
+      e2e-perftest-write-lat e2e-perftest-rdmacm-send-bw
+      e2e-perftest-rdmacm-write-bw e2e-perftest-rdmacm-read-lat)
+  endif()
   # the whole installed suite (v44: 273 tests, v56.1: 321), each test
   # passing or skipping: what does not apply to ionic must skip cleanly
   ionic_add_test(e2e-pyverbs-all
@@ -199,8 +210,16 @@ if(IONIC_HAVE_SIM)
   # the direct path answers as the packet path does: the same RC
   # scenarios between two processes (or threads of one: same, nics),
   # both ways, completions compared;
-  # each switch that forces packets named in the trace
-  foreach(_m on env udp pcap fault same nics)
+  # each switch that forces packets named in the trace; and the peers
+  # the kernel keeps us out of (not dumpable, process_vm_* refused as
+  # Yama's ptrace_scope does, the machine's own Yama policy if any):
+  # packets, and the reason in the trace; valgrind likewise (not in a
+  # sanitizer build, as the memcheck tests)
+  set(_modes on env udp pcap fault same nics nondump pvm-eperm yama)
+  if(NOT IONIC_SANITIZE)
+    list(APPEND _modes valgrind)
+  endif()
+  foreach(_m IN LISTS _modes)
     ionic_add_test(e2e-direct-compare-${_m}
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/direct_compare.sh
               ${IONIC_SIM_LAUNCHER} $<TARGET_FILE:verbs-direct-compare> ${_m}

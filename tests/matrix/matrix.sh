@@ -67,8 +67,9 @@ tests_re='^(e2e-pingpong-|verbs-|unit-provider-)'
 # differs) and the minute-long soak (the same verbs as the suites, for
 # resource churn over time): both belong to the emulator, which build/
 # tests once, and together they would add about 20 minutes to the 12
-# releases
-skip_re='^unit-provider-guard-(cross|between)$|-udp$|^verbs-soak'
+# releases; nor, for the same reason, the reruns on the emulator's
+# packet path (-packet)
+skip_re='^unit-provider-guard-(cross|between)$|-udp$|-packet$|^verbs-soak'
 # the family's other releases: the checks of its layouts (step 3)
 quick_re='^(e2e-pingpong-(rc|ud)-(poll|events)|unit-provider-guard-probe|verbs-(context|qp|wrx|cq|datapath))$'
 

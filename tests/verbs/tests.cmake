@@ -79,7 +79,8 @@ if(TARGET ionic)
     LIBS ionic_test_fixture SIM)
 
   # two processes, the scenarios e2e-direct-compare-* run both ways
-  add_executable(verbs-direct-compare ${_h7}/direct_compare.c)
+  add_executable(verbs-direct-compare ${_h7}/direct_compare.c
+                 ${_h7}/direct_refuse.c)
   target_link_libraries(verbs-direct-compare PRIVATE ionic_test_fixture)
 
   # the direct path's peer misbehaving: killed mid-transfer, scribbling
@@ -393,4 +394,42 @@ if(TARGET ionic)
     SIM SIM_ARGS --fw-version 1 TIMEOUT 120)
   ionic_add_test(verbs-rdma-udma1-fw2 COMMAND $<TARGET_FILE:verbs-rdma>
     SIM SIM_ARGS --udma-count 1 --fw-version 2 TIMEOUT 120)
+
+  # The suite again on ionic-sim's packet path (IONIC_SIM_DIRECT=0: every
+  # work request crosses the emulated wire; label packet-path, normal
+  # build only, docs/testing.md §3.2): every test above that moves data
+  # between QPs and does not choose its path itself.  Not here: the
+  # context tests (no work request), the -udp reruns and the fault tests
+  # (packets already), the direct path's own tests (--direct on), and of
+  # the stress runs all but the plain and the unsignalled one (coalesced
+  # completions): the others vary the provider's rings, which the two
+  # paths treat alike, and cost about 45 s (verbs-stress-udp and
+  # verbs-stress-faults stress the packet path as well).
+  ionic_add_packet_variants(
+    verbs-import verbs-import-xproc verbs-import-xproc-cmb
+    verbs-import-xproc-expdb
+    verbs-datapath verbs-datapath-udma1 verbs-datapath-fw1
+    verbs-datapath-udma1-fw1 verbs-datapath-expdb
+    verbs-fork verbs-async verbs-peer-exit verbs-lossless
+    verbs-fatal verbs-fatal-reset verbs-fatal-after
+    verbs-stress verbs-stress-unsignaled
+    verbs-cq verbs-cq-nophc-udma1 verbs-qp verbs-qp-udma1-fw1
+    verbs-nics verbs-nics8-expdb verbs-misuse verbs-misuse-udma1-fw1
+    verbs-dv verbs-dv-udma1 verbs-dv-expdb verbs-dv-expdb-sq
+    verbs-dv-gpu verbs-dv-gpu-udma1 verbs-dv-gpu-fw1 verbs-dv-gpu-cmb
+    verbs-dv-gpu-expdb verbs-dv-create verbs-dv-create-udma1
+    verbs-dv-symbols verbs-dv-gda verbs-dv-gda-cmb
+    verbs-cmb verbs-cmb-fw1-expdb verbs-cmb-expdb verbs-cmb-none
+    verbs-cmb-map-fails
+    verbs-pdmr verbs-pdmr-udma1-fw1
+    verbs-wrx verbs-wrx-udma1-fw1 verbs-wrx-cmb verbs-wrx-expdb
+    verbs-wrx-expdb-fw1
+    verbs-rdma verbs-rdma-fw1 verbs-rdma-udma1-fw2 verbs-rdma-cmb
+    verbs-rdma-expdb verbs-rdma-expdb-fw1)
+  # the soak's mixed traffic, resets and churn for a third of its minute
+  if(NOT IONIC_SANITIZE)
+    ionic_add_test(verbs-soak-packet COMMAND $<TARGET_FILE:verbs-soak>
+      SIM ARGS --seconds 20 ENV IONIC_SIM_DIRECT=0 LABELS packet-path
+      TIMEOUT 300)
+  endif()
 endif()
