@@ -75,6 +75,11 @@ struct idev_dseg_qp {
 	uint16_t rq_mask, rq_db_prod, pad2;
 	uint64_t rq_ring; /* the owner's address */
 	uint64_t wqes, cqes; /* counted by executors, added by the owner */
+	/* mirror: the RQ ring in shared memory, if it is (idev_ring_share:
+	 * peers map it instead of reading WQEs with process_vm_readv) */
+	uint64_t rq_share_len, rq_share_ino;
+	int32_t rq_share_fd;
+	uint32_t pad3;
 };
 
 struct idev_dseg_cq {
@@ -86,6 +91,10 @@ struct idev_dseg_cq {
 	uint8_t color, sol_pending, pad[6];
 	/* mirror */
 	uint64_t ring; /* the owner's address */
+	/* the ring in shared memory, if it is: peers write CQEs there */
+	uint64_t share_len, share_ino;
+	int32_t share_fd;
+	uint32_t pad2;
 };
 
 /* A key as the responder's checks see it (mem.c: struct idev_key_view). */
@@ -96,6 +105,7 @@ struct idev_dseg_key {
 };
 
 struct idev_swqe;
+struct idev_dring;
 
 /* Per device, in struct idev (dev->direct). */
 struct idev_direct;

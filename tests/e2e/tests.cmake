@@ -199,8 +199,9 @@ if(IONIC_HAVE_SIM)
   # the direct path answers as the packet path does: the same RC
   # scenarios between two processes (or threads of one: same, nics),
   # both ways, completions compared;
-  # each switch that forces packets named in the trace
-  foreach(_m on env udp pcap fault same nics)
+  # each switch that forces packets named in the trace; rings the
+  # kernel leaves in the application's memory (userring)
+  foreach(_m on env udp pcap fault same nics userring)
     ionic_add_test(e2e-direct-compare-${_m}
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/direct_compare.sh
               ${IONIC_SIM_LAUNCHER} $<TARGET_FILE:verbs-direct-compare> ${_m}
