@@ -7,12 +7,14 @@
  * thread execute an RC work request in the responder's memory itself:
  * one process_vm_writev (SEND, WRITE) or process_vm_readv (READ) of the
  * payload, the responder's receive WQE read and its CQE written the same
- * way.  What the requester needs of the responder is its "responder
+ * way, or with plain memory accesses when the responder's kernel put
+ * those rings in memory both map (sim/kernel/ringshare.c, direct_ring.c).
+ * What the requester needs of the responder is its "responder
  * port": a memfd segment the responder's device keeps (struct
  * idev_dseg_*), the authority for the responder state both the packet
  * path and remote executors change (expected PSN, MSN, RQ consumer, CQ
  * producer and colour), and a mirror of what they only read (QP state
- * and attributes, RQ and CQ rings, the key table).
+ * and attributes, RQ and CQ rings and their memfds, the key table).
  *
  * The owner holds the segment's lock whenever it holds its device lock
  * (idev_direct_enter/leave: the engine's batches, the storing thread,

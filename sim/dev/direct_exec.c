@@ -8,6 +8,8 @@
  *   WRITE       payload -> the rkey's range        (process_vm_writev)
  *   WRITE_IMM   ... and a receive WQE + RECV CQE
  *   SEND(_IMM)  payload -> the receive WQE's SGL, RECV CQE
+ *               (the WQE and the CQE: through the responder's rings
+ *               mapped here when they are shared memory, direct_ring.c)
  *   READ        the rkey's range -> our SGL        (process_vm_readv)
  *
  * under the peer port's lock (only tried), with the responder's checks
@@ -494,9 +496,20 @@ static bool responder_ready(const struct dx *x)
 static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 		     struct idev_swqe *s)
 {
-	struct dx x = { .d = d, .p = p, .s = s, .own = p->owner };
+	/* field by field: an initializer would clear the iovec arrays
+	 * (2 KiB) for every message */
+	struct dx x;
 	/* our own device's port: we are inside its locked section */
-	bool self = x.own == d->dev, done = false;
+	bool self = p->owner == d->dev, done = false;
+
+	x.d = d;
+	x.p = p;
+	x.s = s;
+	x.q = NULL;
+	x.notify = false;
+	x.own = p->owner;
+	x.rd = NULL;
+	x.l.n = x.r.n = 0;
 
 	if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE) ||
 	    (!self && idev_dseg_lock(p->hdr, d->dev->direct->pid, false)))
