@@ -44,6 +44,7 @@ int idev_cq_create(struct idev *dev, const struct idev_cq_create *c)
 	cq->ring = c->ring.addr;
 	cq->mask = c->ring.mask;
 	cq->stride_log2 = c->ring.stride_log2;
+	cq->share = c->ring.share;
 	idev_cq_reset(cq);
 	dev->cqs[c->cqid] = cq;
 	dev->nlive_cqs++;

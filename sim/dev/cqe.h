@@ -35,6 +35,7 @@ struct idev_cq {
 	bool overflowed; /* overran: CQ_ERR raised, until there is room */
 	bool sol_pending; /* a solicited CQE lies past host_cons */
 	uint32_t sol_slot; /* slot of the newest solicited CQE */
+	struct idev_ring_share share; /* the ring, for direct-path peers */
 };
 
 /*

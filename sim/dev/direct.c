@@ -463,6 +463,9 @@ static void cq_record(struct idev_dseg_cq *c, const struct idev_cq *cq)
 	c->color = cq->color;
 	c->sol_pending = cq->sol_pending;
 	c->sol_slot = cq->sol_slot;
+	c->share_len = cq->share.len;
+	c->share_ino = cq->share.ino;
+	c->share_fd = cq->share.fd;
 	c->valid = 1;
 }
 
@@ -493,6 +496,9 @@ static void qp_record(struct idev_dseg_qp *q, const struct idev_qp *d)
 	q->rq_db_prod = d->rq.db_prod;
 	q->rq_stride_log2 = d->rq.stride_log2;
 	q->rq_ring = d->resp.copy ? (uint64_t)(uintptr_t)d->rq.ring : 0;
+	q->rq_share_len = q->rq_ring ? d->rq_share.len : 0;
+	q->rq_share_ino = d->rq_share.ino;
+	q->rq_share_fd = d->rq_share.fd;
 	q->valid = 1;
 }
 
@@ -538,6 +544,11 @@ static void direct_store(struct idev *dev, struct idev_direct *x)
 	}
 	if (dev->dkeys_lo < dev->dkeys_hi)
 		store_keys(dev, x);
+}
+
+bool idev_direct_port(const struct idev *dev)
+{
+	return dev->direct && !dev->direct->closed;
 }
 
 void idev_direct_sync_in(struct idev *dev)
@@ -675,6 +686,7 @@ void idev_direct_qp_gone(struct idev_qp *d)
 
 	if (q && x->held)
 		q->valid = 0;
+	idev_dring_drop(d);
 	peer_put(d->dpeer);
 	d->dpeer = NULL;
 	d->dwhy = 0;
@@ -854,6 +866,7 @@ bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 		return true;
 	}
 	p->owner = owner;
+	idev_dring_drop(d);
 	peer_put(d->dpeer);
 	d->dpeer = p;
 	if (isim_trace_enabled())

@@ -7,12 +7,14 @@
  * thread execute an RC work request in the responder's memory itself:
  * one process_vm_writev (SEND, WRITE) or process_vm_readv (READ) of the
  * payload, the responder's receive WQE read and its CQE written the same
- * way.  What the requester needs of the responder is its "responder
+ * way, or with plain memory accesses when the responder's kernel put
+ * those rings in memory both map (sim/kernel/ringshare.c, direct_ring.c).
+ * What the requester needs of the responder is its "responder
  * port": a memfd segment the responder's device keeps (struct
  * idev_dseg_*), the authority for the responder state both the packet
  * path and remote executors change (expected PSN, MSN, RQ consumer, CQ
  * producer and colour), and a mirror of what they only read (QP state
- * and attributes, RQ and CQ rings, the key table).
+ * and attributes, RQ and CQ rings and their memfds, the key table).
  *
  * The owner holds the segment's lock whenever it holds its device lock
  * (idev_direct_enter/leave: the engine's batches, the storing thread,
@@ -75,6 +77,11 @@ struct idev_dseg_qp {
 	uint16_t rq_mask, rq_db_prod, pad2;
 	uint64_t rq_ring; /* the owner's address */
 	uint64_t wqes, cqes; /* counted by executors, added by the owner */
+	/* mirror: the RQ ring in shared memory, if it is (idev_ring_share:
+	 * peers map it instead of reading WQEs with process_vm_readv) */
+	uint64_t rq_share_len, rq_share_ino;
+	int32_t rq_share_fd;
+	uint32_t pad3;
 };
 
 struct idev_dseg_cq {
@@ -86,6 +93,10 @@ struct idev_dseg_cq {
 	uint8_t color, sol_pending, pad[6];
 	/* mirror */
 	uint64_t ring; /* the owner's address */
+	/* the ring in shared memory, if it is: peers write CQEs there */
+	uint64_t share_len, share_ino;
+	int32_t share_fd;
+	uint32_t pad2;
 };
 
 /* A key as the responder's checks see it (mem.c: struct idev_key_view). */
@@ -96,6 +107,7 @@ struct idev_dseg_key {
 };
 
 struct idev_swqe;
+struct idev_dring;
 
 /* Per device, in struct idev (dev->direct). */
 struct idev_direct;

@@ -8,6 +8,8 @@
  *   WRITE       payload -> the rkey's range        (process_vm_writev)
  *   WRITE_IMM   ... and a receive WQE + RECV CQE
  *   SEND(_IMM)  payload -> the receive WQE's SGL, RECV CQE
+ *               (the WQE and the CQE: through the responder's rings
+ *               mapped here when they are shared memory, direct_ring.c)
  *   READ        the rkey's range -> our SGL        (process_vm_readv)
  *
  * under the peer port's lock (only tried), with the responder's checks
@@ -230,16 +232,28 @@ static bool take_rq(struct dx *x, struct idev_wqe *w)
 	static __thread _Alignas(64) uint8_t raw[1u << DX_MAX_RQ_STRIDE_LOG2];
 	const struct idev_dseg_qp *q = x->q;
 	unsigned int slog2 = q->rq_stride_log2;
+	uint64_t off = (uint64_t)(q->rq_cons & q->rq_mask) << slog2;
 	struct iovec l, r;
+	uint8_t *ring;
 
 	if (!q->rq_ring || slog2 > DX_MAX_RQ_STRIDE_LOG2 ||
 	    ((q->rq_cons ^ q->rq_db_prod) & q->rq_mask) == 0)
 		return false;
 	l.iov_base = raw;
 	l.iov_len = (size_t)1 << slog2;
-	r.iov_base = (void *)(uintptr_t)(q->rq_ring +
-					 ((uint64_t)(q->rq_cons & q->rq_mask)
-					  << slog2));
+	ring = x->own ? NULL :
+			idev_dring_get(x->d, &x->d->dring_rq, x->p->pid,
+				       q->rq_share_fd, q->rq_share_ino,
+				       q->rq_share_len, "RQ");
+	if (ring) {
+		/* shared memory: a snapshot, decoded from our copy */
+		if (off + l.iov_len > x->d->dring_rq.len)
+			return false;
+		memcpy(raw, ring + off, l.iov_len);
+		return idev_wqe_decode_rq(w, raw, (uint32_t)l.iov_len) ==
+		       IONIC_STS_OK;
+	}
+	r.iov_base = (void *)(uintptr_t)(q->rq_ring + off);
 	r.iov_len = l.iov_len;
 	if (!moved(x, dx_move(x, false, &l, 1, &r, 1), l.iov_len))
 		return false;
@@ -283,11 +297,31 @@ static struct idev_dseg_cq *recv_cq(struct dx *x)
 	return c;
 }
 
+/* The CQE into the peer's CQ ring mapped here, after the payload (its
+ * own process_vm_writev, if any): body, then the colour word with one
+ * release store, as cqe.c writes a CQE. */
+static bool cqe_to_ring(struct dx *x, uint8_t *ring, uint64_t off,
+			const struct ionic_cqe *img)
+{
+	const size_t qtf = offsetof(struct ionic_cqe, qid_type_flags);
+
+	if (off + sizeof(*img) > x->d->dring_cq.len ||
+	    (x->s->w.length &&
+	     !moved(x, dx_move(x, true, x->l.v, x->l.n, x->r.v, x->r.n),
+		    x->s->w.length)))
+		return false;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(ring + off, img, qtf);
+	store_word(ring + off + qtf, &img->qid_type_flags);
+	return true;
+}
+
 /*
  * The payload and the RECV CQE in one process_vm_writev: the copies run
  * in iovec order, the CQE's body before the word with its colour (its
  * own iovec, so its own copy: the poller never sees the colour before
- * the body, nor the CQE before the data).  Then the responder's indices.
+ * the body, nor the CQE before the data).  Or the CQE with plain stores
+ * when the CQ ring is shared memory.  Then the responder's indices.
  */
 static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 			  const struct idev_wqe *w, unsigned int op,
@@ -297,19 +331,28 @@ static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 	struct ionic_cqe cqe, img;
 	uint8_t mac[6];
 	uint32_t prod = c->prod & c->mask;
-	uint64_t slot = c->ring + ((uint64_t)prod << c->stride_log2);
+	uint64_t off = (uint64_t)prod << c->stride_log2;
+	uint64_t slot = c->ring + off;
+	uint8_t *ring = x->own ?
+				NULL :
+				idev_dring_get(x->d, &x->d->dring_cq, x->p->pid,
+					       c->share_fd, c->share_ino,
+					       c->share_len, "CQ");
 
 	isim_node_mac(x->d->dev->cfg.node, mac);
 	idev_cqe_recv(&cqe, x->q->qpn, w->wqe_idx, x->s->w.length, x->d->qpn,
 		      op, imm, mac, 0, false);
 	idev_cqe_image(&img, &cqe, idev_clock(x->d->dev), c->color & 1);
-	if (!iov_add(&x->l, (uint64_t)(uintptr_t)&img, qtf) ||
-	    !iov_add(&x->l, (uint64_t)(uintptr_t)&img + qtf,
-		     sizeof(img.qid_type_flags)) ||
-	    !iov_add(&x->r, slot, qtf) ||
-	    !iov_add(&x->r, slot + qtf, sizeof(img.qid_type_flags)) ||
-	    !moved(x, dx_move(x, true, x->l.v, x->l.n, x->r.v, x->r.n),
-		   x->s->w.length + sizeof(img)))
+	if (ring) {
+		if (!cqe_to_ring(x, ring, off, &img))
+			return false;
+	} else if (!iov_add(&x->l, (uint64_t)(uintptr_t)&img, qtf) ||
+		   !iov_add(&x->l, (uint64_t)(uintptr_t)&img + qtf,
+			    sizeof(img.qid_type_flags)) ||
+		   !iov_add(&x->r, slot, qtf) ||
+		   !iov_add(&x->r, slot + qtf, sizeof(img.qid_type_flags)) ||
+		   !moved(x, dx_move(x, true, x->l.v, x->l.n, x->r.v, x->r.n),
+			  x->s->w.length + sizeof(img)))
 		return false;
 	if (x->s->w.flags & IONIC_WQE_FLAG_SOL) {
 		c->sol_pending = 1;
@@ -526,9 +569,20 @@ static void dx_count(struct idev_qp *d, const struct idev_swqe *s,
 static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 		     struct idev_swqe *s)
 {
-	struct dx x = { .d = d, .p = p, .s = s, .own = p->owner };
+	/* field by field: an initializer would clear the iovec arrays
+	 * (2 KiB) for every message */
+	struct dx x;
 	/* our own device's port: we are inside its locked section */
-	bool self = x.own == d->dev, done = false;
+	bool self = p->owner == d->dev, done = false;
+
+	x.d = d;
+	x.p = p;
+	x.s = s;
+	x.q = NULL;
+	x.notify = false;
+	x.own = p->owner;
+	x.rd = NULL;
+	x.l.n = x.r.n = 0;
 
 	if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE) ||
 	    (!self && idev_dseg_lock(p->hdr, d->dev->direct->pid, false)))

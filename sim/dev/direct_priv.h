@@ -110,6 +110,16 @@ void idev_direct_self_end(struct idev *owner, struct idev_qp *rd,
 			  const struct idev_dseg_qp *q,
 			  const struct idev_dseg_cq *c);
 
+/* direct_ring.c: the peer's ring a record names (its memfd, inode and
+ * size), mapped here once and kept in 'r' while the record names the
+ * same file; NULL when it names none or it cannot be mapped (then
+ * process_vm_* reaches the ring).  'what' names it in the trace. */
+uint8_t *idev_dring_get(struct idev_qp *d, struct idev_dring *r, pid_t pid,
+			int32_t fd, uint64_t ino, uint64_t len,
+			const char *what);
+/* Unmap both of a QP's (its peer changes, it is going away). */
+void idev_dring_drop(struct idev_qp *d);
+
 /* UD: the device of this process with GID 'gid' and UD QP 'qpn', its
  * port locked for us (unless it is 'dev', whose lock we hold), or NULL
  * (not in this process, busy, closed). */

@@ -149,6 +149,9 @@ int idev_create(const struct idev_config *cfg, struct idev **out);
  * comes in and goes back out (sim/dev/direct.h).  No-ops otherwise. */
 void idev_enter(struct idev *dev);
 void idev_leave(struct idev *dev);
+/* Does the device keep a direct-path port (so that rings in shared
+ * memory, struct idev_ring_share, save its peers' executors copies)? */
+bool idev_direct_port(const struct idev *dev);
 /* Start the engine thread (doorbells, fabric, timers).  Without it the
  * device still executes admin commands and doorbells passed to
  * idev_doorbell(). */
@@ -179,6 +182,15 @@ uint64_t idev_clock(const struct idev *dev);
 
 /* ---- admin commands (host -> device, cfg->lock held) --------------------- */
 
+/* A ring the kernel moved to shared memory (kernel/ringshare.c) that
+ * direct-path peers may map: its memfd (a descriptor of this process,
+ * opened by peers through /proc/<pid>/fd) and that file's inode and
+ * size.  len 0: not shared (peers reach it with process_vm_*). */
+struct idev_ring_share {
+	uint64_t len, ino;
+	int32_t fd;
+};
+
 /* One ring as the driver programs it: geometry from the provider's
  * qdesc, and the address the device reads or writes it at (user memory,
  * or the controller-memory window of a CMB queue). */
@@ -187,6 +199,7 @@ struct idev_ring {
 	uint16_t mask; /* slots - 1 */
 	uint8_t depth_log2;
 	uint8_t stride_log2;
+	struct idev_ring_share share;
 };
 
 struct idev_cq_create {

@@ -156,6 +156,7 @@ int idev_qp_create(struct idev *dev, const struct idev_qp_create *c)
 	d->state = IBV_QPS_RESET;
 	wq_init(&d->sq, &c->sq);
 	wq_init(&d->rq, &c->rq);
+	d->rq_share = c->rq.share;
 	rc = ifab_open(&d->ep, dev->cfg.fabric, dev->cfg.node, d->qpn);
 	if (rc) {
 		free(d);

@@ -155,6 +155,14 @@ struct idev_qp {
 	struct idev_counters cnt;
 	struct idev_dpeer *dpeer; /* direct.c: the peer's port, if offered */
 	uint8_t dwhy; /* direct.c: the path last traced for it */
+	struct idev_ring_share rq_share; /* the RQ ring, for peers */
+	/* direct_exec.c: the peer's RQ ring and receive CQ ring, mapped */
+	struct idev_dring {
+		uint8_t *map;
+		uint64_t len, ino;
+		int32_t fd;
+		bool failed; /* not mappable: process_vm_* for it */
+	} dring_rq, dring_cq;
 };
 
 /* ---- tx.c ---- */

@@ -131,6 +131,21 @@ bool ik_user_mapped(uint64_t addr, uint64_t len);
  * too; ik_unpin() (a no-op on a zeroed pin) lets go of that mapping. */
 int ik_pin_user(uint64_t uaddr, uint64_t len, struct ik_pin *p);
 void ik_unpin(struct ik_pin *p);
+/* A ring just pinned for the device ('what' names it in the trace):
+ * when the NIC keeps a direct-path port and the ring is whole pages of
+ * an anonymous private mapping with nothing unusual about it, move it
+ * to shared memory its peers map (ringshare.c; p->share), else leave
+ * it (they reach it with process_vm_*).  ik_unpin lets go of it. */
+void ik_ring_share(struct ik_nic *nic, struct ik_pin *p, uint64_t len,
+		   const char *what);
+/* fork() child: shared rings become private copies again, as the
+ * anonymous memory they were (or gone, if it was MADV_DONTFORK). */
+void ik_ring_share_atfork_child(void);
+void ik_ring_unshare(struct ik_pin *p);
+/* Copy [p, p + len) of our memory into memfd 'fd' from offset 0 with
+ * the kernel's checks (pwrite: an unreadable range is -EFAULT, never a
+ * fault here); 0 or -errno. */
+int ik_memfd_fill(int fd, const uint8_t *p, uint64_t len);
 /* What an importer's memory still cannot be given to this process's
  * device for: MRs of its own buffers, EOPNOTSUPP (REG_MR of arbitrary
  * memory other threads may write during the move to shared memory,

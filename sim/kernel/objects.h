@@ -118,6 +118,9 @@ struct ik_ah {
 struct ik_pin {
 	uint8_t *addr;
 	size_t maplen; /* our mapping's length; 0: the caller's memory */
+	/* the caller's memory moved to a memfd direct-path peers may map
+	 * (ringshare.c); len 0: not moved */
+	struct idev_ring_share share;
 };
 
 /* One hardware CQ of a virtual CQ (one per UDMA pipeline in its mask). */

@@ -122,6 +122,7 @@ int ik_pin_user(uint64_t uaddr, uint64_t len, struct ik_pin *p)
 
 void ik_unpin(struct ik_pin *p)
 {
+	ik_ring_unshare(p);
 	if (p->maplen)
 		isim_sys_munmap(p->addr, p->maplen);
 	p->addr = NULL;

@@ -21,6 +21,14 @@
 #           SENDs too
 #   nics    threads of one process on two NICs (--nics 2, both runs):
 #           directly ("another device of this process"), atomics and UD too
+#   userring  RC QP rings come from a parent domain's allocator (a
+#           MAP_SHARED pool, both runs): they stay where they are ("not
+#           shared"), executors read the peer's receive WQEs with
+#           process_vm_readv and write its CQEs into its shared CQ rings;
+#           still directly
+#
+# Every mode with processes and --direct on checks which of the peer's
+# rings A mapped: its RQ and CQ rings (on), its CQ rings only (userring).
 #
 # and the cases where the kernel refuses process_vm_* on the peer, so each
 # QP must fall back to packets and say why (--direct on; each side drops
@@ -58,6 +66,7 @@ nics)
 	pargs=(thread1)
 	sargs=(--nics 2)
 	;;
+userring) pargs=(userring) ;;
 yama)
 	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)
 	if [ -z "$scope" ]; then
@@ -93,6 +102,15 @@ run() {
 		>"$work/$name.out" 2>&1; then
 		echo "FAIL: the scenario failed ($name: $*):"
 		cat "$work/$name.out"
+		exit 1
+	fi
+}
+
+# expect_not NAME REGEX: ... and none matching this one
+expect_not() {
+	if grep -E " DIRECT .*$2" "$work/$1.trace" >/dev/null; then
+		echo "FAIL: a DIRECT line matches '$2' in the $1 trace:"
+		grep -E " DIRECT .*$2" "$work/$1.trace" | head -5
 		exit 1
 	fi
 }
@@ -141,7 +159,7 @@ packets ref "--direct off"
 # direct: each operation went directly in one of five runs (atomics: only
 # between threads of one process)
 ops="SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ"
-[ ${#pargs[@]} = 0 ] || ops="$ops ATOMIC_CS ATOMIC_FA UD_SEND_ONLY UD_SEND_ONLY_IMM"
+case $mode in same | nics) ops="$ops ATOMIC_CS ATOMIC_FA UD_SEND_ONLY UD_SEND_ONLY_IMM" ;; esac
 direct_all() {
 	for try in 1 2 3 4 5; do
 		run new --direct on
@@ -164,6 +182,15 @@ on)
 	# packets (and must answer the same): each operation must have gone
 	# directly in one of five runs
 	direct_all
+	expect new "rq ring 0x[0-9a-f]+ \\([0-9]+ bytes\\): shared"
+	expect new "the peer's RQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
+	expect new "the peer's CQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
+	;;
+userring)
+	direct_all
+	expect new "rq ring .*: not shared: not in one anonymous private"
+	expect new "the peer's CQ ring .*: mapped"
+	expect_not new "the peer's RQ ring"
 	;;
 same)
 	direct_all

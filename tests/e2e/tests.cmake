@@ -214,8 +214,10 @@ if(IONIC_HAVE_SIM)
   # the kernel keeps us out of (not dumpable, process_vm_* refused as
   # Yama's ptrace_scope does, the machine's own Yama policy if any):
   # packets, and the reason in the trace; valgrind likewise (not in a
-  # sanitizer build, as the memcheck tests)
-  set(_modes on env udp pcap fault same nics nondump pvm-eperm yama)
+  # sanitizer build, as the memcheck tests); rings the kernel leaves in
+  # the application's memory (userring)
+  set(_modes on env udp pcap fault same nics userring nondump pvm-eperm
+    yama)
   if(NOT IONIC_SANITIZE)
     list(APPEND _modes valgrind)
   endif()

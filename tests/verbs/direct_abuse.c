@@ -9,9 +9,9 @@
  *               within the retry budget, no hang, no crash;
  *   --scribble  writes garbage over its own direct-path segment (the
  *               memfd its device shares with A, found in /proc/self/fd),
- *               lock included, again and again: A may see errors, never
- *               a crash or a hang, and every work request it posted
- *               completes.
+ *               lock included, and over its RQ ring (which A maps too),
+ *               again and again: A may see errors, never a crash or a
+ *               hang, and every work request it posted completes.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -114,9 +114,9 @@ static int post_one(struct end *e, const struct info *peer, uint64_t id)
 	return ibv_post_send(e->qp, &wr, &bad);
 }
 
-/* B's direct-path segment, mapped again (its memfd's name is the
- * device's: "ionic-sim-direct"), or NULL. */
-static uint8_t *own_segment(size_t *len)
+/* B's memfd named 'name' (the direct-path segment: "ionic-sim-direct";
+ * its RQ ring: "ionic-sim-ring-rq"), mapped again, or NULL. */
+static uint8_t *own_memfd(const char *name, size_t *len)
 {
 	char link[300], target[256];
 	struct dirent *de;
@@ -131,7 +131,8 @@ static uint8_t *own_segment(size_t *len)
 		if (n <= 0)
 			continue;
 		target[n] = 0;
-		if (!strstr(target, "memfd:ionic-sim-direct"))
+		if (strncmp(target, "memfd:", 6) ||
+		    strncmp(target + 6, name, strlen(name)))
 			continue;
 		if (fstat(atoi(de->d_name), &st) || !st.st_size)
 			continue;
@@ -151,8 +152,8 @@ static uint8_t *own_segment(size_t *len)
 static void run_b(struct end *e, int rd, int wr, bool scribble)
 {
 	struct ibv_wc wc[16];
-	uint8_t *seg = NULL;
-	size_t len = 0;
+	uint8_t *seg = NULL, *rq = NULL;
+	size_t len = 0, rq_len = 0;
 	unsigned int seed = 1;
 	uint64_t t0 = fx_now_ms();
 	int i, n;
@@ -168,8 +169,11 @@ static void run_b(struct end *e, int rd, int wr, bool scribble)
 		if (read(rd, &c, 1) == 1 && c == 's')
 			break;
 		if (c == 'g' && scribble && !seg) {
-			seg = own_segment(&len);
+			seg = own_memfd("ionic-sim-direct", &len);
 			REQUIRE(seg);
+			/* shared with A's executor (sim/kernel/ringshare.c) */
+			rq = own_memfd("ionic-sim-ring-rq", &rq_len);
+			REQUIRE(rq);
 		}
 		c = 0;
 		n = ibv_poll_cq(e->cq, 16, wc);
@@ -186,6 +190,10 @@ static void run_b(struct end *e, int rd, int wr, bool scribble)
 				off = 0;
 			for (size_t j = off; j < off + cnt && j < len; j++)
 				seg[j] = (uint8_t)rand_r(&seed);
+			/* and a receive WQE now and then: garbage A decodes */
+			off = (size_t)rand_r(&seed) % rq_len;
+			if (!(rand_r(&seed) % 4))
+				rq[off] = (uint8_t)rand_r(&seed);
 		}
 	}
 }

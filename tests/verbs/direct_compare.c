@@ -26,7 +26,12 @@
  *
  * ARGV[2], optional: "thread": B is a thread of A's process with its own
  * context of the same NIC (same-process peers on one device);
- * "thread1": B is a thread on the process' second NIC (--nics 2).
+ * "thread1": B is a thread on the process' second NIC (--nics 2);
+ * "userring": both sides' RC QP rings come from a parent domain's
+ * allocator, out of a MAP_SHARED pool, which ionic-sim does not move to
+ * shared memory (sim/kernel/ringshare.c): executors read the peer's
+ * receive WQEs with process_vm_readv and write its CQEs into its shared
+ * CQ rings.
  *
  * IONIC_TEST_DIRECT_REFUSE (direct_refuse.c): each side makes its memory
  * untouchable for the other before it opens its device (not dumpable,
@@ -37,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,8 +113,60 @@ static struct ibv_context *open_nic(int index)
 	return ctx;
 }
 
+/* userring: QP rings, bump-allocated from one shared mapping */
+#define POOL (1u << 20)
+static bool user_rings;
+static uint8_t *pool;
+static size_t pool_used;
+
+static void *pool_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
+			size_t align, uint64_t tag)
+{
+	size_t off = (pool_used + align - 1) & ~(align - 1);
+
+	(void)pd;
+	(void)pd_context;
+	(void)tag;
+	if (off + size > POOL)
+		return NULL;
+	pool_used = off + size;
+	return pool + off;
+}
+
+static void pool_free(struct ibv_pd *pd, void *pd_context, void *ptr,
+		      uint64_t tag)
+{
+	(void)pd;
+	(void)pd_context;
+	(void)ptr;
+	(void)tag; /* the pool goes with the process */
+}
+
+/* The PD RC QPs are created on: a parent domain with the pool's
+ * allocator (userring), else the PD itself. */
+static struct ibv_pd *qp_pd(struct side *s)
+{
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = s->pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS,
+		.alloc = pool_alloc,
+		.free = pool_free,
+	};
+	struct ibv_pd *p;
+
+	if (!user_rings)
+		return s->pd;
+	pool = mmap(NULL, POOL, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(pool != MAP_FAILED);
+	p = ibv_alloc_parent_domain(s->ctx, &pa);
+	REQUIRE(p);
+	return p;
+}
+
 static void side_create(struct side *s, char name)
 {
+	struct ibv_pd *rc_pd;
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 16,
@@ -135,11 +193,12 @@ static void side_create(struct side *s, char name)
 	s->mr_ro = ibv_reg_mr(s->pd, s->buf_ro, 4096,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	REQUIRE(s->mr && s->mr_ro);
+	rc_pd = qp_pd(s);
 	for (i = 0; i < NPAIRS; i++) {
 		s->cq[i] = ibv_create_cq(s->ctx, 32, NULL, NULL, 0);
 		REQUIRE(s->cq[i]);
 		ia.send_cq = ia.recv_cq = s->cq[i];
-		s->qp[i] = ibv_create_qp(s->pd, &ia);
+		s->qp[i] = ibv_create_qp(rc_pd, &ia);
 		REQUIRE(s->qp[i]);
 	}
 	REQUIRE_EQ(ibv_query_gid(s->ctx, 1, 1, &s->gid), 0);
@@ -523,8 +582,10 @@ int main(int argc, char **argv)
 	int status, i;
 
 	SECTION("RC between two peers: completions to compare");
-	REQUIRE(argc == 2 || (threaded && (!strcmp(argv[2], "thread") ||
-					   !strcmp(argv[2], "thread1"))));
+	user_rings = argc == 3 && !strcmp(argv[2], "userring");
+	REQUIRE(argc == 2 || user_rings ||
+		(threaded &&
+		 (!strcmp(argv[2], "thread") || !strcmp(argv[2], "thread1"))));
 	b_nic = threaded && argv[2][6] == '1';
 	REQUIRE(pipe(to_b) == 0 && pipe(to_a) == 0);
 	snprintf(path, sizeof(path), "%s.a", argv[1]);

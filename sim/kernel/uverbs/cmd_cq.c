@@ -72,6 +72,7 @@ static int cq_dev_create(struct ik_file *f, const struct ik_hwcq *hw,
 			.mask = q->mask,
 			.depth_log2 = q->depth_log2,
 			.stride_log2 = q->stride_log2,
+			.share = hw->ring.share,
 		},
 	};
 
@@ -153,6 +154,8 @@ static int cq_create(struct ik_cmd *c, uint64_t user_handle, uint32_t cqe,
 		 * the pairs after them, one EQ per UDMA */
 		hw->eqid = ((comp_vector % (p->eq_count / 2 - 1)) + 1) * 2 + i;
 		rc = ik_pin_user(req.cq[i].addr, req.cq[i].size, &hw->ring);
+		if (!rc)
+			ik_ring_share(nic, &hw->ring, req.cq[i].size, "cq");
 		if (!rc)
 			rc = cq_dev_create(c->f, hw, &req.cq[i]);
 		if (rc) {

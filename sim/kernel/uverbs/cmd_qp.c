@@ -96,6 +96,7 @@ static void ring_of(struct idev_ring *r, const struct ik_wq *wq)
 	r->mask = wq->desc.mask;
 	r->depth_log2 = wq->desc.depth_log2;
 	r->stride_log2 = wq->desc.stride_log2;
+	r->share = wq->pin.share;
 }
 
 /* Admin CREATE_QP for qp->qpn. */
@@ -246,6 +247,9 @@ static int qp_create(struct ik_cmd *c, const struct qp_args *a,
 		rc = ik_pin_user(req.rq.addr, req.rq.size, &qp->rq.pin);
 	if (rc)
 		goto err_unpin;
+	/* an RC responder's RQ is what direct-path peers read */
+	if (qp->type == IBV_QPT_RC)
+		ik_ring_share(nic, &qp->rq.pin, req.rq.size, "rq");
 	qp->sq.ring = qp->sq.pin.addr;
 	qp->rq.ring = qp->rq.pin.addr;
 	/* the RQ is never placed in CMB (IONIC_RQCMB_ORDER 0) */

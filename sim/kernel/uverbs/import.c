@@ -160,7 +160,6 @@ fail:
 static int pin_here(uint64_t a, uint64_t len)
 {
 	uint8_t *p = (uint8_t *)(uintptr_t)a;
-	size_t done = 0;
 	void *m;
 	int fd, rc;
 
@@ -177,19 +176,11 @@ static int pin_here(uint64_t a, uint64_t len)
 		rc = -errno;
 		goto fail;
 	}
-	/* pwrite copies with the kernel's checks: a range that is not
-	 * mapped readable is EFAULT, as ib_umem_get would say */
-	while (done < len) {
-		ssize_t n = pwrite(fd, p + done, len - done, (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = n < 0 ? -errno : -EFAULT;
-			goto fail;
-		}
-		done += (size_t)n;
-	}
+	/* a range that is not mapped readable is EFAULT, as ib_umem_get
+	 * would say */
+	rc = ik_memfd_fill(fd, p, len);
+	if (rc)
+		goto fail;
 	m = isim_sys_mmap(p, len, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_FIXED, fd, 0);
 	if (m == MAP_FAILED) {

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * ionic-sim kernel model: rings in memory direct-path peers map.
+ *
+ * A direct-path executor in another process reads an RC responder's
+ * receive WQE and writes its RECV CQE (sim/dev/direct_exec.c).  Through
+ * process_vm_* each costs a page pin in the kernel per message; with the
+ * rings in a memfd both processes map, they are plain memory accesses.
+ * So when a CQ or an RC QP is created on a NIC whose device keeps a
+ * direct-path port, its CQ ring and its RQ ring move to a memfd mapped
+ * MAP_SHARED over the same addresses (the application keeps its memory,
+ * contents and all, as pinned memory stays the application's), and the
+ * device publishes the memfd's descriptor and inode in its port's
+ * records; peers open it through /proc/<pid>/fd, as they open the port.
+ *
+ * Only when it is plainly safe: whole pages (no neighbour shares them)
+ * of one anonymous private read-write mapping with no flag but the
+ * ordinary ones (no hugepages, mlock, userfaultfd, KSM, names, ...),
+ * as /proc/self/smaps says, for a caller of this process (an importer's
+ * rings are its own memfd already), and at most IK_SHARE_MAX of them
+ * (each keeps a descriptor open).  The ring was just allocated and its
+ * creating thread is inside this command: nothing else writes it during
+ * the move.  Anything else stays as it was: peers use process_vm_*.
+ *
+ * A fork child gets what the anonymous memory would have given it: a
+ * private copy, or nothing with MADV_DONTFORK (re-applied to the new
+ * mapping when the old one had it).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/sys.h"
+#include "../common/trace.h"
+#include "kpriv.h"
+
+#define IK_SHARE_MAX 64
+#define IK_SHARE_MAX_LEN (1ull << 30)
+
+struct ik_share {
+	uint8_t *addr;
+	uint64_t len;
+	int fd;
+	bool dontfork;
+};
+
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ik_share shares[IK_SHARE_MAX];
+
+/* The VmFlags of an ordinary anonymous mapping (proc(5)): anything else
+ * (lo, hg, nh, mg, um, uw, sl, dd, ...) leaves the ring alone. */
+static bool vmflags_plain(char *flags, bool *dontfork)
+{
+	static const char *const ok[] = { "rd", "wr", "mr", "mw", "me",
+					  "ac", "sd", "nr", "dc" };
+	char *save = NULL;
+	bool known;
+
+	*dontfork = false;
+	for (char *t = strtok_r(flags, " \t\n", &save); t;
+	     t = strtok_r(NULL, " \t\n", &save)) {
+		known = false;
+		for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+			known |= !strcmp(t, ok[i]);
+		if (!known)
+			return false;
+		*dontfork |= !strcmp(t, "dc");
+	}
+	return true;
+}
+
+struct vma_scan {
+	uint64_t a, len;
+	bool in; /* the lines after the header of the mapping holding a */
+	bool header_ok;
+	const char *why;
+	bool done, ok, dontfork;
+};
+
+static void vma_line(struct vma_scan *v, char *line)
+{
+	unsigned long long s, e, off, ino;
+	char perms[5];
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %*x:%*x %llu %n", &s, &e, perms,
+		   &off, &ino, &n) == 5 &&
+	    n > 0) {
+		if (v->in) { /* past our mapping without its VmFlags */
+			v->done = true;
+			v->why = "no VmFlags in smaps";
+			return;
+		}
+		if (v->a < s || v->a >= e)
+			return;
+		v->in = true;
+		v->header_ok = v->a + v->len <= e && !strcmp(perms, "rw-p") &&
+			       !off && !ino && (line[n] == '\n' || !line[n]);
+		if (!v->header_ok) {
+			v->done = true;
+			v->why = "not in one anonymous private rw mapping";
+		}
+		return;
+	}
+	if (!v->in || strncmp(line, "VmFlags:", 8))
+		return;
+	v->done = true;
+	v->ok = vmflags_plain(line + 8, &v->dontfork);
+	if (!v->ok)
+		v->why = "the mapping has unusual flags";
+}
+
+/* Is [a, a + len) inside one plain anonymous private mapping? */
+static bool vma_plain(uint64_t a, uint64_t len, bool *dontfork,
+		      const char **why)
+{
+	struct vma_scan v = { .a = a, .len = len, .why = "not mapped" };
+	char buf[4096 + 512];
+	size_t have = 0;
+	ssize_t n;
+	char *nl, *line;
+	int fd = isim_sys_open("/proc/self/smaps", O_RDONLY | O_CLOEXEC, 0);
+
+	if (fd < 0) {
+		*why = "no /proc/self/smaps";
+		return false;
+	}
+	while (!v.done) {
+		n = isim_sys_read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		line = buf;
+		while (!v.done && (nl = strchr(line, '\n'))) {
+			*nl = 0;
+			vma_line(&v, line);
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1) /* a line longer than that */
+			have = 0;
+	}
+	isim_sys_close(fd);
+	*dontfork = v.dontfork;
+	*why = v.why;
+	return v.ok;
+}
+
+int ik_memfd_fill(int fd, const uint8_t *p, uint64_t len)
+{
+	uint64_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pwrite(fd, p + done, len - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EFAULT;
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* The ring's pages to a sealed memfd mapped in their place; the memfd,
+ * or -errno (the ring untouched). */
+static int move_to_memfd(uint8_t *p, uint64_t len, bool dontfork,
+			 const char *what)
+{
+	char name[32];
+	void *m;
+	int fd, rc;
+
+	/* "ionic-sim-ring-rq", "...-cq": /proc/PID/fd tells them apart */
+	snprintf(name, sizeof(name), "ionic-sim-ring-%s", what);
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	/* sealed: a peer's mapping never meets a page that is gone */
+	if (ftruncate(fd, (off_t)len) ||
+	    isim_sys_fcntl(fd, F_ADD_SEALS,
+			   F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+		goto fail;
+	rc = ik_memfd_fill(fd, p, len);
+	if (rc) {
+		errno = -rc;
+		goto fail;
+	}
+	/* mapped elsewhere first, then moved over the ring in one step: a
+	 * failure leaves the ring as it was */
+	m = isim_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		goto fail;
+	if (mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, p) != p) {
+		rc = errno;
+		isim_sys_munmap(m, len);
+		errno = rc;
+		goto fail;
+	}
+	if (dontfork)
+		madvise(p, len, MADV_DONTFORK);
+	return fd;
+fail:
+	rc = -errno;
+	isim_sys_close(fd);
+	return rc;
+}
+
+static struct ik_share *share_slot(void)
+{
+	for (unsigned int i = 0; i < IK_SHARE_MAX; i++)
+		if (!shares[i].len)
+			return &shares[i];
+	return NULL;
+}
+
+void ik_ring_share(struct ik_nic *nic, struct ik_pin *p, uint64_t len,
+		   const char *what)
+{
+	uint64_t a = (uint64_t)(uintptr_t)p->addr;
+	const char *why = NULL;
+	struct ik_share *s;
+	struct stat st;
+	bool dontfork = false;
+	int fd = -EINVAL;
+
+	memset(&p->share, 0, sizeof(p->share));
+	if (ik_caller || p->maplen || !nic->dev || !idev_direct_port(nic->dev))
+		return; /* an importer's ring, or no peers to share with */
+	pthread_mutex_lock(&share_lock);
+	s = share_slot();
+	if (!len || ((a | len) & (IK_PAGE_SIZE - 1)) || len > IK_SHARE_MAX_LEN)
+		why = "not whole pages";
+	else if (!s)
+		why = "too many shared rings";
+	else if (vma_plain(a, len, &dontfork, &why))
+		fd = move_to_memfd(p->addr, len, dontfork, what);
+	if (fd >= 0 && isim_sys_fstat(fd, &st)) {
+		isim_sys_close(fd);
+		fd = -errno;
+	}
+	if (fd >= 0) {
+		*s = (struct ik_share){ p->addr, len, fd, dontfork };
+		p->share = (struct idev_ring_share){ .len = len,
+						     .ino = st.st_ino,
+						     .fd = fd };
+	} else if (!why) {
+		why = strerror(-fd);
+	}
+	pthread_mutex_unlock(&share_lock);
+	if (isim_trace_enabled())
+		isim_trace(ISIM_TR_DIRECT, "%s ring %#llx (%llu bytes): %s%s",
+			   what, (unsigned long long)a, (unsigned long long)len,
+			   fd >= 0 ? "shared" : "not shared: ",
+			   fd >= 0 ? "" : why);
+}
+
+void ik_ring_unshare(struct ik_pin *p)
+{
+	if (!p->share.len)
+		return;
+	pthread_mutex_lock(&share_lock);
+	/* a fork child's registry is empty: its copy of the descriptor is
+	 * closed already */
+	for (unsigned int i = 0; i < IK_SHARE_MAX; i++) {
+		if (shares[i].len && shares[i].fd == p->share.fd &&
+		    shares[i].addr == p->addr) {
+			isim_sys_close(shares[i].fd);
+			memset(&shares[i], 0, sizeof(shares[i]));
+			break;
+		}
+	}
+	pthread_mutex_unlock(&share_lock);
+	memset(&p->share, 0, sizeof(p->share));
+}
+
+void ik_ring_share_atfork_child(void)
+{
+	struct ik_share *s;
+	void *m;
+
+	share_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	for (unsigned int i = 0; i < IK_SHARE_MAX; i++) {
+		s = &shares[i];
+		if (!s->len)
+			continue;
+		/* the parent's ring, shared: our writes would be its */
+		m = s->dontfork ?
+			    MAP_FAILED :
+			    isim_sys_mmap(NULL, s->len, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED) {
+			memcpy(m, s->addr, s->len);
+			if (mremap(m, s->len, s->len,
+				   MREMAP_MAYMOVE | MREMAP_FIXED,
+				   s->addr) != s->addr)
+				isim_sys_munmap(m, s->len);
+		}
+		isim_sys_close(s->fd);
+		memset(s, 0, sizeof(*s));
+	}
+}
