@@ -130,4 +130,14 @@ struct idev *idev_direct_self_ud(struct idev *dev, const uint8_t *gid,
 void idev_direct_sync_in(struct idev *dev);
 void idev_direct_sync_out(struct idev *dev);
 
+/* direct.c, for direct_hello.c: the device of this process whose
+ * segment is at 'self' with descriptor 'segfd' (NULL: none); a
+ * segment's layout for these counts (its size; the offsets into 'x');
+ * a peer's port unmapped and its slot cleared; our own QP record. */
+struct idev *idev_dself_find(uint64_t self, int32_t segfd);
+size_t idev_dseg_layout(struct idev_direct *x, uint32_t nqps, uint32_t ncqs,
+			uint32_t nkeys);
+void idev_dpeer_unmap(struct idev_dpeer *p);
+struct idev_dseg_qp *idev_dseg_own_qp(struct idev_direct *x, uint32_t qpn);
+
 #endif /* IDEV_DIRECT_PRIV_H */
