@@ -2,7 +2,7 @@
 # shellcheck shell=bash disable=SC2034 # the variables are for the caller
 #
 # Shared by the two-process end-to-end scripts (pingpong.sh, perftest.sh,
-# ucx.sh, mpi.sh):
+# ucx.sh, mpi.sh; fabric_pingpong.sh and cluster.sh use e2e_san_runtime):
 # a private work directory, a fabric of their own (named after the test's
 # IONIC_TEST_FABRIC under ctest, see cmake/IonicTesting.cmake), a free TCP
 # port for the clients' address exchange, and a server that is killed on
