@@ -63,7 +63,7 @@ struct idev_dseg_hdr {
 	uint32_t ntf[IDEV_DSEG_NTF];
 };
 
-/* A QP as a remote executor needs it (RC responders). */
+/* A QP as a remote executor needs it (RC and UD responders). */
 struct idev_dseg_qp {
 	uint32_t qpn; /* its index, when valid */
 	uint8_t valid, state, type, in_msg;
@@ -81,7 +81,7 @@ struct idev_dseg_qp {
 	 * peers map it instead of reading WQEs with process_vm_readv) */
 	uint64_t rq_share_len, rq_share_ino;
 	int32_t rq_share_fd;
-	uint32_t pad3;
+	uint32_t qkey; /* UD: what its sends must carry */
 };
 
 struct idev_dseg_cq {
@@ -160,9 +160,9 @@ bool idev_direct_hold(const struct idev_qp *d, const struct idev_swqe *s);
 
 /* ---- direct_ud.c ---- */
 struct idev_pkt;
-/* A UD frame for a QP of this process: received right here, by the
- * destination device's own receive code, instead of sent.  False: send
- * it. */
+/* A UD frame for a QP of this host: received right here, by the
+ * destination device's own receive code (this process) or the executor
+ * (another process, direct_udx.c), instead of sent.  False: send it. */
 bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt);
 
 #endif /* IDEV_DIRECT_H */
