@@ -11,8 +11,9 @@
 # IONIC_SIM_DIRECT=0 around the test does not change it):
 #
 #   on      --direct on (the default): the messages went directly (DIRECT
-#           lines name them), UD SENDs too (but the wrong qkey's: "UD as
-#           a packet ... another qkey")
+#           lines name them), UD SENDs too (but the wrong qkey's and the
+#           one too long for its receive: "UD as a packet ... another
+#           qkey", "... the receive buffer")
 #   env     IONIC_SIM_DIRECT=0 instead of --direct off: packets, and why
 #   udp     --transport udp: packets, "the UDP transport"
 #   pcap    --pcap FILE: packets, "--pcap"
@@ -185,6 +186,7 @@ on)
 	# directly in one of five runs
 	direct_all
 	expect new "UD as a packet \\(pid [0-9]+\\): another qkey"
+	expect new "UD as a packet \\(pid [0-9]+\\): the receive buffer"
 	expect new "rq ring 0x[0-9a-f]+ \\([0-9]+ bytes\\): shared"
 	expect new "the peer's RQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
 	expect new "the peer's CQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"

@@ -18,7 +18,8 @@
  *   6  CMP_SWP on a region without remote atomic access: the same.
  * Pair 1 also runs CMP_SWP and FETCH_ADD on one word of B.  A UD pair:
  * SENDs of 100, 0 and 1000 bytes, one with immediate, one with a wrong
- * qkey (dropped); B's receive lines add the GRH flag, wc.sl and a sum of
+ * qkey (dropped), last one of 100 bytes into a 64-byte receive (a local
+ * length error); B's receive lines add the GRH flag, wc.sl and a sum of
  * the 40-byte GRH area.
  * Each side writes its completions (wr_id, status, opcode, byte_len,
  * immediate, whether the source QP is the peer) to ARGV[1].a / .b, and
@@ -467,7 +468,8 @@ static void run_a(struct side *a, const struct hello_b *h)
 		ud_send(a, ah, h->ud_qpn, UD_QKEY ^ 1, 72, 64, false);
 		ud_send(a, ah, h->ud_qpn, UD_QKEY, 73, 0, false);
 		ud_send(a, ah, h->ud_qpn, UD_QKEY, 74, 1000, false);
-		drain_ud(a, 5, h->ud_qpn, &h->gid);
+		ud_send(a, ah, h->ud_qpn, UD_QKEY, 75, 100, false);
+		drain_ud(a, 6, h->ud_qpn, &h->gid);
 		ibv_destroy_ah(ah);
 	}
 	say(to_b[1], 3);
@@ -487,10 +489,13 @@ static void run_b(struct side *b, const uint32_t *aqpn, uint32_t aud,
 	post_recv(b, 2, 300, 0, 4096);
 	post_recv(b, 4, 500, 0, 4096);
 	post_recv(b, 5, 600, 0, 4096);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
+		/* the fifth: too short for the GRH area and 100 bytes (in
+		 * the fourth's buffer, past the 1040 bytes it gets) */
 		struct ibv_sge sge = { (uintptr_t)b->buf + UD_RECV_OFF +
-					       (size_t)i * 4096,
-				       4096, b->mr->lkey };
+					       (size_t)(i < 4 ? i : 3) * 4096 +
+					       (i < 4 ? 0 : 2048),
+				       i < 4 ? 4096 : 64, b->mr->lkey };
 		struct ibv_recv_wr wr = { .wr_id = 700 + (uint64_t)i,
 					  .sg_list = &sge,
 					  .num_sge = 1 };
@@ -523,7 +528,7 @@ static void run_b(struct side *b, const uint32_t *aqpn, uint32_t aud,
 		memcpy(&word, b->buf + ATOMIC_OFF, sizeof(word));
 		CHECK_EQ(word, 0x1116);
 	}
-	drain_ud(b, 4, aud, agid);
+	drain_ud(b, 5, aud, agid);
 	CHECK(!memcmp(b->buf + UD_RECV_OFF + 3 * 4096 + 40, want, 1000));
 	CHECK_EQ(fx_expect_none(b->ud_cq, 100), 0);
 	free(want);
