@@ -113,8 +113,10 @@ void idev_dudtab_set(struct idev *dev, bool add)
 		cur = __atomic_load_n(&e->pid, __ATOMIC_ACQUIRE);
 		if (!add) {
 			if (cur == me &&
-			    e->self == (uint64_t)(uintptr_t)x->hdr &&
-			    e->segfd == x->fd) {
+			    __atomic_load_n(&e->self, __ATOMIC_RELAXED) ==
+				    (uint64_t)(uintptr_t)x->hdr &&
+			    __atomic_load_n(&e->segfd, __ATOMIC_RELAXED) ==
+				    x->fd) {
 				__atomic_store_n(&e->pid, 0, __ATOMIC_RELEASE);
 				return;
 			}
@@ -125,13 +127,18 @@ void idev_dudtab_set(struct idev *dev, bool add)
 						 __ATOMIC_ACQ_REL,
 						 __ATOMIC_RELAXED))
 			continue;
-		/* readers check all of it against the segment itself */
-		e->node = dev->cfg.node;
-		e->segfd = x->fd;
-		e->statsfd = dev->cfg.stats_fd;
-		e->stats_nic = dev->cfg.stats_nic;
-		e->self = (uint64_t)(uintptr_t)x->hdr;
-		e->size = x->size;
+		/* readers check all of it against the segment itself; word
+		 * by word, as they read it (a reader of this process may be
+		 * looking at the dead line we took) */
+		__atomic_store_n(&e->node, dev->cfg.node, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->segfd, x->fd, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->statsfd, dev->cfg.stats_fd,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&e->stats_nic, dev->cfg.stats_nic,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&e->self, (uint64_t)(uintptr_t)x->hdr,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&e->size, (uint64_t)x->size, __ATOMIC_RELEASE);
 		return;
 	}
 	if (isim_trace_enabled())
@@ -187,7 +194,12 @@ static enum idev_dud ud_search(struct idev_qp *d, struct idev_pkt *rp,
 		if (!e.pid || e.pid == me ||
 		    __atomic_load_n(&t[i].node, __ATOMIC_RELAXED) != node)
 			continue;
-		memcpy(&e, &t[i], sizeof(e));
+		e.size = __atomic_load_n(&t[i].size, __ATOMIC_ACQUIRE);
+		e.segfd = __atomic_load_n(&t[i].segfd, __ATOMIC_RELAXED);
+		e.statsfd = __atomic_load_n(&t[i].statsfd, __ATOMIC_RELAXED);
+		e.stats_nic =
+			__atomic_load_n(&t[i].stats_nic, __ATOMIC_RELAXED);
+		e.self = __atomic_load_n(&t[i].self, __ATOMIC_RELAXED);
 		p = idev_dpeer_get(x, e.pid, e.segfd, e.self, e.size, e.statsfd,
 				   e.stats_nic, &what, &err);
 		if (!p) {
