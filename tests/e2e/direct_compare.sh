@@ -23,6 +23,9 @@
 #           SENDs too
 #   nics    threads of one process on two NICs (--nics 2, both runs):
 #           directly ("another device of this process"), atomics and UD too
+#   table   as on, with the run's table of ports filled with lies first
+#           (IONIC_TEST_DIRECT_TABLE): ports that are not usable are
+#           named, UD SENDs still go directly
 #   userring  RC QP rings come from a parent domain's allocator (a
 #           MAP_SHARED pool, both runs): they stay where they are ("not
 #           shared"), executors read the peer's receive WQEs with
@@ -190,6 +193,10 @@ on)
 	expect new "rq ring 0x[0-9a-f]+ \\([0-9]+ bytes\\): shared"
 	expect new "the peer's RQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
 	expect new "the peer's CQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
+	;;
+table)
+	IONIC_TEST_DIRECT_TABLE=1 direct_all
+	expect new "qp [0-9]+: the port of pid [0-9]+ is not usable: "
 	;;
 userring)
 	direct_all

@@ -37,6 +37,14 @@
  * IONIC_TEST_DIRECT_REFUSE (direct_refuse.c): each side makes its memory
  * untouchable for the other before it opens its device (not dumpable,
  * process_vm_* refused), so that every QP must fall back to packets.
+ *
+ * IONIC_TEST_DIRECT_TABLE: before any device opens, A fills the run's
+ * table of ports (<rundir>/direct-ports, sim/dev/direct_udx.c): its first
+ * half with pairs of words (the launcher's pid, our NIC's node id), as
+ * its lines begin: lines of a living process on our node that name no
+ * usable port, looked at before any real one; the rest with words that
+ * are, at random, one of those or no process: lines of "dead" processes,
+ * whose slots the devices take over.
  */
 #include <endian.h>
 #include <stdio.h>
@@ -569,6 +577,28 @@ static int side_b(const char *path)
 
 static char path_b[512];
 
+static void scribble_table(void)
+{
+	const char *run = getenv("IONIC_SIM_RUNDIR");
+	const char *nodes = getenv("IONIC_SIM_NODES");
+	uint32_t w[1024], v[3];
+	char path[4096];
+	FILE *f;
+
+	REQUIRE(run && nodes);
+	v[0] = (uint32_t)getppid();
+	v[1] = (uint32_t)atoi(nodes);
+	v[2] = 0x7ffffffe; /* above any pid_max: no process */
+	srand((unsigned int)getpid());
+	for (unsigned int i = 0; i < 1024; i++)
+		w[i] = i < 512 ? v[i & 1] : v[rand() % 3];
+	snprintf(path, sizeof(path), "%s/direct-ports", run);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	REQUIRE(fwrite(w, sizeof(w), 1, f) == 1);
+	REQUIRE(!fclose(f));
+}
+
 static void *b_thread(void *arg)
 {
 	(void)arg;
@@ -592,6 +622,8 @@ int main(int argc, char **argv)
 		(threaded &&
 		 (!strcmp(argv[2], "thread") || !strcmp(argv[2], "thread1"))));
 	b_nic = threaded && argv[2][6] == '1';
+	if (getenv("IONIC_TEST_DIRECT_TABLE"))
+		scribble_table();
 	REQUIRE(pipe(to_b) == 0 && pipe(to_a) == 0);
 	snprintf(path, sizeof(path), "%s.a", argv[1]);
 	snprintf(path_b, sizeof(path_b), "%s.b", argv[1]);
