@@ -211,6 +211,7 @@ int idev_direct_init(struct idev *dev)
 	x->hdr->nkeys = x->nkeys;
 	x->hdr->size = x->size;
 	x->hdr->pid = getpid();
+	x->hdr->node = dev->cfg.node;
 	x->hdr->self = (uint64_t)(uintptr_t)x->hdr;
 	x->pid = (uint32_t)getpid();
 	__atomic_store_n(&x->hdr->magic, IDEV_DSEG_MAGIC, __ATOMIC_RELEASE);

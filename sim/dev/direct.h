@@ -50,7 +50,8 @@ struct idev_dseg_hdr {
 	uint32_t closed; /* the owner stopped keeping it: use packets */
 	uint64_t size; /* bytes of the segment */
 	int32_t pid; /* the owner, for process_vm_* */
-	uint32_t pad;
+	uint32_t node; /* its NIC's fabric node (UD destinations: QP
+			* numbers are the node's) */
 	uint64_t self; /* the owner's address of this header (the probe) */
 	/* The lock: the holder's pid, 0 when free (idev_dseg_lock).  Not
 	 * a pthread mutex: a robust one links itself through pointers kept

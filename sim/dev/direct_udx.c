@@ -147,12 +147,17 @@ void idev_dudtab_set(struct idev *dev, bool add)
 			   "towards this device goes as packets");
 }
 
-/* Port 'p' takes the frame, or not (why); the QP keeps it for the next. */
+/* Port 'p' takes the frame for node 'node', or not (why). */
 static enum idev_dud ud_try(struct idev_qp *d, struct idev_dpeer *p,
-			    struct idev_pkt *rp)
+			    struct idev_pkt *rp, uint32_t node)
 {
 	const char *why = "";
-	enum idev_dud rc = idev_direct_ud_exec(d, p, rp, &why);
+	enum idev_dud rc;
+
+	/* the port's own word, not the table's: QP numbers are per node */
+	if (__atomic_load_n(&p->hdr->node, __ATOMIC_RELAXED) != node)
+		return IDEV_DUD_NOT_HERE;
+	rc = idev_direct_ud_exec(d, p, rp, &why);
 
 	if (rc == IDEV_DUD_PACKETS && isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT,
@@ -216,7 +221,7 @@ static enum idev_dud ud_search(struct idev_qp *d, struct idev_pkt *rp,
 			continue;
 		}
 		ud_keep(d, p);
-		rc = ud_try(d, p, rp);
+		rc = ud_try(d, p, rp, node);
 		if (rc != IDEV_DUD_NOT_HERE)
 			return rc;
 	}
@@ -235,7 +240,7 @@ bool idev_direct_ud_other(struct idev_qp *d, struct idev_pkt *pkt)
 	    idev_pkt_parse(&rp, pkt->buf, pkt->len) || rp.dqpn != pkt->dqpn)
 		return false;
 	if (d->dpeer && !d->dpeer->dead)
-		rc = ud_try(d, d->dpeer, &rp);
+		rc = ud_try(d, d->dpeer, &rp, node);
 	if (rc == IDEV_DUD_NOT_HERE)
 		rc = ud_search(d, &rp, node);
 	if (rc == IDEV_DUD_NOT_HERE && isim_trace_enabled())
