@@ -211,11 +211,13 @@ int idev_direct_init(struct idev *dev)
 	x->hdr->nkeys = x->nkeys;
 	x->hdr->size = x->size;
 	x->hdr->pid = getpid();
+	x->hdr->node = dev->cfg.node;
 	x->hdr->self = (uint64_t)(uintptr_t)x->hdr;
 	x->pid = (uint32_t)getpid();
 	__atomic_store_n(&x->hdr->magic, IDEV_DSEG_MAGIC, __ATOMIC_RELEASE);
 	dev->direct = x;
 	self_register(dev, true);
+	idev_dudtab_set(dev, true);
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT, "port: %zu bytes, fd %d", x->size,
 			   x->fd);
@@ -249,6 +251,7 @@ void idev_direct_fini(struct idev *dev)
 	if (!x)
 		return;
 	self_register(dev, false);
+	idev_dudtab_set(dev, false);
 	/* same-process executors use this device only under the lock and
 	 * while the port is open: close it under the lock (or without it,
 	 * if it cannot be had: peers only try it then) */
@@ -369,6 +372,13 @@ static struct idev_dseg_cq *seg_cq(struct idev_direct *x, uint32_t cqid)
 		       NULL;
 }
 
+/* The QPs whose records peers use: RC responders, and UD destinations of
+ * other processes (direct_udx.c). */
+static bool recorded(const struct idev_qp *d)
+{
+	return d->type == IBV_QPT_RC || d->type == IBV_QPT_UD;
+}
+
 /* Events for CQEs executors wrote into armed CQs (after the indices:
  * an arm fires on what is in the ring). */
 static void direct_notify_drain(struct idev *dev, struct idev_direct *x)
@@ -382,7 +392,7 @@ static void direct_notify_drain(struct idev *dev, struct idev_direct *x)
 		 * executor may write gets its chance */
 		for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
 			cq = idev_cq_lookup(dev, d->rq_cqid);
-			if (d->type == IBV_QPT_RC && cq)
+			if (recorded(d) && cq)
 				idev_cq_remote_cqe(cq, true);
 		}
 		x->ntf_cons = prod;
@@ -404,7 +414,7 @@ static void load_qp(struct idev *dev, struct idev_direct *x, struct idev_qp *d)
 	struct idev_cq *cq = idev_cq_lookup(dev, d->rq_cqid);
 	struct idev_dseg_cq *c = seg_cq(x, d->rq_cqid);
 
-	if (d->type != IBV_QPT_RC || !q || !q->valid || q->qpn != d->qpn)
+	if (!recorded(d) || !q || !q->valid || q->qpn != d->qpn)
 		return;
 	d->resp.epsn = q->epsn & IDEV_PSN_MASK;
 	d->resp.msn = q->msn;
@@ -475,6 +485,7 @@ static void qp_record(struct idev_dseg_qp *q, const struct idev_qp *d)
 	q->rq_share_len = q->rq_ring ? d->rq_share.len : 0;
 	q->rq_share_ino = d->rq_share.ino;
 	q->rq_share_fd = d->rq_share.fd;
+	q->qkey = d->qkey;
 	q->valid = 1;
 }
 
@@ -511,7 +522,7 @@ static void direct_store(struct idev *dev, struct idev_direct *x)
 	struct idev_cq *cq;
 
 	for (struct idev_qp *d = dev->qp_list; d; d = d->next) {
-		if (d->type != IBV_QPT_RC)
+		if (!recorded(d))
 			continue;
 		store_qp(x, d);
 		cq = idev_cq_lookup(dev, d->rq_cqid);

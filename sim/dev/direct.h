@@ -50,7 +50,8 @@ struct idev_dseg_hdr {
 	uint32_t closed; /* the owner stopped keeping it: use packets */
 	uint64_t size; /* bytes of the segment */
 	int32_t pid; /* the owner, for process_vm_* */
-	uint32_t pad;
+	uint32_t node; /* its NIC's fabric node (UD destinations: QP
+			* numbers are the node's) */
 	uint64_t self; /* the owner's address of this header (the probe) */
 	/* The lock: the holder's pid, 0 when free (idev_dseg_lock).  Not
 	 * a pthread mutex: a robust one links itself through pointers kept
@@ -63,7 +64,7 @@ struct idev_dseg_hdr {
 	uint32_t ntf[IDEV_DSEG_NTF];
 };
 
-/* A QP as a remote executor needs it (RC responders). */
+/* A QP as a remote executor needs it (RC and UD responders). */
 struct idev_dseg_qp {
 	uint32_t qpn; /* its index, when valid */
 	uint8_t valid, state, type, in_msg;
@@ -81,7 +82,7 @@ struct idev_dseg_qp {
 	 * peers map it instead of reading WQEs with process_vm_readv) */
 	uint64_t rq_share_len, rq_share_ino;
 	int32_t rq_share_fd;
-	uint32_t pad3;
+	uint32_t qkey; /* UD: what its sends must carry */
 };
 
 struct idev_dseg_cq {
@@ -160,9 +161,9 @@ bool idev_direct_hold(const struct idev_qp *d, const struct idev_swqe *s);
 
 /* ---- direct_ud.c ---- */
 struct idev_pkt;
-/* A UD frame for a QP of this process: received right here, by the
- * destination device's own receive code, instead of sent.  False: send
- * it. */
+/* A UD frame for a QP of this host: received right here, by the
+ * destination device's own receive code (this process) or the executor
+ * (another process, direct_udx.c), instead of sent.  False: send it. */
 bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt);
 
 #endif /* IDEV_DIRECT_H */

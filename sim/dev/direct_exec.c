@@ -301,14 +301,13 @@ static struct idev_dseg_cq *recv_cq(struct dx *x)
  * own process_vm_writev, if any): body, then the colour word with one
  * release store, as cqe.c writes a CQE. */
 static bool cqe_to_ring(struct dx *x, uint8_t *ring, uint64_t off,
-			const struct ionic_cqe *img)
+			const struct ionic_cqe *img, uint64_t len)
 {
 	const size_t qtf = offsetof(struct ionic_cqe, qid_type_flags);
 
 	if (off + sizeof(*img) > x->d->dring_cq.len ||
-	    (x->s->w.length &&
-	     !moved(x, dx_move(x, true, x->l.v, x->l.n, x->r.v, x->r.n),
-		    x->s->w.length)))
+	    (len &&
+	     !moved(x, dx_move(x, true, x->l.v, x->l.n, x->r.v, x->r.n), len)))
 		return false;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(ring + off, img, qtf);
@@ -322,14 +321,14 @@ static bool cqe_to_ring(struct dx *x, uint8_t *ring, uint64_t off,
  * own iovec, so its own copy: the poller never sees the colour before
  * the body, nor the CQE before the data).  Or the CQE with plain stores
  * when the CQ ring is shared memory.  Then the responder's indices.
+ * 'len': the payload's bytes (the iovecs before the CQE's), 'sol': the
+ * message asks for a solicited event.
  */
 static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
-			  const struct idev_wqe *w, unsigned int op,
-			  uint32_t imm)
+			  const struct ionic_cqe *cqe, uint64_t len, bool sol)
 {
 	const size_t qtf = offsetof(struct ionic_cqe, qid_type_flags);
-	struct ionic_cqe cqe, img;
-	uint8_t mac[6];
+	struct ionic_cqe img;
 	uint32_t prod = c->prod & c->mask;
 	uint64_t off = (uint64_t)prod << c->stride_log2;
 	uint64_t slot = c->ring + off;
@@ -339,12 +338,9 @@ static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 					       c->share_fd, c->share_ino,
 					       c->share_len, "CQ");
 
-	isim_node_mac(x->d->dev->cfg.node, mac);
-	idev_cqe_recv(&cqe, x->q->qpn, w->wqe_idx, x->s->w.length, x->d->qpn,
-		      op, imm, mac, 0, false);
-	idev_cqe_image(&img, &cqe, idev_clock(x->d->dev), c->color & 1);
+	idev_cqe_image(&img, cqe, idev_clock(x->d->dev), c->color & 1);
 	if (ring) {
-		if (!cqe_to_ring(x, ring, off, &img))
+		if (!cqe_to_ring(x, ring, off, &img, len))
 			return false;
 	} else if (!iov_add(&x->l, (uint64_t)(uintptr_t)&img, qtf) ||
 		   !iov_add(&x->l, (uint64_t)(uintptr_t)&img + qtf,
@@ -352,9 +348,9 @@ static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 		   !iov_add(&x->r, slot, qtf) ||
 		   !iov_add(&x->r, slot + qtf, sizeof(img.qid_type_flags)) ||
 		   !moved(x, dx_move(x, true, x->l.v, x->l.n, x->r.v, x->r.n),
-			  x->s->w.length + sizeof(img)))
+			  len + sizeof(img)))
 		return false;
-	if (x->s->w.flags & IONIC_WQE_FLAG_SOL) {
+	if (sol) {
 		c->sol_pending = 1;
 		c->sol_slot = prod;
 	}
@@ -364,9 +360,7 @@ static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 	if (c->armed) {
 		/* the owner's engine raises the event (direct.c) */
 		x->p->hdr->ntf[x->p->hdr->ntf_prod % IDEV_DSEG_NTF] =
-			c->cqid | (x->s->w.flags & IONIC_WQE_FLAG_SOL ?
-					   IDEV_DSEG_NTF_SOL :
-					   0);
+			c->cqid | (sol ? IDEV_DSEG_NTF_SOL : 0);
 		__atomic_store_n(&x->p->hdr->ntf_prod, x->p->hdr->ntf_prod + 1,
 				 __ATOMIC_RELEASE);
 		x->notify = true;
@@ -375,6 +369,20 @@ static bool copy_out_recv(struct dx *x, struct idev_dseg_cq *c,
 	x->q->wqes++;
 	x->q->cqes++;
 	return true;
+}
+
+/* An RC receive's CQE (what the responder writes for our message). */
+static bool rc_recv(struct dx *x, struct idev_dseg_cq *c,
+		    const struct idev_wqe *w, unsigned int op, uint32_t imm)
+{
+	struct ionic_cqe cqe;
+	uint8_t mac[6];
+
+	isim_node_mac(x->d->dev->cfg.node, mac);
+	idev_cqe_recv(&cqe, x->q->qpn, w->wqe_idx, x->s->w.length, x->d->qpn,
+		      op, imm, mac, 0, false);
+	return copy_out_recv(x, c, &cqe, x->s->w.length,
+			     x->s->w.flags & IONIC_WQE_FLAG_SOL);
 }
 
 /* The payload, our side to theirs, in one call. */
@@ -397,8 +405,8 @@ static bool exec_write(struct dx *x, bool imm)
 		return false;
 	if (!local_iov(x, 0) || !iov_add(&x->r, addr, x->s->w.length))
 		return false;
-	return imm ? copy_out_recv(x, c, &w, IONIC_CQE_RECV_OP_RDMA_IMM,
-				   x->s->w.imm_raw) :
+	return imm ? rc_recv(x, c, &w, IONIC_CQE_RECV_OP_RDMA_IMM,
+			     x->s->w.imm_raw) :
 		     copy_out(x);
 }
 
@@ -410,10 +418,10 @@ static bool exec_send(struct dx *x, bool imm)
 	if (!take_rq(x, &w) || !(c = recv_cq(x)) ||
 	    !recv_iov(x, &w, x->s->w.length) || !local_iov(x, 0))
 		return false;
-	return copy_out_recv(x, c, &w,
-			     imm ? IONIC_CQE_RECV_OP_SEND_IMM :
-				   IONIC_CQE_RECV_OP_SEND,
-			     imm ? x->s->w.imm_raw : 0);
+	return rc_recv(x, c, &w,
+		       imm ? IONIC_CQE_RECV_OP_SEND_IMM :
+			     IONIC_CQE_RECV_OP_SEND,
+		       imm ? x->s->w.imm_raw : 0);
 }
 
 static bool exec_read(struct dx *x)
@@ -698,4 +706,75 @@ void idev_direct_run(struct idev_qp *d)
 		r->rnr_left = d->rnr_retry;
 		idev_comp_retire(d);
 	}
+}
+
+/*
+ * UD towards another process (direct_udx.c found its port): the receive
+ * resp.c's resp_ud would make of frame 'rp', under the port's lock: the
+ * QP's record must be a UD QP that receives, with the frame's qkey, a
+ * receive WQE, room in a CQ not armed, a buffer for the GRH area and
+ * the payload; the data in one process_vm_writev, the CQE as RC's.
+ * Anything else is the receiver's to decide: the frame goes as a packet.
+ */
+enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,
+				  const struct idev_pkt *rp, const char **why)
+{
+	bool imm = idev_pkt_opmask(rp->opcode) & IDEV_PKT_M_IMM;
+	uint64_t len = IDEV_GRH_SIZE + (uint64_t)rp->paylen;
+	enum idev_dud rc = IDEV_DUD_PACKETS;
+	uint8_t grh[IDEV_GRH_SIZE];
+	struct idev_dseg_cq *c;
+	struct ionic_cqe cqe;
+	struct idev_wqe w;
+	struct dx x;
+	bool ok;
+
+	x.d = d;
+	x.p = p;
+	x.s = NULL;
+	x.notify = false;
+	x.own = NULL;
+	x.rd = NULL;
+	x.l.n = x.r.n = 0;
+	*why = "its port is busy or closed";
+	if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE) ||
+	    idev_dseg_lock(p->hdr, d->dev->direct->pid, false))
+		return IDEV_DUD_PACKETS;
+	x.q = peer_qp(p, rp->dqpn);
+	if (!x.q || !x.q->valid || x.q->qpn != rp->dqpn ||
+	    x.q->type != IBV_QPT_UD) {
+		rc = IDEV_DUD_NOT_HERE;
+		goto out;
+	}
+	c = NULL;
+	ok = false;
+	if (x.q->state != IBV_QPS_RTR && x.q->state != IBV_QPS_RTS &&
+	    x.q->state != IBV_QPS_SQD)
+		*why = "the QP does not receive";
+	else if (x.q->qkey != rp->qkey)
+		*why = "another qkey";
+	else if (!take_rq(&x, &w))
+		*why = "no receive WQE";
+	else if (!(c = recv_cq(&x)) || c->armed)
+		*why = "its CQ is full or armed";
+	else if (!recv_iov(&x, &w, len))
+		*why = "the receive buffer";
+	else
+		ok = true;
+	if (!ok)
+		goto out;
+	idev_resp_ud_grh(grh, rp);
+	*why = "process_vm_writev";
+	if (!iov_add(&x.l, (uint64_t)(uintptr_t)grh, IDEV_GRH_SIZE) ||
+	    !iov_add(&x.l, (uint64_t)(uintptr_t)rp->payload, rp->paylen))
+		goto out;
+	idev_cqe_recv(&cqe, x.q->qpn, w.wqe_idx, (uint32_t)len, rp->src_qpn,
+		      imm ? IONIC_CQE_RECV_OP_SEND_IMM : IONIC_CQE_RECV_OP_SEND,
+		      imm ? rp->imm_raw : 0, rp->smac,
+		      (uint16_t)((rp->pcp & 7) << 13), idev_pkt_is_v4(rp));
+	if (copy_out_recv(&x, c, &cqe, len, rp->flags & IDEV_PKT_F_SOL))
+		rc = IDEV_DUD_DONE;
+out:
+	idev_dseg_unlock(p->hdr);
+	return rc;
 }

@@ -85,7 +85,7 @@ void idev_direct_notify_send(struct idev_qp *d)
 	ifab_send(&d->ep, d->av.dgid, d->dest_qpn, &m, sizeof(m));
 }
 
-static void peer_put(struct idev_dpeer *p)
+void idev_dpeer_put(struct idev_dpeer *p)
 {
 	if (p && p->refs && !--p->refs)
 		idev_dpeer_unmap(p);
@@ -99,7 +99,7 @@ void idev_direct_qp_gone(struct idev_qp *d)
 	if (q && x->held)
 		q->valid = 0;
 	idev_dring_drop(d);
-	peer_put(d->dpeer);
+	idev_dpeer_put(d->dpeer);
 	d->dpeer = NULL;
 	d->dwhy = 0;
 }
@@ -240,6 +240,24 @@ static struct idev_dpeer *peer_get(struct idev_direct *x,
 	return free_slot;
 }
 
+struct idev_dpeer *idev_dpeer_get(struct idev_direct *x, pid_t pid,
+				  int32_t segfd, uint64_t self, uint64_t size,
+				  int32_t statsfd, uint32_t stats_nic,
+				  const char **what, int *err)
+{
+	struct dhello h = {
+		.magic = DHELLO_MAGIC,
+		.pid = pid,
+		.segfd = segfd,
+		.self = self,
+		.size = size,
+		.statsfd = statsfd,
+		.stats_nic = stats_nic,
+	};
+
+	return peer_get(x, &h, what, err);
+}
+
 bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 		    size_t len)
 {
@@ -279,7 +297,7 @@ bool idev_direct_rx(struct idev *dev, uint32_t qpn, const uint8_t *buf,
 	}
 	p->owner = owner;
 	idev_dring_drop(d);
-	peer_put(d->dpeer);
+	idev_dpeer_put(d->dpeer);
 	d->dpeer = p;
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT, "qp %u: port of pid %d (qp %u)%s",

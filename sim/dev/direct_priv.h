@@ -140,4 +140,33 @@ size_t idev_dseg_layout(struct idev_direct *x, uint32_t nqps, uint32_t ncqs,
 void idev_dpeer_unmap(struct idev_dpeer *p);
 struct idev_dseg_qp *idev_dseg_own_qp(struct idev_direct *x, uint32_t qpn);
 
+/* direct_hello.c: the port of process 'pid' whose segment is its
+ * descriptor 'segfd' at its address 'self', 'size' bytes (its counter
+ * page: 'statsfd', row 'stats_nic'), mapped and checked as a hello's is,
+ * with a reference; NULL with 'what' and 'err' saying why.  And letting
+ * go of one. */
+struct idev_dpeer *idev_dpeer_get(struct idev_direct *x, pid_t pid,
+				  int32_t segfd, uint64_t self, uint64_t size,
+				  int32_t statsfd, uint32_t stats_nic,
+				  const char **what, int *err);
+void idev_dpeer_put(struct idev_dpeer *p);
+
+/* direct_udx.c: this device's line in the run's table of ports (UD
+ * destinations in other processes find it there), added or removed. */
+void idev_dudtab_set(struct idev *dev, bool add);
+/* A UD frame for a QP of another process on this host: received there
+ * by us (direct_exec.c) instead of sent.  False: send it. */
+struct idev_pkt;
+bool idev_direct_ud_other(struct idev_qp *d, struct idev_pkt *pkt);
+
+/* direct_exec.c: UD frame 'rp' (parsed as its receiver parses it) into
+ * peer p's QP; 'why' says why not. */
+enum idev_dud {
+	IDEV_DUD_DONE,
+	IDEV_DUD_PACKETS, /* the peer decides it: send the frame */
+	IDEV_DUD_NOT_HERE, /* the peer has no UD QP of that number */
+};
+enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,
+				  const struct idev_pkt *rp, const char **why);
+
 #endif /* IDEV_DIRECT_PRIV_H */

@@ -7,7 +7,7 @@
  * QPN), so there is no hello to attach a peer's port to: a destination in
  * this process is found by the GID of one of its devices and a UD QP of
  * that number (QP numbers are the node's: a number this device does not
- * have belongs to another process, whose frames go as packets).  The
+ * have belongs to another process, direct_udx.c).  The
  * frame the packet path would send is built as always and handed to the
  * destination device's own receive code (idev_rx) in this thread,
  * instead of the fabric: the qkey check, the 40-byte GRH area with the
@@ -40,8 +40,8 @@ bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt)
 	if (!x || x->closed || !x->held)
 		return false;
 	own = idev_direct_self_ud(d->dev, pkt->dgid, pkt->dqpn);
-	if (!own)
-		return false;
+	if (!own) /* in another process of this host? (direct_udx.c) */
+		return idev_direct_ud_other(d, pkt);
 	if (own != d->dev)
 		idev_direct_sync_in(own);
 	/* An empty RQ may only look empty: a receive doorbell another

@@ -286,5 +286,9 @@ static inline bool idev_resp_out_pending(const struct idev_qp *d)
 }
 /* A request packet (RC or UD) for this QP. */
 void idev_resp_rx(struct idev_qp *d, struct idev_pkt *pkt);
+/* The 40-byte GRH area a UD receive of (parsed) frame 'pkt' begins with
+ * (direct-path executors write the same). */
+#define IDEV_GRH_SIZE 40
+void idev_resp_ud_grh(uint8_t grh[IDEV_GRH_SIZE], const struct idev_pkt *pkt);
 
 #endif /* IDEV_QP_H */

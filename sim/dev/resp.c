@@ -27,8 +27,6 @@
 #include "mem.h"
 #include "mw.h"
 
-#define IDEV_GRH_SIZE 40
-
 void idev_resp_reset(struct idev_qp *d)
 {
 	uint8_t *copy = d->resp.copy;
@@ -426,8 +424,7 @@ static void resp_rc(struct idev_qp *d, struct idev_pkt *pkt)
  * IPv4 header (ibv_wc's GRH convention for RoCEv2, where applications
  * read sgid/dgid with ibv_init_ah_from_wc).
  */
-static void resp_build_grh(uint8_t grh[IDEV_GRH_SIZE],
-			   const struct idev_pkt *pkt)
+void idev_resp_ud_grh(uint8_t grh[IDEV_GRH_SIZE], const struct idev_pkt *pkt)
 {
 	const uint8_t *ip =
 		pkt->buf + IFAB_ETH_HLEN + (pkt->vlan ? IFAB_VLAN_HLEN : 0);
@@ -485,7 +482,7 @@ static void resp_ud(struct idev_qp *d, struct idev_pkt *pkt)
 	if (!st && (uint64_t)IDEV_GRH_SIZE + len > r->w.length)
 		st = IONIC_STS_LOCAL_LEN_ERR;
 	if (!st) {
-		resp_build_grh(grh, pkt);
+		idev_resp_ud_grh(grh, pkt);
 		st = idev_mem_scatter(d->dev, d->pdid, &r->w, 0, grh,
 				      IDEV_GRH_SIZE);
 	}

@@ -3,7 +3,7 @@
 #
 # The direct path gives the answers the packet path gives
 # (sim/README.md "Direct path"): e2e-direct-compare runs the two-process
-# RC scenarios of tests/verbs/direct_compare.c once with --direct off
+# RC and UD scenarios of tests/verbs/direct_compare.c once with --direct off
 # (every work request as packets: the reference) and once as MODE says,
 # compares both sides' completion streams (wr_id, status, opcode,
 # byte_len, immediate, source QP) line by line, and checks in the trace
@@ -11,7 +11,9 @@
 # IONIC_SIM_DIRECT=0 around the test does not change it):
 #
 #   on      --direct on (the default): the messages went directly (DIRECT
-#           lines name them)
+#           lines name them), UD SENDs too (but the wrong qkey's and the
+#           one too long for its receive: "UD as a packet ... another
+#           qkey", "... the receive buffer")
 #   env     IONIC_SIM_DIRECT=0 instead of --direct off: packets, and why
 #   udp     --transport udp: packets, "the UDP transport"
 #   pcap    --pcap FILE: packets, "--pcap"
@@ -21,6 +23,9 @@
 #           SENDs too
 #   nics    threads of one process on two NICs (--nics 2, both runs):
 #           directly ("another device of this process"), atomics and UD too
+#   table   as on, with the run's table of ports filled with lies first
+#           (IONIC_TEST_DIRECT_TABLE): ports that are not usable are
+#           named, UD SENDs still go directly
 #   userring  RC QP rings come from a parent domain's allocator (a
 #           MAP_SHARED pool, both runs): they stay where they are ("not
 #           shared"), executors read the peer's receive WQEs with
@@ -157,9 +162,10 @@ expect ref "doorbells applied by the engine"
 packets ref "--direct off"
 
 # direct: each operation went directly in one of five runs (atomics: only
-# between threads of one process)
-ops="SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ"
-case $mode in same | nics) ops="$ops ATOMIC_CS ATOMIC_FA UD_SEND_ONLY UD_SEND_ONLY_IMM" ;; esac
+# between threads of one process; UD SENDs between processes too, found
+# through the run's table of ports)
+ops="SEND SEND_IMM RDMA_WRITE RDMA_WRITE_IMM RDMA_READ UD_SEND_ONLY UD_SEND_ONLY_IMM"
+case $mode in same | nics) ops="$ops ATOMIC_CS ATOMIC_FA" ;; esac
 direct_all() {
 	for try in 1 2 3 4 5; do
 		run new --direct on
@@ -182,9 +188,15 @@ on)
 	# packets (and must answer the same): each operation must have gone
 	# directly in one of five runs
 	direct_all
+	expect new "UD as a packet \\(pid [0-9]+\\): another qkey"
+	expect new "UD as a packet \\(pid [0-9]+\\): the receive buffer"
 	expect new "rq ring 0x[0-9a-f]+ \\([0-9]+ bytes\\): shared"
 	expect new "the peer's RQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
 	expect new "the peer's CQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
+	;;
+table)
+	IONIC_TEST_DIRECT_TABLE=1 direct_all
+	expect new "qp [0-9]+: the port of pid [0-9]+ is not usable: "
 	;;
 userring)
 	direct_all

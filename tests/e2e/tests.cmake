@@ -216,8 +216,8 @@ if(IONIC_HAVE_SIM)
   # packets, and the reason in the trace; valgrind likewise (not in a
   # sanitizer build, as the memcheck tests); rings the kernel leaves in
   # the application's memory (userring)
-  set(_modes on env udp pcap fault same nics userring nondump pvm-eperm
-    yama)
+  set(_modes on env udp pcap fault same nics userring table nondump
+    pvm-eperm yama)
   if(NOT IONIC_SANITIZE)
     list(APPEND _modes valgrind)
   endif()

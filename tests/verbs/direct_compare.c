@@ -18,7 +18,8 @@
  *   6  CMP_SWP on a region without remote atomic access: the same.
  * Pair 1 also runs CMP_SWP and FETCH_ADD on one word of B.  A UD pair:
  * SENDs of 100, 0 and 1000 bytes, one with immediate, one with a wrong
- * qkey (dropped); B's receive lines add the GRH flag, wc.sl and a sum of
+ * qkey (dropped), last one of 100 bytes into a 64-byte receive (a local
+ * length error); B's receive lines add the GRH flag, wc.sl and a sum of
  * the 40-byte GRH area.
  * Each side writes its completions (wr_id, status, opcode, byte_len,
  * immediate, whether the source QP is the peer) to ARGV[1].a / .b, and
@@ -36,6 +37,14 @@
  * IONIC_TEST_DIRECT_REFUSE (direct_refuse.c): each side makes its memory
  * untouchable for the other before it opens its device (not dumpable,
  * process_vm_* refused), so that every QP must fall back to packets.
+ *
+ * IONIC_TEST_DIRECT_TABLE: before any device opens, A fills the run's
+ * table of ports (<rundir>/direct-ports, sim/dev/direct_udx.c): its first
+ * half with pairs of words (the launcher's pid, our NIC's node id), as
+ * its lines begin: lines of a living process on our node that name no
+ * usable port, looked at before any real one; the rest with words that
+ * are, at random, one of those or no process: lines of "dead" processes,
+ * whose slots the devices take over.
  */
 #include <endian.h>
 #include <stdio.h>
@@ -467,7 +476,8 @@ static void run_a(struct side *a, const struct hello_b *h)
 		ud_send(a, ah, h->ud_qpn, UD_QKEY ^ 1, 72, 64, false);
 		ud_send(a, ah, h->ud_qpn, UD_QKEY, 73, 0, false);
 		ud_send(a, ah, h->ud_qpn, UD_QKEY, 74, 1000, false);
-		drain_ud(a, 5, h->ud_qpn, &h->gid);
+		ud_send(a, ah, h->ud_qpn, UD_QKEY, 75, 100, false);
+		drain_ud(a, 6, h->ud_qpn, &h->gid);
 		ibv_destroy_ah(ah);
 	}
 	say(to_b[1], 3);
@@ -487,10 +497,13 @@ static void run_b(struct side *b, const uint32_t *aqpn, uint32_t aud,
 	post_recv(b, 2, 300, 0, 4096);
 	post_recv(b, 4, 500, 0, 4096);
 	post_recv(b, 5, 600, 0, 4096);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
+		/* the fifth: too short for the GRH area and 100 bytes (in
+		 * the fourth's buffer, past the 1040 bytes it gets) */
 		struct ibv_sge sge = { (uintptr_t)b->buf + UD_RECV_OFF +
-					       (size_t)i * 4096,
-				       4096, b->mr->lkey };
+					       (size_t)(i < 4 ? i : 3) * 4096 +
+					       (i < 4 ? 0 : 2048),
+				       i < 4 ? 4096 : 64, b->mr->lkey };
 		struct ibv_recv_wr wr = { .wr_id = 700 + (uint64_t)i,
 					  .sg_list = &sge,
 					  .num_sge = 1 };
@@ -523,7 +536,7 @@ static void run_b(struct side *b, const uint32_t *aqpn, uint32_t aud,
 		memcpy(&word, b->buf + ATOMIC_OFF, sizeof(word));
 		CHECK_EQ(word, 0x1116);
 	}
-	drain_ud(b, 4, aud, agid);
+	drain_ud(b, 5, aud, agid);
 	CHECK(!memcmp(b->buf + UD_RECV_OFF + 3 * 4096 + 40, want, 1000));
 	CHECK_EQ(fx_expect_none(b->ud_cq, 100), 0);
 	free(want);
@@ -564,6 +577,28 @@ static int side_b(const char *path)
 
 static char path_b[512];
 
+static void scribble_table(void)
+{
+	const char *run = getenv("IONIC_SIM_RUNDIR");
+	const char *nodes = getenv("IONIC_SIM_NODES");
+	uint32_t w[1024], v[3];
+	char path[4096];
+	FILE *f;
+
+	REQUIRE(run && nodes);
+	v[0] = (uint32_t)getppid();
+	v[1] = (uint32_t)atoi(nodes);
+	v[2] = 0x7ffffffe; /* above any pid_max: no process */
+	srand((unsigned int)getpid());
+	for (unsigned int i = 0; i < 1024; i++)
+		w[i] = i < 512 ? v[i & 1] : v[rand() % 3];
+	snprintf(path, sizeof(path), "%s/direct-ports", run);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	REQUIRE(fwrite(w, sizeof(w), 1, f) == 1);
+	REQUIRE(!fclose(f));
+}
+
 static void *b_thread(void *arg)
 {
 	(void)arg;
@@ -587,6 +622,8 @@ int main(int argc, char **argv)
 		(threaded &&
 		 (!strcmp(argv[2], "thread") || !strcmp(argv[2], "thread1"))));
 	b_nic = threaded && argv[2][6] == '1';
+	if (getenv("IONIC_TEST_DIRECT_TABLE"))
+		scribble_table();
 	REQUIRE(pipe(to_b) == 0 && pipe(to_a) == 0);
 	snprintf(path, sizeof(path), "%s.a", argv[1]);
 	snprintf(path_b, sizeof(path_b), "%s.b", argv[1]);
