@@ -10,11 +10,16 @@
  *   - the device retransmitted nothing and the fabric dropped nothing:
  *     the per-QP counters the device writes to the run's trace when a QP
  *     is destroyed ("qp N counters: ..."), read back from $IONIC_SIM_TRACE
- *     (tests/run-traced.sh gives a private one);
- *   - the three rates are within a generous factor (5) of each other (a
- *     READ that recovered by timeouts ran 6 times slower than a WRITE at
- *     this size; the factor is loose because the machine is shared: speed
- *     itself is the benchmark's, bench/run-lossless.sh).
+ *     (tests/run-traced.sh gives a private one).
+ *
+ * The rates are printed, not asserted: a READ that recovered by timeouts
+ * (6 times slower than a WRITE at this size, before the wire paced READ
+ * responses) shows in the retransmission counter whatever the load, while
+ * on the shared machine the rates alone swing by more than that (at a
+ * load of 12: WRITE 113 MB/s, READ 24 MB/s on the packet path, with no
+ * retransmission).  Speed is the benchmark's (bench/run-lossless.sh);
+ * --rate-factor F asks for the three rates within a factor F of each other
+ * on a quiet machine.
  *
  *   verbs-lossless [--mib N] [--rate-factor F]
  *
@@ -117,7 +122,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *trace = getenv("IONIC_SIM_TRACE");
-	double rate[NOPS], lo_rate = 0, hi_rate = 0, factor = 5;
+	double rate[NOPS], lo_rate = 0, hi_rate = 0, factor = 0;
 	size_t mib = 64, len;
 	struct fx_qp_opts o;
 	struct fx_pair p;
@@ -165,9 +170,11 @@ int main(int argc, char **argv)
 	CHECK_MSG(rexmit == 0, "retransmits: %lld (want 0)", rexmit);
 	CHECK_MSG(dropped == 0, "backlog drops: %lld (want 0)", dropped);
 	CHECK_MSG(lost == 0, "frames lost: %lld (want 0)", lost);
-	SECTION("rates");
-	CHECK_MSG(lo_rate > 0 && hi_rate <= lo_rate * factor,
-		  "rates %.1f .. %.1f MB/s differ by more than %.1fx", lo_rate,
-		  hi_rate, factor);
+	if (factor > 0) {
+		SECTION("rates");
+		CHECK_MSG(lo_rate > 0 && hi_rate <= lo_rate * factor,
+			  "rates %.1f .. %.1f MB/s differ by more than %.1fx",
+			  lo_rate, hi_rate, factor);
+	}
 	return check_finish();
 }

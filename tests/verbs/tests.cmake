@@ -127,8 +127,10 @@ if(TARGET ionic)
   # a lossless wire with no fault configured (issue 22 item 3): a 64 MiB
   # RDMA WRITE, READ and SEND over one RC pair at MTU 1024, data intact,
   # no retransmission and no drop in the device's counters (the run's
-  # trace, kept to the counter lines), rates within a loose factor; the
-  # same over the UDP fabric (datagrams to this NIC's own 127.18.0.x)
+  # trace, kept to the counter lines); the rates are printed, not
+  # asserted (the load of a shared machine moves them more than a READ
+  # recovering by timeouts would: lossless.c); the same over the UDP
+  # fabric (datagrams to this NIC's own 127.18.0.x)
   add_executable(verbs-lossless-prog ${_h7}/lossless.c)
   target_link_libraries(verbs-lossless-prog PRIVATE ionic_test_fixture
                         PkgConfig::IBVERBS Threads::Threads)
