@@ -14,7 +14,7 @@ uint64_t fx_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-struct ibv_context *fx_try_open(void)
+struct ibv_context *fx_try_open_named(const char *name)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
@@ -26,7 +26,7 @@ struct ibv_context *fx_try_open(void)
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		if (strcmp(ibv_get_device_name(list[i]), "ionic_0"))
+		if (strcmp(ibv_get_device_name(list[i]), name))
 			continue;
 		errno = 0;
 		ctx = ibv_open_device(list[i]);
@@ -35,9 +35,14 @@ struct ibv_context *fx_try_open(void)
 	}
 	ibv_free_device_list(list);
 	if (i == n)
-		fprintf(stderr, "no ionic_0 among %d device(s)\n", n);
+		fprintf(stderr, "no %s among %d device(s)\n", name, n);
 	errno = ctx ? 0 : err;
 	return ctx;
+}
+
+struct ibv_context *fx_try_open(void)
+{
+	return fx_try_open_named("ionic_0");
 }
 
 struct ibv_context *fx_open(void)

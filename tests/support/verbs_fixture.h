@@ -23,6 +23,8 @@
 struct ibv_context *fx_open(void);
 /* Open ionic_0; NULL with errno set if ibv_open_device failed. */
 struct ibv_context *fx_try_open(void);
+/* The same for the device called 'name' (ionic_1 with --nics 2). */
+struct ibv_context *fx_try_open_named(const char *name);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 uint64_t fx_now_ms(void);

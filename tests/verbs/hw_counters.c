@@ -127,19 +127,6 @@ static void expect(const char *what, uint64_t before[2][NCNT], int from,
 					   (unsigned long long)want[k][c]);
 }
 
-static struct ibv_context *open_named(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-
-	REQUIRE(list);
-	for (int i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 static struct ibv_qp *qp_new(struct side *s, enum ibv_qp_type t)
 {
 	struct ibv_qp_init_attr qa = {
@@ -160,7 +147,7 @@ static struct ibv_qp *qp_new(struct side *s, enum ibv_qp_type t)
 static void side_create(struct side *s, const char *dev)
 {
 	memset(s, 0, sizeof(*s));
-	s->ctx = open_named(dev);
+	s->ctx = fx_try_open_named(dev);
 	REQUIRE(s->ctx);
 	REQUIRE_EQ(ibv_query_gid(s->ctx, 1, 1, &s->gid), 0);
 	s->pd = ibv_alloc_pd(s->ctx);

@@ -34,19 +34,6 @@ struct side {
 	uint32_t len; /* bytes per message */
 };
 
-static struct ibv_context *open_named(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-
-	REQUIRE(list);
-	for (int i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 static void side_create(struct side *s, const char *dev, enum ibv_qp_type t)
 {
 	struct ibv_qp_init_attr qa = {
@@ -58,7 +45,7 @@ static void side_create(struct side *s, const char *dev, enum ibv_qp_type t)
 	};
 
 	memset(s, 0, sizeof(*s));
-	s->ctx = open_named(dev);
+	s->ctx = fx_try_open_named(dev);
 	REQUIRE(s->ctx);
 	REQUIRE_EQ(ibv_query_gid(s->ctx, 1, 1, &s->gid), 0);
 	s->pd = ibv_alloc_pd(s->ctx);
