@@ -42,6 +42,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 # `rdma statistic show` as one line per link ("link ionic_0/1 name value
 # ..."): iproute2 6.1 (Debian 12) prints a link's counters on its line,
 # 6.15 (Debian 13) one counter per indented line below it
+# shellcheck disable=SC2317 # called by the commands run in the hosts
 stat_lines() {
 	awk '$1 == "link" { if (l != "") print l; l = "" }
 		{ for (i = 1; i <= NF; i++) l = l (l == "" ? "" : " ") $i }
