@@ -298,12 +298,15 @@ mpi() {
 	need "openmpi-bin, libopenmpi-dev, netpipe-openmpi" mpirun mpicc NPopenmpi
 	mpicc -O2 -o "$work/mpi_collective" "$here/mpi_collective.c" ||
 		{ echo "FAIL: cannot build mpi_collective.c"; exit 1; }
-	local mpirun=(mpirun --allow-run-as-root --mca pml ucx --mca btl self)
+	local mpirun=(mpirun)
+	# the sanitizer build: as mpi.sh (the ASan runtime first, no code
+	# patcher, no UCX memory hooks, Open MPI's daemons without the
+	# runtime: mpirun_nosan.sh says why)
+	e2e_san_runtime && mpirun=("$here/mpirun_nosan.sh" --mca memory ^patcher
+		-x UCX_MEM_EVENTS=no)
+	mpirun+=(--allow-run-as-root --mca pml ucx --mca btl self)
 	ucx_env
 	[ -z "$REPLY" ] || mpirun+=(-x "$REPLY")
-	# the sanitizer build: as mpi.sh (the ASan runtime first, no code
-	# patcher, no UCX memory hooks)
-	e2e_san_runtime && mpirun+=(--mca memory ^patcher -x UCX_MEM_EVENTS=no)
 	bring_up
 	cd "$work" || exit 1
 	on h1 "${mpirun[@]}" --host h1,h2,h3,h4 -np 4 ./mpi_collective --distinct-hosts \

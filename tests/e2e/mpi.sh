@@ -24,11 +24,13 @@ cd "$work" || exit 1
 # patches the code of mprotect & co., which under that runtime is GCC 14
 # libasan's interceptor trampolines (every rank dies of SIGILL in MPI_Init,
 # with or without ionic-sim), and UCX's memory hooks (ucx.sh says why).
-mca=()
-e2e_san_runtime && mca=(--mca memory ^patcher -x UCX_MEM_EVENTS=no)
+# Open MPI's own processes run without the runtime (mpirun_nosan.sh).
+mpirun=(mpirun)
+e2e_san_runtime && mpirun=("$(dirname "$(readlink -f "$0")")/mpirun_nosan.sh"
+	--mca memory ^patcher -x UCX_MEM_EVENTS=no)
 # Open MPI keeps its session directory under TMPDIR: inside our work dir
-TMPDIR=$work timeout 120 "$sim" --fabric "$fabric" -- mpirun --allow-run-as-root -np 2 \
-	"${mca[@]}" --mca pml ucx --mca btl self \
+TMPDIR=$work timeout 120 "$sim" --fabric "$fabric" -- "${mpirun[@]}" --allow-run-as-root -np 2 \
+	--mca pml ucx --mca btl self \
 	-x UCX_TLS=ud_verbs \
 	NPopenmpi -i -u 4096 -o "$work/np.out" >"$work/mpi.out" 2>&1
 rc=$?
