@@ -50,6 +50,8 @@
 # the ThreadSanitizer suite runs serially unless IONIC_TSAN_CTEST_JOBS),
 # IONIC_DEMO_PORT (TCP port of the pingpong demo, default: a free one),
 # IONIC_TEST_FUZZ_SECONDS (per fuzz target in "test", default 20, 0: none),
+# IONIC_FUZZ_JOBS (fuzz targets run at a time, default IONIC_CTEST_JOBS),
+# IONIC_CTEST_EXCLUDE (a regular expression: tests "test" leaves out),
 # IONIC_TEST_TSAN (0: "test" leaves out the ThreadSanitizer suite),
 # IONIC_PHASE_LOG (a file: "test" appends the wall time of each of its
 # phases to it, as .ci/run's table at the end shows them; tests/phases.py),
@@ -221,6 +223,7 @@ run_ctest() {
 	# messages and the "ci-note:" lines
 	rm -f "$dir/Testing/ctest-junit.xml"
 	ctest --preset "$preset" -j "$CTEST_JOBS" \
+		${IONIC_CTEST_EXCLUDE:+-E "$IONIC_CTEST_EXCLUDE"} \
 		--output-junit "$dir/Testing/ctest-junit.xml" \
 		--test-output-size-passed 4194304 --test-output-size-failed 4194304 \
 		</dev/null || rc=$?
@@ -402,8 +405,8 @@ cmd_tsan() {
 	timed tsan-build build tsan
 	say "Running the tests with threads in $TSANBUILD (ThreadSanitizer)"
 	# The "tsan" test preset picks the tests and sets TSAN_OPTIONS
-	# (suppressions: tests/tsan.supp).  Serial unless asked: the suite
-	# has not been measured in parallel (docs/testing.md §4.8).
+	# (suppressions: tests/tsan.supp).  Serial unless asked (.ci/run:
+	# two at a time, docs/testing.md §4.8).
 	CTEST_JOBS=${IONIC_TSAN_CTEST_JOBS:-1} timed tsan-ctest run_ctest tsan
 }
 
@@ -448,9 +451,27 @@ cmd_fuzz() {
 	cmd_deps
 	say "Configuring and building the fuzzers in $FUZZBUILD"
 	timed fuzz-build fuzz_build
+	# IONIC_FUZZ_JOBS targets at a time (default: IONIC_CTEST_JOBS): each
+	# is one process on one core for its SECONDS; their reports follow in
+	# the order of the list
+	local jobs=${IONIC_FUZZ_JOBS:-$CTEST_JOBS} names=() out
+	out=$FUZZBUILD/fuzz-work
+	mkdir -p "$out"
 	while read -r name exe seeds; do
-		fuzz_run "$name" "$exe" "$seeds" "$secs" || failed+=("$name")
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+		rm -f "$out/$name.rc"
+		(
+			rc=0
+			fuzz_run "$name" "$exe" "$seeds" "$secs" >"$out/$name.out" 2>&1 || rc=$?
+			echo $rc >"$out/$name.rc"
+		) &
+		names+=("$name")
 	done <"$FUZZBUILD/fuzz-targets.txt"
+	wait
+	for name in "${names[@]}"; do
+		cat "$out/$name.out"
+		[ "$(cat "$out/$name.rc" 2>/dev/null)" = 0 ] || failed+=("$name")
+	done
 	if [ ${#failed[@]} -ne 0 ]; then
 		echo "build.sh: fuzz findings in: ${failed[*]}" >&2
 		return 1

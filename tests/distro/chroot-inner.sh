@@ -19,13 +19,17 @@ cd /root/src/libionic-* || exit 1
 t0=$SECONDS
 # The normal and the sanitizer suites, the two that meet the release's
 # compiler and libibverbs; the fuzz targets and the ThreadSanitizer suite
-# run once, in the host's "./build.sh test", to keep CI inside its time.
+# run once, in the host's "./build.sh test", to keep CI inside its time,
+# and so do the reruns on the emulator's packet path (-packet: the same
+# provider and libibverbs calls as the direct path's run of each test,
+# only the emulator's own code differs).
 # Its skips are held to tests/skips.allow with the tag "chroot" (and
 # debian-13, from os-release), recorded for the host in $io/skips.tsv.
 # Its phases' times go to $io/phases.tsv, for .ci/run's table.
 IONIC_SKIP_WHERE=chroot IONIC_SKIP_LOG=$io/skips.tsv \
 	IONIC_PHASE_LOG=$io/phases.tsv IONIC_PHASE_PREFIX='' \
-	IONIC_TEST_FUZZ_SECONDS=0 IONIC_TEST_TSAN=0 ./build.sh test
+	IONIC_TEST_FUZZ_SECONDS=0 IONIC_TEST_TSAN=0 \
+	IONIC_CTEST_EXCLUDE='-packet$' ./build.sh test
 rc=$?
 echo "inside: ./build.sh test exited $rc after $((SECONDS - t0)) s"
 for b in build:normal build-san:san; do

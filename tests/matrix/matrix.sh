@@ -68,8 +68,9 @@ tests_re='^(e2e-pingpong-|verbs-|unit-provider-)'
 # resource churn over time): both belong to the emulator, which build/
 # tests once, and together they would add about 20 minutes to the 12
 # releases; nor, for the same reason, the reruns on the emulator's
-# packet path (-packet)
-skip_re='^unit-provider-guard-(cross|between)$|-udp$|-packet$|^verbs-soak'
+# packet path (-packet), the wire's faults (verbs-stress-faults: the
+# provider's calls are verbs-stress's) and its pacing (verbs-lossless)
+skip_re='^unit-provider-guard-(cross|between)$|-udp$|-packet$|^verbs-soak|^verbs-stress-faults|^verbs-lossless'
 # the family's other releases: the checks of its layouts (step 3)
 quick_re='^(e2e-pingpong-(rc|ud)-(poll|events)|unit-provider-guard-probe|verbs-(context|qp|wrx|cq|datapath))$'
 
