@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Registered memory ionic-sim moves to shared memory for the direct path
- * (sim/kernel/mrshare.c, sim/README.md "Rings and registered memory in
- * shared memory"): REG_MR puts the region's whole pages of plain
+ * (sim/kernel/mrshare.c; sim/README.md "Direct path", its registered
+ * memory in shared memory): REG_MR puts the region's whole pages of plain
  * anonymous memory in a memfd mapped at the same address.  It must be
  * invisible to the application:
  *
