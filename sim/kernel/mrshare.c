@@ -293,8 +293,7 @@ static void privatise(uint8_t *p, uint64_t len, const char *perms)
 	if (m == MAP_FAILED)
 		return;
 	memcpy(m, p, len);
-	if (mprotect(m, len, prot) ||
-	    mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, p) != p)
+	if (mprotect(m, len, prot) || !ik_remap_over(m, p, len))
 		isim_sys_munmap(m, len);
 }
 

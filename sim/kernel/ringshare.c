@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -182,6 +183,16 @@ static bool vma_plain(uint64_t a, uint64_t len, bool *dontfork,
 	return true;
 }
 
+bool ik_remap_over(void *from, uint8_t *to, uint64_t len)
+{
+	/* the system call itself: a memory hook an application patched into
+	 * libc's mremap (UCX's) would take the move for an unmap of its
+	 * memory, which it is not */
+	return syscall(SYS_mremap, from, len, len,
+		       MREMAP_MAYMOVE | MREMAP_FIXED,
+		       to) == (long)(uintptr_t)to;
+}
+
 int ik_memfd_fill(int fd, const uint8_t *p, uint64_t len)
 {
 	uint64_t done = 0;
@@ -226,7 +237,7 @@ int ik_memfd_move(uint8_t *p, uint64_t len, bool dontfork, const char *name,
 	m = isim_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		goto unfence;
-	if (mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, p) != p) {
+	if (!ik_remap_over(m, p, len)) {
 		rc = errno;
 		isim_sys_munmap(m, len);
 		errno = rc;
@@ -334,9 +345,7 @@ void ik_ring_share_atfork_child(void)
 					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m != MAP_FAILED) {
 			memcpy(m, s->addr, s->len);
-			if (mremap(m, s->len, s->len,
-				   MREMAP_MAYMOVE | MREMAP_FIXED,
-				   s->addr) != s->addr)
+			if (!ik_remap_over(m, s->addr, s->len))
 				isim_sys_munmap(m, s->len);
 		}
 		isim_sys_close(s->fd);
