@@ -24,11 +24,12 @@
  * moves (their peers could still be writing the old pages).
  *
  * A second MR over pages already moved shares the memfd (a reference
- * each); DEREG_MR leaves the memory where it is, in the memfd, and the
- * entry stays (the memfd open) for a later registration and for fork: a
- * fork child gets private copies of what is still mapped from the memfds,
- * as anonymous memory gives it (MADV_DONTFORK ranges are not in the child
- * at all).  Caps: IK_MRS_MAX_LEN per region, IK_MRS_TOTAL registered at
+ * each); the last DEREG_MR leaves the memory where it is, in the memfd,
+ * closes our descriptor (the mapping keeps the file) and keeps the entry
+ * for fork: a fork child gets private copies of what is still mapped from
+ * the memfds, as anonymous memory gives it (MADV_DONTFORK ranges are not
+ * in the child at all).  A later REG_MR there moves the pages again, to
+ * a memfd of its own.  Caps: IK_MRS_MAX_LEN per region, IK_MRS_TOTAL registered at
  * a time, IK_MRS_MAX entries; beyond them peers use process_vm_*, and the
  * trace says why.
  */
@@ -57,8 +58,8 @@ struct ik_mrs {
 	uint8_t *addr;
 	uint64_t len, ino;
 	dev_t dev;
-	int fd; /* open while the entry exists: 0 < len */
-	unsigned int refs; /* MRs on it; 0: kept for reuse and fork */
+	int fd; /* open while MRs hold it, else -1 */
+	unsigned int refs; /* MRs on it; 0: kept for fork */
 };
 
 static pthread_mutex_t mrs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -154,7 +155,6 @@ static struct ik_mrs *mrs_slot(void)
 		if (s->refs || (!ik_vma_at((uint64_t)(uintptr_t)s->addr, &v) &&
 				v.ino == s->ino && v.dev == s->dev))
 			continue;
-		isim_sys_close(s->fd);
 		memset(s, 0, sizeof(*s));
 		return s;
 	}
@@ -179,7 +179,7 @@ static struct ik_mrs *mrs_of(const struct ik_vma *v, uint64_t a, uint64_t e)
  * NULL and why not. */
 static struct ik_mrs *share_locked(uint64_t a, uint64_t e, const char **why)
 {
-	struct ik_mrs *s;
+	struct ik_mrs *s = NULL, *old;
 	struct stat st;
 	struct ik_vma v;
 	int fd;
@@ -192,13 +192,16 @@ static struct ik_mrs *share_locked(uint64_t a, uint64_t e, const char **why)
 		*why = "more than one mapping";
 		return NULL;
 	}
-	s = v.ino ? mrs_of(&v, a, e) : NULL;
-	if (s) {
-		if (!s->refs++)
-			mrs_total += s->len;
-		return s;
+	old = v.ino ? mrs_of(&v, a, e) : NULL;
+	if (old && old->refs) {
+		old->refs++;
+		return old;
 	}
-	if (strcmp(v.perms, "rw-p") || v.off || v.ino || (v.named && !v.heap))
+	/* an old one no MR holds has its descriptor closed: its pages move
+	 * on to a memfd of their own */
+	if (old ? strcmp(v.perms, "rw-s") :
+		  strcmp(v.perms, "rw-p") || v.off || v.ino ||
+			    (v.named && !v.heap))
 		*why = "not anonymous private rw memory";
 	else if (!v.has_flags || !v.plain)
 		*why = "the mapping has unusual flags";
@@ -221,6 +224,8 @@ static struct ik_mrs *share_locked(uint64_t a, uint64_t e, const char **why)
 		(uint8_t *)(uintptr_t)a, e - a, st.st_ino, st.st_dev, fd, 1
 	};
 	mrs_total += s->len;
+	if (old && old->addr == s->addr && old->len == s->len)
+		memset(old, 0, sizeof(*old)); /* nothing of it is left */
 	return s;
 }
 
@@ -269,8 +274,13 @@ void ik_mr_unshare(struct ik_mr *mr)
 
 		if (s->len && s->fd == mr->share.fd &&
 		    s->ino == mr->share.ino && s->refs) {
-			if (!--s->refs)
+			/* the memory stays in the memfd; the entry stays for
+			 * fork, without a descriptor */
+			if (!--s->refs) {
 				mrs_total -= s->len;
+				isim_sys_close(s->fd);
+				s->fd = -1;
+			}
 			break;
 		}
 	}
@@ -319,7 +329,8 @@ void ik_mr_share_atfork_child(void)
 					  v.perms);
 			cur = hi;
 		}
-		isim_sys_close(s->fd);
+		if (s->fd >= 0)
+			isim_sys_close(s->fd);
 		memset(s, 0, sizeof(*s));
 	}
 	mrs_total = 0;

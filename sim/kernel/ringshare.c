@@ -61,8 +61,9 @@ static struct ik_share shares[IK_SHARE_MAX];
  * (lo, hg, nh, mg, um, uw, sl, dd, ...) leaves the ring alone. */
 static bool vmflags_plain(char *flags, bool *dontfork)
 {
-	static const char *const ok[] = { "rd", "wr", "mr", "mw", "me",
-					  "ac", "sd", "nr", "dc" };
+	/* sh, ms: a shared mapping (whose perms say so already) */
+	static const char *const ok[] = { "rd", "wr", "mr", "mw", "me", "ac",
+					  "sd", "nr", "dc", "sh", "ms" };
 	char *save = NULL;
 	bool known;
 

@@ -11,7 +11,7 @@
  *   - a fork child gets a private copy (its stores are not the parent's,
  *     the parent's not its), none with MADV_DONTFORK;
  *   - two regions over one buffer share one memfd, which outlives both
- *     (the memory stays the application's), and a third reuses it;
+ *     (the memory stays the application's), and a third moves it again;
  *   - memory that is not plain anonymous memory (MAP_SHARED, a file)
  *     is registered where it is.
  *
@@ -215,10 +215,14 @@ static void regions_share(struct ibv_pd *pd)
 	CHECK_EQ(buf[0], 'x');
 	CHECK_EQ(buf[SMALL - 1], 'x');
 	buf[7] = 'y';
+	/* again: moved to a memfd of its own (the old one has no
+	 * descriptor any more), contents and all */
 	c = ibv_reg_mr(pd, buf, SMALL, IBV_ACCESS_LOCAL_WRITE);
 	REQUIRE(c);
-	CHECK_EQ(mr_memfd_at(buf), ino);
+	CHECK_EQ(mr_memfd_at(buf) != 0, direct);
+	CHECK(mr_memfd_at(buf) != ino || !direct);
 	CHECK_EQ(buf[7], 'y');
+	CHECK_EQ(buf[SMALL - 1], 'x');
 	REQUIRE_EQ(ibv_dereg_mr(c), 0);
 	munmap(buf, SMALL);
 }
