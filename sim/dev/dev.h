@@ -49,6 +49,7 @@ struct idev_mr {
 	uint64_t length;
 	uint8_t *host; /* host address corresponding to iova */
 	struct idev_mr *bound_mr; /* MW: region it is bound to */
+	struct idev_mr_share share; /* MR: its pages in shared memory */
 };
 
 struct idev_ah {

@@ -237,6 +237,7 @@ err:
 
 void idev_dpeer_unmap(struct idev_dpeer *p)
 {
+	idev_dmr_drop(p);
 	if (p->seg)
 		isim_sys_munmap(p->seg, p->size);
 	if (p->stats_page)
@@ -513,6 +514,10 @@ static void store_keys(struct idev *dev, struct idev_direct *x)
 		k[i].iova = v.iova;
 		k[i].length = v.length;
 		k[i].host = v.host;
+		k[i].share_addr = v.share.addr;
+		k[i].share_len = v.share.len;
+		k[i].share_ino = v.share.ino;
+		k[i].share_fd = v.share.fd;
 	}
 	dev->dkeys_lo = dev->dkeys_hi = 0;
 }

@@ -105,6 +105,11 @@ struct idev_dseg_key {
 	uint32_t key, pdid, access;
 	uint8_t usable, is_mw, pad[2];
 	uint64_t iova, length, host;
+	/* its pages in shared memory, if they are (struct idev_mr_share:
+	 * peers copy there instead of process_vm_*) */
+	uint64_t share_addr, share_len, share_ino;
+	int32_t share_fd;
+	uint32_t pad2;
 };
 
 struct idev_swqe;

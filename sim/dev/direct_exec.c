@@ -12,6 +12,10 @@
  *               mapped here when they are shared memory, direct_ring.c)
  *   READ        the rkey's range -> our SGL        (process_vm_readv)
  *
+ * The responder's registered memory its kernel moved to shared memory
+ * (sim/kernel/mrshare.c) is mapped here too: the parts of a range inside
+ * it are copied with memcpy, the rest with process_vm_*.
+ *
  * under the peer port's lock (only tried), with the responder's checks
  * made by the same functions on the mirrored records (mem.c key views,
  * wqe.c RQ decode, cqe.c CQE image).  The responder's expected PSN
@@ -53,7 +57,10 @@ struct dx {
 	struct idev_dseg_cq crec;
 	struct idev_iovec_set {
 		struct iovec v[DX_MAX_IOV];
+		/* where a remote piece is mapped here (NULL: process_vm_*) */
+		uint8_t *map[DX_MAX_IOV];
 		unsigned long n;
+		bool mapped; /* some piece is */
 	} l, r;
 };
 
@@ -97,6 +104,10 @@ static void peer_key(const struct dx *x, uint32_t key, struct idev_key_view *v)
 	v->iova = k->iova;
 	v->length = k->length;
 	v->host = k->host;
+	v->share.addr = k->share_addr;
+	v->share.len = k->share_len;
+	v->share.ino = k->share_ino;
+	v->share.fd = k->share_fd;
 }
 
 static bool iov_add(struct idev_iovec_set *set, uint64_t addr, uint64_t len)
@@ -107,8 +118,33 @@ static bool iov_add(struct idev_iovec_set *set, uint64_t addr, uint64_t len)
 		return false;
 	set->v[set->n].iov_base = (void *)(uintptr_t)addr;
 	set->v[set->n].iov_len = len;
+	set->map[set->n] = NULL;
 	set->n++;
 	return true;
+}
+
+/* A piece of the responder's memory under key view 'v': the part inside
+ * the region's pages in shared memory, if they are and we can map them,
+ * with its address in our mapping (checked against it: the record may
+ * be anything). */
+static bool remote_add(struct dx *x, const struct idev_key_view *v,
+		       uint64_t addr, uint64_t len)
+{
+	const struct idev_mr_share *s = &v->share;
+	uint64_t end = addr + len, lo, hi;
+	uint8_t *m;
+
+	if (x->own || !s->len || !len || end < addr ||
+	    s->addr + s->len < s->addr || end <= s->addr ||
+	    addr >= s->addr + s->len || !(m = idev_dmr_get(x->d, x->p, s)))
+		return iov_add(&x->r, addr, len);
+	lo = addr > s->addr ? addr : s->addr;
+	hi = end < s->addr + s->len ? end : s->addr + s->len;
+	if (!iov_add(&x->r, addr, lo - addr) || !iov_add(&x->r, lo, hi - lo))
+		return false;
+	x->r.map[x->r.n - 1] = m + (lo - s->addr);
+	x->r.mapped = true;
+	return iov_add(&x->r, hi, end - hi);
 }
 
 /* Our side of the copy: the SGL (checked when the WQE was fetched) or
@@ -188,16 +224,73 @@ static ssize_t mem_move(bool out, const struct iovec *l, unsigned long ln,
 	return (ssize_t)total;
 }
 
+static ssize_t pvm(const struct dx *x, bool out, const struct iovec *l,
+		   unsigned long ln, const struct iovec *r, unsigned long rn)
+{
+	return out ? process_vm_writev(x->p->pid, l, ln, r, rn, 0) :
+		     process_vm_readv(x->p->pid, l, ln, r, rn, 0);
+}
+
+/* Our iovecs and the peer's set 'rs', some of whose pieces are mapped
+ * here: those copied with memcpy first, then the others in one
+ * process_vm_* (the CQE among them after the payload). */
+static ssize_t split_move(const struct dx *x, bool out, const struct iovec *l,
+			  unsigned long ln, const struct idev_iovec_set *rs)
+{
+	struct iovec pl[2 * DX_MAX_IOV], pr[DX_MAX_IOV];
+	unsigned long li = 0, ri = 0, pln = 0, prn = 0;
+	size_t lo = 0, ro = 0, n, total = 0;
+	uint8_t *lp;
+	ssize_t got;
+
+	while (li < ln && ri < rs->n) {
+		n = l[li].iov_len - lo;
+		if (rs->v[ri].iov_len - ro < n)
+			n = rs->v[ri].iov_len - ro;
+		lp = (uint8_t *)l[li].iov_base + lo;
+		if (rs->map[ri] && out) {
+			memcpy(rs->map[ri] + ro, lp, n);
+			total += n;
+		} else if (rs->map[ri]) {
+			memcpy(lp, rs->map[ri] + ro, n);
+			total += n;
+		} else {
+			if (pln == 2 * DX_MAX_IOV)
+				return -1;
+			pl[pln].iov_base = lp;
+			pl[pln++].iov_len = n;
+			if (!ro)
+				pr[prn++] = rs->v[ri];
+		}
+		lo += n;
+		ro += n;
+		if (lo == l[li].iov_len) {
+			li++;
+			lo = 0;
+		}
+		if (ro == rs->v[ri].iov_len) {
+			ri++;
+			ro = 0;
+		}
+	}
+	if (!prn)
+		return (ssize_t)total;
+	got = pvm(x, out, pl, pln, pr, prn);
+	return got < 0 ? got : (ssize_t)total + got;
+}
+
 /* The copy step: our iovecs to the peer's (out) or back; memory copies
- * for a peer in this process, process_vm_* for another one. */
+ * for a peer in this process, process_vm_* for another one (memcpy for
+ * what it shares with us). */
 static ssize_t dx_move(const struct dx *x, bool out, const struct iovec *l,
 		       unsigned long ln, const struct iovec *r,
 		       unsigned long rn)
 {
 	if (x->own)
 		return mem_move(out, l, ln, r, rn);
-	return out ? process_vm_writev(x->p->pid, l, ln, r, rn, 0) :
-		     process_vm_readv(x->p->pid, l, ln, r, rn, 0);
+	if (r == x->r.v && x->r.mapped)
+		return split_move(x, out, l, ln, &x->r);
+	return pvm(x, out, l, ln, r, rn);
 }
 
 /* process_vm_* moved 'want' bytes; a peer that is gone (or no longer
@@ -213,14 +306,13 @@ static bool moved(struct dx *x, ssize_t n, uint64_t want)
 	return false;
 }
 
-static bool remote_range(struct dx *x, uint32_t access, uint64_t *addr)
+static bool remote_range(struct dx *x, uint32_t access, uint64_t *addr,
+			 struct idev_key_view *v)
 {
-	struct idev_key_view v;
-
 	if ((x->q->access_flags & access) != access)
 		return false;
-	peer_key(x, x->s->w.rkey, &v);
-	return !idev_key_check_remote(&v, x->q->pdid, x->s->w.rkey,
+	peer_key(x, x->s->w.rkey, v);
+	return !idev_key_check_remote(v, x->q->pdid, x->s->w.rkey,
 				      x->s->w.remote_va, x->s->w.length, access,
 				      addr);
 }
@@ -276,7 +368,7 @@ static bool recv_iov(struct dx *x, const struct idev_wqe *w, uint64_t len)
 		peer_key(x, sge.lkey, &v);
 		if (idev_key_check_local(&v, x->q->pdid, sge.lkey, sge.va, n,
 					 IBV_ACCESS_LOCAL_WRITE, &addr) ||
-		    !iov_add(&x->r, addr, n))
+		    !remote_add(x, &v, addr, n))
 			return false;
 		len -= n;
 	}
@@ -396,14 +488,15 @@ static bool copy_out(struct dx *x)
 static bool exec_write(struct dx *x, bool imm)
 {
 	struct idev_dseg_cq *c = NULL;
+	struct idev_key_view v;
 	struct idev_wqe w;
 	uint64_t addr;
 
-	if (!remote_range(x, IBV_ACCESS_REMOTE_WRITE, &addr))
+	if (!remote_range(x, IBV_ACCESS_REMOTE_WRITE, &addr, &v))
 		return false;
 	if (imm && (!take_rq(x, &w) || !(c = recv_cq(x))))
 		return false;
-	if (!local_iov(x, 0) || !iov_add(&x->r, addr, x->s->w.length))
+	if (!local_iov(x, 0) || !remote_add(x, &v, addr, x->s->w.length))
 		return false;
 	return imm ? rc_recv(x, c, &w, IONIC_CQE_RECV_OP_RDMA_IMM,
 			     x->s->w.imm_raw) :
@@ -426,11 +519,12 @@ static bool exec_send(struct dx *x, bool imm)
 
 static bool exec_read(struct dx *x)
 {
+	struct idev_key_view v;
 	uint64_t addr;
 
-	if (!remote_range(x, IBV_ACCESS_REMOTE_READ, &addr) ||
+	if (!remote_range(x, IBV_ACCESS_REMOTE_READ, &addr, &v) ||
 	    !local_iov(x, IBV_ACCESS_LOCAL_WRITE) ||
-	    !iov_add(&x->r, addr, x->s->w.length))
+	    !remote_add(x, &v, addr, x->s->w.length))
 		return false;
 	return !x->s->w.length ||
 	       moved(x, dx_move(x, false, x->l.v, x->l.n, x->r.v, x->r.n),
@@ -501,79 +595,6 @@ static bool responder_ready(const struct dx *x)
 	       (q->epsn & IDEV_PSN_MASK) == x->s->first_psn;
 }
 
-/* Frames of one direction: a count and their bytes. */
-struct dx_frames {
-	uint64_t n, bytes;
-};
-
-static void dx_frame(struct dx_frames *f, struct idev_pkt *t, uint8_t op,
-		     uint32_t paylen)
-{
-	t->opcode = op;
-	t->paylen = paylen;
-	f->n++;
-	f->bytes += idev_pkt_frame_len(t);
-}
-
-/*
- * The hardware counters of a message the executor moved: the frames the
- * packet path would have sent for it (requests by path MTU, the ACKs the
- * responder sends for the packets that ask for one, READ responses, the
- * atomic ACK), counted on our NIC and on the responder's ('peer', NULL:
- * not counted), so the counters do not depend on the path.  Both
- * directions are sized with our path (VLAN tag, IP version) and MTU: the
- * responder's QP has the same ones on a connection the packet path
- * works on.  ACKs asked for by a full window (IDEV_REQ_WINDOW) are
- * timing on the packet path: not modelled.
- */
-static void dx_count(struct idev_qp *d, const struct idev_swqe *s,
-		     uint64_t *peer)
-{
-	uint32_t mtu = idev_qp_mtu(d), n = s->npkts, len = s->w.length;
-	struct dx_frames req = { 0 }, rsp = { 0 };
-	struct idev_pkt t;
-
-	idev_qp_pkt_start(d, &t, NULL, 0, &d->av, d->dest_qpn);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t chunk = len - i * mtu < mtu ? len - i * mtu : mtu;
-		bool first = !i, last = i + 1 == n;
-
-		switch (s->w.op->op) {
-		case IDEV_WR_RDMA_READ:
-			if (first)
-				dx_frame(&req, &t, IDEV_OP_RC_READ_REQ, 0);
-			dx_frame(&rsp, &t,
-				 first && last ? IDEV_OP_RC_READ_RESP_ONLY :
-				 first	       ? IDEV_OP_RC_READ_RESP_FIRST :
-				 last	       ? IDEV_OP_RC_READ_RESP_LAST :
-						 IDEV_OP_RC_READ_RESP_MIDDLE,
-				 chunk);
-			break;
-		case IDEV_WR_ATOMIC_CS:
-		case IDEV_WR_ATOMIC_FA:
-			dx_frame(&req, &t,
-				 s->w.op->op == IDEV_WR_ATOMIC_CS ?
-					 IDEV_OP_RC_CMP_SWAP :
-					 IDEV_OP_RC_FETCH_ADD,
-				 0);
-			dx_frame(&rsp, &t, IDEV_OP_RC_ATOMIC_ACK, 0);
-			break;
-		default:
-			dx_frame(&req, &t,
-				 idev_req_seg_opcode(first, last, &s->w),
-				 chunk);
-			if (last || i % IDEV_REQ_ACKREQ_EVERY ==
-					    IDEV_REQ_ACKREQ_EVERY - 1)
-				dx_frame(&rsp, &t, IDEV_OP_RC_ACK, 0);
-			break;
-		}
-	}
-	isim_hwstat_frame(d->dev->stats, ISIM_HWS_TX_PKTS, req.n, req.bytes);
-	isim_hwstat_frame(d->dev->stats, ISIM_HWS_RX_PKTS, rsp.n, rsp.bytes);
-	isim_hwstat_frame(peer, ISIM_HWS_RX_PKTS, req.n, req.bytes);
-	isim_hwstat_frame(peer, ISIM_HWS_TX_PKTS, rsp.n, rsp.bytes);
-}
-
 static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 		     struct idev_swqe *s)
 {
@@ -591,6 +612,7 @@ static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 	x.own = p->owner;
 	x.rd = NULL;
 	x.l.n = x.r.n = 0;
+	x.l.mapped = x.r.mapped = false;
 
 	if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE) ||
 	    (!self && idev_dseg_lock(p->hdr, d->dev->direct->pid, false)))
@@ -633,7 +655,7 @@ static bool exec_one(struct idev_qp *d, struct idev_dpeer *p,
 	if (done) {
 		x.q->epsn = idev_psn_add(x.q->epsn, s->npkts);
 		x.q->msn++;
-		dx_count(d, s, x.own ? x.own->stats : p->stats);
+		idev_direct_count(d, s, x.own ? x.own->stats : p->stats);
 	}
 	if (x.rd)
 		idev_direct_self_end(x.own, x.rd, &x.qrec, &x.crec);
@@ -736,6 +758,7 @@ enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,
 	x.own = NULL;
 	x.rd = NULL;
 	x.l.n = x.r.n = 0;
+	x.l.mapped = x.r.mapped = false;
 	*why = "its port is busy or closed";
 	if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE) ||
 	    idev_dseg_lock(p->hdr, d->dev->direct->pid, false))

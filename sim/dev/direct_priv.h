@@ -16,6 +16,17 @@
 
 /* Peers (processes) whose ports one device maps at a time. */
 #define IDEV_DPEERS 16
+/* Registered memory (memfds) of one peer mapped at a time. */
+#define IDEV_DMRS 8
+
+/* A peer's registered memory in shared memory, as we mapped it
+ * (direct_ring.c): the memfd its key records name, and the mapping. */
+struct idev_dmr {
+	int32_t fd;
+	uint64_t ino, len;
+	uint8_t *map;
+	bool failed; /* not what the record says: process_vm_* */
+};
 
 /* A peer's port as we mapped it.  The layout is read once, when mapped,
  * and checked against the size: records are found from these copies,
@@ -40,6 +51,9 @@ struct idev_dpeer {
 	 * its side goes uncounted) */
 	struct isim_hwstats_page *stats_page;
 	uint64_t *stats;
+	/* its registered memory we mapped, and the slot to reuse next */
+	struct idev_dmr mrs[IDEV_DMRS];
+	unsigned int mrs_next;
 };
 
 struct idev_direct {
@@ -119,6 +133,13 @@ uint8_t *idev_dring_get(struct idev_qp *d, struct idev_dring *r, pid_t pid,
 			const char *what);
 /* Unmap both of a QP's (its peer changes, it is going away). */
 void idev_dring_drop(struct idev_qp *d);
+/* The peer's registered memory share 's' (from one of its key records:
+ * anything) mapped here, s->len bytes, kept while the peer is; NULL when
+ * it cannot be (then process_vm_*).  And all of them unmapped. */
+struct idev_mr_share;
+uint8_t *idev_dmr_get(struct idev_qp *d, struct idev_dpeer *p,
+		      const struct idev_mr_share *s);
+void idev_dmr_drop(struct idev_dpeer *p);
 
 /* UD: the device of this process with GID 'gid' and UD QP 'qpn', its
  * port locked for us (unless it is 'dev', whose lock we hold), or NULL
@@ -168,5 +189,11 @@ enum idev_dud {
 };
 enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,
 				  const struct idev_pkt *rp, const char **why);
+
+/* direct_count.c: the frames message 's' would have been, counted on
+ * our NIC and on the responder's ('peer', NULL: not counted). */
+struct idev_swqe;
+void idev_direct_count(struct idev_qp *d, const struct idev_swqe *s,
+		       uint64_t *peer);
 
 #endif /* IDEV_DIRECT_PRIV_H */

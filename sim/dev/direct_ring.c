@@ -44,8 +44,8 @@ void idev_dring_drop(struct idev_qp *d)
 }
 
 /* Map it; NULL with 'why' set when it is not what the record says. */
-static uint8_t *dring_map(pid_t pid, int32_t fd, uint64_t ino, uint64_t len,
-			  const char **why)
+static uint8_t *dshare_map(pid_t pid, int32_t fd, uint64_t ino, uint64_t len,
+			   const char **why)
 {
 	char path[64];
 	struct stat st;
@@ -86,7 +86,7 @@ uint8_t *idev_dring_get(struct idev_qp *d, struct idev_dring *r, pid_t pid,
 	r->fd = fd;
 	r->ino = ino;
 	r->len = len;
-	r->map = dring_map(pid, fd, ino, len, &why);
+	r->map = dshare_map(pid, fd, ino, len, &why);
 	r->failed = !r->map;
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT,
@@ -95,4 +95,47 @@ uint8_t *idev_dring_get(struct idev_qp *d, struct idev_dring *r, pid_t pid,
 			   r->map ? "mapped" : "process_vm_*: ",
 			   r->map ? "" : why);
 	return r->map;
+}
+
+void idev_dmr_drop(struct idev_dpeer *p)
+{
+	for (unsigned int i = 0; i < IDEV_DMRS; i++)
+		if (p->mrs[i].map)
+			isim_sys_munmap(p->mrs[i].map, p->mrs[i].len);
+	memset(p->mrs, 0, sizeof(p->mrs));
+	p->mrs_next = 0;
+}
+
+uint8_t *idev_dmr_get(struct idev_qp *d, struct idev_dpeer *p,
+		      const struct idev_mr_share *s)
+{
+	struct idev_dmr *m;
+	const char *why = "";
+
+	if (!s->len || s->fd < 0 || s->len > DRING_MAX_LEN || s->len % 4096 ||
+	    s->addr % 4096 || s->addr + s->len < s->addr)
+		return NULL;
+	for (unsigned int i = 0; i < IDEV_DMRS; i++) {
+		m = &p->mrs[i];
+		if (m->fd == s->fd && m->ino == s->ino && m->len == s->len &&
+		    (m->map || m->failed))
+			return m->map;
+	}
+	/* a few regions per peer, the oldest mapping makes room */
+	m = &p->mrs[p->mrs_next++ % IDEV_DMRS];
+	if (m->map)
+		isim_sys_munmap(m->map, m->len);
+	m->fd = s->fd;
+	m->ino = s->ino;
+	m->len = s->len;
+	m->map = dshare_map(p->pid, s->fd, s->ino, s->len, &why);
+	m->failed = !m->map;
+	if (isim_trace_enabled())
+		isim_trace(
+			ISIM_TR_DIRECT,
+			"qp %u: the peer's MR memory %#llx (pid %d fd %d): %s%s",
+			d->qpn, (unsigned long long)s->addr, (int)p->pid,
+			(int)s->fd, m->map ? "mapped" : "process_vm_*: ",
+			m->map ? "" : why);
+	return m->map;
 }

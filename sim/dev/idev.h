@@ -280,6 +280,15 @@ enum idev_mr_kind {
 	IDEV_MW_TYPE2,
 };
 
+/* A region's whole pages the kernel moved to shared memory
+ * (kernel/mrshare.c): memfd 'fd' (of this process), inode 'ino', 'len'
+ * bytes mapped at 'addr' (page aligned, inside the region's pages).
+ * len 0: none (peers reach the memory with process_vm_*). */
+struct idev_mr_share {
+	uint64_t addr, len, ino;
+	int32_t fd;
+};
+
 struct idev_mr_create {
 	uint32_t key; /* (index << 8) | key8, as the driver allocated it */
 	enum idev_mr_kind kind;
@@ -288,6 +297,7 @@ struct idev_mr_create {
 	uint64_t iova; /* MWs: 0 */
 	uint64_t length; /* MWs: 0 */
 	uint8_t *host; /* host address of iova (the pinned pages) */
+	struct idev_mr_share share;
 };
 int idev_mr_create(struct idev *dev, const struct idev_mr_create *c);
 /* By index (key >> 8): the key byte of a window changes with every bind.

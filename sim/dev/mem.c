@@ -29,6 +29,10 @@ void idev_key_view_of(const struct idev_mr *mr, struct idev_key_view *k)
 	k->iova = mr->iova;
 	k->length = mr->length;
 	k->host = (uint64_t)(uintptr_t)mr->host;
+	if (!mr->is_mw)
+		k->share = mr->share;
+	else if (mr->bound_mr)
+		k->share = mr->bound_mr->share;
 }
 
 enum ionic_status idev_key_check_local(const struct idev_key_view *k,

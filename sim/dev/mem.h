@@ -32,6 +32,8 @@ struct idev_key_view {
 	bool usable, is_mw;
 	uint64_t iova, length;
 	uint64_t host; /* the address of iova, in the owner's memory */
+	/* the region's pages in shared memory (a window: its region's) */
+	struct idev_mr_share share;
 };
 /* The view of a table entry (NULL: none, never usable). */
 void idev_key_view_of(const struct idev_mr *mr, struct idev_key_view *k);

@@ -61,6 +61,7 @@ int idev_mr_create(struct idev *dev, const struct idev_mr_create *c)
 		mr->iova = c->iova;
 		mr->length = c->length;
 		mr->host = c->host;
+		mr->share = c->share;
 		mr->valid = true;
 	} else {
 		/* a window is usable only once bound */

@@ -108,6 +108,11 @@ void ik_fd_closing(int fd);
  * contexts inherited from the parent are dead (their commands fail). */
 void ik_model_atfork_child(void);
 
+/* A SIGSEGV at 'addr' (SEGV_ACCERR) that is a store into registered
+ * memory being moved to shared memory (kernel/mrshare.c): true once the
+ * store can run again (return from the handler); async-signal-safe. */
+bool ik_mr_share_fault(uintptr_t addr);
+
 /* ---- the host around the NIC: network interface, netlink ----------------- */
 
 /* A NIC's network interface as the Ethernet driver registers it

@@ -146,6 +146,40 @@ void ik_ring_unshare(struct ik_pin *p);
  * the kernel's checks (pwrite: an unreadable range is -EFAULT, never a
  * fault here); 0 or -errno. */
 int ik_memfd_fill(int fd, const uint8_t *p, uint64_t len);
+/* The mapping of this process holding address a, as /proc/self/smaps
+ * describes it (ringshare.c): 0, or -errno (-ENOENT: nothing there). */
+struct ik_vma {
+	uint64_t start, end, off, ino;
+	dev_t dev;
+	char perms[5];
+	bool named; /* a path or [name] follows the inode */
+	bool heap; /* [heap] */
+	bool has_flags; /* VmFlags were read: plain, dontfork are valid */
+	bool plain; /* no VmFlags but the ordinary ones */
+	bool dontfork;
+};
+int ik_vma_at(uint64_t a, struct ik_vma *v);
+/* Move [p, p + len) (whole pages of one anonymous private mapping) to a
+ * new sealed memfd 'name' mapped MAP_SHARED at the same address, with
+ * MADV_DONTFORK again when 'dontfork'; 'fence': other threads may store
+ * there meanwhile (the range is read-only during the copy, their stores
+ * fault and retry, ik_mr_share_fault).  The memfd, or -errno (the
+ * memory as it was). */
+int ik_memfd_move(uint8_t *p, uint64_t len, bool dontfork, const char *name,
+		  bool fence);
+/* mremap 'from' over [to, to + len) (MREMAP_FIXED); true if it moved. */
+bool ik_remap_over(void *from, uint8_t *to, uint64_t len);
+/* mrshare.c: REG_MR's whole pages moved to shared memory its NIC's
+ * direct-path peers map (or the share they are in already, one more
+ * reference); *out zeroed when not (peers use process_vm_*).  And the
+ * reference given back (DEREG_MR; the memory stays where it is). */
+struct ik_mr;
+void ik_mr_share(struct ik_nic *nic, struct ik_mr *mr, uint64_t start,
+		 uint64_t len);
+void ik_mr_unshare(struct ik_mr *mr);
+/* fork() child: the registered memory moved to memfds becomes private
+ * copies again (DONTFORK ranges are not in the child at all). */
+void ik_mr_share_atfork_child(void);
 /* What an importer's memory still cannot be given to this process's
  * device for: MRs of its own buffers, EOPNOTSUPP (REG_MR of arbitrary
  * memory other threads may write during the move to shared memory,

@@ -342,6 +342,7 @@ void ik_model_atfork_child(void)
 	ik_export_atfork_child();
 	ik_bus_atfork_child();
 	ik_ring_share_atfork_child();
+	ik_mr_share_atfork_child();
 	for (unsigned int k = 0; k < ISIM_MAX_NICS; k++) {
 		struct ik_nic *old = ik_nics[k];
 

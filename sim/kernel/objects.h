@@ -90,6 +90,9 @@ struct ik_mr {
 	uint64_t iova;
 	uint64_t length;
 	bool dev_live; /* admin CREATE_MR done */
+	/* its whole pages in shared memory (mrshare.c): a reference on the
+	 * share, what the device publishes to its direct-path peers */
+	struct idev_mr_share share;
 };
 
 struct ik_av {

@@ -36,6 +36,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../common/sys.h"
@@ -59,8 +61,9 @@ static struct ik_share shares[IK_SHARE_MAX];
  * (lo, hg, nh, mg, um, uw, sl, dd, ...) leaves the ring alone. */
 static bool vmflags_plain(char *flags, bool *dontfork)
 {
-	static const char *const ok[] = { "rd", "wr", "mr", "mw", "me",
-					  "ac", "sd", "nr", "dc" };
+	/* sh, ms: a shared mapping (whose perms say so already) */
+	static const char *const ok[] = { "rd", "wr", "mr", "mw", "me", "ac",
+					  "sd", "nr", "dc", "sh", "ms" };
 	char *save = NULL;
 	bool known;
 
@@ -78,62 +81,59 @@ static bool vmflags_plain(char *flags, bool *dontfork)
 }
 
 struct vma_scan {
-	uint64_t a, len;
+	uint64_t a;
+	struct ik_vma *v;
 	bool in; /* the lines after the header of the mapping holding a */
-	bool header_ok;
-	const char *why;
-	bool done, ok, dontfork;
+	bool done;
 };
 
-static void vma_line(struct vma_scan *v, char *line)
+static void vma_line(struct vma_scan *sc, char *line)
 {
 	unsigned long long s, e, off, ino;
+	unsigned int maj, min;
 	char perms[5];
 	int n = 0;
 
-	if (sscanf(line, "%llx-%llx %4s %llx %*x:%*x %llu %n", &s, &e, perms,
-		   &off, &ino, &n) == 5 &&
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &s, &e, perms,
+		   &off, &maj, &min, &ino, &n) == 7 &&
 	    n > 0) {
-		if (v->in) { /* past our mapping without its VmFlags */
-			v->done = true;
-			v->why = "no VmFlags in smaps";
+		if (sc->in) { /* past our mapping without its VmFlags */
+			sc->done = true;
 			return;
 		}
-		if (v->a < s || v->a >= e)
+		if (sc->a < s || sc->a >= e)
 			return;
-		v->in = true;
-		v->header_ok = v->a + v->len <= e && !strcmp(perms, "rw-p") &&
-			       !off && !ino && (line[n] == '\n' || !line[n]);
-		if (!v->header_ok) {
-			v->done = true;
-			v->why = "not in one anonymous private rw mapping";
-		}
+		sc->in = true;
+		sc->v->start = s;
+		sc->v->end = e;
+		sc->v->off = off;
+		sc->v->ino = ino;
+		sc->v->dev = makedev(maj, min);
+		memcpy(sc->v->perms, perms, sizeof(perms));
+		sc->v->named = line[n] && line[n] != '\n';
+		sc->v->heap = !strncmp(line + n, "[heap]", 6);
 		return;
 	}
-	if (!v->in || strncmp(line, "VmFlags:", 8))
+	if (!sc->in || strncmp(line, "VmFlags:", 8))
 		return;
-	v->done = true;
-	v->ok = vmflags_plain(line + 8, &v->dontfork);
-	if (!v->ok)
-		v->why = "the mapping has unusual flags";
+	sc->done = true;
+	sc->v->has_flags = true;
+	sc->v->plain = vmflags_plain(line + 8, &sc->v->dontfork);
 }
 
-/* Is [a, a + len) inside one plain anonymous private mapping? */
-static bool vma_plain(uint64_t a, uint64_t len, bool *dontfork,
-		      const char **why)
+int ik_vma_at(uint64_t a, struct ik_vma *v)
 {
-	struct vma_scan v = { .a = a, .len = len, .why = "not mapped" };
+	struct vma_scan sc = { .a = a, .v = v };
 	char buf[4096 + 512];
 	size_t have = 0;
 	ssize_t n;
 	char *nl, *line;
 	int fd = isim_sys_open("/proc/self/smaps", O_RDONLY | O_CLOEXEC, 0);
 
-	if (fd < 0) {
-		*why = "no /proc/self/smaps";
-		return false;
-	}
-	while (!v.done) {
+	memset(v, 0, sizeof(*v));
+	if (fd < 0)
+		return -errno;
+	while (!sc.done) {
 		n = isim_sys_read(fd, buf + have, sizeof(buf) - 1 - have);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -142,9 +142,9 @@ static bool vma_plain(uint64_t a, uint64_t len, bool *dontfork,
 		have += (size_t)n;
 		buf[have] = 0;
 		line = buf;
-		while (!v.done && (nl = strchr(line, '\n'))) {
+		while (!sc.done && (nl = strchr(line, '\n'))) {
 			*nl = 0;
-			vma_line(&v, line);
+			vma_line(&sc, line);
 			line = nl + 1;
 		}
 		have -= (size_t)(line - buf);
@@ -153,9 +153,45 @@ static bool vma_plain(uint64_t a, uint64_t len, bool *dontfork,
 			have = 0;
 	}
 	isim_sys_close(fd);
+	return sc.in ? 0 : -ENOENT;
+}
+
+/* Is [a, a + len) inside one plain anonymous private mapping? */
+static bool vma_plain(uint64_t a, uint64_t len, bool *dontfork,
+		      const char **why)
+{
+	struct ik_vma v;
+
+	*dontfork = false;
+	if (ik_vma_at(a, &v)) {
+		*why = "not mapped";
+		return false;
+	}
+	if (a + len > v.end || strcmp(v.perms, "rw-p") || v.off || v.ino ||
+	    v.named) {
+		*why = "not in one anonymous private rw mapping";
+		return false;
+	}
+	if (!v.has_flags) {
+		*why = "no VmFlags in smaps";
+		return false;
+	}
+	if (!v.plain) {
+		*why = "the mapping has unusual flags";
+		return false;
+	}
 	*dontfork = v.dontfork;
-	*why = v.why;
-	return v.ok;
+	return true;
+}
+
+bool ik_remap_over(void *from, uint8_t *to, uint64_t len)
+{
+	/* the system call itself: a memory hook an application patched into
+	 * libc's mremap (UCX's) would take the move for an unmap of its
+	 * memory, which it is not */
+	return syscall(SYS_mremap, from, len, len,
+		       MREMAP_MAYMOVE | MREMAP_FIXED,
+		       to) == (long)(uintptr_t)to;
 }
 
 int ik_memfd_fill(int fd, const uint8_t *p, uint64_t len)
@@ -174,17 +210,12 @@ int ik_memfd_fill(int fd, const uint8_t *p, uint64_t len)
 	return 0;
 }
 
-/* The ring's pages to a sealed memfd mapped in their place; the memfd,
- * or -errno (the ring untouched). */
-static int move_to_memfd(uint8_t *p, uint64_t len, bool dontfork,
-			 const char *what)
+int ik_memfd_move(uint8_t *p, uint64_t len, bool dontfork, const char *name,
+		  bool fence)
 {
-	char name[32];
 	void *m;
 	int fd, rc;
 
-	/* "ionic-sim-ring-rq", "...-cq": /proc/PID/fd tells them apart */
-	snprintf(name, sizeof(name), "ionic-sim-ring-%s", what);
 	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
@@ -193,25 +224,34 @@ static int move_to_memfd(uint8_t *p, uint64_t len, bool dontfork,
 	    isim_sys_fcntl(fd, F_ADD_SEALS,
 			   F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto fail;
+	/* no store may land in the old pages once they are copied: writers
+	 * fault and wait (ik_mr_share_fault) until the new ones are there */
+	if (fence && mprotect(p, len, PROT_READ))
+		goto fail;
 	rc = ik_memfd_fill(fd, p, len);
 	if (rc) {
 		errno = -rc;
-		goto fail;
+		goto unfence;
 	}
 	/* mapped elsewhere first, then moved over the ring in one step: a
 	 * failure leaves the ring as it was */
 	m = isim_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
-		goto fail;
-	if (mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, p) != p) {
+		goto unfence;
+	if (!ik_remap_over(m, p, len)) {
 		rc = errno;
 		isim_sys_munmap(m, len);
 		errno = rc;
-		goto fail;
+		goto unfence;
 	}
 	if (dontfork)
 		madvise(p, len, MADV_DONTFORK);
 	return fd;
+unfence:
+	rc = errno;
+	if (fence)
+		mprotect(p, len, PROT_READ | PROT_WRITE);
+	errno = rc;
 fail:
 	rc = -errno;
 	isim_sys_close(fd);
@@ -235,7 +275,10 @@ void ik_ring_share(struct ik_nic *nic, struct ik_pin *p, uint64_t len,
 	struct stat st;
 	bool dontfork = false;
 	int fd = -EINVAL;
+	char name[32];
 
+	/* "ionic-sim-ring-rq", "...-cq": /proc/PID/fd tells them apart */
+	snprintf(name, sizeof(name), "ionic-sim-ring-%s", what);
 	memset(&p->share, 0, sizeof(p->share));
 	if (ik_caller || p->maplen || !nic->dev || !idev_direct_port(nic->dev))
 		return; /* an importer's ring, or no peers to share with */
@@ -246,7 +289,7 @@ void ik_ring_share(struct ik_nic *nic, struct ik_pin *p, uint64_t len,
 	else if (!s)
 		why = "too many shared rings";
 	else if (vma_plain(a, len, &dontfork, &why))
-		fd = move_to_memfd(p->addr, len, dontfork, what);
+		fd = ik_memfd_move(p->addr, len, dontfork, name, false);
 	if (fd >= 0 && isim_sys_fstat(fd, &st)) {
 		isim_sys_close(fd);
 		fd = -errno;
@@ -303,9 +346,7 @@ void ik_ring_share_atfork_child(void)
 					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m != MAP_FAILED) {
 			memcpy(m, s->addr, s->len);
-			if (mremap(m, s->len, s->len,
-				   MREMAP_MAYMOVE | MREMAP_FIXED,
-				   s->addr) != s->addr)
+			if (!ik_remap_over(m, s->addr, s->len))
 				isim_sys_munmap(m, s->len);
 		}
 		isim_sys_close(s->fd);

@@ -366,6 +366,11 @@ done:
 	return;
 
 not_ours:
+	/* a store into registered memory being moved: run it again */
+	if (si->si_code == SEGV_ACCERR && ik_mr_share_fault(fault)) {
+		errno = saved_errno;
+		return;
+	}
 	chain(sig, si, ucv);
 	errno = saved_errno;
 }

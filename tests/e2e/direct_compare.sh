@@ -30,10 +30,14 @@
 #           MAP_SHARED pool, both runs): they stay where they are ("not
 #           shared"), executors read the peer's receive WQEs with
 #           process_vm_readv and write its CQEs into its shared CQ rings;
-#           still directly
+#           the registered buffers are MAP_SHARED mappings as well, which
+#           REG_MR leaves where they are ("not shared"): payloads go with
+#           process_vm_*; still directly
 #
 # Every mode with processes and --direct on checks which of the peer's
-# rings A mapped: its RQ and CQ rings (on), its CQ rings only (userring).
+# rings A mapped: its RQ and CQ rings (on), its CQ rings only (userring);
+# and its registered memory: the whole pages of the 64 KiB heap buffer
+# moved to shared memory and mapped by the peer (on), nothing (userring).
 #
 # and the cases where the kernel refuses process_vm_* on the peer, so each
 # QP must fall back to packets and say why (--direct on; each side drops
@@ -193,6 +197,9 @@ on)
 	expect new "rq ring 0x[0-9a-f]+ \\([0-9]+ bytes\\): shared"
 	expect new "the peer's RQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
 	expect new "the peer's CQ ring \\(pid [0-9]+ fd [0-9]+\\): mapped"
+	expect new "mr 0x[0-9a-f]+ \\(65536 bytes\\): shared"
+	expect new "the peer's MR memory 0x[0-9a-f]+ \\(pid [0-9]+ fd [0-9]+\\): mapped"
+	expect_not new "mr 0x[0-9a-f]+ \\(65536 bytes\\): not shared"
 	;;
 table)
 	IONIC_TEST_DIRECT_TABLE=1 direct_all
@@ -203,6 +210,8 @@ userring)
 	expect new "rq ring .*: not shared: not in one anonymous private"
 	expect new "the peer's CQ ring .*: mapped"
 	expect_not new "the peer's RQ ring"
+	expect new "mr 0x[0-9a-f]+ \\(65536 bytes\\): not shared: not anonymous private rw memory"
+	expect_not new "the peer's MR memory"
 	;;
 same)
 	direct_all

@@ -10,8 +10,11 @@
  *   --scribble  writes garbage over its own direct-path segment (the
  *               memfd its device shares with A, found in /proc/self/fd),
  *               lock included, and over its RQ ring (which A maps too),
- *               again and again: A may see errors, never a crash or a
- *               hang, and every work request it posted completes.
+ *               and gives its key records' shared-memory fields (its
+ *               buffer's memfd, sim/kernel/mrshare.c) wrong addresses,
+ *               sizes and descriptors, again and again: A may see
+ *               errors, never a crash or a hang, and every work request
+ *               it posted completes.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -118,7 +121,7 @@ static int post_one(struct end *e, const struct info *peer, uint64_t id)
  * its RQ ring: "ionic-sim-ring-rq"), mapped again, or NULL. */
 static uint8_t *own_memfd(const char *name, size_t *len)
 {
-	char link[300], target[256];
+	char link[300], target[256], *t;
 	struct dirent *de;
 	struct stat st;
 	uint8_t *p = NULL;
@@ -131,8 +134,10 @@ static uint8_t *own_memfd(const char *name, size_t *len)
 		if (n <= 0)
 			continue;
 		target[n] = 0;
-		if (strncmp(target, "memfd:", 6) ||
-		    strncmp(target + 6, name, strlen(name)))
+		/* "memfd:NAME (deleted)", "/memfd:..." since Linux 6.x */
+		t = target + (target[0] == '/');
+		if (strncmp(t, "memfd:", 6) ||
+		    strncmp(t + 6, name, strlen(name)))
 			continue;
 		if (fstat(atoi(de->d_name), &st) || !st.st_size)
 			continue;
@@ -147,15 +152,66 @@ static uint8_t *own_memfd(const char *name, size_t *len)
 	return p;
 }
 
+/* Where B's key records name its buffer's memfd: the offsets in 'seg' of
+ * the records' share_addr fields (struct idev_dseg_key: share_addr,
+ * share_len, share_ino, share_fd follow each other), found by value (the
+ * buffer's first whole page); how many, at most 'max'. */
+static int mr_records(const uint8_t *seg, size_t len, const uint8_t *buf,
+		      size_t *off, int max)
+{
+	uint64_t want = ((uintptr_t)buf + 4095) & ~(uint64_t)4095, v;
+	int n = 0;
+
+	for (size_t o = 0; o + 32 <= len && n < max; o += 8) {
+		memcpy(&v, seg + o, sizeof(v));
+		if (v == want)
+			off[n++] = o;
+	}
+	return n;
+}
+
+/* Lies about the buffer's memfd in one of the records: an address off by
+ * pages or anywhere, a wrong size, another descriptor; or the truth. */
+static void mr_lie(uint8_t *rec, const uint8_t *truth, unsigned int *seed)
+{
+	static const uint64_t lens[] = { 0, 4096, 1ull << 40, ~0ull,
+					 (1u << 20) + 4096 };
+	uint64_t v;
+	int32_t fd;
+
+	switch (rand_r(seed) % 5) {
+	case 0:
+		memcpy(&v, rec, 8);
+		v += 4096 * (uint64_t)(rand_r(seed) % 5 - 2);
+		memcpy(rec, &v, 8);
+		break;
+	case 1:
+		memcpy(rec + 8, &lens[rand_r(seed) % 5], 8);
+		break;
+	case 2:
+		fd = rand_r(seed) % 32;
+		memcpy(rec + 24, &fd, 4);
+		break;
+	case 3:
+		v = ((uint64_t)rand_r(seed) << 33) ^ (uint64_t)rand_r(seed);
+		memcpy(rec, &v, 8);
+		break;
+	default:
+		memcpy(rec, truth, 28);
+		break;
+	}
+}
+
 /* The responder: keep receives posted and, with 'scribble', trash the
  * shared segment now and then. */
 static void run_b(struct end *e, int rd, int wr, bool scribble)
 {
 	struct ibv_wc wc[16];
-	uint8_t *seg = NULL, *rq = NULL;
-	size_t len = 0, rq_len = 0;
+	uint8_t *seg = NULL, *rq = NULL, truth[4][28];
+	size_t len = 0, rq_len = 0, mr_off[4];
+	int nmr = 0;
 	unsigned int seed = 1;
-	uint64_t t0 = fx_now_ms();
+	uint64_t t0 = fx_now_ms(), t_lies = 0;
 	int i, n;
 
 	for (i = 0; i < DEPTH; i++)
@@ -174,13 +230,24 @@ static void run_b(struct end *e, int rd, int wr, bool scribble)
 			/* shared with A's executor (sim/kernel/ringshare.c) */
 			rq = own_memfd("ionic-sim-ring-rq", &rq_len);
 			REQUIRE(rq);
+			/* its buffer is in shared memory too (mrshare.c) */
+			nmr = mr_records(seg, len, e->buf, mr_off, 4);
+			REQUIRE(nmr > 0);
+			for (i = 0; i < nmr; i++)
+				memcpy(truth[i], seg + mr_off[i], 28);
+			t_lies = fx_now_ms();
 		}
 		c = 0;
 		n = ibv_poll_cq(e->cq, 16, wc);
 		for (i = 0; i < n; i++)
 			if (wc[i].status == IBV_WC_SUCCESS)
 				post_recv(e, wc[i].wr_id);
-		if (seg) {
+		if (seg && fx_now_ms() - t_lies < 300) {
+			/* first only lies about its memory, which A's executor
+			 * meets while the QP still works */
+			i = rand_r(&seed) % nmr;
+			mr_lie(seg + mr_off[i], truth[i], &seed);
+		} else if (seg) {
 			/* garbage over a random stretch, the header and its
 			 * lock included every so often */
 			size_t off = (size_t)rand_r(&seed) % len;
@@ -194,6 +261,9 @@ static void run_b(struct end *e, int rd, int wr, bool scribble)
 			off = (size_t)rand_r(&seed) % rq_len;
 			if (!(rand_r(&seed) % 4))
 				rq[off] = (uint8_t)rand_r(&seed);
+			/* and the key records' memfd fields */
+			i = rand_r(&seed) % nmr;
+			mr_lie(seg + mr_off[i], truth[i], &seed);
 		}
 	}
 }
@@ -286,7 +356,8 @@ int main(int argc, char **argv)
 	}
 	if (!kill_it) {
 		REQUIRE(waitpid(child, &status, 0) == child);
-		CHECK(WIFEXITED(status)); /* a scribbler hurts itself at most */
+		/* a scribbler hurts itself at most: it scribbled all along */
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
 	CHECK_EQ(ibv_destroy_qp(e.qp) | ibv_destroy_cq(e.cq) |
 			 ibv_dereg_mr(e.mr) | ibv_dealloc_pd(e.pd) |

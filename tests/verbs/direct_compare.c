@@ -32,7 +32,9 @@
  * allocator, out of a MAP_SHARED pool, which ionic-sim does not move to
  * shared memory (sim/kernel/ringshare.c): executors read the peer's
  * receive WQEs with process_vm_readv and write its CQEs into its shared
- * CQ rings.
+ * CQ rings.  The registered buffer is a MAP_SHARED mapping too, which
+ * REG_MR leaves where it is (sim/kernel/mrshare.c): payloads go with
+ * process_vm_*.
  *
  * IONIC_TEST_DIRECT_REFUSE (direct_refuse.c): each side makes its memory
  * untouchable for the other before it opens its device (not dumpable,
@@ -191,7 +193,12 @@ static void side_create(struct side *s, char name)
 	s->ctx = open_nic(name == 'b' ? b_nic : 0);
 	s->pd = ibv_alloc_pd(s->ctx);
 	REQUIRE(s->pd);
-	s->buf = calloc(1, BUF);
+	/* heap memory REG_MR moves to shared memory, or (userring) a
+	 * shared mapping it leaves alone */
+	s->buf = user_rings ? mmap(NULL, BUF, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0) :
+			      calloc(1, BUF);
+	REQUIRE(s->buf != MAP_FAILED);
 	s->buf_ro = calloc(1, 4096);
 	REQUIRE(s->buf && s->buf_ro);
 	fx_fill(s->buf, BUF, name);

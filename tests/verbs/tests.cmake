@@ -74,6 +74,11 @@ if(TARGET ionic)
   ionic_add_test(verbs-fork SOURCES ${_h7}/fork.c
     LIBS ionic_test_fixture SIM)
 
+  # registered memory moved to shared memory for the direct path: no store
+  # lost, fork copies, shared by regions, left alone when not plain memory
+  ionic_add_test(verbs-mr-share SOURCES ${_h7}/mr_share.c
+    LIBS ionic_test_fixture SIM)
+
   # asynchronous events on the context's async fd
   ionic_add_test(verbs-async SOURCES ${_h7}/async.c
     LIBS ionic_test_fixture SIM)
@@ -412,7 +417,7 @@ if(TARGET ionic)
     verbs-import-xproc-expdb
     verbs-datapath verbs-datapath-udma1 verbs-datapath-fw1
     verbs-datapath-udma1-fw1 verbs-datapath-expdb
-    verbs-fork verbs-async verbs-peer-exit verbs-lossless
+    verbs-fork verbs-mr-share verbs-async verbs-peer-exit verbs-lossless
     verbs-fatal verbs-fatal-reset verbs-fatal-after
     verbs-stress verbs-stress-unsignaled
     verbs-cq verbs-cq-nophc-udma1 verbs-qp verbs-qp-udma1-fw1

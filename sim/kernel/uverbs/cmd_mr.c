@@ -119,6 +119,7 @@ static int mr_dev_create(struct ik_nic *nic, struct ik_mr *mr, uint8_t *host)
 		.iova = mr->iova,
 		.length = mr->length,
 		.host = host,
+		.share = mr->share,
 	};
 	int rc = idev_mr_create(nic->dev, &dc);
 
@@ -135,6 +136,7 @@ static int mr_install(struct ik_cmd *c, struct ik_pd *pd, struct ik_mr *mr,
 
 	rc = mr_key_alloc(c->nic, mr);
 	if (rc) {
+		ik_mr_unshare(mr);
 		free(mr);
 		return rc;
 	}
@@ -186,6 +188,7 @@ void ik_mr_free(struct ik_file *f, struct ik_mr *mr)
 	if (mr->dev_live)
 		idev_mr_destroy(nic->dev, mr->key);
 	mr->dev_live = false;
+	ik_mr_unshare(mr);
 	ik_ida_free(&nic->mr_ida, mr->index);
 	if (mr->pd)
 		mr->pd->usecnt--;
@@ -229,6 +232,8 @@ int ik_cmd_reg_mr(struct ik_cmd *c)
 	mr->access = cmd->access_flags;
 	mr->iova = cmd->hca_va;
 	mr->length = cmd->length;
+	/* its pages to shared memory before the device knows the key */
+	ik_mr_share(c->nic, mr, cmd->start, cmd->length);
 	rc = mr_install(c, pd, mr, IK_UOBJ_MR,
 			(uint8_t *)(uintptr_t)cmd->start);
 	if (rc)
