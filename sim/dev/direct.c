@@ -242,6 +242,8 @@ void idev_dpeer_unmap(struct idev_dpeer *p)
 		isim_sys_munmap(p->seg, p->size);
 	if (p->stats_page)
 		isim_sys_munmap(p->stats_page, sizeof(*p->stats_page));
+	if (p->watched)
+		isim_sys_close(p->pidfd);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -698,6 +698,10 @@ void idev_direct_run(struct idev_qp *d)
 	struct idev_dpeer *p = d->dpeer;
 	struct idev_swqe *s;
 
+	/* once per doorbell with work: the peer's memory stays mapped here
+	 * after it died, and no copy would tell */
+	if (p && r->snd != idev_req_end(d) && !p->owner)
+		idev_dpeer_alive(p);
 	if (!p || p->dead) {
 		if (d->dev->direct)
 			idev_dtrace_path(d, p ? IDEV_DWHY_PEER_GONE :

@@ -18,11 +18,14 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/sys.h"
@@ -148,6 +151,11 @@ static int peer_map(struct idev_dpeer *p, const struct dhello *h,
 	uint64_t magic = 0;
 	int fd, rc = 0;
 
+	/* watched first: the segment checked next is then this process's */
+	if (h->pid != getpid()) {
+		p->pidfd = (int)syscall(SYS_pidfd_open, h->pid, 0);
+		p->watched = p->pidfd >= 0;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", h->pid, h->segfd);
 	*what = "open /proc/PID/fd";
 	fd = isim_sys_open(path, O_RDWR | O_CLOEXEC, 0);
@@ -201,6 +209,32 @@ static int peer_map(struct idev_dpeer *p, const struct dhello *h,
 	if (!rc)
 		peer_map_stats(p, h);
 	return rc;
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434 /* the same number on every architecture */
+#endif
+
+bool idev_dpeer_alive(struct idev_dpeer *p)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct timespec now = { 0, 0 };
+	long n;
+
+	if (p->dead)
+		return false;
+	if (p->watched) {
+		/* the system call itself: no interceptor to take it for a
+		 * wait the sanitizers should order anything by */
+		pfd.fd = p->pidfd;
+		n = syscall(SYS_ppoll, &pfd, 1ul, &now, NULL, 0ul);
+		p->dead = n == 1 &&
+			  (pfd.revents & (POLLIN | POLLHUP | POLLERR));
+	} else if (p->pid != getpid()) {
+		/* no pidfd (Linux < 5.3): a zombie still looks alive */
+		p->dead = kill(p->pid, 0) < 0 && errno == ESRCH;
+	}
+	return !p->dead;
 }
 
 static struct idev_dpeer *peer_get(struct idev_direct *x,

@@ -40,6 +40,10 @@ struct idev_dpeer {
 	 * open (idev_direct_fini closes it under the lock). */
 	struct idev *owner;
 	pid_t pid;
+	/* another process's: a pidfd, readable once it has exited (its
+	 * memory we share stays mapped here: no copy fails any more) */
+	bool watched;
+	int pidfd;
 	dev_t st_dev; /* the segment's file, to tell a reused pid */
 	ino_t st_ino;
 	uint8_t *seg;
@@ -171,6 +175,9 @@ struct idev_dpeer *idev_dpeer_get(struct idev_direct *x, pid_t pid,
 				  int32_t statsfd, uint32_t stats_nic,
 				  const char **what, int *err);
 void idev_dpeer_put(struct idev_dpeer *p);
+/* Is peer p's process still there?  One system call (a pidfd polled);
+ * false marks it dead: packets from now on, as to any peer gone. */
+bool idev_dpeer_alive(struct idev_dpeer *p);
 
 /* direct_udx.c: this device's line in the run's table of ports (UD
  * destinations in other processes find it there), added or removed. */

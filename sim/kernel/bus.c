@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 
 #include "../common/sys.h"
@@ -41,17 +42,28 @@ struct bus_queue {
 static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct bus_queue bus[ISIM_MAX_NICS];
 
+/* The ring grows with mmap, not malloc: the pop runs in the doorbell
+ * trap's signal handler too (a direct-path doorbell applied where it was
+ * rung), where only async-signal-safe calls belong. */
+static size_t queue_bytes(uint32_t cap)
+{
+	return cap * sizeof(struct isim_mmio_store);
+}
+
 static bool queue_push(struct bus_queue *q, const struct isim_mmio_store *st)
 {
 	if (q->count == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 64;
-		struct isim_mmio_store *r = malloc(cap * sizeof(*r));
+		uint32_t cap = q->cap ? q->cap * 2 : 256;
+		struct isim_mmio_store *r = isim_sys_mmap(
+			NULL, queue_bytes(cap), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-		if (!r)
+		if (r == MAP_FAILED)
 			return false;
 		for (uint32_t i = 0; i < q->count; i++)
 			r[i] = q->rec[(q->head + i) % q->cap];
-		free(q->rec);
+		if (q->rec)
+			isim_sys_munmap(q->rec, queue_bytes(q->cap));
 		q->rec = r;
 		q->head = 0;
 		q->cap = cap;
@@ -208,7 +220,10 @@ void ik_bus_atfork_child(void)
 			isim_sys_close(q->efd);
 		if (q->epfd >= 0)
 			isim_sys_close(q->epfd);
-		free(q->rec);
+		/* the parent's ring, ours to reuse: a fork child is
+		 * single-threaded, no other port is there to take it */
+		if (q->rec)
+			syscall(SYS_munmap, q->rec, queue_bytes(q->cap));
 		memset(q, 0, sizeof(*q));
 		q->efd = q->epfd = -1;
 	}

@@ -167,6 +167,9 @@ int ik_vma_at(uint64_t a, struct ik_vma *v);
  * memory as it was). */
 int ik_memfd_move(uint8_t *p, uint64_t len, bool dontfork, const char *name,
 		  bool fence);
+/* Copy len bytes of our own memory through the kernel, unseen by the
+ * sanitizers (ringshare.c says why); true if all were copied. */
+bool ik_copy_own(void *to, const void *from, uint64_t len);
 /* mremap 'from' over [to, to + len) (MREMAP_FIXED); true if it moved. */
 bool ik_remap_over(void *from, uint8_t *to, uint64_t len);
 /* mrshare.c: REG_MR's whole pages moved to shared memory its NIC's

@@ -8,9 +8,9 @@
  * with process_vm_* (a page pin per page per message) unless that memory
  * is in a memfd both map.  So REG_MR on a NIC keeping a direct-path port
  * moves the region's whole pages (the head and tail pages it shares with
- * other memory stay as they are) to a sealed memfd mapped MAP_SHARED at
- * the same address, and the MR's key record names it (struct
- * idev_mr_share).  The application keeps its memory, contents and all.
+ * other memory stay as they are; the pages may span several mappings) to
+ * a sealed memfd mapped MAP_SHARED at the same address, and the MR's key
+ * record names it (struct idev_mr_share).  The application keeps its memory, contents and all.
  *
  * Unlike a ring just allocated, a buffer being registered may be written
  * by other threads meanwhile.  The move fences it: the pages are made
@@ -175,11 +175,43 @@ static struct ik_mrs *mrs_of(const struct ik_vma *v, uint64_t a, uint64_t e)
 	return NULL;
 }
 
+/* Under mrs_lock: may [a, e) move, mapping by mapping?  Each one plain
+ * anonymous private rw memory or pages of an entry no MR holds any more
+ * (they move on to a memfd of their own), with MADV_DONTFORK on all or
+ * none.  A buffer may well span several: the allocator reuses memory
+ * whose pages an earlier region moved.  NULL, or why not. */
+static const char *movable(uint64_t a, uint64_t e, bool *dontfork)
+{
+	struct ik_mrs *old;
+	struct ik_vma v;
+	uint64_t cur, hi;
+
+	for (cur = a; cur < e; cur = hi) {
+		if (ik_vma_at(cur, &v))
+			return "not all mapped";
+		hi = v.end < e ? v.end : e;
+		old = v.ino ? mrs_of(&v, cur, hi) : NULL;
+		if (old && old->refs)
+			return "part of it is registered shared already";
+		if (old ? strcmp(v.perms, "rw-s") :
+			  strcmp(v.perms, "rw-p") || v.off || v.ino ||
+				    (v.named && !v.heap))
+			return "not anonymous private rw memory";
+		if (!v.has_flags || !v.plain)
+			return "the mapping has unusual flags";
+		if (cur != a && v.dontfork != *dontfork)
+			return "MADV_DONTFORK on part of it";
+		*dontfork = v.dontfork;
+	}
+	return NULL;
+}
+
 /* Under mrs_lock: [a, e) shared (an entry with a reference more), or
  * NULL and why not. */
 static struct ik_mrs *share_locked(uint64_t a, uint64_t e, const char **why)
 {
 	struct ik_mrs *s = NULL, *old;
+	bool dontfork = false;
 	struct stat st;
 	struct ik_vma v;
 	int fd;
@@ -188,30 +220,22 @@ static struct ik_mrs *share_locked(uint64_t a, uint64_t e, const char **why)
 		*why = "not mapped";
 		return NULL;
 	}
-	if (e > v.end) {
-		*why = "more than one mapping";
-		return NULL;
-	}
-	old = v.ino ? mrs_of(&v, a, e) : NULL;
+	/* all of it in a region registered already: one more reference */
+	old = v.ino && e <= v.end ? mrs_of(&v, a, e) : NULL;
 	if (old && old->refs) {
 		old->refs++;
 		return old;
 	}
-	/* an old one no MR holds has its descriptor closed: its pages move
-	 * on to a memfd of their own */
-	if (old ? strcmp(v.perms, "rw-s") :
-		  strcmp(v.perms, "rw-p") || v.off || v.ino ||
-			    (v.named && !v.heap))
-		*why = "not anonymous private rw memory";
-	else if (!v.has_flags || !v.plain)
-		*why = "the mapping has unusual flags";
-	else if (mrs_total + (e - a) > IK_MRS_TOTAL)
+	*why = movable(a, e, &dontfork);
+	if (*why)
+		return NULL;
+	if (mrs_total + (e - a) > IK_MRS_TOTAL)
 		*why = "the process has too much shared already";
 	else if (!(s = mrs_slot()))
 		*why = "too many shared regions";
 	if (*why)
 		return NULL;
-	fd = move_fenced((uint8_t *)(uintptr_t)a, e - a, v.dontfork);
+	fd = move_fenced((uint8_t *)(uintptr_t)a, e - a, dontfork);
 	if (fd >= 0 && isim_sys_fstat(fd, &st)) {
 		isim_sys_close(fd);
 		fd = -errno;
@@ -220,12 +244,18 @@ static struct ik_mrs *share_locked(uint64_t a, uint64_t e, const char **why)
 		*why = strerror(-fd);
 		return NULL;
 	}
+	/* entries whose pages all moved again have nothing left */
+	for (unsigned int i = 0; i < IK_MRS_MAX; i++) {
+		old = &mrs[i];
+		if (old != s && old->len && !old->refs &&
+		    (uint64_t)(uintptr_t)old->addr >= a &&
+		    (uint64_t)(uintptr_t)old->addr + old->len <= e)
+			memset(old, 0, sizeof(*old));
+	}
 	*s = (struct ik_mrs){
 		(uint8_t *)(uintptr_t)a, e - a, st.st_ino, st.st_dev, fd, 1
 	};
 	mrs_total += s->len;
-	if (old && old->addr == s->addr && old->len == s->len)
-		memset(old, 0, sizeof(*old)); /* nothing of it is left */
 	return s;
 }
 
@@ -302,8 +332,8 @@ static void privatise(uint8_t *p, uint64_t len, const char *perms)
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return;
-	memcpy(m, p, len);
-	if (mprotect(m, len, prot) || !ik_remap_over(m, p, len))
+	if (!ik_copy_own(m, p, len) || mprotect(m, len, prot) ||
+	    !ik_remap_over(m, p, len))
 		isim_sys_munmap(m, len);
 }
 

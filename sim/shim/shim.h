@@ -26,14 +26,18 @@
 #define ISHIM_RUNTIME_SAFE __attribute__((no_sanitize("thread")))
 
 /* ---- real libc functions (dlsym RTLD_NEXT, resolved once) -------------- */
+/* Two threads may resolve one at once (the same answer): relaxed atomics. */
 
 ISHIM_RUNTIME_SAFE void *ishim_real(const char *name);
-#define ISHIM_REAL(name, type)                          \
-	({                                              \
-		static type __fn;                       \
-		if (!__fn)                              \
-			__fn = (type)ishim_real(#name); \
-		__fn;                                   \
+#define ISHIM_REAL(name, type)                                          \
+	({                                                              \
+		static type __fn;                                       \
+		type __f = __atomic_load_n(&__fn, __ATOMIC_RELAXED);    \
+		if (!__f) {                                             \
+			__f = (type)ishim_real(#name);                  \
+			__atomic_store_n(&__fn, __f, __ATOMIC_RELAXED); \
+		}                                                       \
+		__f;                                                    \
 	})
 
 /* ---- doorbell trap (dbtrap.c) ------------------------------------------ */

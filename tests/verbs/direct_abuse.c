@@ -340,9 +340,10 @@ int main(int argc, char **argv)
 		if (done == posted && (posted == 4000 || errors))
 			break;
 	}
-	printf("posted %llu, completed %llu, %u in error (first: %s)\n",
+	printf("posted %llu, completed %llu, %u in error (first: %s), %u "
+	       "successful after the kill\n",
 	       (unsigned long long)posted, (unsigned long long)done, errors,
-	       fx_wc_status(first_error));
+	       fx_wc_status(first_error), after_kill_ok);
 	CHECK_EQ(done, posted); /* nothing hangs */
 	if (kill_it) {
 		CHECK(killed_at != 0);

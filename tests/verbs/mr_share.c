@@ -227,6 +227,43 @@ static void regions_share(struct ibv_pd *pd)
 	munmap(buf, SMALL);
 }
 
+static void over_mappings(struct ibv_pd *pd)
+{
+	uint8_t *buf = map_anon(2 * SMALL, MAP_PRIVATE);
+	unsigned long long ino_a, ino_b;
+	struct ibv_mr *a, *b, *c;
+
+	SECTION("a buffer over several mappings: the pages move together");
+	memset(buf, 'x', 2 * SMALL);
+	a = ibv_reg_mr(pd, buf, SMALL, IBV_ACCESS_LOCAL_WRITE);
+	REQUIRE(a);
+	ino_a = mr_memfd_at(buf);
+	CHECK_EQ(ino_a != 0, direct);
+	REQUIRE_EQ(ibv_dereg_mr(a), 0);
+	buf[SMALL / 2] = 'q';
+	/* half in the memfd a left behind, half anonymous memory, as a
+	 * buffer the allocator carved from reused memory is */
+	b = ibv_reg_mr(pd, buf + SMALL / 2, SMALL, IBV_ACCESS_LOCAL_WRITE);
+	REQUIRE(b);
+	ino_b = mr_memfd_at(buf + SMALL / 2);
+	CHECK_EQ(ino_b != 0, direct);
+	CHECK(ino_b != ino_a || !direct);
+	CHECK_EQ(mr_memfd_at(buf + SMALL + SMALL / 2 - 1), ino_b);
+	CHECK_EQ(mr_memfd_at(buf), ino_a); /* a's first half stays */
+	CHECK_EQ(buf[SMALL / 2], 'q');
+	CHECK_EQ(buf[SMALL + 5], 'x');
+	/* over b's pages and others: registered where it is */
+	c = ibv_reg_mr(pd, buf + SMALL, SMALL, IBV_ACCESS_LOCAL_WRITE);
+	REQUIRE(c);
+	CHECK_EQ(mr_memfd_at(buf + 2 * SMALL - 1), 0);
+	CHECK_EQ(mr_memfd_at(buf + SMALL), ino_b);
+	buf[2 * SMALL - 1] = 'z';
+	CHECK_EQ(buf[2 * SMALL - 1], 'z');
+	REQUIRE_EQ(ibv_dereg_mr(c), 0);
+	REQUIRE_EQ(ibv_dereg_mr(b), 0);
+	munmap(buf, 2 * SMALL);
+}
+
 static void left_alone(struct ibv_pd *pd)
 {
 	uint8_t *shared = map_anon(SMALL, MAP_SHARED);
@@ -267,6 +304,7 @@ int main(void)
 	stores_during_registration(pd);
 	fork_copies(pd);
 	regions_share(pd);
+	over_mappings(pd);
 	left_alone(pd);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
