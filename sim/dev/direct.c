@@ -147,7 +147,7 @@ struct idev *idev_direct_self_ud(struct idev *dev, const uint8_t *gid,
 		if (__atomic_load_n(&o->direct->hdr->closed,
 				    __ATOMIC_ACQUIRE) ||
 		    (o != dev &&
-		     idev_dseg_lock(o->direct->hdr, dev->direct->pid, false)))
+		     idev_dseg_lock_brief(o->direct->hdr, dev->direct->pid)))
 			break;
 		rd = idev_qp_lookup(o, qpn);
 		if (rd && rd->type == IBV_QPT_UD && !o->direct->closed) {
@@ -361,6 +361,21 @@ int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait)
 	return 0;
 }
 
+int idev_dseg_lock_brief(struct idev_dseg_hdr *h, uint32_t me)
+{
+	uint64_t now, end = 0;
+	int rc;
+
+	while ((rc = idev_dseg_lock(h, me, false)) == EBUSY) {
+		now = idev_now_ns();
+		if (!end)
+			end = now + DSEG_OWNER_SPIN_NS;
+		else if (now > end)
+			break;
+	}
+	return rc;
+}
+
 struct idev_dseg_qp *idev_dseg_own_qp(struct idev_direct *x, uint32_t qpn)
 {
 	return qpn < x->nqps ?
@@ -489,6 +504,7 @@ static void qp_record(struct idev_dseg_qp *q, const struct idev_qp *d)
 	q->rq_share_ino = d->rq_share.ino;
 	q->rq_share_fd = d->rq_share.fd;
 	q->qkey = d->qkey;
+	q->ep_fd = d->ep.fd;
 	q->valid = 1;
 }
 

@@ -83,6 +83,7 @@ struct idev_dseg_qp {
 	uint64_t rq_share_len, rq_share_ino;
 	int32_t rq_share_fd;
 	uint32_t qkey; /* UD: what its sends must carry */
+	int32_t ep_fd; /* UD: its endpoint's descriptor (direct_ud.c) */
 };
 
 struct idev_dseg_cq {

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "../common/sys.h"
 #include "../common/trace.h"
 #include "cqe.h"
 #include "direct.h"
@@ -734,6 +735,25 @@ void idev_direct_run(struct idev_qp *d)
 	}
 }
 
+/* idev_direct_ud_in_order towards another process: its QP's receive
+ * socket, borrowed for the look (a lie in the record names another
+ * descriptor, whose answer sends our frame as a packet or misorders our
+ * own frames to the liar, nothing else). */
+static bool ud_in_order(const struct idev_qp *d, struct idev_dpeer *p,
+			const struct idev_dseg_qp *q)
+{
+	bool ok;
+	int fd;
+
+	if (!d->ud_pkts)
+		return true;
+	fd = idev_dpeer_getfd(p, __atomic_load_n(&q->ep_fd, __ATOMIC_RELAXED));
+	ok = idev_direct_ud_in_order(d, fd);
+	if (fd >= 0)
+		isim_sys_close(fd);
+	return ok;
+}
+
 /*
  * UD towards another process (direct_udx.c found its port): the receive
  * resp.c's resp_ud would make of frame 'rp', under the port's lock: the
@@ -752,8 +772,9 @@ enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,
 	struct idev_dseg_cq *c;
 	struct ionic_cqe cqe;
 	struct idev_wqe w;
+	bool ok, drops;
 	struct dx x;
-	bool ok;
+	uint8_t st;
 
 	x.d = d;
 	x.p = p;
@@ -765,7 +786,7 @@ enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,
 	x.l.mapped = x.r.mapped = false;
 	*why = "its port is busy or closed";
 	if (__atomic_load_n(&p->hdr->closed, __ATOMIC_ACQUIRE) ||
-	    idev_dseg_lock(p->hdr, d->dev->direct->pid, false))
+	    idev_dseg_lock_brief(p->hdr, d->dev->direct->pid))
 		return IDEV_DUD_PACKETS;
 	x.q = peer_qp(p, rp->dqpn);
 	if (!x.q || !x.q->valid || x.q->qpn != rp->dqpn ||
@@ -775,11 +796,16 @@ enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,
 	}
 	c = NULL;
 	ok = false;
-	if (x.q->state != IBV_QPS_RTR && x.q->state != IBV_QPS_RTS &&
-	    x.q->state != IBV_QPS_SQD)
+	st = __atomic_load_n(&x.q->state, __ATOMIC_RELAXED);
+	/* the two the receiver drops: nothing observable to keep in order */
+	drops = (st != IBV_QPS_RTR && st != IBV_QPS_RTS && st != IBV_QPS_SQD) ||
+		x.q->qkey != rp->qkey;
+	if (st != IBV_QPS_RTR && st != IBV_QPS_RTS && st != IBV_QPS_SQD)
 		*why = "the QP does not receive";
-	else if (x.q->qkey != rp->qkey)
+	else if (drops)
 		*why = "another qkey";
+	else if (!ud_in_order(d, p, x.q))
+		*why = "a frame of ours may still be on its way as a packet";
 	else if (!take_rq(&x, &w))
 		*why = "no receive WQE";
 	else if (!(c = recv_cq(&x)) || c->armed)
@@ -788,8 +814,11 @@ enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,
 		*why = "the receive buffer";
 	else
 		ok = true;
-	if (!ok)
+	if (!ok) {
+		if (drops)
+			rc = IDEV_DUD_DROPS;
 		goto out;
+	}
 	idev_resp_ud_grh(grh, rp);
 	*why = "process_vm_writev";
 	if (!iov_add(&x.l, (uint64_t)(uintptr_t)grh, IDEV_GRH_SIZE) ||

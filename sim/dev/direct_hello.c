@@ -215,6 +215,17 @@ static int peer_map(struct idev_dpeer *p, const struct dhello *h,
 #define SYS_pidfd_open 434 /* the same number on every architecture */
 #endif
 
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+int idev_dpeer_getfd(struct idev_dpeer *p, int32_t fd)
+{
+	if (!p->watched || fd < 0)
+		return -1;
+	return (int)syscall(SYS_pidfd_getfd, p->pidfd, fd, 0);
+}
+
 bool idev_dpeer_alive(struct idev_dpeer *p)
 {
 	struct pollfd pfd = { .events = POLLIN };

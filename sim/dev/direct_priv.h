@@ -89,6 +89,11 @@ void idev_dtrace_path(struct idev_qp *d, enum idev_dwhy why);
 /* Lock a segment as process 'me' (a holder that died leaves it to us);
  * 'wait': up to a bound, else only a few tries.  0 or an errno. */
 int idev_dseg_lock(struct idev_dseg_hdr *h, uint32_t me, bool wait);
+/* Tries for as long as a holder takes over one message (tens of
+ * microseconds), never sleeping: a UD frame that found the port busy
+ * would go as a packet, and every later one of its QP would wait for it
+ * (direct_ud.c).  0 or EBUSY. */
+int idev_dseg_lock_brief(struct idev_dseg_hdr *h, uint32_t me);
 /*
  * ThreadSanitizer keys a lock by its address, and a segment is mapped
  * twice when its owner is in this process (the owner's mapping and the
@@ -178,6 +183,14 @@ void idev_dpeer_put(struct idev_dpeer *p);
 /* Is peer p's process still there?  One system call (a pidfd polled);
  * false marks it dead: packets from now on, as to any peer gone. */
 bool idev_dpeer_alive(struct idev_dpeer *p);
+/* Descriptor 'fd' of peer p's process, ours too now (pidfd_getfd, the
+ * permission process_vm_* needs), or -1. */
+int idev_dpeer_getfd(struct idev_dpeer *p, int32_t fd);
+
+/* direct_ud.c: may UD QP d's next frame go directly to the QP whose
+ * endpoint (receive socket) is 'fd', without overtaking one of its
+ * frames sent as a packet before?  The destination's port lock is held. */
+bool idev_direct_ud_in_order(const struct idev_qp *d, int fd);
 
 /* direct_udx.c: this device's line in the run's table of ports (UD
  * destinations in other processes find it there), added or removed. */
@@ -192,6 +205,10 @@ bool idev_direct_ud_other(struct idev_qp *d, struct idev_pkt *pkt);
 enum idev_dud {
 	IDEV_DUD_DONE,
 	IDEV_DUD_PACKETS, /* the peer decides it: send the frame */
+	/* its record says it drops the frame: sent all the same (the
+	 * decision and the counters are the peer's), and nothing observable
+	 * for a later frame to overtake */
+	IDEV_DUD_DROPS,
 	IDEV_DUD_NOT_HERE, /* the peer has no UD QP of that number */
 };
 enum idev_dud idev_direct_ud_exec(struct idev_qp *d, struct idev_dpeer *p,

@@ -20,15 +20,35 @@
  * (already in its locked section) or another one whose port lock was
  * only tried, its shared indices loaded and stored around the receive
  * as its own enter and leave do.
+ *
+ * Frames of one QP to one destination arrive in the order sent, as on a
+ * wire.  Once one went as a packet (a port busy, an RQ that looked
+ * empty, a frame its receiver decides), a later one goes directly only
+ * when our backlog is empty and so is the destination QP's receive
+ * socket: its engine takes frames from there one at a time, under the
+ * port lock the direct path holds, so nothing of ours is on its way.
+ * One ioctl per frame, for QPs that ever sent a packet.
  */
 #include <stdbool.h>
+#include <sys/ioctl.h>
 
 #include "../common/hwstats.h"
+#include "../common/sys.h"
 #include "../common/trace.h"
 #include "direct.h"
 #include "direct_priv.h"
 #include "pkt.h"
 #include "qp.h"
+
+bool idev_direct_ud_in_order(const struct idev_qp *d, int fd)
+{
+	int queued = 1;
+
+	if (!d->ud_pkts)
+		return true;
+	return fd >= 0 && !ifab_backlogged(&d->ep) &&
+	       !isim_sys_ioctl(fd, FIONREAD, &queued) && !queued;
+}
 
 bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt)
 {
@@ -37,8 +57,10 @@ bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt)
 	struct idev *own;
 	bool built;
 
-	if (!x || x->closed || !x->held)
+	if (!x || x->closed || !x->held) {
+		d->ud_pkts = true;
 		return false;
+	}
 	own = idev_direct_self_ud(d->dev, pkt->dgid, pkt->dqpn);
 	if (!own) /* in another process of this host? (direct_udx.c) */
 		return idev_direct_ud_other(d, pkt);
@@ -48,7 +70,9 @@ bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt)
 	 * thread rang may wait for the engine, which applies it before it
 	 * reads the frame.  As packets, then (a UD drop is final). */
 	rd = idev_qp_lookup(own, pkt->dqpn);
-	built = rd && rd->rq.cons != rd->rq.db_prod && idev_pkt_build(pkt) == 0;
+	built = rd && rd->rq.cons != rd->rq.db_prod &&
+		idev_direct_ud_in_order(d, rd->ep.fd) &&
+		idev_pkt_build(pkt) == 0;
 	if (built) {
 		if (isim_trace_enabled())
 			isim_trace(ISIM_TR_DIRECT,
@@ -57,6 +81,8 @@ bool idev_direct_ud(struct idev_qp *d, struct idev_pkt *pkt)
 				   idev_pkt_opname(pkt->opcode), pkt->paylen);
 		isim_hwstat_frame(d->dev->stats, ISIM_HWS_TX_PKTS, 1, pkt->len);
 		idev_rx(own, pkt->dqpn, pkt->buf, pkt->len);
+	} else {
+		d->ud_pkts = true;
 	}
 	if (own != d->dev) {
 		idev_direct_sync_out(own);

@@ -159,7 +159,8 @@ static enum idev_dud ud_try(struct idev_qp *d, struct idev_dpeer *p,
 		return IDEV_DUD_NOT_HERE;
 	rc = idev_direct_ud_exec(d, p, rp, &why);
 
-	if (rc == IDEV_DUD_PACKETS && isim_trace_enabled())
+	if ((rc == IDEV_DUD_PACKETS || rc == IDEV_DUD_DROPS) &&
+	    isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT,
 			   "qp %u -> %u/%u: UD as a packet (pid %d): %s",
 			   d->qpn, isim_gid_to_node(rp->dgid), rp->dqpn,
@@ -248,8 +249,10 @@ bool idev_direct_ud_other(struct idev_qp *d, struct idev_pkt *pkt)
 			   "qp %u -> %u/%u: UD as a packet: no port of this "
 			   "host has that QP",
 			   d->qpn, node, pkt->dqpn);
-	if (rc != IDEV_DUD_DONE)
+	if (rc != IDEV_DUD_DONE) {
+		d->ud_pkts |= rc != IDEV_DUD_DROPS;
 		return false;
+	}
 	/* as direct_ud.c names a frame it delivered */
 	if (isim_trace_enabled())
 		isim_trace(ISIM_TR_DIRECT,

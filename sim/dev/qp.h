@@ -120,6 +120,9 @@ struct idev_qp {
 	struct idev_qp *next; /* dev->qp_list */
 	struct idev_qp *eng_next; /* the engine's list */
 	bool eng_pollout; /* the engine waits for EPOLLOUT on ep.fd */
+	/* UD: a frame of ours went as a packet; a later one goes directly
+	 * only once none can still be on its way (direct_ud.c) */
+	bool ud_pkts;
 	/* CREATE_QP */
 	uint32_t qpn;
 	enum ibv_qp_type type;
